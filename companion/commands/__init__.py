@@ -1,0 +1,1 @@
+"""Sub-commands of the `companion` command line, one module each (see companion.cli)."""
