@@ -1,0 +1,148 @@
+"""The Bluetooth LE carrier: a `Link` over bleak, one message per GATT write or notification.
+
+The counter offers one primary service (`wire.SERVICE_UUID`) with a
+write-without-response characteristic for app-to-counter messages
+(`wire.RX_CHAR_UUID`) and a notify characteristic for counter-to-app messages
+(`wire.TX_CHAR_UUID`). Connections go through bleak-retry-connector's
+`establish_connection`, which retries the transient failures BLE stacks are
+known for; notifications are subscribed again on every (re)connect, since a
+new connection starts with none.
+
+Which bleak backend runs is chosen in one place, a `BleBackend`: the platform's
+own by default, or `VirtualRadio.bleak_backend()` for in-process virtual counters.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from bleak import BleakClient, BleakScanner
+from bleak.backends.characteristic import BleakGATTCharacteristic
+from bleak.backends.client import BaseBleakClient
+from bleak.backends.device import BLEDevice
+from bleak.backends.scanner import BaseBleakScanner
+from bleak.exc import BleakError
+from bleak_retry_connector import establish_connection
+
+from companion.devices import wire
+from companion.devices.link import Link, LinkLostError, LinkOpenError
+
+_LOGGER = logging.getLogger(__name__)
+
+CONNECT_ATTEMPTS = 3  # tries per open: transient stack errors usually clear on the 2nd or 3rd
+FIND_TIMEOUT_S = 10.0  # s: a counter advertises every 100-500 ms, ten seconds is many chances
+DISCONNECT_TIMEOUT_S = 5.0  # s: BlueZ may take seconds to tear down; past that it is gone anyway
+WRITE_TIMEOUT_S = 5.0  # s: a write-without-response only waits for a free buffer; stuck = dead
+
+
+@dataclass(frozen=True)
+class BleBackend:
+    """Which bleak backend classes to use, and extra keyword arguments for them.
+
+    `BleBackend()` is the platform's own stack (BlueZ, CoreBluetooth, WinRT,
+    Android); `VirtualRadio.bleak_backend()` is the in-process virtual radio.
+    """
+
+    client: type[BaseBleakClient] | None = None
+    scanner: type[BaseBleakScanner] | None = None
+    kwargs: Mapping[str, Any] = field(default_factory=dict)
+
+    def new_scanner(self, **kwargs: Any) -> BleakScanner:
+        """A `BleakScanner` on this backend."""
+        return BleakScanner(backend=self.scanner, **self.kwargs, **kwargs)
+
+
+class BleLink(Link):
+    """A counter reached over BLE, found beforehand by scanning (see `discovery`)."""
+
+    transport = "ble"
+
+    def __init__(
+        self,
+        device: BLEDevice,
+        *,
+        backend: BleBackend | None = None,
+        max_attempts: int = CONNECT_ATTEMPTS,
+    ) -> None:
+        super().__init__(f"ble {device.address}")
+        self.device = device
+        self.backend = backend or BleBackend()
+        self.max_attempts = max_attempts
+        self._client: BleakClient | None = None
+        self._write_char: BleakGATTCharacteristic | None = None
+
+    @classmethod
+    async def find(
+        cls,
+        address: str,
+        *,
+        backend: BleBackend | None = None,
+        timeout_s: float = FIND_TIMEOUT_S,
+    ) -> BleLink:
+        """A link to the counter advertising at `address`; raises `LinkOpenError` if unseen."""
+        backend = backend or BleBackend()
+        device = await BleakScanner.find_device_by_address(
+            address, timeout=timeout_s, backend=backend.scanner, **backend.kwargs
+        )
+        if device is None:
+            raise LinkOpenError(f"no counter at {address} answered within {timeout_s:g} s")
+        return cls(device, backend=backend)
+
+    async def _open(self) -> None:
+        try:
+            client = await establish_connection(
+                BleakClient,
+                self.device,
+                self.device.name or self.device.address,
+                disconnected_callback=self._on_disconnect,
+                max_attempts=self.max_attempts,
+                backend=self.backend.client,
+                **self.backend.kwargs,
+            )
+        except (BleakError, TimeoutError) as exc:
+            raise LinkOpenError(f"cannot connect to {self.device.address}: {exc}") from exc
+        self._client = client
+        try:
+            write_char = client.services.get_characteristic(wire.RX_CHAR_UUID)
+            notify_char = client.services.get_characteristic(wire.TX_CHAR_UUID)
+            if write_char is None or notify_char is None:
+                raise LinkOpenError(f"{self.device.address} does not offer the counter service")
+            self._write_char = write_char
+            await client.start_notify(notify_char, self._on_notify)
+        except BaseException:
+            await self._close()
+            raise
+
+    def _on_notify(self, _characteristic: BleakGATTCharacteristic, data: bytearray) -> None:
+        self._deliver(bytes(data))
+
+    def _on_disconnect(self, client: BleakClient) -> None:
+        if client is self._client:
+            self._client = None
+            self._carrier_lost("disconnected")
+
+    async def _send(self, payload: bytes) -> None:
+        client, char = self._client, self._write_char
+        if client is None or char is None:
+            raise self.lost_reason or LinkLostError(f"{self.name} lost")
+        try:
+            async with asyncio.timeout(WRITE_TIMEOUT_S):
+                await client.write_gatt_char(char, payload, response=False)
+        except (BleakError, TimeoutError) as exc:
+            self._carrier_lost(f"write failed: {exc}")
+            raise self.lost_reason or LinkLostError(f"{self.name} lost") from exc
+
+    async def _close(self) -> None:
+        client, self._client = self._client, None
+        self._write_char = None
+        if client is None:
+            return
+        try:
+            async with asyncio.timeout(DISCONNECT_TIMEOUT_S):
+                await client.disconnect()
+        except (BleakError, TimeoutError) as exc:
+            _LOGGER.debug("%s: disconnect did not complete: %s", self.name, exc)
