@@ -1,0 +1,81 @@
+"""Card packs: the schema of pack and edition files, loading and validating them, name search.
+
+Typical use::
+
+    from companion.cards import load_database
+    cards = load_database()            # built-in packs + the user's packs
+    cards.search("gobl")               # -> [Monster(...), ...]
+    spec = cards.monster("gen-goblin-accountant").to_spec()   # companion.core input
+"""
+
+from companion.cards.database import CardDatabase, UnknownCardError, load_database
+from companion.cards.loading import (
+    DATA_DIR_ENV,
+    LoadedPack,
+    LoadResult,
+    builtin_cards_dir,
+    load_all,
+    read_edition,
+    read_editions,
+    read_pack,
+    user_data_dir,
+    user_packs_dir,
+)
+from companion.cards.problems import PackError, Problem
+from companion.cards.schema import (
+    CARD_TYPES,
+    Ally,
+    BadStuff,
+    Card,
+    ClassCard,
+    Curse,
+    EditionFile,
+    Enhancer,
+    Grant,
+    Item,
+    Monster,
+    MonsterModifier,
+    Motivation,
+    Pack,
+    PackInfo,
+    Race,
+    Style,
+)
+from companion.cards.search import NameIndex, normalize
+
+__all__ = [
+    "CARD_TYPES",
+    "DATA_DIR_ENV",
+    "Ally",
+    "BadStuff",
+    "Card",
+    "CardDatabase",
+    "ClassCard",
+    "Curse",
+    "EditionFile",
+    "Enhancer",
+    "Grant",
+    "Item",
+    "LoadResult",
+    "LoadedPack",
+    "Monster",
+    "MonsterModifier",
+    "Motivation",
+    "NameIndex",
+    "Pack",
+    "PackError",
+    "PackInfo",
+    "Problem",
+    "Race",
+    "Style",
+    "UnknownCardError",
+    "builtin_cards_dir",
+    "load_all",
+    "load_database",
+    "normalize",
+    "read_edition",
+    "read_editions",
+    "read_pack",
+    "user_data_dir",
+    "user_packs_dir",
+]

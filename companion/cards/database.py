@@ -1,0 +1,134 @@
+"""The loaded cards of a table: look-up by id, by kind, and name search."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import TypeVar
+
+from companion.cards.loading import LoadedPack, LoadResult, load_all
+from companion.cards.problems import PackError, Problem
+from companion.cards.schema import Card, EditionFile, Enhancer, Item, Monster, Pack, PackInfo
+from companion.cards.search import NameIndex
+
+C = TypeVar("C", bound=Card)
+
+
+class UnknownCardError(KeyError, ValueError):
+    """No loaded card has this id."""
+
+    def __init__(self, card_id: str) -> None:
+        super().__init__(card_id)
+        self.card_id = card_id
+
+    def __str__(self) -> str:
+        return f"no card has the id {self.card_id!r}"
+
+
+class CardDatabase:
+    """Every card of the loaded packs, with the file each came from."""
+
+    def __init__(
+        self,
+        packs: Sequence[LoadedPack] = (),
+        editions: dict[str, EditionFile] | None = None,
+        problems: Sequence[Problem] = (),
+    ) -> None:
+        self.packs: tuple[LoadedPack, ...] = tuple(packs)
+        self.editions: dict[str, EditionFile] = dict(editions or {})
+        self.problems: tuple[Problem, ...] = tuple(problems)
+        self._cards: dict[str, Card] = {}
+        self._source: dict[str, LoadedPack] = {}
+        for loaded in self.packs:
+            for card in loaded.pack.cards():
+                if card.id in self._cards:
+                    raise PackError(
+                        [Problem(loaded.path, f"id {card.id!r} is used twice", field="id")]
+                    )
+                self._cards[card.id] = card
+                self._source[card.id] = loaded
+        self._index = NameIndex((card.id, card.name) for card in self._cards.values())
+        self._kind_index: dict[str, NameIndex] = {}
+
+    @classmethod
+    def from_cards(cls, cards: Iterable[Card]) -> CardDatabase:
+        """A database of loose cards (tests, benchmarks, generated content)."""
+        by_kind: dict[str, list[Card]] = {}
+        for card in cards:
+            by_kind.setdefault("class_" if card.kind == "class" else card.kind, []).append(card)
+        pack = Pack(pack=PackInfo(id="loose", name="Loose cards"), **by_kind)
+        return cls([LoadedPack(pack=pack, path=Path("<memory>"))])
+
+    def __len__(self) -> int:
+        return len(self._cards)
+
+    def __iter__(self) -> Iterator[Card]:
+        return iter(self._cards.values())
+
+    def __contains__(self, card_id: object) -> bool:
+        return card_id in self._cards
+
+    def get(self, card_id: str) -> Card:
+        """The card with this id; raises UnknownCardError."""
+        try:
+            return self._cards[card_id]
+        except KeyError:
+            raise UnknownCardError(card_id) from None
+
+    def source(self, card_id: str) -> LoadedPack:
+        """The pack (and file) the card came from."""
+        self.get(card_id)
+        return self._source[card_id]
+
+    def of_type(self, card_type: type[C]) -> list[C]:
+        """All cards of one model, e.g. `db.of_type(Monster)`, in file order."""
+        return [card for card in self._cards.values() if type(card) is card_type]
+
+    def monster(self, card_id: str) -> Monster:
+        """The monster with this id; raises UnknownCardError if it is not a monster."""
+        return self._typed(card_id, Monster)
+
+    def enhancer(self, card_id: str) -> Enhancer:
+        """The monster enhancer with this id."""
+        return self._typed(card_id, Enhancer)
+
+    def item(self, card_id: str) -> Item:
+        """The item with this id."""
+        return self._typed(card_id, Item)
+
+    def _typed(self, card_id: str, card_type: type[C]) -> C:
+        card = self.get(card_id)
+        if not isinstance(card, card_type):
+            raise UnknownCardError(f"{card_id} (a {card.kind}, not a {card_type.kind})")
+        return card
+
+    def search(self, text: str, *, kind: str | None = None, limit: int = 10) -> list[Card]:
+        """Cards whose name starts with, contains a word starting with, or nearly is `text`.
+
+        `kind` limits the search to one kind ("monster", "item", ...).
+        """
+        if kind is None:
+            index = self._index
+        else:
+            index = self._kind_index.get(kind)
+            if index is None:
+                index = NameIndex(
+                    (card.id, card.name) for card in self._cards.values() if card.kind == kind
+                )
+                self._kind_index[kind] = index
+        return [self._cards[hit.key] for hit in index.search(text, limit)]
+
+
+def load_database(
+    *, user: bool = True, extra: Sequence[Path] = (), strict: bool = True
+) -> CardDatabase:
+    """The built-in packs plus the user's packs (and `extra` files), ready to use.
+
+    strict=True raises PackError on any problem. strict=False leaves the files
+    with problems out and keeps the problems in `database.problems`, so the app
+    can start and show them.
+    """
+    result: LoadResult = load_all(user=user, extra=extra)
+    if strict and result.problems:
+        raise PackError(result.problems)
+    return CardDatabase(result.packs, result.editions, result.problems)

@@ -1,0 +1,185 @@
+"""Readable, one-line problem reports for pack and edition files, built from pydantic errors."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One mistake in one file: where it is, which card, which field, what is wrong."""
+
+    path: Path
+    message: str
+    line: int | None = None
+    card: str | None = None
+    field: str | None = None
+
+    def __str__(self) -> str:
+        where = _display(self.path) + (f":{self.line}" if self.line else "")
+        return ": ".join(part for part in (where, self.card, self.field, self.message) if part)
+
+
+class PackError(ValueError):
+    """Card packs or edition files that cannot be used; `problems` lists every mistake."""
+
+    def __init__(self, problems: Sequence[Problem]) -> None:
+        self.problems: tuple[Problem, ...] = tuple(problems)
+        super().__init__("\n".join(str(problem) for problem in self.problems))
+
+
+def _display(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
+def describe_card(kind: str, index: int, raw: Any) -> str:
+    """How a report names a card: `monster "gen-imp" (Imp)`, or `monster #3` without an id."""
+    if isinstance(raw, Mapping):
+        card_id, name = raw.get("id"), raw.get("name")
+        if isinstance(card_id, str) and card_id.strip():
+            label = f'{kind} "{card_id.strip()}"'
+            if isinstance(name, str) and name.strip():
+                label += f" ({name.strip()})"
+            return label
+        if isinstance(name, str) and name.strip():
+            return f"{kind} #{index + 1} ({name.strip()})"
+    return f"{kind} #{index + 1}"
+
+
+def field_path(loc: Iterable[str | int]) -> str:
+    """('modifiers', 0, 'class') -> 'modifiers[0].class'."""
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += ("." if out else "") + part
+    return out
+
+
+def _friendly(error: Mapping[str, Any], allowed: Sequence[str]) -> str:
+    kind = error["type"]
+    value = error.get("input")
+    if kind == "extra_forbidden":
+        hint = f"; allowed here: {', '.join(allowed)}" if allowed else ""
+        return f"unknown field (misspelt?){hint}"
+    if kind == "missing":
+        return "required field is missing"
+    if kind in ("tuple_type", "list_type") and isinstance(value, Mapping):
+        return "expected a list; write [[...]] with two brackets for each entry"
+    message = str(error["msg"])
+    message = message.removeprefix("Value error, ")
+    if kind == "string_pattern_mismatch":
+        message = "use lowercase letters, digits, '-' or '_' (no spaces), starting with a letter"
+    if isinstance(value, str | int | float | bool) and not isinstance(value, Mapping):
+        message += f" (got {value!r})"
+    return message
+
+
+def _allowed_fields(model: type[BaseModel] | None) -> list[str]:
+    if model is None:
+        return []
+    return [info.alias or name for name, info in model.model_fields.items()]
+
+
+def find_line(text: str, section: str | None, index: int, field: str | None) -> int | None:
+    """Best-effort line number: the `[[section]]` header number `index`, then `field = ...`."""
+    lines = text.splitlines()
+    start = 0
+    if section is not None:
+        header = re.compile(rf"^\s*\[\[?\s*{re.escape(section)}\s*\]\]?\s*(#.*)?$")
+        seen = -1
+        found = None
+        for number, line in enumerate(lines):
+            if header.match(line):
+                seen += 1
+                if seen == index:
+                    found = number
+                    break
+        if found is None:
+            return None
+        start = found
+    if field:
+        key = re.compile(rf"^\s*\"?{re.escape(field)}\"?\s*=")
+        for number in range(start + (1 if section else 0), len(lines)):
+            line = lines[number]
+            if section is not None and number > start and re.match(r"^\s*\[", line):
+                break
+            if key.match(line):
+                return number + 1
+    return start + 1 if section is not None else None
+
+
+def problems_from_validation(
+    path: Path,
+    text: str,
+    raw: Mapping[str, Any],
+    exc: ValidationError,
+    card_models: Mapping[str, type[BaseModel]],
+    top_model: type[BaseModel],
+) -> list[Problem]:
+    """Turn a pack's ValidationError into one Problem per error, naming card and field."""
+    problems: list[Problem] = []
+    for error in exc.errors():
+        loc = list(error["loc"])
+        section = loc[0] if loc and isinstance(loc[0], str) else None
+        if section in card_models and len(loc) >= 2 and isinstance(loc[1], int):
+            index = loc[1]
+            entries = raw.get(section)
+            entry = entries[index] if isinstance(entries, list) and index < len(entries) else None
+            rest = loc[2:]
+            allowed = _allowed_fields(card_models[section]) if len(rest) == 1 else []
+            top_field = rest[0] if rest and isinstance(rest[0], str) else None
+            problems.append(
+                Problem(
+                    path=path,
+                    line=find_line(text, section, index, top_field),
+                    card=describe_card(section, index, entry),
+                    field=field_path(rest) or None,
+                    message=_friendly(error, allowed),
+                )
+            )
+        elif section is not None and isinstance(raw.get(section), Mapping) and len(loc) >= 2:
+            # A table such as [pack]: name the table, then the field inside it.
+            rest = loc[1:]
+            sub_model = top_model.model_fields.get(section)
+            sub = sub_model.annotation if sub_model is not None else None
+            allowed = (
+                _allowed_fields(sub)
+                if len(rest) == 1 and isinstance(sub, type) and issubclass(sub, BaseModel)
+                else []
+            )
+            problems.append(
+                Problem(
+                    path=path,
+                    line=find_line(text, section, 0, rest[0] if isinstance(rest[0], str) else None),
+                    card=f"[{section}]",
+                    field=field_path(rest),
+                    message=_friendly(error, allowed),
+                )
+            )
+        else:
+            field = field_path(loc) or None
+            message = _friendly(error, _allowed_fields(top_model) if len(loc) == 1 else [])
+            if error["type"] == "extra_forbidden" and section is not None:
+                message = (
+                    f"unknown section or field; allowed: {', '.join(_allowed_fields(top_model))}"
+                )
+            problems.append(
+                Problem(
+                    path=path,
+                    line=find_line(text, None, 0, section) if section else None,
+                    field=field,
+                    message=message,
+                )
+            )
+    return problems
