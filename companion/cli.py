@@ -14,7 +14,9 @@ from companion import __version__
 #   HELP: str
 #   configure(parser: argparse.ArgumentParser) -> None
 #   run(args: argparse.Namespace) -> int
-COMMANDS: dict[str, str] = {}
+COMMANDS: dict[str, str] = {
+    "cards": "cards",
+}
 
 # Started when `companion` is called with no sub-command, if registered.
 DEFAULT_COMMAND = "app"
