@@ -1,0 +1,232 @@
+"""The `Game` facade: a setup plus a log of checked actions, with undo, redo and JSON.
+
+Undo and redo move a cursor over the snapshots the fold produced (as python-chess
+keeps a stack of board states): nothing is ever reversed by hand.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+
+from pydantic import ValidationError
+
+from companion.core.actions import ACTION_ADAPTER, BaseAction
+from companion.core.dice import RandomSource, SecretsDice
+from companion.core.engine import apply_action, fill_rolls
+from companion.core.errors import RuleError
+from companion.core.models import GameSetup
+from companion.core.state import GameState
+
+LOG_FORMAT = "munchkin-companion-game"
+LOG_VERSION = 1
+
+Subscriber = Callable[[GameState], None]
+
+
+class GameLogError(ValueError):
+    """A saved game cannot be read: not JSON, the wrong format, or an illegal action."""
+
+
+def _first_error(err: ValidationError) -> str:
+    """One line out of a pydantic error: where and what."""
+    first = err.errors()[0]
+    where = ".".join(str(p) for p in first["loc"])
+    more = f" (and {err.error_count() - 1} more)" if err.error_count() > 1 else ""
+    return f"{where}: {first['msg']}{more}" if where else f"{first['msg']}{more}"
+
+
+class Game:
+    """A game in progress: apply checked actions, undo and redo, save and load.
+
+    >>> from companion.core import CLASSIC, GameSetup, GoUpLevel, PlayerSetup, Sex
+    >>> setup = GameSetup(
+    ...     players=(PlayerSetup(name="Ann", colour="#ff0000", sex=Sex.FEMALE),
+    ...              PlayerSetup(name="Bo", colour="#0000ff", sex=Sex.MALE)),
+    ...     edition=CLASSIC)
+    >>> game = Game(setup)
+    >>> game.apply(GoUpLevel(player=1)).players[1].level
+    2
+    >>> game.undo().players[1].level
+    1
+    >>> game.redo().revision
+    1
+    """
+
+    def __init__(self, setup: GameSetup, rng: RandomSource | None = None) -> None:
+        self._setup = setup
+        self._dice: RandomSource = rng if rng is not None else SecretsDice()
+        self._states: list[GameState] = [GameState.initial(setup)]
+        self._actions: list[BaseAction] = []
+        self._cursor = 0
+        self._subscribers: list[Subscriber] = []
+
+    # --- reading -------------------------------------------------------------------
+
+    @property
+    def setup(self) -> GameSetup:
+        """The setup the game started from."""
+        return self._setup
+
+    @property
+    def state(self) -> GameState:
+        """The current state: an immutable snapshot."""
+        return self._states[self._cursor]
+
+    @property
+    def log(self) -> tuple[BaseAction, ...]:
+        """The applied actions, oldest first (undone ones are not included)."""
+        return tuple(self._actions[: self._cursor])
+
+    @property
+    def can_undo(self) -> bool:
+        return self._cursor > 0
+
+    @property
+    def can_redo(self) -> bool:
+        return self._cursor < len(self._actions)
+
+    def state_at(self, revision: int) -> GameState:
+        """The state after the first `revision` actions (for the History screen)."""
+        if not 0 <= revision <= self._cursor:
+            raise ValueError(f"revision must be between 0 and {self._cursor}")
+        return self._states[revision]
+
+    # --- changing ------------------------------------------------------------------
+
+    def apply(self, action: BaseAction) -> GameState:
+        """Check and apply one action; open die rolls are rolled and recorded.
+
+        A broken rule raises RuleError and changes nothing. Applying after an undo
+        drops the undone actions (they can no longer be redone).
+        """
+        if not isinstance(action, BaseAction):
+            raise TypeError(f"not a game action: {action!r}")
+        state = self.state
+        full = fill_rolls(action, state, self._dice)
+        new_state = apply_action(state, full)
+        del self._actions[self._cursor :]
+        del self._states[self._cursor + 1 :]
+        self._actions.append(full)
+        self._states.append(new_state)
+        self._cursor += 1
+        self._notify()
+        return new_state
+
+    def undo(self, steps: int = 1) -> GameState:
+        """Take back the last `steps` actions; they can be redone."""
+        if steps < 1 or steps > self._cursor:
+            raise RuleError("nothing_to_undo", f"There are only {self._cursor} actions to undo")
+        self._cursor -= steps
+        self._notify()
+        return self.state
+
+    def redo(self, steps: int = 1) -> GameState:
+        """Apply again the last `steps` undone actions."""
+        left = len(self._actions) - self._cursor
+        if steps < 1 or steps > left:
+            raise RuleError("nothing_to_redo", f"There are only {left} actions to redo")
+        self._cursor += steps
+        self._notify()
+        return self.state
+
+    def subscribe(self, callback: Subscriber) -> Callable[[], None]:
+        """Call `callback(state)` after every apply, undo and redo; returns an unsubscribe."""
+        self._subscribers.append(callback)
+
+        def unsubscribe() -> None:
+            if callback in self._subscribers:
+                self._subscribers.remove(callback)
+
+        return unsubscribe
+
+    def _notify(self) -> None:
+        state = self.state
+        for callback in list(self._subscribers):
+            callback(state)
+
+    # --- saving and loading --------------------------------------------------------
+
+    def to_dict(self) -> dict[str, object]:
+        """The game log as JSON-ready data (format documented in docs/game-log.md)."""
+        return {
+            "format": LOG_FORMAT,
+            "version": LOG_VERSION,
+            "setup": self._setup.model_dump(mode="json"),
+            "actions": [
+                {"type": a.type, **a.model_dump(mode="json", exclude_defaults=True)}
+                for a in self.log
+            ],
+        }
+
+    def to_json(self, indent: int | None = 1) -> str:
+        """The game log as JSON text."""
+        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
+
+    @classmethod
+    def from_actions(
+        cls,
+        setup: GameSetup,
+        actions: Sequence[BaseAction],
+        rng: RandomSource | None = None,
+    ) -> Game:
+        """Replay a log with every rule checked; raises GameLogError naming the bad action."""
+        game = cls(setup, rng)
+        state = game.state
+        for number, action in enumerate(actions, start=1):
+            if _open_rolls(action):
+                raise GameLogError(f"action {number} ({action.type}) has no recorded die roll")
+            try:
+                state = apply_action(state, action)
+            except RuleError as err:
+                raise GameLogError(f"action {number} ({action.type}) breaks a rule: {err}") from err
+            game._actions.append(action)
+            game._states.append(state)
+        game._cursor = len(game._actions)
+        return game
+
+    @classmethod
+    def from_dict(cls, data: object, rng: RandomSource | None = None) -> Game:
+        """Load a game log from JSON-ready data; raises GameLogError on anything wrong."""
+        if not isinstance(data, dict):
+            raise GameLogError("a game log is a JSON object")
+        if data.get("format") != LOG_FORMAT:
+            raise GameLogError(f'not a game log: "format" must be "{LOG_FORMAT}"')
+        version = data.get("version")
+        if version != LOG_VERSION:
+            raise GameLogError(
+                f"log version {version!r} is not supported (this program reads {LOG_VERSION})"
+            )
+        try:
+            setup = GameSetup.model_validate(data.get("setup"))
+        except ValidationError as err:
+            raise GameLogError(f"bad setup: {_first_error(err)}") from None
+        raw_actions = data.get("actions", [])
+        if not isinstance(raw_actions, list):
+            raise GameLogError('"actions" must be a list')
+        actions: list[BaseAction] = []
+        for number, raw in enumerate(raw_actions, start=1):
+            try:
+                actions.append(ACTION_ADAPTER.validate_python(raw))
+            except ValidationError as err:
+                raise GameLogError(f"action {number} is malformed: {_first_error(err)}") from None
+        return cls.from_actions(setup, actions, rng)
+
+    @classmethod
+    def from_json(cls, text: str | bytes, rng: RandomSource | None = None) -> Game:
+        """Load a game saved by `to_json`; raises GameLogError on anything wrong."""
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as err:
+            raise GameLogError(
+                f"not valid JSON: {err.msg} at line {err.lineno} column {err.colno}"
+            ) from None
+        except UnicodeDecodeError:
+            raise GameLogError("not valid JSON: the file is not UTF-8 text") from None
+        return cls.from_dict(data, rng)
+
+
+def _open_rolls(action: BaseAction) -> bool:
+    """Whether a dice action was logged without its result."""
+    fields = type(action).model_fields
+    return any(f in fields and getattr(action, f) is None for f in ("roll", "rolls"))

@@ -1,0 +1,218 @@
+"""Inputs of the rules engine: game setup, editions, variants and the combat specs cards become."""
+
+from __future__ import annotations
+
+import re
+from enum import StrEnum
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+MIN_PLAYERS = 2  # the rulebooks say 3..6; 2 and 7..8 are common house rules
+MAX_PLAYERS = 8
+
+_COLOUR = re.compile(r"^#[0-9a-fA-F]{6}$")
+
+
+class Frozen(BaseModel):
+    """Base of every immutable model of the core (setup, specs, actions, state)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Sex(StrEnum):
+    """A character's sex; some characters are neither (RULES.md §2)."""
+
+    MALE = "male"
+    FEMALE = "female"
+    NONE = "none"
+
+
+class Edition(Frozen):
+    """An edition's names for classes, races, motivations and styles (RULES.md §4).
+
+    No races means every character is Human.
+    """
+
+    id: str
+    name: str
+    classes: tuple[str, ...]
+    races: tuple[str, ...] = ()
+    motivations: tuple[str, ...] = ()
+    styles: tuple[str, ...] = ()
+    start_door_cards: int = 4
+    start_treasure_cards: int = 4
+
+
+CLASSIC = Edition(
+    id="classic",
+    name="Classic fantasy",
+    classes=("Warrior", "Wizard", "Cleric", "Thief"),
+    races=("Elf", "Dwarf", "Halfling"),
+)
+FU = Edition(
+    id="fu",
+    name="Martial arts",
+    classes=("Ninja", "Yakuza", "Samurai", "Monk"),
+    styles=("Crane", "Dragon", "Mantis", "Monkey", "Snake", "Tiger"),
+)
+OZ = Edition(
+    id="oz",
+    name="Emerald land",
+    classes=("Professor", "Wizard", "Royalty", "Soldier"),
+)
+ADVENTURE_TIME = Edition(
+    id="adventure_time",
+    name="Land of candy",
+    classes=("Hero", "Musician", "Royalty", "Wizard"),
+)
+DISNEY = Edition(
+    id="disney",
+    name="Fairy-tale kingdom",
+    classes=("Princess", "Hero", "Companion", "Fairy Godmother"),
+    motivations=("Love", "Adventure", "Family", "Inspiration"),
+)
+EDITIONS: dict[str, Edition] = {e.id: e for e in (CLASSIC, FU, OZ, ADVENTURE_TIME, DISNEY)}
+
+
+class Variants(Frozen):
+    """Optional rules: Epic plays to Level 20, shared victory, faster play (RULES.md §1, §3, §6)."""
+
+    winning_level: int = Field(default=10, ge=2, le=100)
+    shared_victory: bool = False
+    faster_play: bool = False
+
+
+class PlayerSetup(Frozen):
+    """One seat at the table: name, standie colour ("#rrggbb") and starting sex."""
+
+    name: Annotated[str, Field(min_length=1, max_length=40)]
+    colour: str
+    sex: Sex
+
+    @field_validator("name")
+    @classmethod
+    def _name_not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("a player's name cannot be blank")
+        return value.strip()
+
+    @field_validator("colour")
+    @classmethod
+    def _colour_is_hex(cls, value: str) -> str:
+        if not _COLOUR.match(value):
+            raise ValueError(f"colour must look like #rrggbb, not {value!r}")
+        return value.lower()
+
+
+class GameSetup(Frozen):
+    """Everything fixed before the first action: seats, edition, variants, who starts."""
+
+    players: tuple[PlayerSetup, ...]
+    edition: Edition
+    variants: Variants = Variants()
+    first_player: int = 0
+
+    @model_validator(mode="after")
+    def _check(self) -> GameSetup:
+        count = len(self.players)
+        if not MIN_PLAYERS <= count <= MAX_PLAYERS:
+            raise ValueError(f"a game needs {MIN_PLAYERS} to {MAX_PLAYERS} players, not {count}")
+        if not 0 <= self.first_player < count:
+            raise ValueError(f"first player must be a seat from 0 to {count - 1}")
+        names = [p.name.casefold() for p in self.players]
+        if len(set(names)) != len(names):
+            raise ValueError("two players cannot have the same name")
+        return self
+
+
+# --- combat inputs (the card database converts cards into these) ----------------------
+
+
+class Condition(Frozen):
+    """A trait a monster or item cares about, e.g. class "Wizard" or sex "female".
+
+    Race "Human" matches a character with no race.
+    """
+
+    kind: Literal["class", "race", "sex", "style", "motivation"]
+    value: str
+
+
+class MonsterModifier(Frozen):
+    """A monster's extra strength: always, against a trait, or per empty hand (RULES.md §6)."""
+
+    bonus: int
+    condition: Condition | None = None
+    per_empty_hand: bool = False
+
+
+class BadStuff(Frozen):
+    """What a monster does to a fighter who fails to run away (RULES.md §7)."""
+
+    lose_levels: int = Field(default=0, ge=0)
+    death: bool = False
+    lose_gear: int = Field(default=0, ge=0)
+    text: str = ""
+
+
+class MonsterSpec(Frozen):
+    """A monster card as the engine needs it."""
+
+    name: str
+    level: int
+    treasure: int = Field(default=1, ge=0)
+    levels_per_kill: int = Field(default=1, ge=0)
+    modifiers: tuple[MonsterModifier, ...] = ()
+    run_away_modifier: int = 0
+    bad_stuff: BadStuff = BadStuff()
+    tags: frozenset[str] = frozenset()
+    card_id: str | None = None
+
+
+class EnhancerSpec(Frozen):
+    """A monster enhancer: changes one monster's strength and treasure (RULES.md §6)."""
+
+    name: str
+    bonus: int
+    treasure: int = 0
+    card_id: str | None = None
+
+
+# --- gear and allies ----------------------------------------------------------------------
+
+Slot = Literal["headgear", "armor", "footgear", "hands", "other"]
+
+
+class ItemSpec(Frozen):
+    """An item card: bonus, slot and hands, Big or not, gold value (RULES.md §5).
+
+    An item in the "hands" slot takes 1 or 2 hands; other slots take none.
+    """
+
+    name: str
+    bonus: int = 0
+    slot: Slot = "other"
+    hands: int = Field(default=0, ge=0, le=2)
+    big: bool = False
+    gold: int = Field(default=0, ge=0)
+    run_away_bonus: int = 0
+    requires: Condition | None = None
+    card_id: str | None = None
+
+    @model_validator(mode="after")
+    def _hands_match_slot(self) -> ItemSpec:
+        if self.slot == "hands" and self.hands == 0:
+            raise ValueError(f"{self.name}: an item held in the hands takes 1 or 2 hands")
+        if self.slot != "hands" and self.hands:
+            raise ValueError(f"{self.name}: only items held in the hands take hands")
+        return self
+
+
+class AllySpec(Frozen):
+    """An Ally (or Hireling): a combat bonus and a possible run-away bonus (RULES.md §4)."""
+
+    name: str
+    bonus: int = 0
+    run_away_bonus: int = 0
+    card_id: str | None = None

@@ -1,0 +1,225 @@
+"""The game state: an immutable snapshot that the rules engine folds out of the action log."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Literal
+
+from pydantic import computed_field
+
+from companion.core.models import (
+    AllySpec,
+    EnhancerSpec,
+    Frozen,
+    GameSetup,
+    ItemSpec,
+    MonsterSpec,
+    Sex,
+)
+
+TraitKind = Literal["class", "race", "motivation", "style"]
+
+
+class Phase(StrEnum):
+    """Where the current player's turn is (RULES.md §3)."""
+
+    LISTEN_AT_THE_DOOR = "listen_at_the_door"  # faster-play variant only
+    KICK_OPEN_THE_DOOR = "kick_open_the_door"
+    LOOT_OR_TROUBLE = "loot_or_trouble"  # Look for Trouble or Loot the Room
+    CHARITY = "charity"
+    GAME_OVER = "game_over"
+
+
+class Item(Frozen):
+    """An item a player carries; only equipped items give bonuses (RULES.md §5)."""
+
+    id: str
+    spec: ItemSpec
+    equipped: bool = False
+
+
+class PlayerState(Frozen):
+    """One player's character: level, gear, traits, ally, and whether they are dead."""
+
+    name: str
+    colour: str
+    sex: Sex
+    level: int = 1
+    gear_bonus: int = 0  # a bonus the table keeps by hand, beside tracked items
+    hands_used: int = 0  # hands taken by gear counted in gear_bonus
+    run_away_bonus: int = 0  # class abilities, steeds and the like, kept by hand
+    items: tuple[Item, ...] = ()
+    classes: tuple[str, ...] = ()
+    races: tuple[str, ...] = ()
+    motivations: tuple[str, ...] = ()
+    styles: tuple[str, ...] = ()
+    super_munchkin: bool = False
+    half_breed: bool = False
+    extra_motivated: bool = False
+    ally: AllySpec | None = None
+    dead: bool = False
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def strength(self) -> int:
+        """Combat strength outside any combat effect: Level + equipped gear + Ally (§6)."""
+        items = sum(i.spec.bonus for i in self.items if i.equipped)
+        ally = self.ally.bonus if self.ally else 0
+        return self.level + self.gear_bonus + items + ally
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def empty_hands(self) -> int:
+        """Hands not holding an equipped item (each character has two)."""
+        held = sum(i.spec.hands for i in self.items if i.equipped) + self.hands_used
+        return max(0, 2 - held)
+
+    @property
+    def total_run_away_bonus(self) -> int:
+        """The player's own run-away modifier: by hand, equipped items and Ally (§7)."""
+        items = sum(i.spec.run_away_bonus for i in self.items if i.equipped)
+        ally = self.ally.run_away_bonus if self.ally else 0
+        return self.run_away_bonus + items + ally
+
+    def traits(self, kind: TraitKind) -> tuple[str, ...]:
+        """The player's classes, races, motivations or styles."""
+        return {
+            "class": self.classes,
+            "race": self.races,
+            "motivation": self.motivations,
+            "style": self.styles,
+        }[kind]
+
+
+class MonsterInPlay(Frozen):
+    """A monster in the current combat, with the enhancers played on it."""
+
+    spec: MonsterSpec
+    enhancers: tuple[EnhancerSpec, ...] = ()
+    strength: int = 0  # level + enhancers + conditional bonuses against these fighters
+    treasure: int = 0  # treasure number adjusted by its enhancers, never below 0
+
+
+class OneShot(Frozen):
+    """A one-shot bonus played in this combat on one side; discarded when it ends (§5)."""
+
+    side: Literal["players", "monsters"]
+    bonus: int
+    name: str = ""
+    card_id: str | None = None
+
+
+class RunAwayRoll(Frozen):
+    """One fighter's run-away roll against one monster and what came of it (§7)."""
+
+    fighter: int
+    monster: int
+    roll: int
+    modifier: int
+    escaped: bool
+    bad_stuff: str = ""  # what was applied, in words, when the roll failed
+
+
+class CombatState(Frozen):
+    """The active combat, including the live verdict (RULES.md §6, §7)."""
+
+    fighter: int
+    helper: int | None = None
+    monsters: tuple[MonsterInPlay, ...]
+    removed: tuple[MonsterSpec, ...] = ()  # monsters taken out by a card
+    one_shots: tuple[OneShot, ...] = ()
+    level_only: frozenset[int] = frozenset()  # players who fight with their Level only
+    wins_ties: bool = False  # a card lets the fighters win ties
+    started_in: Phase = Phase.KICK_OPEN_THE_DOOR
+    running: bool = False  # someone has started to run away; nothing else changes now
+    rolls: tuple[RunAwayRoll, ...] = ()
+    escaped: frozenset[int] = frozenset()  # fighters safe from every monster (ally sacrifice)
+    fighter_strength: int = 0
+    helper_strength: int = 0
+    players_strength: int = 0
+    monsters_strength: int = 0
+    fighters_winning: bool = False
+    treasure: int = 0  # treasures won if the fighters kill every monster
+    levels: int = 0  # levels the fighter gains for killing every monster
+
+    @property
+    def fighters(self) -> tuple[int, ...]:
+        """The fighter and, if any, the helper."""
+        return (self.fighter,) if self.helper is None else (self.fighter, self.helper)
+
+
+class CombatResult(Frozen):
+    """How the last combat ended: killed, defeated without a kill, ran away, or a death."""
+
+    outcome: Literal["kill", "defeat", "ran_away", "fighter_died"]
+    fighter: int
+    helper: int | None = None
+    monsters: tuple[str, ...] = ()
+    levels: int = 0
+    treasure: int = 0
+    rolls: tuple[RunAwayRoll, ...] = ()
+
+
+class DieRoll(Frozen):
+    """A recorded d6 result, who rolled it and why."""
+
+    value: int
+    player: int | None = None
+    purpose: str = ""
+
+
+class LootOrder(Frozen):
+    """Who takes a card from a dead player's body, in order (RULES.md §8)."""
+
+    dead: int
+    order: tuple[int, ...]
+    rolls: tuple[int, ...] = ()
+
+
+class CharityResult(Frozen):
+    """Where a player's excess cards went at the end of a turn (RULES.md §3)."""
+
+    giver: int
+    cards: int
+    shares: dict[int, int]  # recipient seat -> cards; empty when the cards were discarded
+    discarded: int = 0
+
+
+class GameState(Frozen):
+    """An immutable snapshot of the whole game after `revision` applied actions."""
+
+    setup: GameSetup
+    revision: int = 0
+    players: tuple[PlayerState, ...]
+    current: int = 0
+    turn: int = 1
+    phase: Phase = Phase.KICK_OPEN_THE_DOOR
+    combat: CombatState | None = None
+    winners: tuple[int, ...] = ()
+    last_roll: DieRoll | None = None
+    last_combat: CombatResult | None = None
+    loot: LootOrder | None = None
+    charity: CharityResult | None = None
+    next_item: int = 1  # items get ids "i1", "i2", ... in the order they enter play
+
+    @property
+    def winning_level(self) -> int:
+        """Level 10, or 20 in Epic (RULES.md §1)."""
+        return self.setup.variants.winning_level
+
+    @property
+    def current_player(self) -> PlayerState:
+        """The player whose turn it is."""
+        return self.players[self.current]
+
+    @property
+    def game_over(self) -> bool:
+        """Someone has won."""
+        return bool(self.winners)
+
+    @classmethod
+    def initial(cls, setup: GameSetup) -> GameState:
+        """The state before any action: everyone at Level 1, the first player's turn."""
+        players = tuple(PlayerState(name=p.name, colour=p.colour, sex=p.sex) for p in setup.players)
+        phase = Phase.LISTEN_AT_THE_DOOR if setup.variants.faster_play else Phase.KICK_OPEN_THE_DOOR
+        return cls(setup=setup, players=players, current=setup.first_player, phase=phase)
