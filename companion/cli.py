@@ -15,7 +15,9 @@ from companion import __version__
 #   configure(parser: argparse.ArgumentParser) -> None
 #   run(args: argparse.Namespace) -> int
 COMMANDS: dict[str, str] = {
+    "app": "app",
     "cards": "cards",
+    "replay": "replay",
 }
 
 # Started when `companion` is called with no sub-command, if registered.

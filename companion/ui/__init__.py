@@ -1,0 +1,1 @@
+"""The Kivy companion app: the wiring App, its theme, strings, widgets and screens."""

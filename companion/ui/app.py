@@ -1,0 +1,422 @@
+"""The companion App: wires the store, the rules engine, the screens and background services.
+
+The App holds the open game and publishes its state as a Kivy property; screens read
+that state and send actions through `act()`. Rules live in `companion.core`; the App
+only routes actions, shows rule errors, saves after every action and navigates.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from kivy.app import App
+from kivy.clock import Clock
+from kivy.core.window import Window
+from kivy.lang import Builder
+from kivy.metrics import dp
+from kivy.properties import BooleanProperty, ObjectProperty, StringProperty
+from kivy.uix.boxlayout import BoxLayout
+from kivy.uix.screenmanager import ScreenManager
+from pydantic import ValidationError
+
+from companion.core import Game, GameSetup, GameState, RandomSource, RuleError, SecretsDice
+from companion.store import GameStore, Settings, SettingsStore, StoreError
+from companion.ui.i18n import _, set_language
+from companion.ui.screens import ScreenEntry, discover, kv_path
+from companion.ui.screens.base import CompanionScreen
+from companion.ui.services import AppService, make_services
+from companion.ui.theme import Theme
+from companion.ui.widgets import Banner, FlatButton
+
+log = logging.getLogger(__name__)
+
+# Windows at least this wide (in dp) get the two-column desktop layouts.
+WIDE_LAYOUT_DP = 720
+# Keys that mean "back": Escape on desktop, the back button on Android.
+BACK_KEYS = (27,)
+HOME_SCREEN = "table"
+START_SCREEN = "new_game"
+
+
+class AppRoot(BoxLayout):
+    """The frame around the screens: top bar, banner, screen manager, navigation bar."""
+
+    def build_nav(self, entries: list[ScreenEntry], show: Callable[[str], None]) -> None:
+        """One button per screen that asks to be in the navigation bar."""
+        bar = self.ids.nav
+        bar.clear_widgets()
+        for entry in sorted(
+            (e for e in entries if e.nav_order is not None), key=lambda e: e.nav_order or 0
+        ):
+            button = FlatButton(text=_(entry.title), font_size=self.app_theme().small * 1.15)
+            button.screen_name = entry.name
+            button.bind(on_release=lambda b: show(b.screen_name))
+            bar.add_widget(button)
+
+    def mark_nav(self, name: str) -> None:
+        """Highlight the button of the screen on show."""
+        for button in self.ids.nav.children:
+            button.selected = getattr(button, "screen_name", None) == name
+
+    @staticmethod
+    def app_theme() -> Theme:
+        return App.get_running_app().theme
+
+
+class CompanionApp(App):
+    """The app. Public methods are what screens and services call."""
+
+    theme = ObjectProperty(None)
+    # The open game's latest state (None while no game is open); screens bind to it.
+    state = ObjectProperty(None, allownone=True)
+    game_id = StringProperty("")
+    can_undo = BooleanProperty(False)
+    can_redo = BooleanProperty(False)
+    can_go_back = BooleanProperty(False)
+    screen_title = StringProperty("")
+    # True when the window is wide enough for the desktop layouts.
+    wide = BooleanProperty(False)
+    # Reserved for the device layer: do not start virtual counters.
+    no_virtual = BooleanProperty(False)
+
+    def __init__(
+        self, data_dir: Path | None = None, no_virtual: bool = False, **kwargs: Any
+    ) -> None:
+        super().__init__(**kwargs)
+        self.title = "Munchkin Companion"
+        self.data_dir = Path(data_dir) if data_dir is not None else None
+        self.no_virtual = no_virtual
+        self.settings_store = SettingsStore(self.data_dir)
+        self.settings: Settings = self.settings_store.load()
+        set_language(self.settings.language)
+        self.theme = Theme(self.settings.theme)
+        self.games = GameStore(self.data_dir)
+        self.game: Game | None = None
+        # Where the app's own dice come from (tests put fixed dice here).
+        self.dice: RandomSource = SecretsDice()
+        self._cards: Any = None
+        self.services: list[AppService] = []
+        self.entries: dict[str, ScreenEntry] = {}
+        self._modules: dict[str, Any] = {}
+        self._loaded_kv: set[str] = set()
+        self._back: list[str] = []
+        self._unsubscribe: Callable[[], None] | None = None
+        self._startup_problems: list[str] = []
+        if self.settings_store.problem:
+            self._startup_problems.append(self.settings_store.problem)
+        self._publish_trigger = Clock.create_trigger(self._publish)
+
+    # -- Kivy life cycle ---------------------------------------------------------------
+    def build(self) -> AppRoot:
+        for name, (entry, module) in discover().items():
+            self.entries[name] = entry
+            self._modules[name] = module
+        Builder.load_file(str(Path(__file__).with_suffix(".kv")))
+        root = AppRoot()
+        root.build_nav(list(self.entries.values()), self.show)
+        Window.bind(on_keyboard=self._on_keyboard, size=self._on_window_size)
+        self._on_window_size(Window, Window.size)
+        return root
+
+    def on_start(self) -> None:
+        self.services = self._start_services()
+        self._resume_last_game()
+        for problem in self._startup_problems:
+            self.notify(problem, error=True)
+
+    def on_stop(self) -> None:
+        self._save()
+
+    # -- navigation ----------------------------------------------------------------------
+    @property
+    def manager(self) -> ScreenManager:
+        return self.root.ids.manager
+
+    def screen(self, name: str) -> CompanionScreen:
+        """The screen called `name`, built on first use."""
+        manager = self.manager
+        if manager.has_screen(name):
+            return manager.get_screen(name)
+        if name not in self.entries:
+            raise KeyError(f"no screen called '{name}'")
+        entry, module = self.entries[name], self._modules[name]
+        path = kv_path(module)
+        if str(path) not in self._loaded_kv and path.exists():
+            Builder.load_file(str(path))
+            self._loaded_kv.add(str(path))
+        screen = getattr(module, entry.cls)(name=name)
+        screen.title = _(entry.title)
+        manager.add_widget(screen)
+        return screen
+
+    def show(self, name: str, **params: Any) -> CompanionScreen | None:
+        """Go to a screen, passing it parameters (see `CompanionScreen.prepare`)."""
+        entry = self.entries.get(name)
+        if entry is None:
+            self.notify(_("That screen is not available."), error=True)
+            return None
+        if entry.needs_game and self.game is None:
+            self.notify(_("Start a game first."))
+            name = START_SCREEN
+        screen = self.screen(name)
+        screen.prepare(**params)
+        manager = self.manager
+        if manager.current != name:
+            if manager.current:
+                self._back.append(manager.current)
+                del self._back[:-20]
+            manager.current = name
+        else:
+            screen.on_pre_enter()
+        self._screen_shown(name)
+        return screen
+
+    def back(self) -> bool:
+        """Return to the previous screen; False when there is none."""
+        while self._back:
+            name = self._back.pop()
+            if self.entries[name].needs_game and self.game is None:
+                continue
+            self.manager.current = name
+            self._screen_shown(name)
+            return True
+        return False
+
+    def _screen_shown(self, name: str) -> None:
+        self.screen_title = self.manager.get_screen(name).title
+        self.can_go_back = bool(self._back)
+        self.root.mark_nav(name)
+
+    def _on_keyboard(self, _window: Any, key: int, *_args: Any) -> bool:
+        return key in BACK_KEYS and self.back()
+
+    def _on_window_size(self, _window: Any, size: tuple[int, int]) -> None:
+        self.wide = size[0] >= dp(WIDE_LAYOUT_DP)
+
+    # -- messages ------------------------------------------------------------------------
+    def notify(self, text: str, error: bool = False) -> None:
+        """Show a short message across the top; errors in red."""
+        if error:
+            log.info("shown to the user: %s", text)
+        banner: Banner = self.root.ids.banner
+        banner.show(text, error=error)
+
+    # -- the game ------------------------------------------------------------------------
+    def act(self, action: Any, **fields: Any) -> bool:
+        """Apply an action (an instance, or an action class plus its fields) to the game.
+
+        A broken rule or a bad value is shown to the user and changes nothing; the
+        answer says whether the action was applied.
+        """
+        if self.game is None:
+            self.notify(_("Start a game first."))
+            return False
+        try:
+            if isinstance(action, type):
+                action = action(**fields)
+            self.game.apply(action)
+        except RuleError as exc:
+            self.notify(str(exc), error=True)
+            return False
+        except ValidationError as exc:
+            self.notify(_first_problem(exc), error=True)
+            return False
+        return True
+
+    def undo(self) -> None:
+        """Take back the last action."""
+        if self.game is None or not self.game.can_undo:
+            self.notify(_("Nothing to undo."))
+            return
+        self.game.undo()
+
+    def redo(self) -> None:
+        """Apply again the last action taken back."""
+        if self.game is None or not self.game.can_redo:
+            self.notify(_("Nothing to redo."))
+            return
+        self.game.redo()
+
+    def start_game(self, setup: GameSetup) -> Game:
+        """Open a new game from a setup, save it at once and show the table."""
+        game = Game(setup, rng=self.dice)
+        self._open(self.games.new_id(), game)
+        self._save()
+        self.show(HOME_SCREEN)
+        return game
+
+    def open_game(self, game_id: str) -> bool:
+        """Open a saved game; a damaged file is reported and nothing changes."""
+        try:
+            game = self.games.load(game_id)
+        except StoreError as exc:
+            self.notify(str(exc), error=True)
+            return False
+        self._open(game_id, game)
+        self.games.last_id = game_id
+        self.show("game_over" if game.state.winners else HOME_SCREEN)
+        return True
+
+    def close_game(self) -> None:
+        """Put the open game away (it stays saved)."""
+        self._save()
+        self._open("", None)
+
+    def delete_game(self, game_id: str) -> None:
+        """Delete a saved game (closing it first if it is open)."""
+        if game_id == self.game_id:
+            self._open("", None)
+        try:
+            self.games.delete(game_id)
+        except (StoreError, OSError) as exc:
+            self.notify(str(exc), error=True)
+
+    def export_game(self, game_id: str, dest: Path) -> Path | None:
+        """Write a saved game's log to `dest`; returns the file written."""
+        self._save()
+        try:
+            written = self.games.export(game_id, dest)
+        except (StoreError, OSError) as exc:
+            self.notify(str(exc), error=True)
+            return None
+        self.notify(_("Saved to {path}").format(path=written))
+        return written
+
+    def import_game(self, src: Path) -> str | None:
+        """Add a game-log file to the saved games; returns its id."""
+        try:
+            game_id = self.games.import_file(src)
+        except (StoreError, OSError) as exc:
+            self.notify(str(exc), error=True)
+            return None
+        self.notify(_("Game imported."))
+        return game_id
+
+    def save_settings(self) -> None:
+        """Write `self.settings` (after a screen changed it)."""
+        try:
+            self.settings_store.save(self.settings)
+        except OSError as exc:
+            self.notify(str(exc), error=True)
+
+    @property
+    def cards(self) -> Any:
+        """The card database (loaded on first use), or None when it cannot be loaded."""
+        if self._cards is None:
+            try:
+                from companion.cards import load_database
+
+                self._cards = load_database(strict=False)
+            except (ValueError, OSError) as exc:
+                self.notify(
+                    _("The card database could not be loaded: {problem}").format(problem=exc), True
+                )
+                self._cards = False
+        return self._cards or None
+
+    def _open(self, game_id: str, game: Game | None) -> None:
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+        self.game = game
+        self.game_id = game_id
+        if game is not None:
+            self._unsubscribe = game.subscribe(self._game_changed)
+        for service in self.services:
+            service.game_changed(game)
+        self._publish()
+
+    def _game_changed(self, _state: GameState) -> None:
+        # Save first, synchronously: a crash right after an action must not lose it.
+        self._save()
+        self._publish_trigger()
+
+    def _publish(self, *_args: Any) -> None:
+        game = self.game
+        before = self.state
+        self.state = game.state if game is not None else None
+        self.can_undo = bool(game is not None and game.can_undo)
+        self.can_redo = bool(game is not None and game.can_redo)
+        newly_won = (
+            self.state is not None
+            and self.state.winners
+            and (before is None or not before.winners or before.setup != self.state.setup)
+        )
+        if newly_won and self.manager.current != "game_over":
+            self.show("game_over")
+
+    def _save(self) -> None:
+        if self.game is None or not self.game_id:
+            return
+        try:
+            self.games.save(self.game_id, self.game)
+        except (StoreError, OSError) as exc:
+            self.notify(_("The game could not be saved: {problem}").format(problem=exc), True)
+
+    def _resume_last_game(self) -> None:
+        try:
+            last = self.games.load_last()
+        except StoreError as exc:
+            self._startup_problems.append(str(exc))
+            last = None
+        if last is None:
+            self.show(START_SCREEN)
+            return
+        game_id, game = last
+        self._open(game_id, game)
+        self.show("game_over" if game.state.winners else HOME_SCREEN)
+
+    # -- background services ------------------------------------------------------------
+    def _start_services(self) -> list[AppService]:
+        try:
+            return make_services(self)
+        except Exception as exc:  # a broken service must not stop the table from playing
+            log.exception("a background service could not be created")
+            self._startup_problems.append(str(exc))
+            return []
+
+
+def _first_problem(exc: ValidationError) -> str:
+    error = exc.errors()[0]
+    where = ".".join(str(part) for part in error["loc"])
+    return f"{where}: {error['msg']}" if where else str(error["msg"])
+
+
+async def run_app(app: CompanionApp) -> None:
+    """Run the app and its background services on one asyncio loop until the window closes."""
+
+    async def guarded(service: AppService) -> None:
+        try:
+            await service.run()
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("background service %r stopped", service)
+
+    started = asyncio.Event()
+    finished = False
+    tasks: list[asyncio.Future[None]] = []
+    app.bind(on_start=lambda *_args: started.set())
+
+    async def ui() -> None:
+        nonlocal finished
+        try:
+            await app.async_run(async_lib="asyncio")
+        finally:
+            finished = True
+            started.set()
+            for task in tasks:
+                task.cancel()
+
+    async def services() -> None:
+        await started.wait()
+        if finished:
+            return
+        tasks.extend(asyncio.ensure_future(guarded(s)) for s in app.services)
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    await asyncio.gather(ui(), services())

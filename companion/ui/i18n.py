@@ -1,0 +1,144 @@
+"""Translated strings: every user-visible text goes through `_()` (gettext, domain "companion").
+
+Catalogues live in `companion/ui/locale/<lang>/LC_MESSAGES/companion.mo`; the template
+`companion/ui/locale/companion.pot` is regenerated with `python -m companion.ui.i18n`.
+"""
+
+from __future__ import annotations
+
+import ast
+import gettext
+import re
+import struct
+import sys
+from pathlib import Path
+
+DOMAIN = "companion"
+LOCALE_DIR = Path(__file__).with_name("locale")
+LANGUAGES: dict[str, str] = {"en": "English"}
+
+_translation: gettext.NullTranslations = gettext.NullTranslations()
+_language = "en"
+
+
+def set_language(language: str) -> str:
+    """Use the catalogue of `language` (falling back to the source English); returns it."""
+    global _translation, _language
+    _translation = gettext.translation(
+        DOMAIN, localedir=LOCALE_DIR, languages=[language], fallback=True
+    )
+    _language = language
+    return language
+
+
+def language() -> str:
+    """The language currently in use."""
+    return _language
+
+
+def _(message: str) -> str:
+    """The translation of `message` in the current language."""
+    return _translation.gettext(message)
+
+
+def ngettext(singular: str, plural: str, count: int) -> str:
+    """The translation of a message that depends on a count."""
+    return _translation.ngettext(singular, plural, count)
+
+
+def N_(message: str) -> str:
+    """Marks a message for extraction without translating it yet (it is translated on display)."""
+    return message
+
+
+# -- catalogue tools -------------------------------------------------------------------------
+
+_KV_RE = re.compile(r"""\b_\(\s*(?P<q>["'])(?P<msg>(?:\\.|(?!(?P=q)).)*)(?P=q)\s*\)""")
+_CALLS = {"_", "N_"}
+
+
+def extract_messages(root: Path | None = None) -> list[str]:
+    """Every message id used by the UI's .py and .kv files, in first-use order."""
+    root = root or Path(__file__).parent
+    found: dict[str, None] = {}
+    for path in sorted(root.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id in _CALLS | {"ngettext"}
+            ):
+                for arg in node.args[: 2 if node.func.id == "ngettext" else 1]:
+                    if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                        found.setdefault(arg.value)
+    for path in sorted(root.rglob("*.kv")):
+        for match in _KV_RE.finditer(path.read_text(encoding="utf-8")):
+            found.setdefault(
+                ast.literal_eval(match.group("q") + match.group("msg") + match.group("q"))
+            )
+    return list(found)
+
+
+def _po_quote(text: str) -> str:
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+    return f'"{escaped}"'
+
+
+def render_po(messages: list[str], identity: bool) -> str:
+    """A .pot template (empty translations) or a source-language .po (identity translations)."""
+    header = (
+        'msgid ""\nmsgstr ""\n'
+        '"Content-Type: text/plain; charset=UTF-8\\n"\n'
+        '"Content-Transfer-Encoding: 8bit\\n"\n'
+        '"Plural-Forms: nplurals=2; plural=(n != 1);\\n"\n'
+    )
+    entries = [header]
+    for message in messages:
+        entries.append(
+            f"msgid {_po_quote(message)}\nmsgstr {_po_quote(message if identity else '')}\n"
+        )
+    return "\n".join(entries)
+
+
+def render_mo(catalogue: dict[str, str]) -> bytes:
+    """A GNU .mo file for the given id -> translation mapping (what `msgfmt` writes)."""
+    keys = sorted(catalogue)
+    ids = [k.encode("utf-8") for k in keys]
+    strs = [catalogue[k].encode("utf-8") for k in keys]
+    count = len(keys)
+    key_table_at = 7 * 4
+    value_table_at = key_table_at + count * 8
+    data_at = value_table_at + count * 8
+    offsets: list[tuple[int, int]] = []
+    blob = b""
+    for item in ids + strs:
+        offsets.append((len(item), data_at + len(blob)))
+        blob += item + b"\0"
+    header = struct.pack("<7I", 0x950412DE, 0, count, key_table_at, value_table_at, 0, 0)
+    tables = b"".join(struct.pack("<2I", length, at) for length, at in offsets)
+    return header + tables + blob
+
+
+def write_catalogues(root: Path | None = None) -> list[Path]:
+    """Regenerate the template and the English catalogue from the sources."""
+    messages = extract_messages(root)
+    header = (
+        "Content-Type: text/plain; charset=UTF-8\n"
+        "Content-Transfer-Encoding: 8bit\n"
+        "Plural-Forms: nplurals=2; plural=(n != 1);\n"
+    )
+    pot = LOCALE_DIR / f"{DOMAIN}.pot"
+    english = LOCALE_DIR / "en" / "LC_MESSAGES"
+    english.mkdir(parents=True, exist_ok=True)
+    pot.write_text(render_po(messages, identity=False), encoding="utf-8")
+    (english / f"{DOMAIN}.po").write_text(render_po(messages, identity=True), encoding="utf-8")
+    catalogue = {"": header, **{m: m for m in messages}}
+    (english / f"{DOMAIN}.mo").write_bytes(render_mo(catalogue))
+    return [pot, english / f"{DOMAIN}.po", english / f"{DOMAIN}.mo"]
+
+
+if __name__ == "__main__":
+    for written in write_catalogues():
+        print(written)
+    sys.exit(0)

@@ -1,0 +1,40 @@
+"""Words for the core's values (phases, sexes, outcomes) shared by several screens."""
+
+from __future__ import annotations
+
+from companion.core import Phase, PlayerState, Sex
+from companion.ui.i18n import N_, _
+
+PHASES: dict[str, str] = {
+    Phase.LISTEN_AT_THE_DOOR: N_("Listen at the door"),
+    Phase.KICK_OPEN_THE_DOOR: N_("Kick open the door"),
+    Phase.LOOT_OR_TROUBLE: N_("Loot the room or look for trouble"),
+    Phase.CHARITY: N_("Charity"),
+    Phase.GAME_OVER: N_("Game over"),
+}
+
+SEXES: dict[str, str] = {Sex.MALE: N_("Male"), Sex.FEMALE: N_("Female"), Sex.NONE: N_("Neither")}
+
+
+def phase_name(phase: str) -> str:
+    """A phase in words."""
+    return _(PHASES.get(phase, phase))
+
+
+def sex_name(sex: str) -> str:
+    """A sex in words."""
+    return _(SEXES.get(sex, sex))
+
+
+def traits_line(player: PlayerState, has_races: bool) -> str:
+    """Sex, classes, races and the like in one short line for a tile."""
+    parts = [sex_name(player.sex)]
+    parts += list(player.classes)
+    if player.races:
+        parts += list(player.races)
+    elif has_races:
+        parts.append(_("Human"))
+    parts += list(player.motivations) + list(player.styles)
+    if player.ally is not None:
+        parts.append(_("Ally: {name}").format(name=player.ally.name))
+    return " \u00b7 ".join(parts)

@@ -1,0 +1,55 @@
+"""What every screen shares: access to the app, refresh on game changes, navigation parameters."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from kivy.app import App
+from kivy.clock import Clock
+from kivy.properties import ObjectProperty, StringProperty
+from kivy.uix.screenmanager import Screen
+
+if TYPE_CHECKING:
+    from companion.ui.app import CompanionApp
+
+
+class CompanionScreen(Screen):
+    """A screen of the companion.
+
+    Subclasses override `refresh()` to copy what they show from `app.state` into their
+    own Kivy properties (the kv binds to those), and `prepare(**params)` to receive
+    navigation parameters from `app.show(name, **params)`.
+    """
+
+    title = StringProperty("")
+    # The game state the screen last drew (None while no game is open).
+    state = ObjectProperty(None, allownone=True)
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._refresh_trigger = Clock.create_trigger(self._refresh_now)
+        self.app.bind(state=self._state_changed)
+
+    @property
+    def app(self) -> CompanionApp:
+        """The running companion app."""
+        return App.get_running_app()  # type: ignore[return-value]
+
+    def prepare(self, **params: Any) -> None:
+        """Take navigation parameters before the screen is shown (none by default)."""
+        if params:
+            raise TypeError(f"{self.name} takes no parameters, got {sorted(params)}")
+
+    def refresh(self) -> None:
+        """Copy the current game state into this screen's properties."""
+
+    def on_pre_enter(self, *_args: Any) -> None:
+        self._refresh_now()
+
+    def _state_changed(self, _app: Any, _state: Any) -> None:
+        if self.manager is not None and self.manager.current == self.name:
+            self._refresh_trigger()
+
+    def _refresh_now(self, *_args: Any) -> None:
+        self.state = self.app.state
+        self.refresh()

@@ -1,0 +1,37 @@
+"""Dice: a d6 roller; with a game open the roll is recorded in the game's log."""
+
+from __future__ import annotations
+
+from kivy.properties import ListProperty, NumericProperty, StringProperty
+
+from companion.core import RollDie
+from companion.ui.i18n import N_, _
+from companion.ui.screens import ScreenEntry
+from companion.ui.screens.base import CompanionScreen
+
+ENTRY = ScreenEntry(name="dice", title=N_("Dice"), cls="DiceScreen", nav_order=30)
+RECENT_ROLLS = 8
+
+
+class DiceScreen(CompanionScreen):
+    """Tap the die (or the button) to roll."""
+
+    value = NumericProperty(0)
+    who = StringProperty("")
+    recent = ListProperty([])
+
+    def roll(self) -> None:
+        """Roll one d6 and show it tumbling onto the result."""
+        app = self.app
+        if app.game is not None:
+            if not app.act(RollDie, player=app.game.state.current, purpose=_("Dice")):
+                return
+            result = app.game.state.last_roll
+            value = result.value if result is not None else 0
+            self.who = app.game.state.current_player.name
+        else:
+            value = app.dice.roll_d6()
+            self.who = ""
+        self.value = value
+        self.recent = ([value, *self.recent])[:RECENT_ROLLS]
+        self.ids.die.tumble_to(value)

@@ -1,0 +1,108 @@
+"""Table: a tile per player with level and gear steppers, whose turn it is, the phase."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kivy.properties import BooleanProperty, NumericProperty, StringProperty
+
+from companion.core import AdvancePhase, EndTurn, GoUpLevel, LoseLevel, SetGearBonus
+from companion.ui.i18n import N_, _
+from companion.ui.labels import phase_name, traits_line
+from companion.ui.screens import ScreenEntry
+from companion.ui.screens.base import CompanionScreen
+from companion.ui.theme import colour
+from companion.ui.widgets import PlayerTile
+
+ENTRY = ScreenEntry(
+    name="table", title=N_("Table"), cls="TableScreen", nav_order=10, needs_game=True
+)
+
+
+class TableScreen(CompanionScreen):
+    """Everyone at a glance; the buttons below run the current turn."""
+
+    turn_text = StringProperty("")
+    phase_text = StringProperty("")
+    in_combat = BooleanProperty(False)
+    columns = NumericProperty(2)
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.tiles: list[PlayerTile] = []
+        self.app.bind(wide=lambda *_a: self._layout())
+
+    # -- actions --------------------------------------------------------------------
+    def change_level(self, seat: int, delta: int) -> None:
+        """A level stepper on a tile."""
+        if delta > 0:
+            self.app.act(GoUpLevel, player=seat)
+        else:
+            self.app.act(LoseLevel, player=seat)
+
+    def change_gear(self, seat: int, delta: int) -> None:
+        """A gear stepper on a tile: the hand-kept gear bonus goes up or down by one."""
+        state = self.app.state
+        if state is not None:
+            bonus = state.players[seat].gear_bonus + delta
+            self.app.act(SetGearBonus, player=seat, bonus=bonus)
+
+    def open_player(self, seat: int) -> None:
+        """A tap on a tile: the player's details."""
+        self.app.show("player", seat=seat)
+
+    def next_phase(self) -> None:
+        """Move the turn on to its next phase."""
+        self.app.act(AdvancePhase)
+
+    def end_turn(self) -> None:
+        """Pass play to the left."""
+        self.app.act(EndTurn)
+
+    def fight(self) -> None:
+        """Open the combat screen (the current player fights)."""
+        self.app.show("combat")
+
+    # -- drawing --------------------------------------------------------------------
+    def refresh(self) -> None:
+        state = self.state
+        if state is None:
+            return
+        if len(self.tiles) != len(state.players):
+            self._make_tiles(len(state.players))
+        has_races = bool(state.setup.edition.races)
+        for seat, (tile, player) in enumerate(zip(self.tiles, state.players, strict=True)):
+            tile.name = player.name
+            tile.colour = colour(player.colour)
+            tile.level = player.level
+            tile.gear = player.strength - player.level
+            tile.strength = player.strength
+            tile.traits = traits_line(player, has_races)
+            tile.dead = player.dead
+            tile.turn = seat == state.current and not state.winners
+        current = state.current_player.name
+        self.turn_text = _("Turn {n}: {name}").format(n=state.turn, name=current)
+        self.phase_text = phase_name(state.phase)
+        self.in_combat = state.combat is not None
+
+    def _make_tiles(self, count: int) -> None:
+        grid = self.ids.tiles
+        grid.clear_widgets()
+        self.tiles = []
+        for seat in range(count):
+            tile = PlayerTile(index=seat)
+            tile.bind(
+                on_level=lambda t, d: self.change_level(t.index, d),
+                on_gear=lambda t, d: self.change_gear(t.index, d),
+                on_release=lambda t: self.open_player(t.index),
+            )
+            grid.add_widget(tile)
+            self.tiles.append(tile)
+        self._layout()
+
+    def _layout(self) -> None:
+        count = max(1, len(self.tiles))
+        if self.app.wide:
+            self.columns = min(4, count) if count != 5 and count != 6 else 3
+        else:
+            self.columns = 1 if count <= 2 else 2

@@ -1,0 +1,249 @@
+"""Reusable widgets: buttons, steppers, player tiles, the banner, an animated die, a level chart."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from pathlib import Path
+
+from kivy.clock import Clock
+from kivy.graphics import Color, Ellipse, Line, Rectangle, RoundedRectangle
+from kivy.lang import Builder
+from kivy.metrics import dp, sp
+from kivy.properties import (
+    BooleanProperty,
+    ColorProperty,
+    ListProperty,
+    NumericProperty,
+    StringProperty,
+)
+from kivy.uix.behaviors import ButtonBehavior
+from kivy.uix.boxlayout import BoxLayout
+from kivy.uix.label import Label
+from kivy.uix.widget import Widget
+
+Builder.load_file(str(Path(__file__).with_suffix(".kv")))
+
+# How long the die tumbles before it shows the recorded result.
+DIE_TUMBLE_S = 0.6
+DIE_FRAME_S = 0.06
+# How long a banner message stays up (errors stay longer: they need reading).
+BANNER_INFO_S = 2.5
+BANNER_ERROR_S = 5.0
+
+
+class FlatButton(ButtonBehavior, Label):
+    """A big flat button with rounded corners; `bg` is its colour, dimmed while pressed."""
+
+    bg = ColorProperty([0.17, 0.18, 0.22, 1])
+    fg = ColorProperty([1, 1, 1, 1])
+    selected = BooleanProperty(False)
+    radius = NumericProperty(dp(10))
+
+
+class Stepper(BoxLayout):
+    """A value between a − and a + button; dispatches `on_step(delta)`."""
+
+    value = StringProperty("")
+    caption = StringProperty("")
+    value_size = NumericProperty(sp(28))
+
+    def __init__(self, **kwargs: object) -> None:
+        self.register_event_type("on_step")
+        super().__init__(**kwargs)
+
+    def step(self, delta: int) -> None:
+        """Called by the − and + buttons."""
+        self.dispatch("on_step", delta)
+
+    def on_step(self, delta: int) -> None:
+        """Default handler: the owner binds to `on_step`."""
+
+
+class PlayerTile(ButtonBehavior, BoxLayout):
+    """One player at a glance: colour, name, big level, gear, strength, traits and markers.
+
+    Dispatches `on_level(delta)` and `on_gear(delta)` from its steppers; a tap on the
+    tile itself is an ordinary `on_release`.
+    """
+
+    index = NumericProperty(0)
+    name = StringProperty("")
+    colour = ColorProperty([1, 1, 1, 1])
+    level = NumericProperty(1)
+    gear = NumericProperty(0)
+    strength = NumericProperty(1)
+    sex = StringProperty("")
+    traits = StringProperty("")
+    dead = BooleanProperty(False)
+    turn = BooleanProperty(False)
+    compact = BooleanProperty(False)
+
+    def __init__(self, **kwargs: object) -> None:
+        self.register_event_type("on_level")
+        self.register_event_type("on_gear")
+        super().__init__(**kwargs)
+
+    def step_level(self, delta: int) -> None:
+        """Called by the level stepper."""
+        self.dispatch("on_level", delta)
+
+    def step_gear(self, delta: int) -> None:
+        """Called by the gear stepper."""
+        self.dispatch("on_gear", delta)
+
+    def on_level(self, delta: int) -> None:
+        """Default handler: the table screen binds to `on_level`."""
+
+    def on_gear(self, delta: int) -> None:
+        """Default handler: the table screen binds to `on_gear`."""
+
+
+class Banner(Label):
+    """A message across the top of the app; rule errors show here in red, then fade."""
+
+    error = BooleanProperty(False)
+    shown = BooleanProperty(False)
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(**kwargs)
+        self._hide = Clock.create_trigger(self.hide, BANNER_INFO_S)
+
+    def show(self, text: str, error: bool = False) -> None:
+        """Show `text` for a few seconds."""
+        self.text = text
+        self.error = error
+        self.shown = True
+        self.opacity = 1
+        self._hide.cancel()
+        self._hide.timeout = BANNER_ERROR_S if error else BANNER_INFO_S
+        self._hide()
+
+    def hide(self, *_args: object) -> None:
+        """Take the banner away (also on a tap)."""
+        self.shown = False
+        self.opacity = 0
+
+    def on_touch_down(self, touch: object) -> bool:
+        if self.shown and self.collide_point(*touch.pos):  # type: ignore[attr-defined]
+            self.hide()
+            return True
+        return False
+
+
+# Pip positions on a 3x3 grid (column, row) for each face.
+_PIPS: dict[int, tuple[tuple[int, int], ...]] = {
+    1: ((1, 1),),
+    2: ((0, 0), (2, 2)),
+    3: ((0, 0), (1, 1), (2, 2)),
+    4: ((0, 0), (2, 0), (0, 2), (2, 2)),
+    5: ((0, 0), (2, 0), (1, 1), (0, 2), (2, 2)),
+    6: ((0, 0), (2, 0), (0, 1), (2, 1), (0, 2), (2, 2)),
+}
+
+
+class DieFace(ButtonBehavior, Widget):
+    """A d6 drawn with Kivy graphics; `tumble_to(n)` animates a roll that lands on n.
+
+    The result always comes from the game (the core records every roll); the tumbling
+    faces before it are only decoration.
+    """
+
+    value = NumericProperty(0)  # 0 = not rolled yet (blank face)
+    face = ColorProperty([0.96, 0.95, 0.92, 1])
+    pip = ColorProperty([0.1, 0.1, 0.12, 1])
+    rolling = BooleanProperty(False)
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(**kwargs)
+        self._shown = 0
+        self._target = 0
+        self._frames = 0
+        self._event = None
+        self.bind(
+            pos=self._draw, size=self._draw, value=self._draw, face=self._draw, pip=self._draw
+        )
+
+    def tumble_to(self, value: int) -> None:
+        """Animate a roll that ends showing `value`."""
+        if self._event is not None:
+            self._event.cancel()
+        self._target = value
+        self._frames = max(1, int(DIE_TUMBLE_S / DIE_FRAME_S))
+        self.rolling = True
+        self._event = Clock.schedule_interval(self._tick, DIE_FRAME_S)
+
+    def _tick(self, _dt: float) -> bool:
+        self._frames -= 1
+        if self._frames <= 0:
+            self.rolling = False
+            self._event = None
+            self.value = self._target
+            self._draw()
+            return False
+        self._shown = random.choice([n for n in range(1, 7) if n != self._shown])
+        self._draw(show=self._shown)
+        return True
+
+    def _draw(self, *_args: object, show: int | None = None) -> None:
+        shown = self.value if show is None else show
+        side = min(self.width, self.height)
+        x0 = self.center_x - side / 2
+        y0 = self.center_y - side / 2
+        self.canvas.clear()
+        with self.canvas:
+            Color(*self.face)
+            RoundedRectangle(pos=(x0, y0), size=(side, side), radius=[side * 0.16])
+            Color(*self.pip)
+            r = side * 0.09
+            for col, row in _PIPS.get(shown, ()):
+                cx = x0 + side * (0.25 + 0.25 * col)
+                cy = y0 + side * (0.75 - 0.25 * row)
+                Ellipse(pos=(cx - r, cy - r), size=(2 * r, 2 * r))
+
+
+class LevelChart(Widget):
+    """Levels over time, one line per player, drawn with Kivy graphics.
+
+    `series` is a list of (rgba colour, [level after each step]); `top` is the
+    winning level so the chart's top edge is the finish line.
+    """
+
+    series = ListProperty([])
+    top = NumericProperty(10)
+    grid = ColorProperty([1, 1, 1, 0.12])
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(**kwargs)
+        self.bind(pos=self._draw, size=self._draw, series=self._draw, top=self._draw)
+
+    def _draw(self, *_args: object) -> None:
+        self.canvas.clear()
+        pad = dp(8)
+        x0, y0 = self.x + pad, self.y + pad
+        w, h = max(1.0, self.width - 2 * pad), max(1.0, self.height - 2 * pad)
+        top = max(2, int(self.top))
+        with self.canvas:
+            Color(*self.grid)
+            for level in range(1, top + 1):
+                y = y0 + h * (level - 1) / (top - 1)
+                Rectangle(pos=(x0, y), size=(w, 1))
+            longest = max((len(levels) for _c, levels in self.series), default=0)
+            steps = max(1, longest - 1)
+            for rgba, levels in self.series:
+                if not levels:
+                    continue
+                points: list[float] = []
+                for step, level in enumerate(levels):
+                    points += [x0 + w * step / steps, y0 + h * (min(level, top) - 1) / (top - 1)]
+                if len(points) == 2:
+                    points += [x0 + w, points[1]]
+                Color(*rgba)
+                Line(points=points, width=dp(2))
+
+
+def series_from_levels(
+    colours: Sequence[Sequence[float]], history: Sequence[Sequence[int]]
+) -> list[tuple[list[float], list[int]]]:
+    """Turn per-step level rows ([p0, p1, …] per step) into chart series per player."""
+    return [(list(colour), [row[i] for row in history]) for i, colour in enumerate(colours)]
