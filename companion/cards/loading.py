@@ -153,6 +153,13 @@ def _card_line(loaded: LoadedPack, kind: str, card: Card, field: str | None) -> 
     return find_line(text, kind, index, field.split("[")[0].split(".")[0] if field else None)
 
 
+def _pack_line(loaded: LoadedPack, field: str) -> int | None:
+    try:
+        return find_line(loaded.path.read_text(encoding="utf-8"), "pack", 0, field)
+    except OSError:
+        return None
+
+
 def _label(loaded: LoadedPack, card: Card) -> str:
     section = getattr(loaded.pack, "class_" if card.kind == "class" else card.kind)
     index = next((i for i, other in enumerate(section) if other.id == card.id), 0)
@@ -186,6 +193,7 @@ def cross_check(packs: Sequence[LoadedPack], editions: dict[str, EditionFile]) -
                 Problem(
                     loaded.path,
                     f"pack id {info.id!r} is already used by {first_pack[info.id].path}",
+                    line=_pack_line(loaded, "id"),
                     card="[pack]",
                     field="id",
                 )
@@ -198,6 +206,7 @@ def cross_check(packs: Sequence[LoadedPack], editions: dict[str, EditionFile]) -
                     Problem(
                         loaded.path,
                         f"unknown edition {edition_id!r}; known: {', '.join(sorted(editions))}",
+                        line=_pack_line(loaded, "editions"),
                         card="[pack]",
                         field=f"editions[{number}]",
                     )

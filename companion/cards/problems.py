@@ -177,7 +177,11 @@ def problems_from_validation(
             problems.append(
                 Problem(
                     path=path,
-                    line=find_line(text, None, 0, section) if section else None,
+                    line=(
+                        find_line(text, None, 0, section) or find_line(text, section, 0, None)
+                        if section
+                        else None
+                    ),
                     field=field,
                     message=message,
                 )

@@ -176,7 +176,7 @@ class Item(Card):
     @classmethod
     def _whole_gold(cls, value: int) -> int:
         if value % 100:
-            raise ValueError(f"gold values come in hundreds (got {value})")
+            raise ValueError("gold values come in hundreds")
         return value
 
     @model_validator(mode="after")

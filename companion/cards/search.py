@@ -12,8 +12,9 @@ from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from itertools import islice
 
-FUZZY_CANDIDATES = 40  # edit distance is computed for this many trigram-best names only
+FUZZY_CANDIDATES = 20  # edit distance is computed for this many trigram-best names only
 FUZZY_MIN_LENGTH = 4  # "wiz" one typo away from "wit" is noise, not help
 PREFIX_SCORE = 1.0
 WORD_PREFIX_SCORE = 0.9
@@ -36,28 +37,52 @@ def _trigrams(words: Iterable[str]) -> set[str]:
     return grams
 
 
-def osa_distance(a: str, b: str) -> int:
-    """Edit distance counting insert, delete, substitute and swapping neighbours as one.
+def prefix_distance(query: str, text: str, budget: int) -> int:
+    """Fewest edits turning `query` into some prefix of `text`, or budget + 1 if more.
 
-    >>> osa_distance("dragon", "dargon")
+    Edits are insert, delete, substitute, and swapping two neighbours, each
+    counting one; work stops as soon as the budget cannot be met.
+
+    >>> prefix_distance("dargon", "dragon hatchling", 2)
     1
+    >>> prefix_distance("drag", "dragon hatchling", 2)
+    0
+    >>> prefix_distance("xyzzy", "dragon", 2)
+    3
     """
-    if a == b:
-        return 0
-    if not a or not b:
-        return len(a) or len(b)
+    over = budget + 1
+    text = text[: len(query) + budget]
+    width = len(text)
     before: list[int] = []
-    previous = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        current = [i] + [0] * len(b)
-        for j, cb in enumerate(b, 1):
-            cost = ca != cb
-            best = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
-            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
-                best = min(best, before[j - 2] + 1)
+    previous = [j if j <= budget else over for j in range(width + 1)]
+    for i in range(1, len(query) + 1):
+        char = query[i - 1]
+        current = [over] * (width + 1)
+        if i <= budget:
+            current[0] = i
+        row_best = current[0]
+        for j in range(max(1, i - budget), min(width, i + budget) + 1):
+            other = text[j - 1]
+            best = previous[j - 1] + (char != other)
+            if previous[j] + 1 < best:
+                best = previous[j] + 1
+            if current[j - 1] + 1 < best:
+                best = current[j - 1] + 1
+            if (
+                i > 1
+                and j > 1
+                and char == text[j - 2]
+                and query[i - 2] == other
+                and before[j - 2] + 1 < best
+            ):
+                best = before[j - 2] + 1
             current[j] = best
+            if best < row_best:
+                row_best = best
+        if row_best > budget:
+            return over
         before, previous = previous, current
-    return previous[-1]
+    return min(min(previous), over)
 
 
 def _words_in_order(query_words: list[str], words: list[str]) -> bool:
@@ -109,14 +134,18 @@ class NameIndex:
             self._words.append(words)
             offset = 0
             for word in words:
-                # Every word-start of the name, e.g. "big angry duck", "angry duck", "duck".
-                starts.append((norm[offset:], index))
+                # Every later word-start of the name: "big angry duck" -> "angry duck", "duck".
+                if offset:
+                    starts.append((norm[offset:], index))
                 offset += len(word) + 1
             for gram in _trigrams(words):
                 postings.setdefault(gram, []).append(index)
+        full = sorted((name, index) for index, name in enumerate(self._names))
+        self._full = [name for name, _ in full]
+        self._full_owner = [index for _, index in full]
         starts.sort()
-        self._starts = starts
-        self._start_texts = [text for text, _ in starts]
+        self._inner = [text for text, _ in starts]
+        self._inner_owner = [index for _, index in starts]
         self._postings = postings
 
     def __len__(self) -> int:
@@ -128,7 +157,7 @@ class NameIndex:
         if not query or limit <= 0:
             return []
         scores: dict[int, float] = {}
-        self._prefix(query, scores)
+        self._prefix(query, scores, limit)
         if len(scores) < limit and len(query) >= FUZZY_MIN_LENGTH:
             self._fuzzy(query, scores)
         ranked = sorted(
@@ -137,45 +166,57 @@ class NameIndex:
         )
         return [Hit(self._keys[i], round(score, 3)) for i, score in ranked[:limit]]
 
-    def _starting_with(self, text: str) -> Iterator[int]:
-        position = bisect_left(self._start_texts, text)
-        texts, starts = self._start_texts, self._starts
+    @staticmethod
+    def _starting_with(texts: list[str], owners: list[int], text: str) -> Iterator[int]:
+        # Sorted order, so the first matches are the alphabetically first names.
+        position = bisect_left(texts, text)
         while position < len(texts) and texts[position].startswith(text):
-            yield starts[position][1]
+            yield owners[position]
             position += 1
 
-    def _prefix(self, query: str, scores: dict[int, float]) -> None:
-        for index in self._starting_with(query):
-            score = PREFIX_SCORE if self._names[index].startswith(query) else WORD_PREFIX_SCORE
-            if scores.get(index, 0.0) < score:
-                scores[index] = score
+    def _prefix(self, query: str, scores: dict[int, float], limit: int) -> None:
+        # Only `limit` results are shown; stop collecting once each kind of match has that many.
+        for index in islice(self._starting_with(self._full, self._full_owner, query), limit):
+            scores[index] = PREFIX_SCORE
+        found = 0
+        for index in self._starting_with(self._inner, self._inner_owner, query):
+            if found >= limit:
+                break
+            if index not in scores:
+                scores[index] = WORD_PREFIX_SCORE
+                found += 1
         query_words = query.split()
-        if len(query_words) < 2:
+        if len(query_words) < 2 or len(scores) >= limit:
             return
-        for index in set(self._starting_with(query_words[0])):
-            if index not in scores and _words_in_order(query_words, self._words[index]):
-                scores[index] = WORDS_PREFIX_SCORE
+        found = 0
+        for texts, owners in ((self._full, self._full_owner), (self._inner, self._inner_owner)):
+            for index in self._starting_with(texts, owners, query_words[0]):
+                if found >= limit:
+                    return
+                if index not in scores and _words_in_order(query_words, self._words[index]):
+                    scores[index] = WORDS_PREFIX_SCORE
+                    found += 1
 
     def _fuzzy(self, query: str, scores: dict[int, float]) -> None:
-        query_words = query.split()
-        grams = _trigrams(query_words)
+        grams = _trigrams(query.split())
         counts: Counter[int] = Counter()
         for gram in grams:
             posting = self._postings.get(gram)
             if posting:
                 counts.update(posting)
-        width = len(query_words)
         budget = allowed_typos(len(query))
         for index, _ in counts.most_common(FUZZY_CANDIDATES):
             if index in scores:
                 continue
-            words = self._words[index]
+            name = self._names[index]
             fewest = budget + 1
-            # Compare with every run of as many words as the query has, and with
-            # the same run cut to the query's length (the user may still be typing).
-            for start in range(max(1, len(words) - width + 1)):
-                window = " ".join(words[start : start + width])
-                for candidate in (window, window[: len(query)]):
-                    fewest = min(fewest, osa_distance(query, candidate))
+            offset = 0
+            # Compare with the name from each word's start on, as far as the query
+            # reaches: the user may be typing any word of it, and may not be done.
+            for word in self._words[index]:
+                fewest = min(fewest, prefix_distance(query, name[offset:], budget))
+                if fewest == 0:
+                    break
+                offset += len(word) + 1
             if fewest <= budget:
                 scores[index] = (1.0 - fewest / len(query)) * FUZZY_MAX_SCORE
