@@ -13,6 +13,7 @@ from typing import Any
 import platformdirs
 from pydantic import ValidationError
 
+from companion import core
 from companion.cards.problems import (
     PackError,
     Problem,
@@ -23,6 +24,7 @@ from companion.cards.problems import (
 from companion.cards.schema import CARD_TYPES, CONDITION_KINDS, Card, EditionFile, Pack
 
 APP_NAME = "munchkin-companion"
+HUMAN = "Human"  # the rules engine's race of a character with no race card
 DATA_DIR_ENV = "COMPANION_DATA_DIR"
 """Environment variable that replaces the user's data folder (tests, portable installs)."""
 
@@ -123,6 +125,22 @@ def read_editions(directory: Path | None = None) -> dict[str, EditionFile]:
     return editions
 
 
+def load_editions(directory: Path | None = None) -> dict[str, core.Edition]:
+    """Every edition, as the rules engine takes it, by id (classic, fu, oz, ...)."""
+    return {key: edition.to_edition() for key, edition in read_editions(directory).items()}
+
+
+def load_edition(edition_id: str, directory: Path | None = None) -> core.Edition:
+    """One edition by id; raises ValueError naming the known ones."""
+    editions = load_editions(directory)
+    try:
+        return editions[edition_id]
+    except KeyError:
+        raise ValueError(
+            f"no edition is called {edition_id!r}; known: {', '.join(sorted(editions))}"
+        ) from None
+
+
 def _trait_refs(card: Card) -> Iterable[tuple[str, str, str]]:
     """(field path, trait kind, trait name) for every class/race/... a card refers to."""
     conditional: list[tuple[str, Any]] = []
@@ -176,6 +194,7 @@ def cross_check(packs: Sequence[LoadedPack], editions: dict[str, EditionFile]) -
     first_pack: dict[str, LoadedPack] = {}
     first_card: dict[str, tuple[LoadedPack, Card]] = {}
     known: dict[str, set[str]] = {kind: set() for kind in CONDITION_KINDS}
+    known["race"].add(HUMAN)
     for edition in editions.values():
         known["class"].update(edition.classes)
         known["race"].update(edition.races)

@@ -13,6 +13,8 @@ from pydantic import (
     model_validator,
 )
 
+from companion import core
+
 CardId = Annotated[
     str,
     StringConstraints(strip_whitespace=True, pattern=r"^[a-z0-9][a-z0-9_-]{0,63}$"),
@@ -68,6 +70,11 @@ class _Conditional(_Strict):
                 return kind, value
         return None
 
+    def core_condition(self) -> core.Condition | None:
+        """The condition as the rules engine takes it."""
+        found = self.condition
+        return None if found is None else core.Condition(kind=found[0], value=found[1])  # type: ignore[arg-type]
+
 
 class MonsterModifier(_Conditional):
     """A monster's conditional strength: "+3 against Wizards", "+2 per empty hand"."""
@@ -99,6 +106,15 @@ class BadStuff(_Strict):
     death: bool = False
     lose_gear: int = Field(default=0, ge=0, le=10)
     text: str = ""
+
+    def to_spec(self) -> core.BadStuff:
+        """The rules engine's Bad Stuff: it applies the numbers and shows the text."""
+        return core.BadStuff(
+            lose_levels=self.lose_levels,
+            death=self.death,
+            lose_gear=self.lose_gear,
+            text=self.text,
+        )
 
 
 class Grant(_Conditional):
@@ -144,6 +160,27 @@ class Monster(Card):
     tags: tuple[Tag, ...] = ()
     bad_stuff: BadStuff = BadStuff()
 
+    def to_spec(self) -> core.MonsterSpec:
+        """The monster as the rules engine fights it (StartCombat, AddMonster)."""
+        return core.MonsterSpec(
+            name=self.name,
+            level=self.level,
+            treasure=self.treasure,
+            levels_per_kill=self.levels_per_kill,
+            modifiers=tuple(
+                core.MonsterModifier(
+                    bonus=modifier.bonus,
+                    condition=modifier.core_condition(),
+                    per_empty_hand=modifier.per_empty_hand,
+                )
+                for modifier in self.modifiers
+            ),
+            run_away_modifier=self.run_away_modifier,
+            bad_stuff=self.bad_stuff.to_spec(),
+            tags=frozenset(self.tags),
+            card_id=self.id,
+        )
+
 
 class Enhancer(Card):
     """A monster enhancer: played onto one monster, changes its strength and treasure."""
@@ -152,6 +189,12 @@ class Enhancer(Card):
 
     bonus: int = Field(ge=-50, le=50)
     treasure: int = Field(default=0, ge=-10, le=10)
+
+    def to_spec(self) -> core.EnhancerSpec:
+        """The enhancer as the rules engine adds it to one monster (AddEnhancer)."""
+        return core.EnhancerSpec(
+            name=self.name, bonus=self.bonus, treasure=self.treasure, card_id=self.id
+        )
 
 
 class Item(Card):
@@ -185,30 +228,109 @@ class Item(Card):
             raise ValueError(f"a one-shot item is used, not worn: leave out slot = {self.slot!r}")
         return self
 
+    def requirement(self) -> core.Condition | None:
+        """The one trait needed to use the item, when the card names exactly one.
+
+        Items open to several classes or closed to some are left to the table.
+        """
+        limits = [
+            ("class", self.only_class),
+            ("race", self.only_race),
+            ("sex", (self.only_sex,) if self.only_sex else ()),
+        ]
+        named = [(kind, values) for kind, values in limits if values]
+        if len(named) == 1 and len(named[0][1]) == 1:
+            kind, values = named[0]
+            return core.Condition(kind=kind, value=values[0])  # type: ignore[arg-type]
+        return None
+
+    def to_spec(self) -> core.ItemSpec:
+        """The item as the rules engine carries and equips it (GainItem).
+
+        Bonuses that always apply are added up; bonuses that depend on the owner's
+        trait or on the monster are in the card text for the table to apply.
+        """
+        if self.one_shot:
+            raise ValueError(f"{self.name} is used once, not carried: use one_shot_action()")
+        slot, hands = _CORE_SLOT[self.slot]
+        return core.ItemSpec(
+            name=self.name,
+            bonus=self.bonus + _plain(self.grants, "bonus"),
+            slot=slot,  # type: ignore[arg-type]
+            hands=hands,
+            big=self.big,
+            gold=self.value,
+            run_away_bonus=self.run_away + _plain(self.grants, "run_away"),
+            requires=self.requirement(),
+            card_id=self.id,
+        )
+
+    def one_shot_action(self, side: Literal["players", "monsters"] = "players") -> core.PlayOneShot:
+        """Playing the item in the current combat, for one side (PlayOneShot)."""
+        return core.PlayOneShot(
+            side=side,
+            bonus=self.bonus + _plain(self.grants, "bonus"),
+            name=self.name,
+            card_id=self.id,
+        )
+
+
+_CORE_SLOT: dict[str, tuple[str, int]] = {
+    "headgear": ("headgear", 0),
+    "armor": ("armor", 0),
+    "footgear": ("footgear", 0),
+    "one-hand": ("hands", 1),
+    "two-hands": ("hands", 2),
+    "none": ("other", 0),
+}
+
+
+def _plain(grants: tuple[Grant, ...], field: str) -> int:
+    """Sum of a field over the grants that always apply (no trait, no monster tag)."""
+    return sum(
+        getattr(grant, field) for grant in grants if grant.condition is None and not grant.against
+    )
+
 
 class _Trait(Card):
     grants: tuple[Grant, ...] = ()
 
+    @property
+    def run_away_bonus(self) -> int:
+        """The run-away bonus that always applies (for SetRunAwayBonus)."""
+        return _plain(self.grants, "run_away")
 
-class ClassCard(_Trait):
+    @property
+    def wins_ties(self) -> bool:
+        """Whether its owner wins ties in combat (for SetWinsTies)."""
+        return any(grant.wins_ties and grant.condition is None for grant in self.grants)
+
+
+class _CharacterTrait(_Trait):
+    def gain_action(self, player: int) -> core.GainTrait:
+        """Giving this class, race, style or motivation to the player in `player`'s seat."""
+        return core.GainTrait(player=player, kind=self.kind, name=self.name)  # type: ignore[arg-type]
+
+
+class ClassCard(_CharacterTrait):
     """A class (Warrior, Wizard, ...): its name is what monsters and items refer to."""
 
     kind: ClassVar[str] = "class"
 
 
-class Race(_Trait):
+class Race(_CharacterTrait):
     """A race (Elf, Dwarf, ...)."""
 
     kind: ClassVar[str] = "race"
 
 
-class Style(_Trait):
+class Style(_CharacterTrait):
     """A fighting style."""
 
     kind: ClassVar[str] = "style"
 
 
-class Motivation(_Trait):
+class Motivation(_CharacterTrait):
     """A motivation."""
 
     kind: ClassVar[str] = "motivation"
@@ -220,6 +342,19 @@ class Ally(_Trait):
     kind: ClassVar[str] = "ally"
 
     sacrifice_escapes: bool = True
+
+    def to_spec(self) -> core.AllySpec:
+        """The ally as the rules engine adds it to a player (SetAlly)."""
+        return core.AllySpec(
+            name=self.name,
+            bonus=_plain(self.grants, "bonus"),
+            run_away_bonus=_plain(self.grants, "run_away"),
+            card_id=self.id,
+        )
+
+    def set_ally_action(self, player: int) -> core.SetAlly:
+        """Giving this ally to the player in `player`'s seat."""
+        return core.SetAlly(player=player, ally=self.to_spec())
 
 
 class Curse(Card):
@@ -282,4 +417,7 @@ class EditionFile(_Strict):
     styles: tuple[TraitName, ...] = ()
     start_door_cards: int = Field(default=4, ge=0, le=10)
     start_treasure_cards: int = Field(default=4, ge=0, le=10)
-    description: str = ""
+
+    def to_edition(self) -> core.Edition:
+        """The edition as the rules engine takes it (GameSetup.edition)."""
+        return core.Edition.model_validate(self.model_dump())
