@@ -8,7 +8,7 @@ the results and a replay is deterministic.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from functools import singledispatch
 
 from companion.core import rules
@@ -93,12 +93,19 @@ def apply_action(state: GameState, action: BaseAction) -> GameState:
     if state.winners:
         names = " and ".join(state.players[w].name for w in state.winners)
         raise RuleError("game_over", f"The game is over: {names} won")
-    return _finish(_step(action, state, True))
+    return _finish(state, _handler(action)(action, state, True))
 
 
 def apply_unchecked(state: GameState, action: BaseAction) -> GameState:
     """Apply an action that is known to be legal (e.g. from a checked log), skipping checks."""
-    return _finish(_step(action, state, False))
+    return _finish(state, _handler(action)(action, state, False))
+
+
+def _handler(action: BaseAction) -> Callable[[BaseAction, GameState, bool], GameState]:
+    # The registry is a plain dict: reading it directly skips singledispatch's MRO walk
+    # and weak-reference cache on the replay hot path.
+    found = _step.registry.get(type(action))
+    return found if found is not None else _step.dispatch(type(action))
 
 
 def replay(state: GameState, actions: Iterable[BaseAction], checked: bool = True) -> GameState:
@@ -109,6 +116,13 @@ def replay(state: GameState, actions: Iterable[BaseAction], checked: bool = True
     return state
 
 
+def _d6(dice: RandomSource) -> int:
+    value = dice.roll_d6()
+    if not isinstance(value, int) or not 1 <= value <= 6:
+        raise ValueError(f"a d6 shows 1 to 6, but the dice gave {value!r}")
+    return value
+
+
 @singledispatch
 def fill_rolls(action: BaseAction, state: GameState, dice: RandomSource) -> BaseAction:
     """Roll, with `dice`, any die result the action leaves open, and return the full action."""
@@ -117,12 +131,12 @@ def fill_rolls(action: BaseAction, state: GameState, dice: RandomSource) -> Base
 
 @fill_rolls.register
 def _(action: RunAway, state: GameState, dice: RandomSource) -> BaseAction:
-    return action if action.roll is not None else action.model_copy(update={"roll": dice.roll_d6()})
+    return action if action.roll is not None else action.evolve(roll=_d6(dice))
 
 
 @fill_rolls.register
 def _(action: RollDie, state: GameState, dice: RandomSource) -> BaseAction:
-    return action if action.roll is not None else action.model_copy(update={"roll": dice.roll_d6()})
+    return action if action.roll is not None else action.evolve(roll=_d6(dice))
 
 
 @fill_rolls.register
@@ -130,41 +144,65 @@ def _(action: LootTheBody, state: GameState, dice: RandomSource) -> BaseAction:
     if action.rolls is not None or not 0 <= action.player < len(state.players):
         return action
     groups = rules.loot_groups(state.players, action.player)
-    _, used = rules.order_by_rolls(groups, dice.roll_d6)
-    return action.model_copy(update={"rolls": used})
+    _, used = rules.order_by_rolls(groups, lambda: _d6(dice))
+    return action.evolve(rolls=used)
 
 
 @fill_rolls.register
 def _(action: RollForFirstPlayer, state: GameState, dice: RandomSource) -> BaseAction:
     if action.rolls is not None:
         return action
-    _, used = rules.order_by_rolls([list(range(len(state.players)))], dice.roll_d6)
-    return action.model_copy(update={"rolls": used})
+    _, used = rules.order_by_rolls([list(range(len(state.players)))], lambda: _d6(dice))
+    return action.evolve(rolls=used)
 
 
 # --- shared helpers -----------------------------------------------------------------------
 
 
-def _finish(state: GameState) -> GameState:
-    """Count the action and refresh the live combat verdict."""
-    update: dict[str, object] = {"revision": state.revision + 1}
-    if state.combat is not None:
-        update["combat"] = _refresh_combat(state, state.combat)
-    return state.model_copy(update=update)
+def _finish(before: GameState, state: GameState) -> GameState:
+    """Count the action and refresh the live combat verdict if anything it reads changed."""
+    if state is before:
+        state = state.evolve()
+    fields = state.__dict__
+    # `state` was built by this very step and nobody else holds it yet, so finishing it
+    # in place is safe and saves one more copy of the whole state per action.
+    fields["revision"] = before.revision + 1
+    combat = state.combat
+    if combat is not None and not _verdict_inputs_same(before, state):
+        fields["combat"] = _refresh_combat(state, combat)
+    return state
+
+
+def _verdict_inputs_same(before: GameState, after: GameState) -> bool:
+    """Whether the combat verdict can be kept: states are immutable, so `is` means unchanged."""
+    old, new = before.combat, after.combat
+    if old is None or new is None:
+        return False
+    return (
+        new.monsters is old.monsters
+        and new.one_shots is old.one_shots
+        and new.level_only is old.level_only
+        and new.wins_ties == old.wins_ties
+        and new.fighter == old.fighter
+        and new.helper == old.helper
+        and all(after.players[s] is before.players[s] for s in new.fighters)
+    )
+
+
+def _refresh_monster(monster: MonsterInPlay, fighters: list[PlayerState]) -> MonsterInPlay:
+    strength = rules.monster_strength(monster.spec, monster.enhancers, fighters)
+    treasure = rules.monster_treasure(monster.spec, monster.enhancers)
+    if strength == monster.strength and treasure == monster.treasure:
+        return monster
+    return monster.evolve(strength=strength, treasure=treasure)
 
 
 def _refresh_combat(state: GameState, combat: CombatState) -> CombatState:
     """Recompute both sides' strength, the verdict and the rewards (RULES.md §6)."""
     fighters = [state.players[s] for s in combat.fighters]
-    monsters = tuple(
-        m.model_copy(
-            update={
-                "strength": rules.monster_strength(m.spec, m.enhancers, fighters),
-                "treasure": rules.monster_treasure(m.spec, m.enhancers),
-            }
-        )
-        for m in combat.monsters
-    )
+    monsters = tuple(_refresh_monster(m, fighters) for m in combat.monsters)
+    if all(new is old for new, old in zip(monsters, combat.monsters, strict=True)):
+        monsters = combat.monsters  # keep the identity, so the next action can skip this
     fighter = rules.combat_strength(fighters[0], combat.fighter in combat.level_only)
     helper = (
         rules.combat_strength(fighters[1], combat.helper in combat.level_only)
@@ -175,8 +213,8 @@ def _refresh_combat(state: GameState, combat: CombatState) -> CombatState:
     monster_shots = sum(s.bonus for s in combat.one_shots if s.side == "monsters")
     players = fighter + helper + player_shots
     monster_total = sum(m.strength for m in monsters) + monster_shots
-    return combat.model_copy(
-        update={
+    return combat.evolve(
+        **{
             "monsters": monsters,
             "fighter_strength": fighter,
             "helper_strength": helper,
@@ -197,8 +235,8 @@ def _seat(state: GameState, seat: int) -> PlayerState:
 
 def _with_player(state: GameState, seat: int, **changes: object) -> GameState:
     players = list(state.players)
-    players[seat] = players[seat].model_copy(update=changes)
-    return state.model_copy(update={"players": tuple(players)})
+    players[seat] = players[seat].evolve(**changes)
+    return state.evolve(players=tuple(players))
 
 
 def _alive(player: PlayerState, doing: str) -> None:
@@ -234,7 +272,7 @@ def _find_item(player: PlayerState, item_id: str) -> Item:
 
 
 def _win(state: GameState, seats: tuple[int, ...]) -> GameState:
-    return state.model_copy(update={"winners": seats, "phase": Phase.GAME_OVER, "combat": None})
+    return state.evolve(winners=seats, phase=Phase.GAME_OVER, combat=None)
 
 
 def _raise_level(
@@ -275,7 +313,7 @@ def _end_combat(state: GameState, result: CombatResult) -> GameState:
     phase = state.phase
     if combat.fighter == state.current and combat.started_in in _COMBAT_PHASES:
         phase = Phase.CHARITY
-    return state.model_copy(update={"combat": None, "last_combat": result, "phase": phase})
+    return state.evolve(combat=None, last_combat=result, phase=phase)
 
 
 def _fighter_done(state: GameState, combat: CombatState, seat: int) -> bool:
@@ -478,12 +516,12 @@ def _(action: GainItem, state: GameState, checked: bool) -> GameState:
             _no_gear_change_in_combat(state, action.override)
             _check_equip(player, action.item, action.override)
     item = Item(id=f"i{state.next_item}", spec=action.item, equipped=action.equip)
-    state = state.model_copy(update={"next_item": state.next_item + 1})
+    state = state.evolve(next_item=state.next_item + 1)
     return _with_player(state, action.player, items=(*player.items, item))
 
 
 def _equipped(item: Item, on: bool) -> Item:
-    return item.model_copy(update={"equipped": on})
+    return item.evolve(equipped=on)
 
 
 @_step.register
@@ -533,7 +571,7 @@ def _(action: TradeItem, state: GameState, checked: bool) -> GameState:
             raise RuleError("trade_in_combat", "Items cannot be traded during combat")
         _check_big(receiver, item.spec)
     state = _with_player(state, action.giver, items=tuple(i for i in giver.items if i is not item))
-    moved = item.model_copy(update={"equipped": False})
+    moved = item.evolve(equipped=False)
     return _with_player(state, action.receiver, items=(*receiver.items, moved))
 
 
@@ -648,7 +686,7 @@ def _(action: Die, state: GameState, checked: bool) -> GameState:
     if combat.running:
         return _maybe_finish_running(state)
     if action.player == combat.helper:
-        return state.model_copy(update={"combat": combat.model_copy(update={"helper": None})})
+        return state.evolve(combat=combat.evolve(helper=None))
     result = CombatResult(
         outcome="fighter_died",
         fighter=combat.fighter,
@@ -672,7 +710,7 @@ def _(action: LootTheBody, state: GameState, checked: bool) -> GameState:
     }
     if rolls:
         update["last_roll"] = DieRoll(value=rolls[-1], purpose="looting order")
-    return state.model_copy(update=update)
+    return state.evolve(**update)
 
 
 # turn
@@ -687,8 +725,8 @@ def _(action: RollForFirstPlayer, state: GameState, checked: bool) -> GameState:
         [list(range(len(state.players)))], action.rolls, "choosing the first player", checked
     )
     rolls = action.rolls or ()
-    return state.model_copy(
-        update={
+    return state.evolve(
+        **{
             "current": order[0],
             "last_roll": DieRoll(value=max(rolls), player=order[0], purpose="first player"),
         }
@@ -709,7 +747,7 @@ def _(action: AdvancePhase, state: GameState, checked: bool) -> GameState:
         Phase.KICK_OPEN_THE_DOOR: Phase.LOOT_OR_TROUBLE,
         Phase.LOOT_OR_TROUBLE: Phase.CHARITY,
     }
-    return state.model_copy(update={"phase": following.get(state.phase, state.phase)})
+    return state.evolve(phase=following.get(state.phase, state.phase))
 
 
 @_step.register
@@ -719,10 +757,10 @@ def _(action: EndTurn, state: GameState, checked: bool) -> GameState:
         raise RuleError("finish_combat", "Finish the combat before ending the turn")
     players = state.players
     if any(p.dead for p in players):
-        players = tuple(p.model_copy(update={"dead": False}) if p.dead else p for p in players)
+        players = tuple(p.evolve(dead=False) if p.dead else p for p in players)
     faster = state.setup.variants.faster_play
-    return state.model_copy(
-        update={
+    return state.evolve(
+        **{
             "players": players,
             "current": (state.current + 1) % len(players),
             "turn": state.turn + 1,
@@ -776,7 +814,7 @@ def _(action: Charity, state: GameState, checked: bool) -> GameState:
         shares=shares,
         discarded=0 if recipients else action.cards,
     )
-    return state.model_copy(update={"charity": result})
+    return state.evolve(charity=result)
 
 
 @_step.register
@@ -786,7 +824,7 @@ def _(action: RollDie, state: GameState, checked: bool) -> GameState:
     if action.roll is None:
         raise RuleError("roll_missing", "The die roll was not recorded")
     roll = DieRoll(value=action.roll, player=action.player, purpose=action.purpose)
-    return state.model_copy(update={"last_roll": roll})
+    return state.evolve(last_roll=roll)
 
 
 # combat
@@ -813,14 +851,14 @@ def _(action: StartCombat, state: GameState, checked: bool) -> GameState:
         monsters=tuple(MonsterInPlay(spec=m) for m in action.monsters),
         started_in=state.phase,
     )
-    return state.model_copy(update={"combat": combat})
+    return state.evolve(combat=combat)
 
 
 def _combat_update(state: GameState, checked: bool, **changes: object) -> GameState:
     combat = _combat(state)
     if checked:
         _not_running(combat)
-    return state.model_copy(update={"combat": combat.model_copy(update=changes)})
+    return state.evolve(combat=combat.evolve(**changes))
 
 
 def _monster_index(combat: CombatState, index: int) -> int:
@@ -864,7 +902,7 @@ def _(action: AddEnhancer, state: GameState, checked: bool) -> GameState:
     index = _monster_index(combat, action.monster)
     monsters = list(combat.monsters)
     target = monsters[index]
-    monsters[index] = target.model_copy(update={"enhancers": (*target.enhancers, action.enhancer)})
+    monsters[index] = target.evolve(enhancers=(*target.enhancers, action.enhancer))
     return _combat_update(state, checked, monsters=tuple(monsters))
 
 
@@ -1038,9 +1076,9 @@ def _(action: RunAway, state: GameState, checked: bool) -> GameState:
         escaped=escaped,
         bad_stuff=said,
     )
-    state = state.model_copy(
-        update={
-            "combat": combat.model_copy(update={"running": True, "rolls": (*combat.rolls, record)}),
+    state = state.evolve(
+        **{
+            "combat": combat.evolve(running=True, rolls=(*combat.rolls, record)),
             "last_roll": DieRoll(value=action.roll, player=action.fighter, purpose="run away"),
         }
     )
@@ -1061,11 +1099,7 @@ def _(action: SacrificeAlly, state: GameState, checked: bool) -> GameState:
     if action.partner_escapes and partners and not state.players[partners[0]].dead:
         escaped.add(partners[0])
     state = _with_player(state, action.player, ally=None)
-    state = state.model_copy(
-        update={
-            "combat": combat.model_copy(
-                update={"running": True, "escaped": combat.escaped | escaped}
-            )
-        }
+    state = state.evolve(
+        **{"combat": combat.evolve(**{"running": True, "escaped": combat.escaped | escaped})}
     )
     return _maybe_finish_running(state)

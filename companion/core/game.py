@@ -223,6 +223,8 @@ class Game:
             ) from None
         except UnicodeDecodeError:
             raise GameLogError("not valid JSON: the file is not UTF-8 text") from None
+        except RecursionError:
+            raise GameLogError("not valid JSON: nested too deeply") from None
         return cls.from_dict(data, rng)
 
 

@@ -1,0 +1,37 @@
+"""`companion replay GAME.json`: check a saved game by replaying it, print its final state."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+HELP = "replay a saved game log with every rule checked and print the final state as JSON"
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("game", type=Path, metavar="GAME.json", help="a saved game log")
+    parser.add_argument(
+        "--compact", action="store_true", help="print the state on one line instead of indented"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    # Imported here so `companion --help` does not pay for pydantic.
+    from companion.core import Game
+
+    path: Path = args.game
+    try:
+        text = path.read_bytes()
+    except OSError as err:
+        print(f"companion replay: {path}: cannot read: {err.strerror or err}", file=sys.stderr)
+        return 1
+    try:
+        game = Game.from_json(text)
+    except ValueError as err:  # GameLogError, and anything else the log's contents provoke
+        print(f"companion replay: {path}: {err}", file=sys.stderr)
+        return 1
+    state = game.state.model_dump(mode="json")
+    print(json.dumps(state, indent=None if args.compact else 2, ensure_ascii=False))
+    return 0

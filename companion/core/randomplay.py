@@ -1,0 +1,251 @@
+"""Random but legal games, for property tests, the replay benchmark and demos.
+
+`random_game` proposes plausible actions for the state at hand and keeps the ones
+the rules accept, so every game it returns is a legal log. It never uses a
+"card says otherwise" override, so a win can only come from a kill.
+"""
+
+from __future__ import annotations
+
+import random
+
+from companion.core.actions import (
+    AddEnhancer,
+    AddHelper,
+    AddMonster,
+    AdvancePhase,
+    BaseAction,
+    ChangeSex,
+    Charity,
+    Die,
+    DiscardAlly,
+    DiscardItem,
+    EndTurn,
+    EquipItem,
+    FightWithLevelOnly,
+    GainItem,
+    GainTrait,
+    GoUpLevel,
+    LootTheBody,
+    LoseLevel,
+    LoseTrait,
+    PlayOneShot,
+    RemoveHelper,
+    ResolveCombat,
+    RollDie,
+    RunAway,
+    SacrificeAlly,
+    SellItems,
+    SetAlly,
+    SetGearBonus,
+    SetTraitBoost,
+    SetWinsTies,
+    StartCombat,
+    TradeItem,
+    UnequipItem,
+)
+from companion.core.dice import SeededDice
+from companion.core.errors import RuleError
+from companion.core.game import Game
+from companion.core.models import (
+    CLASSIC,
+    AllySpec,
+    BadStuff,
+    Condition,
+    Edition,
+    EnhancerSpec,
+    GameSetup,
+    ItemSpec,
+    MonsterModifier,
+    MonsterSpec,
+    PlayerSetup,
+    Sex,
+    Variants,
+)
+from companion.core.state import GameState
+
+_COLOURS = ("#e6194b", "#3cb44b", "#ffe119", "#4363d8", "#f58231", "#911eb4", "#46f0f0", "#f032e6")
+_NAMES = ("Ada", "Bram", "Cleo", "Dov", "Eno", "Fay", "Gus", "Hal")
+
+_ITEMS = (
+    ItemSpec(name="Pointy Hat", bonus=1, slot="headgear", gold=300),
+    ItemSpec(name="Tin Vest", bonus=2, slot="armor", gold=400),
+    ItemSpec(name="Speedy Socks", slot="footgear", run_away_bonus=1, gold=400),
+    ItemSpec(name="Soup Ladle", bonus=2, slot="hands", hands=1, gold=500),
+    ItemSpec(name="Door Plank", bonus=4, slot="hands", hands=2, big=True, gold=700),
+    ItemSpec(name="Sparkly Wand", bonus=3, slot="hands", hands=1, gold=600),
+    ItemSpec(name="Lucky Pebble", bonus=1, gold=1000),
+)
+
+
+def random_setup(rnd: random.Random, edition: Edition = CLASSIC, **variants: object) -> GameSetup:
+    """A table of 2..8 players with distinct names and colours."""
+    count = rnd.randint(2, 8)
+    players = tuple(
+        PlayerSetup(name=_NAMES[i], colour=_COLOURS[i], sex=rnd.choice(list(Sex)))
+        for i in range(count)
+    )
+    return GameSetup(
+        players=players,
+        edition=edition,
+        variants=Variants.model_validate(variants),
+        first_player=rnd.randrange(count),
+    )
+
+
+def _monster(rnd: random.Random, edition: Edition) -> MonsterSpec:
+    mods: list[MonsterModifier] = []
+    if rnd.random() < 0.4 and edition.classes:
+        kind_value = rnd.choice(
+            [("class", c) for c in edition.classes] + [("sex", "female"), ("race", "Human")]
+        )
+        mods.append(
+            MonsterModifier(
+                bonus=rnd.randint(1, 5),
+                condition=Condition(kind=kind_value[0], value=kind_value[1]),
+            )  # type: ignore[arg-type]
+        )
+    if rnd.random() < 0.15:
+        mods.append(MonsterModifier(bonus=2, per_empty_hand=True))
+    bad = BadStuff(
+        lose_levels=rnd.choice((0, 0, 1, 2, 3)),
+        death=rnd.random() < 0.1,
+        lose_gear=rnd.choice((0, 0, 1, 2)),
+        text=rnd.choice(("", "lose your headgear", "discard your hand")),
+    )
+    level = rnd.randint(1, 20)
+    return MonsterSpec(
+        name=f"Monster {level}",
+        level=level,
+        treasure=rnd.randint(1, 4),
+        levels_per_kill=2 if level >= 16 else 1,
+        modifiers=tuple(mods),
+        run_away_modifier=rnd.choice((-1, 0, 0, 1)),
+        bad_stuff=bad,
+    )
+
+
+def random_action(state: GameState, rnd: random.Random, allow_win: bool = True) -> BaseAction:
+    """A plausible next action for this state (the rules may still refuse it)."""
+    n = len(state.players)
+    seat = rnd.randrange(n)
+    edition = state.setup.edition
+    combat = state.combat
+    if combat is not None and combat.running:
+        fighter = rnd.choice(combat.fighters)
+        return RunAway(fighter=fighter, monster=rnd.randrange(len(combat.monsters)))
+    if combat is not None:
+        choice = rnd.random()
+        if choice < 0.25:
+            fighter = state.players[combat.fighter]
+            if combat.fighters_winning:
+                if not allow_win and fighter.level + combat.levels >= state.winning_level:
+                    return ResolveCombat(outcome="defeat")
+                return ResolveCombat(outcome="kill")
+            if rnd.random() < 0.1:
+                return SacrificeAlly(player=rnd.choice(combat.fighters), partner_escapes=True)
+            return RunAway(fighter=combat.fighter, monster=rnd.randrange(len(combat.monsters)))
+        if choice < 0.4:
+            return AddHelper(helper=seat)
+        if choice < 0.55:
+            return PlayOneShot(side=rnd.choice(("players", "monsters")), bonus=rnd.randint(1, 5))
+        if choice < 0.65:
+            return AddEnhancer(
+                monster=rnd.randrange(len(combat.monsters)),
+                enhancer=EnhancerSpec(
+                    name="Enhancer", bonus=rnd.choice((-5, 5, 10)), treasure=rnd.choice((-1, 1, 2))
+                ),
+            )
+        if choice < 0.7:
+            return AddMonster(monster=_monster(rnd, edition))
+        if choice < 0.75:
+            return FightWithLevelOnly(player=rnd.choice(combat.fighters))
+        if choice < 0.8:
+            return SetWinsTies(on=rnd.random() < 0.5)
+        if choice < 0.85:
+            return RemoveHelper()
+        if choice < 0.9:
+            return SetAlly(player=seat, ally=AllySpec(name="Sidekick", bonus=2, run_away_bonus=1))
+        if choice < 0.93:
+            return Die(player=rnd.choice(combat.fighters))
+        return RollDie(player=seat, purpose="a card")
+    player = state.players[seat]
+    choice = rnd.random()
+    if choice < 0.12:
+        return StartCombat(
+            fighter=state.current,
+            monsters=tuple(_monster(rnd, edition) for _ in range(rnd.choice((1, 1, 1, 2)))),
+        )
+    if choice < 0.2:
+        return AdvancePhase()
+    if choice < 0.3:
+        return EndTurn()
+    if choice < 0.37:
+        return GoUpLevel(player=seat, levels=rnd.choice((1, 1, 2)))
+    if choice < 0.42:
+        return LoseLevel(player=seat, levels=rnd.choice((1, 2)))
+    if choice < 0.47:
+        return SellItems(player=state.current, gold=rnd.choice((900, 1000, 1500, 2000)))
+    if choice < 0.55:
+        return GainItem(player=seat, item=rnd.choice(_ITEMS), equip=rnd.random() < 0.7)
+    if choice < 0.6 and player.items:
+        item = rnd.choice(player.items)
+        kind = rnd.randrange(4)
+        if kind == 0:
+            return EquipItem(player=seat, item_id=item.id)
+        if kind == 1:
+            return UnequipItem(player=seat, item_id=item.id)
+        if kind == 2:
+            return DiscardItem(player=seat, item_id=item.id)
+        return TradeItem(giver=seat, receiver=rnd.randrange(n), item_id=item.id)
+    if choice < 0.64:
+        return SetGearBonus(player=seat, bonus=rnd.randint(-2, 8))
+    if choice < 0.7:
+        kind = rnd.choice(("class", "race", "motivation", "style"))
+        names = {
+            "class": edition.classes,
+            "race": edition.races,
+            "motivation": edition.motivations,
+            "style": edition.styles,
+        }[kind] or ("Nobody",)
+        return GainTrait(player=seat, kind=kind, name=rnd.choice(names))  # type: ignore[arg-type]
+    if choice < 0.73:
+        if player.classes:
+            return LoseTrait(player=seat, kind="class", name=player.classes[0])
+        return SetTraitBoost(player=seat, kind="class", on=not player.super_munchkin)
+    if choice < 0.76:
+        return SetTraitBoost(player=seat, kind="race", on=not player.half_breed)
+    if choice < 0.79:
+        return ChangeSex(player=seat, sex=rnd.choice(list(Sex)))
+    if choice < 0.83:
+        if player.ally is not None:
+            return DiscardAlly(player=seat)
+        return SetAlly(player=seat, ally=AllySpec(name="Pal", bonus=rnd.randint(1, 3)))
+    if choice < 0.86:
+        return Die(player=seat, reason="a trap")
+    if choice < 0.89:
+        return LootTheBody(player=seat)
+    if choice < 0.95:
+        return Charity(giver=state.current, cards=rnd.randint(1, 5))
+    return RollDie(player=seat, purpose="a card")
+
+
+def random_game(
+    actions: int,
+    seed: int | str = 0,
+    setup: GameSetup | None = None,
+    allow_win: bool = True,
+    max_attempts: int | None = None,
+) -> Game:
+    """Play up to `actions` legal actions chosen at random (stops early when someone wins)."""
+    rnd = random.Random(seed)
+    game = Game(setup or random_setup(rnd), rng=SeededDice(rnd.random()))
+    attempts = 0
+    limit = max_attempts if max_attempts is not None else actions * 20
+    while len(game.log) < actions and not game.state.winners and attempts < limit:
+        attempts += 1
+        try:
+            game.apply(random_action(game.state, rnd, allow_win))
+        except RuleError:
+            continue
+    return game
