@@ -1,0 +1,78 @@
+// Runs Python code in MicroPython's WebAssembly VM for the firmware tests.
+//
+//   node run.mjs [--heap BYTES] [--copy VMPATH=HOSTPATH]...
+//
+// Each --copy puts a host file or directory tree into the VM's file system
+// (directories named node_modules or vm are skipped). Then it reads one JSON
+// request per line on stdin, {"code": "..."}, runs the code in the same VM (so
+// state persists between requests) and answers one JSON line on stdout:
+// {"ok": true, "out": "<what the code printed>"} or
+// {"ok": false, "type": "<exception type>", "error": "<traceback>", "out": "..."}.
+import { loadMicroPython } from "@micropython/micropython-webassembly-pyscript";
+import fs from "node:fs";
+import path from "node:path";
+import readline from "node:readline";
+
+const SKIP_DIRS = new Set(["node_modules", "vm", "__pycache__"]);
+
+let heap = 512 * 1024;
+const copies = [];
+for (let i = 2; i < process.argv.length; i++) {
+  const arg = process.argv[i];
+  if (arg === "--heap") heap = parseInt(process.argv[++i], 10);
+  else if (arg === "--copy") copies.push(process.argv[++i]);
+  else throw new Error(`unknown argument ${arg}`);
+}
+
+let out = [];
+const mp = await loadMicroPython({
+  heapsize: heap,
+  linebuffer: false,
+  stdout: (bytes) => out.push(...bytes),
+  stderr: (bytes) => out.push(...bytes),
+});
+
+function mkdirs(vmPath) {
+  let cur = "";
+  for (const part of vmPath.split("/").filter(Boolean)) {
+    cur += "/" + part;
+    try { mp.FS.mkdir(cur); } catch (e) { /* exists */ }
+  }
+}
+
+function copy(vmPath, hostPath) {
+  const st = fs.statSync(hostPath);
+  if (st.isDirectory()) {
+    mkdirs(vmPath);
+    for (const name of fs.readdirSync(hostPath)) {
+      const child = path.join(hostPath, name);
+      if (fs.statSync(child).isDirectory() && SKIP_DIRS.has(name)) continue;
+      copy(vmPath + "/" + name, child);
+    }
+  } else {
+    mkdirs(path.posix.dirname(vmPath));
+    mp.FS.writeFile(vmPath, fs.readFileSync(hostPath));
+  }
+}
+
+for (const spec of copies) {
+  const eq = spec.indexOf("=");
+  copy(spec.slice(0, eq), spec.slice(eq + 1));
+}
+
+const decoder = new TextDecoder();
+const rl = readline.createInterface({ input: process.stdin, terminal: false });
+for await (const line of rl) {
+  if (!line.trim()) continue;
+  const { code } = JSON.parse(line);
+  out = [];
+  let reply;
+  try {
+    mp.runPython(code);
+    reply = { ok: true, out: decoder.decode(new Uint8Array(out)) };
+  } catch (e) {
+    if (e.name !== "PythonError") throw e;
+    reply = { ok: false, type: e.type, error: e.message, out: decoder.decode(new Uint8Array(out)) };
+  }
+  process.stdout.write(JSON.stringify(reply) + "\n");
+}

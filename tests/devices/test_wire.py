@@ -1,0 +1,191 @@
+"""The shared codec against the test vectors, under CPython."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+from pathlib import Path
+
+import pytest
+
+from companion.devices import wire
+
+VECTORS = json.loads((Path(__file__).parents[1] / "vectors" / "messages.json").read_text())
+MESSAGES = VECTORS["messages"]
+
+
+def build(fields: dict) -> wire.Message:
+    """A message from its vector description (type name + constructor keywords)."""
+    kwargs = dict(fields)
+    cls = getattr(wire, kwargs.pop("type"))
+    return cls(**kwargs)
+
+
+@pytest.mark.parametrize("vector", MESSAGES, ids=[v["name"] for v in MESSAGES])
+def test_encode_gives_the_pinned_bytes(vector: dict) -> None:
+    assert wire.encode(build(vector["message"])).hex() == vector["hex"]
+
+
+@pytest.mark.parametrize("vector", MESSAGES, ids=[v["name"] for v in MESSAGES])
+def test_decode_gives_the_pinned_message(vector: dict) -> None:
+    msg = wire.decode(bytes.fromhex(vector["hex"]))
+    assert msg == build(vector["message"])
+    assert msg.to_dict() == vector["message"]
+
+
+@pytest.mark.parametrize("vector", MESSAGES, ids=[v["name"] for v in MESSAGES])
+def test_frame_gives_the_pinned_bytes_and_deframes_back(vector: dict) -> None:
+    payload = bytes.fromhex(vector["hex"])
+    assert wire.frame(payload).hex() == vector["frame"]
+    deframer = wire.Deframer()
+    assert deframer.feed(bytes.fromhex(vector["frame"])) == [payload]
+    assert deframer.dropped == 0
+
+
+def test_vectors_cover_every_message_type_and_sub_type() -> None:
+    kinds = set()
+    for vector in MESSAGES:
+        msg = build(vector["message"])
+        kinds.add((msg.TYPE, getattr(msg, "KEY", None), getattr(msg, "EFFECT", None)))
+    expected = {(t, None, None) for t in wire.MESSAGE_TYPES if t not in (3, 4)}
+    expected |= {(wire.MSG_CONFIG, key, None) for key in wire.CONFIG_TYPES}
+    expected |= {(wire.MSG_SHOW, None, effect) for effect in wire.SHOW_TYPES}
+    assert kinds == expected
+
+
+def test_every_message_fits_one_ble_payload() -> None:
+    assert all(len(bytes.fromhex(v["hex"])) <= wire.MAX_MESSAGE for v in MESSAGES)
+
+
+@pytest.mark.parametrize(
+    "vector", VECTORS["rejections"], ids=[v["name"] for v in VECTORS["rejections"]]
+)
+def test_decode_rejects_with_the_pinned_error_code(vector: dict) -> None:
+    with pytest.raises(wire.WireError) as caught:
+        wire.decode(bytes.fromhex(vector["hex"]))
+    assert caught.value.code == getattr(wire, vector["error"])
+    assert isinstance(caught.value, ValueError)
+
+
+@pytest.mark.parametrize(
+    "vector", VECTORS["frame_rejections"], ids=[v["name"] for v in VECTORS["frame_rejections"]]
+)
+def test_deframer_drops_and_counts_bad_frames(vector: dict) -> None:
+    deframer = wire.Deframer()
+    good = bytes.fromhex(MESSAGES[0]["hex"])
+    # A bad frame must not disturb the next good one.
+    assert deframer.feed(bytes.fromhex(vector["frame"]) + wire.frame(good)) == [good]
+    assert deframer.dropped == 1
+
+
+def test_deframer_reassembles_frames_split_anywhere() -> None:
+    payloads = [bytes.fromhex(v["hex"]) for v in MESSAGES]
+    stream = b"".join(wire.frame(p) for p in payloads)
+    for chunk in (1, 2, 3, 7, 64):
+        deframer = wire.Deframer()
+        got = []
+        for i in range(0, len(stream), chunk):
+            got.extend(deframer.feed(stream[i : i + chunk]))
+        assert got == payloads
+
+
+def test_no_single_bit_flip_of_any_vector_frame_is_accepted() -> None:
+    for vector in MESSAGES:
+        good = bytearray(bytes.fromhex(vector["frame"]))
+        for i in range(len(good) - 1):
+            for bit in range(8):
+                bad = bytearray(good)
+                bad[i] ^= 1 << bit
+                deframer = wire.Deframer()
+                assert deframer.feed(bytes(bad)) == [], (vector["name"], i, bit)
+
+
+@pytest.mark.parametrize("vector", VECTORS["crc"])
+def test_crc16_ccitt_false(vector: dict) -> None:
+    assert wire.crc16(bytes.fromhex(vector["data"])) == vector["crc"]
+
+
+@pytest.mark.parametrize("vector", VECTORS["cobs"])
+def test_cobs_round_trip(vector: dict) -> None:
+    data = bytes.fromhex(vector["data"])
+    assert wire.cobs_encode(data).hex() == vector["encoded"]
+    assert 0 not in wire.cobs_encode(data)
+    assert wire.cobs_decode(bytes.fromhex(vector["encoded"])) == data
+
+
+def test_frame_refuses_an_oversize_payload() -> None:
+    with pytest.raises(wire.WireError) as caught:
+        wire.frame(bytes(21))
+    assert caught.value.code == wire.ERR_OVERSIZE
+
+
+@pytest.mark.parametrize("vector", VECTORS["auth"])
+def test_auth_mac_is_hmac_sha256(vector: dict) -> None:
+    token, nonce = bytes(vector["token"]), bytes(vector["nonce"])
+    mac = wire.auth_mac(token, nonce, vector["counter_id"])
+    assert list(mac) == vector["mac"]
+    label = wire.AUTH_LABEL + nonce + vector["counter_id"].to_bytes(4, "little")
+    assert mac == hmac.new(token, label, hashlib.sha256).digest()[: wire.MAC_SIZE]
+    assert wire.check_auth(token, nonce, vector["counter_id"], mac)
+    assert not wire.check_auth(token, nonce, vector["counter_id"] ^ 1, mac)
+    assert not wire.check_auth(token, bytes(16), vector["counter_id"], mac)
+    assert not wire.check_auth(token, nonce, vector["counter_id"], mac[:-1] + b"\x00")
+
+
+@pytest.mark.parametrize("key", [b"", b"k" * 16, b"k" * 64, b"k" * 65, bytes(range(200))])
+def test_hmac_matches_the_standard_library(key: bytes) -> None:
+    assert wire.hmac_sha256(key, b"message") == hmac.new(key, b"message", hashlib.sha256).digest()
+
+
+def test_new_tokens_and_nonces_are_fresh() -> None:
+    assert len(wire.new_token()) == wire.TOKEN_SIZE
+    assert len({wire.new_nonce() for _ in range(20)}) == 20
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: wire.Snapshot(1, [1] * 9),
+        lambda: wire.Snapshot(1, [256]),
+        lambda: wire.Snapshot(1, [1], [16]),
+        lambda: wire.Snapshot(70000),
+        lambda: wire.ConfigColours(0, [(1, 2, 3)] * 6),
+        lambda: wire.ConfigColours(0, [(1, 2)]),
+        lambda: wire.ShowCombat(0, 40000, 1, True),
+        lambda: wire.ShowRoll(0, 7),
+        lambda: wire.Error(1, 0, "x" * 15),
+        lambda: wire.Error(1, 0, "é"),
+        lambda: wire.Claim(b"short"),
+        lambda: wire.Claim("a" * 16),
+        lambda: wire.Button(9),
+        lambda: wire.Hello(7),
+        lambda: wire.Ping(-1),
+        lambda: wire.Ack(1, 2, seq=True),
+    ],
+)
+def test_constructors_refuse_values_the_wire_cannot_carry(make) -> None:
+    with pytest.raises(wire.WireError):
+        make()
+
+
+def test_encode_refuses_things_that_are_not_messages() -> None:
+    with pytest.raises(wire.WireError):
+        wire.encode(wire.Message())  # type: ignore[arg-type]
+    with pytest.raises(wire.WireError):
+        wire.encode(b"\x01")  # type: ignore[arg-type]
+
+
+def test_messages_compare_by_type_seq_and_fields() -> None:
+    assert wire.Ping(1, seq=2) == wire.Ping(1, seq=2)
+    assert wire.Ping(1, seq=2) != wire.Ping(1, seq=3)
+    assert wire.Ping(1) != wire.Ack(1, 0)
+    assert len({wire.Ping(1), wire.Ping(1)}) == 1
+    assert repr(wire.Ping(1)) == "Ping(seq=0, token=1)"
+
+
+def test_the_codec_imports_nothing_from_the_app() -> None:
+    source = Path(wire.__file__).read_text()
+    imports = {line.split()[1] for line in source.splitlines() if line.startswith("import ")}
+    assert imports <= {"hashlib", "struct"}
+    assert "from companion" not in source and "import companion" not in source
