@@ -6,9 +6,11 @@ from typing import Annotated, ClassVar, Literal
 
 from pydantic import (
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     StringConstraints,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
@@ -25,7 +27,9 @@ CardName = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1,
 TraitName = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=40)]
 Tag = Annotated[
     str,
-    StringConstraints(strip_whitespace=True, to_lower=True, pattern=r"^[a-z][a-z0-9 _-]{0,31}$"),
+    StringConstraints(pattern=r"^[a-z][a-z0-9 _-]{0,31}$"),
+    # Before the pattern check, so "Undead" is accepted as "undead".
+    BeforeValidator(lambda value: value.strip().lower() if isinstance(value, str) else value),
 ]
 Sex = Literal["male", "female", "none"]
 Slot = Literal["headgear", "armor", "footgear", "one-hand", "two-hands", "none"]
@@ -202,11 +206,11 @@ class Item(Card):
 
     kind: ClassVar[str] = "item"
 
+    one_shot: bool = False
     bonus: int = Field(default=0, ge=-50, le=50)
     slot: Slot = "none"
     big: bool = False
     value: int = Field(default=0, ge=0, le=100_000)
-    one_shot: bool = False
     run_away: int = Field(default=0, ge=-6, le=6)
     only_class: tuple[TraitName, ...] = ()
     only_race: tuple[TraitName, ...] = ()
@@ -222,11 +226,12 @@ class Item(Card):
             raise ValueError("gold values come in hundreds")
         return value
 
-    @model_validator(mode="after")
-    def _one_shot_not_worn(self) -> Item:
-        if self.one_shot and self.slot != "none":
-            raise ValueError(f"a one-shot item is used, not worn: leave out slot = {self.slot!r}")
-        return self
+    @field_validator("slot")
+    @classmethod
+    def _one_shot_not_worn(cls, value: str, info: ValidationInfo) -> str:
+        if info.data.get("one_shot") and value != "none":
+            raise ValueError(f"a one-shot item is used, not worn: leave out slot = {value!r}")
+        return value
 
     def requirement(self) -> core.Condition | None:
         """The one trait needed to use the item, when the card names exactly one.

@@ -1,0 +1,80 @@
+"""Converting cards into the rules engine's inputs keeps every number the card gives."""
+
+from __future__ import annotations
+
+import pytest
+
+from companion.cards import Item, Monster, load_database, load_edition
+from companion.core import Condition, MonsterModifier
+
+
+def test_monster_spec_carries_every_number() -> None:
+    monster = Monster.model_validate(
+        {
+            "id": "x-yeti",
+            "name": "Sulky Yeti",
+            "level": 7,
+            "treasure": 2,
+            "levels_per_kill": 2,
+            "run_away_modifier": -2,
+            "tags": ["Undead"],
+            "modifiers": [{"bonus": 3, "class": "Wizard"}, {"bonus": 1, "per_empty_hand": True}],
+            "bad_stuff": {"lose_levels": 2, "lose_gear": 1, "text": "Brr."},
+        }
+    )
+    spec = monster.to_spec()
+    assert (spec.level, spec.treasure, spec.levels_per_kill, spec.run_away_modifier) == (
+        7,
+        2,
+        2,
+        -2,
+    )
+    assert spec.modifiers == (
+        MonsterModifier(bonus=3, condition=Condition(kind="class", value="Wizard")),
+        MonsterModifier(bonus=1, per_empty_hand=True),
+    )
+    assert spec.tags == frozenset({"undead"})
+    assert (spec.bad_stuff.lose_levels, spec.bad_stuff.lose_gear, spec.bad_stuff.text) == (
+        2,
+        1,
+        "Brr.",
+    )
+    assert spec.card_id == "x-yeti"
+
+
+def test_item_spec_slots_hands_and_requirement() -> None:
+    cards = load_database(user=False)
+    wand = cards.item("gen-wand-of-mild-sparkles").to_spec()
+    assert (wand.slot, wand.hands, wand.requires) == (
+        "hands",
+        1,
+        Condition(kind="class", value="Wizard"),
+    )
+    sword = cards.item("gen-greatsword-of-overcompensation").to_spec()
+    assert (sword.slot, sword.hands, sword.big, sword.gold) == ("hands", 2, True, 600)
+    robe = cards.item("gen-robe-of-many-pockets").to_spec()
+    assert robe.requires is None  # two classes may use it: the table checks
+    crown = cards.item("gen-tin-crown").to_spec()
+    assert crown.bonus == 2  # the +1 for Royalty depends on the owner, so it is not added
+
+
+def test_one_shot_items_are_played_not_carried() -> None:
+    item = Item(id="x-bomb", name="Glitter Bomb", one_shot=True, bonus=4)
+    with pytest.raises(ValueError, match="used once"):
+        item.to_spec()
+    shot = item.one_shot_action("monsters")
+    assert (shot.side, shot.bonus, shot.card_id) == ("monsters", 4, "x-bomb")
+
+
+def test_class_cards_give_their_abilities() -> None:
+    cards = load_database(user=False)
+    warrior = cards.get("gen-class-warrior")
+    assert warrior.wins_ties
+    assert cards.get("gen-class-wizard").run_away_bonus == 1
+    action = warrior.gain_action(2)
+    assert (action.player, action.kind, action.name) == (2, "class", "Warrior")
+
+
+def test_unknown_edition_names_the_known_ones() -> None:
+    with pytest.raises(ValueError, match="classic"):
+        load_edition("epic")
