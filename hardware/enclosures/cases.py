@@ -15,10 +15,17 @@ regulator, and a lid with the display window (or the LED-bar slot) and two butto
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from manifold3d import Manifold, OpType
+
+# The pinout rules live with the tools; this model is run from there or from the tests.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
+
+from hwdata import pin_uses
 
 # Footprints (length, width) of the dev boards, mm, from their data sheets, plus room for
 # the header pins underneath (height).
@@ -202,8 +209,9 @@ def levelboard_parts(pinout: dict[str, Any], params: LevelBoardParams | None = N
         for y in (p.wall + p.boss / 2, p.wall + inner_w - p.boss / 2)
     ]
     lid = lid - _lid_holes(corners, 3.4, p.lid)
-    external = [n for n, b in pinout["buttons"].items() if "BOOT" not in b.get("note", "")]
-    for i, _name in enumerate(external):
+    # A button the dev board already carries (the BOOT button) needs no hole in the lid.
+    external = [u.signal for u in pin_uses(pinout) if u.kind == "button" and not u.onboard]
+    for i, _signal in enumerate(external):
         x = outer[0] / 2 + (i - (len(external) - 1) / 2) * (p.button_hole + 12)
         lid = lid - rod(p.button_hole, p.lid + 2, (x, outer[1] / 2, -1))
     parts.append(Part("controller-lid", lid, f"controller lid: {len(external)} button hole(s)"))

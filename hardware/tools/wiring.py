@@ -100,7 +100,7 @@ def _gpio_label(pinout: dict[str, Any], gpio: int) -> str:
     return f"GP{gpio}" if pinout["mcu"] == "RP2040" else f"GPIO{gpio}"
 
 
-def _signal_note(signal: str, pinout: dict[str, Any]) -> str:
+def _signal_note(signal: str) -> str:
     if signal.startswith("buttons."):
         name = signal.split(".")[1]
         return f"{name} button"
@@ -119,7 +119,7 @@ def _mcu_pins(diagram: Diagram, power_label: str) -> None:
     diagram.pins.append(McuPin(power_label, "power in"))
     diagram.pins.append(McuPin("GND", "ground"))
     for use in pin_uses(pinout):
-        note = _signal_note(use.signal, pinout)
+        note = _signal_note(use.signal)
         if use.onboard:
             note += f": on-board {use.onboard}"
         diagram.pins.append(

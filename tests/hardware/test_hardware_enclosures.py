@@ -81,3 +81,10 @@ def test_command_line_renders_into_the_given_folder(tmp_path, capsys) -> None:
     ]
     assert enclosure.main(["no-such-build", "--out", str(tmp_path)]) == 2
     assert "unknown build" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("build", "holes"), [("levelboard-esp32s3", 1), ("levelboard-picow", 2)])
+def test_the_controller_lid_has_a_hole_per_wired_button(build: str, holes: int) -> None:
+    lid = next(p for p in cases.parts_for(PINOUTS[build]) if p.name == "controller-lid")
+    section = lid.solid.slice(cases.LevelBoardParams().lid / 2)
+    assert section.num_contour() == 1 + 4 + holes  # outline, screw holes, buttons
