@@ -190,3 +190,28 @@ def test_cli_search_and_show(capsys: pytest.CaptureFixture[str]) -> None:
     assert "Lint Golem" in out and "per_empty_hand: True" in out
     assert main(["cards", "show", "gen-lint-golme"]) == 1
     assert "did you mean gen-lint-golem" in capsys.readouterr().err
+
+
+def _readme_example() -> str:
+    import re
+
+    readme = (Path(__file__).resolve().parents[2] / "cards" / "README.md").read_text("utf-8")
+    blocks = re.findall(r"```toml\n(.*?)```", readme, re.S)
+    return next(block for block in blocks if block.startswith("[pack]"))
+
+
+def test_readme_worked_example_is_a_valid_user_pack(user_pack: Callable[..., Path]) -> None:
+    user_pack("haunted-pantry.toml", _readme_example())
+    cards = load_database()
+    assert cards.search("spatula")[0].id == "pantry-spectral-spatula"
+    assert len([card for card in cards if card.id.startswith("pantry-")]) == 7
+
+
+def test_readme_shows_the_real_error_lines(user_pack: Callable[..., Path]) -> None:
+    readme = (Path(__file__).resolve().parents[2] / "cards" / "README.md").read_text("utf-8")
+    broken = _readme_example().replace("level = 6\n", "level = 0\nlevle = 6\n", 1)
+    path = user_pack("haunted-pantry.toml", broken)
+    for problem in load_all().problems:
+        shown = str(problem).replace(str(path.parent) + "/", "")
+        assert shown.split(": ", 1)[1] in readme
+        assert shown.split(": ", 1)[0] in readme
