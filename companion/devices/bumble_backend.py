@@ -30,7 +30,7 @@ from bleak.backends.descriptor import BleakGATTDescriptor
 from bleak.backends.device import BLEDevice
 from bleak.backends.scanner import AdvertisementData, AdvertisementDataCallback, BaseBleakScanner
 from bleak.backends.service import BleakGATTService, BleakGATTServiceCollection
-from bleak.exc import BleakDeviceNotFoundError, BleakError, BleakGATTProtocolError
+from bleak.exc import BleakError, BleakGATTProtocolError
 from bumble import core, hci
 from bumble.att import ATT_Error
 from bumble.controller import Controller
@@ -49,6 +49,7 @@ _LOGGER = logging.getLogger(__name__)
 ADVERTISING_BYTES = 31  # bytes: the legacy advertising payload
 ATT_HEADER = 3  # bytes of every ATT write/notification that are not payload
 ADVERTISING_INTERVAL_MS = 20.0  # ms: the fastest legal interval, so virtual scans finish at once
+VIRTUAL_CONNECT_TIMEOUT_S = 2.0  # s: an advertising virtual peer connects in about 1 ms
 DISCONNECT_TIMEOUT_S = 2.0  # s: an in-process link answers in microseconds; longer means it is gone
 
 _PROPERTY_NAMES = {
@@ -90,6 +91,7 @@ class VirtualRadio:
         self._central_lock = asyncio.Lock()
         self._connect_lock = asyncio.Lock()
         self._scan_listeners: list[Callable[[Advertisement], None]] = []
+        self._controllers: dict[Device, Controller] = {}
 
     def new_device(self, name: str, address: str | None = None) -> Device:
         """A Bumble device (controller + host) on this radio; not yet powered on."""
@@ -99,7 +101,15 @@ class VirtualRadio:
             address = f"C0:00:00:00:{number >> 8:02X}:{number & 0xFF:02X}"
         controller = Controller(name, link=self.link, public_address=address)
         host = Host(controller, AsyncPipeSink(controller))  # type: ignore[no-untyped-call]
-        return Device(name=name, address=hci.Address(address), host=host)
+        device = Device(name=name, address=hci.Address(address), host=host)
+        self._controllers[device] = controller
+        return device
+
+    def remove_device(self, device: Device) -> None:
+        """Take a device's controller off the air: it can no longer be heard or reached."""
+        controller = self._controllers.pop(device, None)
+        if controller is not None and controller in self.link.controllers:
+            self.link.remove_controller(controller)
 
     def bleak_backend(self) -> BleBackend:
         """The bleak client and scanner classes, bound to this radio."""
@@ -253,9 +263,7 @@ class VirtualPeripheral:
             await self.device.stop_advertising()
             await self.device.power_off()
             self._started = False
-        controller = self.device.host.controller
-        if controller in self.radio.link.controllers:
-            self.radio.link.remove_controller(controller)
+        self.radio.remove_device(self.device)
 
     def _on_connection(self, connection: Connection) -> None:
         self.connections += 1
@@ -420,9 +428,11 @@ class BumbleBleakClient(BaseBleakClient):
     async def connect(self, pair: bool, **kwargs: Any) -> None:
         if pair:
             _LOGGER.debug("virtual radio: pairing not supported, connecting without it")
-        timeout_s = float(kwargs.get("timeout", self._timeout))
+        timeout_s = min(float(kwargs.get("timeout", self._timeout)), VIRTUAL_CONNECT_TIMEOUT_S)
         if not self._radio.has_device(self._target):
-            raise BleakDeviceNotFoundError(self.address, f"{self.address} is not on the radio")
+            # A plain BleakError, not BleakDeviceNotFoundError: bleak-retry-connector
+            # reads the latter as "adapter out of slots" and backs off 4 s per try.
+            raise BleakError(f"nothing at {self.address} on the virtual radio")
         try:
             connection = await self._radio.connect(self._target, timeout_s)
         except core.TimeoutError as exc:
