@@ -15,14 +15,19 @@ C = TypeVar("C", bound=Card)
 
 
 class UnknownCardError(KeyError, ValueError):
-    """No loaded card has this id."""
+    """No loaded card has this id (or the card is of another kind than asked for)."""
 
-    def __init__(self, card_id: str) -> None:
+    def __init__(self, card_id: str, message: str | None = None) -> None:
         super().__init__(card_id)
         self.card_id = card_id
+        self.message = message or f"no card has the id {card_id!r}"
 
     def __str__(self) -> str:
-        return f"no card has the id {self.card_id!r}"
+        return self.message
+
+
+def _a(kind: str) -> str:
+    return f"an {kind}" if kind[0] in "aeiou" else f"a {kind}"
 
 
 class CardDatabase:
@@ -99,7 +104,9 @@ class CardDatabase:
     def _typed(self, card_id: str, card_type: type[C]) -> C:
         card = self.get(card_id)
         if not isinstance(card, card_type):
-            raise UnknownCardError(f"{card_id} (a {card.kind}, not a {card_type.kind})")
+            raise UnknownCardError(
+                card_id, f"card {card_id!r} is {_a(card.kind)}, not {_a(card_type.kind)}"
+            )
         return card
 
     def search(self, text: str, *, kind: str | None = None, limit: int = 10) -> list[Card]:

@@ -80,7 +80,7 @@ def _friendly(error: Mapping[str, Any], allowed: Sequence[str]) -> str:
     message = message.removeprefix("Value error, ")
     if kind == "string_pattern_mismatch":
         message = "use lowercase letters, digits, '-' or '_' (no spaces), starting with a letter"
-    if isinstance(value, str | int | float | bool) and not isinstance(value, Mapping):
+    if isinstance(value, str | int | float | bool):
         message += f" (got {value!r})"
     return message
 
@@ -170,6 +170,10 @@ def problems_from_validation(
         else:
             field = field_path(loc) or None
             message = _friendly(error, _allowed_fields(top_model) if len(loc) == 1 else [])
+            if error["type"] == "missing" and len(loc) == 1 and section is not None:
+                message = f"the [{section}] table is missing"
+                if section == "pack":
+                    message += ' (it names the pack: id = "...", name = "...")'
             if error["type"] == "extra_forbidden" and section is not None:
                 message = (
                     f"unknown section or field; allowed: {', '.join(_allowed_fields(top_model))}"

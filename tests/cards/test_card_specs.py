@@ -78,3 +78,13 @@ def test_class_cards_give_their_abilities() -> None:
 def test_unknown_edition_names_the_known_ones() -> None:
     with pytest.raises(ValueError, match="classic"):
         load_edition("epic")
+
+
+def test_asking_for_the_wrong_kind_says_what_the_card_is() -> None:
+    from companion.cards import UnknownCardError
+
+    cards = load_database(user=False)
+    with pytest.raises(UnknownCardError, match="is an item, not a monster"):
+        cards.monster("gen-tin-crown")
+    with pytest.raises(ValueError, match="no card has the id 'nope'"):
+        cards.get("nope")
