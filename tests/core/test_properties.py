@@ -1,0 +1,98 @@
+"""Properties of random legal games: Level stays in bounds, wins need kills, undo/redo and
+save/load restore identical states, and the unchecked fold agrees with the checked one."""
+
+from __future__ import annotations
+
+import random
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from companion.core import (
+    ADVENTURE_TIME,
+    CLASSIC,
+    DISNEY,
+    FU,
+    OZ,
+    Game,
+    GameState,
+    ResolveCombat,
+    apply_unchecked,
+)
+from companion.core.randomplay import random_game, random_setup
+
+SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+seeds = st.integers(min_value=0, max_value=2**32)
+lengths = st.integers(min_value=1, max_value=250)
+editions = st.sampled_from([CLASSIC, FU, OZ, ADVENTURE_TIME, DISNEY])
+winning_levels = st.sampled_from([10, 20])
+
+
+def game_for(seed: int, length: int, edition=CLASSIC, winning_level: int = 10) -> Game:  # type: ignore[no-untyped-def]
+    setup = random_setup(
+        random.Random(seed), edition, winning_level=winning_level, shared_victory=seed % 2 == 0
+    )
+    return random_game(length, seed=seed, setup=setup)
+
+
+@SETTINGS
+@given(seeds, lengths, editions, winning_levels)
+def test_levels_stay_between_1_and_the_winning_level(
+    seed: int,
+    length: int,
+    edition,
+    winning_level: int,  # type: ignore[no-untyped-def]
+) -> None:
+    game = game_for(seed, length, edition, winning_level)
+    for revision in range(len(game.log) + 1):
+        for player in game.state_at(revision).players:
+            assert 1 <= player.level <= winning_level
+
+
+@SETTINGS
+@given(seeds, lengths, winning_levels)
+def test_nobody_wins_without_a_kill(seed: int, length: int, winning_level: int) -> None:
+    game = game_for(seed, length, winning_level=winning_level)
+    for revision, action in enumerate(game.log, start=1):
+        before, after = game.state_at(revision - 1), game.state_at(revision)
+        if after.winners and not before.winners:
+            assert isinstance(action, ResolveCombat) and action.outcome == "kill"
+            fighter = before.combat.fighter  # type: ignore[union-attr]
+            assert fighter in after.winners
+            assert after.players[fighter].level == winning_level
+
+
+@SETTINGS
+@given(seeds, lengths, st.data())
+def test_undo_n_then_redo_n_restores_the_identical_state(
+    seed: int, length: int, data: st.DataObject
+) -> None:
+    game = game_for(seed, length)
+    final = game.state
+    steps = data.draw(st.integers(min_value=1, max_value=len(game.log)))
+    undone = game.undo(steps)
+    assert undone.revision == len(game.log)
+    assert game.redo(steps) == final
+    # and the undone state is exactly what a fresh replay of the shorter log gives
+    short = Game.from_actions(game.setup, game.log[: len(game.log) - steps])
+    assert short.state == undone
+
+
+@SETTINGS
+@given(seeds, lengths)
+def test_saving_and_replaying_restores_the_identical_state(seed: int, length: int) -> None:
+    game = game_for(seed, length)
+    loaded = Game.from_json(game.to_json())
+    assert loaded.state == game.state
+    assert loaded.state.model_dump() == game.state.model_dump()
+
+
+@SETTINGS
+@given(seeds, lengths)
+def test_the_unchecked_fold_of_a_legal_log_matches_the_checked_one(seed: int, length: int) -> None:
+    game = game_for(seed, length)
+    state = GameState.initial(game.setup)
+    for action in game.log:
+        state = apply_unchecked(state, action)
+    assert state == game.state
