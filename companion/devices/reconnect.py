@@ -1,0 +1,150 @@
+"""Keeping a link up: reopen it with exponential backoff whenever it is lost.
+
+A `Reconnector` owns the retry loop for one link. After every successful open
+it awaits `on_open(link)`, the place for the HELLO exchange and the full resync
+a counter needs after a reconnect or reboot. It never blocks its caller: it
+runs as one task on the shared loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+from collections.abc import Awaitable, Callable
+
+from companion.devices.link import Link, LinkClosedError, LinkOpenError, LinkState
+
+_LOGGER = logging.getLogger(__name__)
+
+INITIAL_BACKOFF_S = 0.25  # s: a counter that merely reset is back within a second; retry soon
+MAX_BACKOFF_S = 30.0  # s: a counter switched off for good is tried twice a minute, no more
+BACKOFF_FACTOR = 2.0  # each failed attempt doubles the wait
+BACKOFF_JITTER = 0.2  # fraction: several counters lost together must not retry in lockstep
+STABLE_AFTER_S = 5.0  # s: a connection that lasted this long starts the backoff from scratch
+
+
+class Backoff:
+    """Exponential backoff with seeded jitter: 0.25 s, 0.5 s, 1 s, ... up to `max_s`."""
+
+    def __init__(
+        self,
+        *,
+        initial_s: float = INITIAL_BACKOFF_S,
+        max_s: float = MAX_BACKOFF_S,
+        factor: float = BACKOFF_FACTOR,
+        jitter: float = BACKOFF_JITTER,
+        rng: random.Random | None = None,
+    ) -> None:
+        if initial_s <= 0 or max_s < initial_s or factor < 1 or not 0 <= jitter < 1:
+            raise ValueError("backoff needs 0 < initial <= max, factor >= 1, 0 <= jitter < 1")
+        self.initial_s = initial_s
+        self.max_s = max_s
+        self.factor = factor
+        self.jitter = jitter
+        self._rng = rng or random.Random()
+        self._failures = 0
+
+    def next_delay(self) -> float:
+        """The wait before the next attempt; each call counts one more failure."""
+        base = min(self.max_s, self.initial_s * self.factor**self._failures)
+        self._failures += 1
+        spread = base * self.jitter
+        return min(self.max_s, base + self._rng.uniform(-spread, spread))
+
+    def reset(self) -> None:
+        """Start again from the initial delay (after a connection proved stable)."""
+        self._failures = 0
+
+
+OpenHandler = Callable[[Link], Awaitable[None]]
+
+
+class Reconnector:
+    """Keeps `link` open until `stop()`: reopens it with backoff after every loss.
+
+    A link closed on purpose (`link.close()`) stops the reconnector too; only a
+    lost link (or one that fails to open) is retried.
+    """
+
+    def __init__(
+        self,
+        link: Link,
+        *,
+        on_open: OpenHandler | None = None,
+        backoff: Backoff | None = None,
+        stable_after_s: float = STABLE_AFTER_S,
+    ) -> None:
+        self.link = link
+        self._on_open = on_open
+        self.backoff = backoff or Backoff()
+        self.stable_after_s = stable_after_s
+        self.attempts = 0  # open attempts made, successful or not
+        self.opens = 0  # successful opens
+        self.last_error: Exception | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._changed = asyncio.Event()
+        self._opened = asyncio.Event()
+        link.on_state_change(self._on_state)
+
+    @property
+    def running(self) -> bool:
+        """True while the retry loop runs."""
+        return self._task is not None and not self._task.done()
+
+    def start(self) -> None:
+        """Start the retry loop on the running event loop; returns at once."""
+        if not self.running:
+            self._task = asyncio.get_running_loop().create_task(
+                self._run(), name=f"reconnect {self.link.name}"
+            )
+
+    async def stop(self) -> None:
+        """Stop retrying and close the link."""
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        await self.link.close()
+
+    async def wait_open(self) -> None:
+        """Return once the link is open and `on_open` has run (use with a timeout)."""
+        await self._opened.wait()
+
+    def _on_state(self, state: LinkState) -> None:
+        if state is not LinkState.OPEN:
+            self._opened.clear()
+        self._changed.set()
+
+    async def _run(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            self.attempts += 1
+            try:
+                await self.link.open()
+            except LinkOpenError as exc:
+                self.last_error = exc
+                delay = self.backoff.next_delay()
+                _LOGGER.debug("%s: %s; next try in %.2f s", self.link.name, exc, delay)
+                await asyncio.sleep(delay)
+                continue
+            self.opens += 1
+            opened_at = loop.time()
+            if self._on_open is not None:
+                try:
+                    await self._on_open(self.link)
+                except LinkClosedError as exc:
+                    self.last_error = exc  # lost again during the resync: just retry
+            if self.link.is_open:
+                self._opened.set()
+            while self.link.is_open:
+                self._changed.clear()
+                await self._changed.wait()
+            self._opened.clear()
+            if self.link.state is LinkState.CLOSED:
+                return  # closed on purpose
+            if loop.time() - opened_at >= self.stable_after_s:
+                self.backoff.reset()
+            await asyncio.sleep(self.backoff.next_delay())

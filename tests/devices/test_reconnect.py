@@ -1,0 +1,106 @@
+"""Reconnect with backoff, over a pty serial port and over the virtual radio."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+import pytest
+
+from companion.devices import wire
+from companion.devices.ble_link import BleLink
+from companion.devices.link import Link, LinkState
+from companion.devices.pty_port import PtyPort
+from companion.devices.reconnect import Backoff, Reconnector
+from companion.devices.serial_link import SerialLink
+
+FAST = {"initial_s": 0.01, "max_s": 0.05}  # keeps the tests quick; the shape is what matters
+
+
+def test_backoff_doubles_up_to_its_ceiling_and_resets():
+    backoff = Backoff(initial_s=0.25, max_s=2.0, jitter=0.0)
+
+    delays = [backoff.next_delay() for _ in range(6)]
+    backoff.reset()
+
+    assert delays == [0.25, 0.5, 1.0, 2.0, 2.0, 2.0]
+    assert backoff.next_delay() == 0.25
+
+
+def test_backoff_jitter_is_bounded_and_repeatable_with_a_seed():
+    first = Backoff(jitter=0.2, rng=random.Random(7))
+    second = Backoff(jitter=0.2, rng=random.Random(7))
+
+    delays = [first.next_delay() for _ in range(4)]
+
+    assert delays == [second.next_delay() for _ in range(4)]
+    for delay, base in zip(delays, [0.25, 0.5, 1.0, 2.0], strict=True):
+        assert base * 0.8 <= delay <= base * 1.2
+
+
+def test_backoff_rejects_nonsense_settings():
+    with pytest.raises(ValueError, match="backoff"):
+        Backoff(initial_s=2.0, max_s=1.0)
+
+
+async def test_serial_link_is_reopened_and_resynced_after_the_cable_comes_back(tmp_path):
+    port = PtyPort(tmp_path / "counter0")
+    port.plug()
+    resyncs: list[int] = []
+
+    async def resync(link: Link) -> None:
+        resyncs.append(len(resyncs))
+        await link.send(b"\x02snapshot")
+
+    reconnector = Reconnector(SerialLink(port.path), on_open=resync, backoff=Backoff(**FAST))
+    reconnector.start()
+    try:
+        await asyncio.wait_for(reconnector.wait_open(), 1)
+        port.unplug()
+        await asyncio.sleep(0.1)  # several failed attempts while unplugged
+        assert reconnector.link.state is not LinkState.OPEN
+        port.plug()
+        await asyncio.wait_for(reconnector.wait_open(), 1)
+
+        deframer = wire.Deframer()
+        assert deframer.feed(await asyncio.wait_for(port.read(), 1)) == [b"\x02snapshot"]
+        assert resyncs == [0, 1]
+        assert reconnector.attempts > reconnector.opens == 2
+    finally:
+        await reconnector.stop()
+        port.close()
+    assert reconnector.link.state is LinkState.CLOSED
+
+
+async def test_a_port_that_is_missing_at_start_is_opened_once_it_appears(tmp_path):
+    port = PtyPort(tmp_path / "late")
+    reconnector = Reconnector(SerialLink(port.path), backoff=Backoff(**FAST))
+    reconnector.start()
+    try:
+        await asyncio.sleep(0.05)
+        assert reconnector.opens == 0
+        port.plug()
+        await asyncio.wait_for(reconnector.wait_open(), 1)
+        assert reconnector.link.is_open
+    finally:
+        await reconnector.stop()
+        port.close()
+
+
+@pytest.mark.slow
+async def test_ble_link_reconnects_and_notifications_flow_again(radio, make_counter):
+    counter = await make_counter(echo=False)
+    link = await BleLink.find(counter.peripheral.address, backend=radio.bleak_backend())
+    reconnector = Reconnector(link, backoff=Backoff(**FAST))
+    reconnector.start()
+    try:
+        await asyncio.wait_for(reconnector.wait_open(), 2)
+        await counter.peripheral.disconnect()
+        await asyncio.sleep(0.05)
+        await asyncio.wait_for(reconnector.wait_open(), 2)
+        await counter.peripheral.notify(b"\x05press")
+
+        assert await asyncio.wait_for(link.recv(), 1) == b"\x05press"
+        assert counter.peripheral.connections == 2
+    finally:
+        await reconnector.stop()
