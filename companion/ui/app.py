@@ -19,7 +19,7 @@ from kivy.core.window import Window
 from kivy.lang import Builder
 from kivy.metrics import dp
 from kivy.properties import BooleanProperty, ObjectProperty, StringProperty
-from kivy.uix.boxlayout import BoxLayout
+from kivy.uix.floatlayout import FloatLayout
 from kivy.uix.screenmanager import ScreenManager
 from pydantic import ValidationError
 
@@ -42,7 +42,7 @@ HOME_SCREEN = "table"
 START_SCREEN = "new_game"
 
 
-class AppRoot(BoxLayout):
+class AppRoot(FloatLayout):
     """The frame around the screens: top bar, banner, screen manager, navigation bar."""
 
     def build_nav(self, entries: list[ScreenEntry], show: Callable[[str], None]) -> None:
@@ -186,6 +186,10 @@ class CompanionApp(App):
             return True
         return False
 
+    def _forget_back(self) -> None:
+        self._back.clear()
+        self.can_go_back = False
+
     def _screen_shown(self, name: str) -> None:
         self.screen_title = self.manager.get_screen(name).title
         self.can_go_back = bool(self._back)
@@ -227,6 +231,11 @@ class CompanionApp(App):
             return False
         return True
 
+    @property
+    def live_state(self) -> GameState | None:
+        """The game's state right now (`state` follows it on the next frame)."""
+        return self.game.state if self.game is not None else None
+
     def undo(self) -> None:
         """Take back the last action."""
         if self.game is None or not self.game.can_undo:
@@ -247,6 +256,7 @@ class CompanionApp(App):
         self._open(self.games.new_id(), game)
         self._save()
         self.show(HOME_SCREEN)
+        self._forget_back()
         return game
 
     def open_game(self, game_id: str) -> bool:
@@ -259,6 +269,7 @@ class CompanionApp(App):
         self._open(game_id, game)
         self.games.last_id = game_id
         self.show("game_over" if game.state.winners else HOME_SCREEN)
+        self._forget_back()
         return True
 
     def close_game(self) -> None:

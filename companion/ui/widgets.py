@@ -63,7 +63,7 @@ class Stepper(BoxLayout):
 class PlayerTile(ButtonBehavior, BoxLayout):
     """One player at a glance: colour, name, big level, gear, strength, traits and markers.
 
-    Dispatches `on_level(delta)` and `on_gear(delta)` from its steppers; a tap on the
+    Dispatches `on_level_step(delta)` and `on_gear_step(delta)` from its steppers; a tap on the
     tile itself is an ordinary `on_release`.
     """
 
@@ -77,26 +77,27 @@ class PlayerTile(ButtonBehavior, BoxLayout):
     traits = StringProperty("")
     dead = BooleanProperty(False)
     turn = BooleanProperty(False)
-    compact = BooleanProperty(False)
+    # True: a fixed height (the table scrolls); False: share the table's height.
+    compact = BooleanProperty(True)
 
     def __init__(self, **kwargs: object) -> None:
-        self.register_event_type("on_level")
-        self.register_event_type("on_gear")
+        self.register_event_type("on_level_step")
+        self.register_event_type("on_gear_step")
         super().__init__(**kwargs)
 
     def step_level(self, delta: int) -> None:
         """Called by the level stepper."""
-        self.dispatch("on_level", delta)
+        self.dispatch("on_level_step", delta)
 
     def step_gear(self, delta: int) -> None:
         """Called by the gear stepper."""
-        self.dispatch("on_gear", delta)
+        self.dispatch("on_gear_step", delta)
 
-    def on_level(self, delta: int) -> None:
-        """Default handler: the table screen binds to `on_level`."""
+    def on_level_step(self, delta: int) -> None:
+        """Default handler: the table screen binds to `on_level_step`."""
 
-    def on_gear(self, delta: int) -> None:
-        """Default handler: the table screen binds to `on_gear`."""
+    def on_gear_step(self, delta: int) -> None:
+        """Default handler: the table screen binds to `on_gear_step`."""
 
 
 class Banner(Label):
@@ -205,24 +206,24 @@ class DieFace(ButtonBehavior, Widget):
 class LevelChart(Widget):
     """Levels over time, one line per player, drawn with Kivy graphics.
 
-    `series` is a list of (rgba colour, [level after each step]); `top` is the
-    winning level so the chart's top edge is the finish line.
+    `series` is a list of (rgba colour, [level after each step]); `finish` is the
+    winning level (`finish`) so the chart's top edge is the finish line.
     """
 
     series = ListProperty([])
-    top = NumericProperty(10)
+    finish = NumericProperty(10)
     grid = ColorProperty([1, 1, 1, 0.12])
 
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)
-        self.bind(pos=self._draw, size=self._draw, series=self._draw, top=self._draw)
+        self.bind(pos=self._draw, size=self._draw, series=self._draw, finish=self._draw)
 
     def _draw(self, *_args: object) -> None:
         self.canvas.clear()
         pad = dp(8)
         x0, y0 = self.x + pad, self.y + pad
         w, h = max(1.0, self.width - 2 * pad), max(1.0, self.height - 2 * pad)
-        top = max(2, int(self.top))
+        top = max(2, int(self.finish))
         with self.canvas:
             Color(*self.grid)
             for level in range(1, top + 1):

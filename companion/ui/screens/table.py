@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from kivy.metrics import dp
 from kivy.properties import BooleanProperty, NumericProperty, StringProperty
 
 from companion.core import AdvancePhase, EndTurn, GoUpLevel, LoseLevel, SetGearBonus
@@ -26,11 +27,13 @@ class TableScreen(CompanionScreen):
     phase_text = StringProperty("")
     in_combat = BooleanProperty(False)
     columns = NumericProperty(2)
+    fill = BooleanProperty(False)
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.tiles: list[PlayerTile] = []
         self.app.bind(wide=lambda *_a: self._layout())
+        self.ids.scroll.bind(height=lambda *_a: self._layout())
 
     # -- actions --------------------------------------------------------------------
     def change_level(self, seat: int, delta: int) -> None:
@@ -42,7 +45,7 @@ class TableScreen(CompanionScreen):
 
     def change_gear(self, seat: int, delta: int) -> None:
         """A gear stepper on a tile: the hand-kept gear bonus goes up or down by one."""
-        state = self.app.state
+        state = self.app.live_state
         if state is not None:
             bonus = state.players[seat].gear_bonus + delta
             self.app.act(SetGearBonus, player=seat, bonus=bonus)
@@ -92,8 +95,8 @@ class TableScreen(CompanionScreen):
         for seat in range(count):
             tile = PlayerTile(index=seat)
             tile.bind(
-                on_level=lambda t, d: self.change_level(t.index, d),
-                on_gear=lambda t, d: self.change_gear(t.index, d),
+                on_level_step=lambda t, d: self.change_level(t.index, d),
+                on_gear_step=lambda t, d: self.change_gear(t.index, d),
                 on_release=lambda t: self.open_player(t.index),
             )
             grid.add_widget(tile)
@@ -103,6 +106,13 @@ class TableScreen(CompanionScreen):
     def _layout(self) -> None:
         count = max(1, len(self.tiles))
         if self.app.wide:
-            self.columns = min(4, count) if count != 5 and count != 6 else 3
+            self.columns = min(4, count) if count not in (5, 6) else 3
         else:
             self.columns = 1 if count <= 2 else 2
+        # Tiles share the height when they all fit; otherwise they keep theirs and scroll.
+        rows = -(-count // self.columns)
+        needed = sum(tile.height for tile in self.tiles[:: self.columns]) if self.tiles else 0
+        fits = needed <= self.ids.scroll.height or rows * dp(150) <= self.ids.scroll.height
+        for tile in self.tiles:
+            tile.compact = not fits
+        self.fill = fits

@@ -1,0 +1,82 @@
+"""Game over: the winner, a few statistics and a chart of everyone's level over the game."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kivy.factory import Factory
+from kivy.properties import ListProperty, NumericProperty, StringProperty
+
+from companion.core import ResolveCombat
+from companion.ui.i18n import N_, _
+from companion.ui.screens import ScreenEntry
+from companion.ui.screens.base import CompanionScreen
+from companion.ui.theme import colour
+
+ENTRY = ScreenEntry(name="game_over", title=N_("Game over"), cls="GameOverScreen", needs_game=True)
+
+
+def game_statistics(game: Any) -> dict[str, Any]:
+    """Per-player numbers read from the game's states: kills, deaths, best level, levels
+    after every action (for the chart)."""
+    states = [game.state_at(r) for r in range(len(game.log) + 1)]
+    count = len(states[0].players)
+    kills = [0] * count
+    deaths = [0] * count
+    for action, before, after in zip(game.log, states, states[1:], strict=False):
+        if isinstance(action, ResolveCombat) and action.outcome == "kill" and before.combat:
+            kills[before.combat.fighter] += 1
+        for seat in range(count):
+            if after.players[seat].dead and not before.players[seat].dead:
+                deaths[seat] += 1
+    levels = [[p.level for p in state.players] for state in states]
+    best = [max(row[seat] for row in levels) for seat in range(count)]
+    return {"kills": kills, "deaths": deaths, "best": best, "levels": levels}
+
+
+class GameOverScreen(CompanionScreen):
+    """Who won, and how the game went."""
+
+    winner_text = StringProperty("")
+    detail_text = StringProperty("")
+    series = ListProperty([])
+    winning_level = NumericProperty(10)
+
+    def new_game(self) -> None:
+        """Set up the next game with the same table."""
+        self.app.show("new_game", fresh=True)
+
+    def keep_playing(self) -> None:
+        """Back to the table (to look, or to undo the winning move)."""
+        self.app.show("table")
+
+    def refresh(self) -> None:
+        game = self.app.game
+        state = self.state
+        box = self.ids.stats
+        box.clear_widgets()
+        if game is None or state is None:
+            return
+        names = [state.players[i].name for i in state.winners]
+        if names:
+            self.winner_text = _("{names} won!").format(names=" & ".join(names))
+        else:
+            self.winner_text = _("No winner yet")
+        stats = game_statistics(game)
+        self.detail_text = _("{turns} turns, {actions} actions").format(
+            turns=state.turn, actions=len(game.log)
+        )
+        self.winning_level = state.winning_level
+        colours = [colour(p.colour) for p in state.players]
+        self.series = [
+            (colours[seat], [row[seat] for row in stats["levels"]])
+            for seat in range(len(state.players))
+        ]
+        for seat, player in enumerate(state.players):
+            text = _("Level {level} (best {best}) · {kills} kills · {deaths} deaths").format(
+                level=player.level,
+                best=stats["best"][seat],
+                kills=stats["kills"][seat],
+                deaths=stats["deaths"][seat],
+            )
+            box.add_widget(Factory.StatLine(name=player.name, detail=text, swatch=colours[seat]))

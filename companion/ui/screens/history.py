@@ -1,0 +1,52 @@
+"""History: every action of the game in words, newest first, with undo and redo."""
+
+from __future__ import annotations
+
+from kivy.factory import Factory
+from kivy.properties import ListProperty, NumericProperty
+
+from companion.core import describe
+from companion.ui.i18n import N_
+from companion.ui.screens import ScreenEntry
+from companion.ui.screens.base import CompanionScreen
+
+SHOWN_ACTIONS = 300
+
+ENTRY = ScreenEntry(
+    name="history", title=N_("History"), cls="HistoryScreen", nav_order=40, needs_game=True
+)
+
+
+class HistoryScreen(CompanionScreen):
+    """The log as sentences, newest first (the newest SHOWN_ACTIONS of long games)."""
+
+    entries = ListProperty([])
+    count = NumericProperty(0)
+
+    def undo(self) -> None:
+        """Take back the newest action."""
+        self.app.undo()
+
+    def redo(self) -> None:
+        """Apply again the action taken back last."""
+        self.app.redo()
+
+    def refresh(self) -> None:
+        game = self.app.game
+        if game is None:
+            self.entries = []
+            self.count = 0
+            return
+        log = game.log
+        first = max(0, len(log) - SHOWN_ACTIONS)
+        rows = [
+            f"{revision + 1}.  {describe(log[revision], game.state_at(revision))}"
+            for revision in range(first, len(log))
+        ]
+        rows.reverse()
+        self.entries = rows
+        self.count = len(log)
+        box = self.ids.lines
+        box.clear_widgets()
+        for text in rows:
+            box.add_widget(Factory.HistoryLine(text=text))

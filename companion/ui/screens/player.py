@@ -1,0 +1,202 @@
+"""A player's details: level with "a card says otherwise", gear, run-away bonus, sex,
+classes/races/motivations/styles and their doubling cards, Ally, death."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kivy.factory import Factory
+from kivy.metrics import dp
+from kivy.properties import BooleanProperty, NumericProperty, StringProperty
+from kivy.uix.gridlayout import GridLayout
+
+from companion.core import (
+    AllySpec,
+    ChangeSex,
+    Die,
+    DiscardAlly,
+    GainTrait,
+    GoUpLevel,
+    LoseLevel,
+    LoseTrait,
+    SetAlly,
+    SetGearBonus,
+    SetRunAwayBonus,
+    SetTraitBoost,
+    Sex,
+)
+from companion.ui.i18n import N_, _
+from companion.ui.labels import sex_name
+from companion.ui.screens import ScreenEntry
+from companion.ui.screens.base import CompanionScreen
+from companion.ui.widgets import FlatButton
+
+ENTRY = ScreenEntry(name="player", title=N_("Player"), cls="PlayerScreen", needs_game=True)
+
+TRAIT_KINDS: tuple[tuple[str, str, str], ...] = (
+    # kind, heading, field of Edition with the names
+    ("class", N_("Class"), "classes"),
+    ("race", N_("Race"), "races"),
+    ("motivation", N_("Motivation"), "motivations"),
+    ("style", N_("Style"), "styles"),
+)
+BOOSTS: dict[str, tuple[str, str]] = {
+    "class": ("super_munchkin", N_("Super Munchkin")),
+    "race": ("half_breed", N_("Half-Breed")),
+    "motivation": ("extra_motivated", N_("Extra Motivated")),
+}
+
+
+class PlayerScreen(CompanionScreen):
+    """Everything about one seat; every control is one action in the log."""
+
+    seat = NumericProperty(0)
+    name_text = StringProperty("")
+    swatch = StringProperty("#ffffff")
+    level = NumericProperty(1)
+    gear = NumericProperty(0)
+    run_bonus = NumericProperty(0)
+    strength = NumericProperty(1)
+    dead = BooleanProperty(False)
+    override = BooleanProperty(False)
+    ally_text = StringProperty("")
+
+    def prepare(self, **params: Any) -> None:
+        seat = params.pop("seat", None)
+        super().prepare(**params)
+        if seat is not None:
+            self.seat = seat
+            self.override = False
+
+    # -- steppers ---------------------------------------------------------------------
+    def step_level(self, delta: int) -> None:
+        """Level up (with the override, past the rules' limits) or down."""
+        if delta > 0:
+            reason = _("A card says otherwise") if self.override else None
+            self.app.act(GoUpLevel, player=self.seat, override=reason)
+        else:
+            self.app.act(LoseLevel, player=self.seat)
+
+    def step_gear(self, delta: int) -> None:
+        """The hand-kept gear bonus."""
+        player = self._player()
+        if player is not None:
+            reason = _("A card says otherwise") if self.override else None
+            self.app.act(
+                SetGearBonus, player=self.seat, bonus=player.gear_bonus + delta, override=reason
+            )
+
+    def step_run_bonus(self, delta: int) -> None:
+        """The player's own run-away modifier."""
+        player = self._player()
+        if player is not None:
+            self.app.act(SetRunAwayBonus, player=self.seat, bonus=player.run_away_bonus + delta)
+
+    def toggle_override(self) -> None:
+        """ "A card says otherwise": the next level or gear change may break a rule (logged)."""
+        self.override = not self.override
+
+    # -- character --------------------------------------------------------------------
+    def set_sex(self, sex: str) -> None:
+        """A card changes the character's sex."""
+        self.app.act(ChangeSex, player=self.seat, sex=Sex(sex))
+
+    def toggle_trait(self, kind: str, name: str) -> None:
+        """Take or discard a class, race, motivation or style."""
+        player = self._player()
+        if player is None:
+            return
+        if name in player.traits(kind):
+            self.app.act(LoseTrait, player=self.seat, kind=kind, name=name)
+        else:
+            reason = _("A card says otherwise") if self.override else None
+            self.app.act(GainTrait, player=self.seat, kind=kind, name=name, override=reason)
+
+    def toggle_boost(self, kind: str) -> None:
+        """Play or lose Super Munchkin / Half-Breed / Extra Motivated."""
+        player = self._player()
+        if player is not None:
+            on = not getattr(player, BOOSTS[kind][0])
+            self.app.act(SetTraitBoost, player=self.seat, kind=kind, on=on)
+
+    def set_ally(self) -> None:
+        """Play an Ally named in the box, with the bonus in the box beside it."""
+        name = self.ids.ally_name.text.strip() or _("Ally")
+        try:
+            bonus = int(self.ids.ally_bonus.text or "0")
+        except ValueError:
+            self.app.notify(_("The Ally's bonus must be a whole number."), True)
+            return
+        self.app.act(SetAlly, player=self.seat, ally=AllySpec(name=name, bonus=bonus))
+
+    def discard_ally(self) -> None:
+        """The Ally leaves play."""
+        self.app.act(DiscardAlly, player=self.seat)
+
+    def die(self) -> None:
+        """The character dies (keeps Level and traits, loses items and Ally)."""
+        self.app.act(Die, player=self.seat)
+
+    # -- drawing --------------------------------------------------------------------
+    def _player(self) -> Any:
+        state = self.app.live_state
+        if state is None or not 0 <= self.seat < len(state.players):
+            return None
+        return state.players[self.seat]
+
+    def refresh(self) -> None:
+        state = self.state
+        if state is None or not 0 <= self.seat < len(state.players):
+            return
+        player = state.players[self.seat]
+        self.title = player.name
+        self.app.screen_title = player.name
+        self.name_text = player.name
+        self.swatch = player.colour
+        self.level = player.level
+        self.gear = player.gear_bonus
+        self.run_bonus = player.run_away_bonus
+        self.strength = player.strength
+        self.dead = player.dead
+        self.ally_text = (
+            _("Ally: {name} ({bonus:+d})").format(name=player.ally.name, bonus=player.ally.bonus)
+            if player.ally
+            else _("No Ally")
+        )
+        for sex in Sex:
+            self.ids[f"sex_{sex.value}"].selected = player.sex == sex
+        box = self.ids.traits
+        box.clear_widgets()
+        edition = state.setup.edition
+        for kind, heading, field in TRAIT_KINDS:
+            names = getattr(edition, field)
+            if not names:
+                continue
+            box.add_widget(_caption(_(heading)))
+            grid = _grid()
+            for name in names:
+                button = FlatButton(text=name, font_size=self.app.theme.body)
+                button.selected = name in player.traits(kind)
+                button.bind(on_release=lambda _b, k=kind, n=name: self.toggle_trait(k, n))
+                grid.add_widget(button)
+            if kind in BOOSTS:
+                attr, label = BOOSTS[kind]
+                button = FlatButton(text=_(label), font_size=self.app.theme.small)
+                button.selected = getattr(player, attr)
+                button.bind(on_release=lambda _b, k=kind: self.toggle_boost(k))
+                grid.add_widget(button)
+            box.add_widget(grid)
+
+    def sex_label(self, sex: str) -> str:
+        """A sex in words, for the kv."""
+        return sex_name(sex)
+
+
+def _caption(text: str) -> Any:
+    return Factory.Caption(text=text)
+
+
+def _grid() -> Any:
+    grid = GridLayout(cols=3, spacing=dp(4), size_hint_y=None, row_default_height=dp(48))
+    grid.bind(minimum_height=grid.setter("height"))
+    return grid
