@@ -301,6 +301,11 @@ class _Trait(Card):
     grants: tuple[Grant, ...] = ()
 
     @property
+    def combat_bonus(self) -> int:
+        """The combat bonus that always applies (against every monster, for every owner)."""
+        return _plain(self.grants, "bonus")
+
+    @property
     def run_away_bonus(self) -> int:
         """The run-away bonus that always applies (for SetRunAwayBonus)."""
         return _plain(self.grants, "run_away")

@@ -70,7 +70,10 @@ def test_class_cards_give_their_abilities() -> None:
     cards = load_database(user=False)
     warrior = cards.get("gen-class-warrior")
     assert warrior.wins_ties
-    assert cards.get("gen-class-wizard").run_away_bonus == 1
+    assert warrior.combat_bonus == 1
+    assert cards.get("gen-race-dwarf").combat_bonus == 1  # the Undead bonus is conditional
+    assert cards.get("gen-class-thief").run_away_bonus == 1
+    assert cards.get("gen-race-elf").run_away_bonus == 2
     action = warrior.gain_action(2)
     assert (action.player, action.kind, action.name) == (2, "class", "Warrior")
 
