@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -33,5 +34,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"companion replay: {path}: {err}", file=sys.stderr)
         return 1
     state = game.state.model_dump(mode="json")
-    print(json.dumps(state, indent=None if args.compact else 2, ensure_ascii=False))
+    try:
+        print(json.dumps(state, indent=None if args.compact else 2, ensure_ascii=False))
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader (e.g. `| head`) stopped early: that is not an error of the log.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
