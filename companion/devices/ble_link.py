@@ -68,7 +68,7 @@ class BleLink(Link):
         backend: BleBackend | None = None,
         max_attempts: int = CONNECT_ATTEMPTS,
     ) -> None:
-        super().__init__(f"ble {device.address}")
+        super().__init__(device.address)
         self.device = device
         self.backend = backend or BleBackend()
         self.max_attempts = max_attempts

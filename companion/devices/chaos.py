@@ -82,8 +82,9 @@ class ChaosLink(Link):
     """Wraps any link and lets `plan` drop, damage or cut its messages in both directions."""
 
     def __init__(self, inner: Link, plan: FaultPlan) -> None:
-        super().__init__(f"chaos({inner.name})")
         self.transport = inner.transport
+        super().__init__(inner.address)
+        self.name = f"chaos({inner.name})"
         self.inner = inner
         self.plan = plan
         inner.on_message(self._incoming)

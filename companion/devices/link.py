@@ -66,8 +66,11 @@ class Link(abc.ABC):
     #: Carrier name, shown to users ("serial", "ble").
     transport: str = ""
 
-    def __init__(self, name: str) -> None:
-        self.name = name
+    def __init__(self, address: str) -> None:
+        #: Where the counter is: a serial port path or a BLE address.
+        self.address = address
+        #: How the link is shown in logs and messages, e.g. "serial /dev/ttyACM0".
+        self.name = f"{self.transport} {address}"
         self._state = LinkState.CLOSED
         self._queue: asyncio.Queue[bytes | LinkClosedError] = asyncio.Queue()
         self._message_callbacks: dict[object, MessageCallback] = {}

@@ -31,6 +31,7 @@ class PtyPort:
         self._receiver: Callable[[bytes], None] | None = None
         self._queue: asyncio.Queue[bytes] = asyncio.Queue()
         self.device_path = ""
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     @property
     def path(self) -> str:
@@ -63,7 +64,8 @@ class PtyPort:
                 tmp.unlink()
             tmp.symlink_to(self.device_path)
             tmp.replace(self._link_path)  # atomic: an app polling the path never sees a gap
-        asyncio.get_running_loop().add_reader(master, self._readable)
+        self._loop = asyncio.get_running_loop()
+        self._loop.add_reader(master, self._readable)
 
     def unplug(self) -> None:
         """Destroy the pty: the app's reads fail at once, as when the cable is pulled."""
@@ -72,9 +74,9 @@ class PtyPort:
         self._pending.clear()
         if master is None:
             return
-        loop = asyncio.get_running_loop()
-        loop.remove_reader(master)
-        loop.remove_writer(master)
+        if self._loop is not None and not self._loop.is_closed():
+            self._loop.remove_reader(master)
+            self._loop.remove_writer(master)
         os.close(master)
         if slave is not None:
             os.close(slave)

@@ -59,7 +59,7 @@ class SerialLink(Link):
         framing: Framing | None = None,
         faults: FaultPlan | None = None,
     ) -> None:
-        super().__init__(f"serial {port}")
+        super().__init__(port)
         self.port = port
         self.baudrate = baudrate
         self._framing = framing or WireFraming()

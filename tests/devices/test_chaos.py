@@ -19,7 +19,7 @@ class LoopbackLink(Link):
     transport = "loopback"
 
     def __init__(self) -> None:
-        super().__init__("loopback")
+        super().__init__("here")
         self.sent: list[bytes] = []
 
     async def _open(self) -> None:

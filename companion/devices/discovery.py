@@ -1,0 +1,222 @@
+"""Finding counters: serial ports by USB vendor/product id, BLE devices by service UUID, both
+confirmed by a HELLO exchange.
+
+A USB id only says "this could be a microcontroller board"; the HELLO answer
+says it is one of our counters, which role it plays and which firmware it runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from bleak.backends.device import BLEDevice
+from bleak.exc import BleakError
+from serial.tools import list_ports
+from serial.tools.list_ports_common import ListPortInfo
+
+from companion.devices import wire
+from companion.devices.ble_link import BleBackend, BleLink
+from companion.devices.link import Link, LinkClosedError, LinkError
+from companion.devices.serial_link import SerialLink
+
+_LOGGER = logging.getLogger(__name__)
+
+SCAN_TIMEOUT_S = 3.0  # s: counters advertise at least every 500 ms; three seconds hears each often
+HELLO_TIMEOUT_S = 2.0  # s: a running counter answers in milliseconds, a board still booting
+# MicroPython may need a second before its serial task reads
+
+
+@dataclass(frozen=True)
+class UsbId:
+    """A USB vendor (and optionally product) id that counters' boards show up with."""
+
+    vid: int
+    pid: int | None
+    label: str
+
+    def matches(self, vid: int | None, pid: int | None) -> bool:
+        return vid == self.vid and (self.pid is None or pid == self.pid)
+
+
+KNOWN_USB_IDS: tuple[UsbId, ...] = (
+    UsbId(0x303A, None, "Espressif native USB"),  # ESP32-C3/S3 USB-Serial-JTAG and TinyUSB CDC
+    UsbId(0x2E8A, None, "Raspberry Pi RP2040/RP2350"),  # Pico W running MicroPython: 0x0005
+    UsbId(0x10C4, 0xEA60, "Silicon Labs CP210x"),
+    UsbId(0x1A86, 0x7523, "WCH CH340"),
+    UsbId(0x1A86, 0x55D4, "WCH CH9102"),
+    UsbId(0x1A86, 0x55D3, "WCH CH343"),
+    UsbId(0x0403, 0x6001, "FTDI FT232R"),
+    UsbId(0x0403, 0x6010, "FTDI FT2232"),
+    UsbId(0x0403, 0x6014, "FTDI FT232H"),
+    UsbId(0x0403, 0x6015, "FTDI FT231X"),
+)
+
+
+class NotACounterError(LinkError):
+    """Something answered on the port or radio, but not with a counter's HELLO."""
+
+
+class CounterVersionError(NotACounterError):
+    """A counter answered, but speaks a protocol version this app cannot."""
+
+
+@dataclass(frozen=True)
+class SerialCandidate:
+    """A serial port whose USB id fits a counter's board (not yet confirmed)."""
+
+    port: str
+    board: str
+    description: str = ""
+    serial_number: str | None = None
+
+
+@dataclass(frozen=True)
+class BleCandidate:
+    """A BLE device advertising the counter service (not yet confirmed)."""
+
+    device: BLEDevice
+    name: str | None
+    rssi: int
+
+    @property
+    def address(self) -> str:
+        return self.device.address
+
+
+@dataclass(frozen=True)
+class CounterInfo:
+    """A confirmed counter: where it is and what its HELLO said."""
+
+    transport: str  # "serial" or "ble"
+    address: str  # serial port path or BLE address
+    name: str
+    hello: wire.Hello
+
+    @property
+    def role(self) -> str:
+        """ "board" or "tracker"."""
+        return {wire.ROLE_BOARD: "board", wire.ROLE_TRACKER: "tracker"}.get(
+            self.hello.role, "unknown"
+        )
+
+    @property
+    def firmware(self) -> str:
+        """Firmware version as "major.minor.patch"."""
+        return ".".join(str(part) for part in self.hello.firmware)
+
+
+def serial_candidates(ports: Iterable[ListPortInfo] | None = None) -> list[SerialCandidate]:
+    """Serial ports whose USB vendor/product id belongs to a board counters run on.
+
+    `ports` defaults to the system's ports (`serial.tools.list_ports.comports()`).
+    """
+    found = []
+    for info in list_ports.comports() if ports is None else ports:
+        for usb_id in KNOWN_USB_IDS:
+            if usb_id.matches(info.vid, info.pid):
+                found.append(
+                    SerialCandidate(
+                        port=info.device,
+                        board=usb_id.label,
+                        description=info.description or "",
+                        serial_number=info.serial_number,
+                    )
+                )
+                break
+    return sorted(found, key=lambda candidate: candidate.port)
+
+
+async def scan_ble(
+    backend: BleBackend | None = None, timeout_s: float = SCAN_TIMEOUT_S
+) -> list[BleCandidate]:
+    """BLE devices advertising the counter service, strongest signal first."""
+    backend = backend or BleBackend()
+    scanner = backend.new_scanner(service_uuids=[wire.SERVICE_UUID])
+    async with scanner:
+        await asyncio.sleep(timeout_s)
+    found = [
+        BleCandidate(device, adv.local_name or device.name, adv.rssi)
+        for device, adv in scanner.discovered_devices_and_advertisement_data.values()
+        if wire.SERVICE_UUID in adv.service_uuids
+    ]
+    return sorted(found, key=lambda candidate: -candidate.rssi)
+
+
+async def hello(link: Link, *, timeout_s: float = HELLO_TIMEOUT_S) -> wire.Hello:
+    """Send the app's HELLO on an open link and return the counter's.
+
+    Messages that are not a counter's HELLO are skipped (a counter may still be
+    flushing what it sent before); raises `NotACounterError` if none comes within
+    `timeout_s`, `CounterVersionError` if the counter speaks another protocol major.
+    """
+    await link.send(wire.encode(wire.Hello(role=wire.ROLE_APP)))
+    try:
+        async with asyncio.timeout(timeout_s):
+            while True:
+                payload = await link.recv()
+                try:
+                    message = wire.decode(payload)
+                except wire.WireError as exc:
+                    if exc.code == wire.ERR_VERSION:
+                        raise CounterVersionError(f"{link.name}: {exc}") from exc
+                    continue
+                if isinstance(message, wire.Error) and message.code == wire.ERR_VERSION:
+                    raise CounterVersionError(
+                        f"{link.name} does not speak protocol {wire.PROTOCOL_MAJOR}.x"
+                    )
+                if isinstance(message, wire.Hello) and message.role != wire.ROLE_APP:
+                    return message
+    except TimeoutError as exc:
+        raise NotACounterError(f"{link.name} gave no HELLO within {timeout_s:g} s") from exc
+    except LinkClosedError as exc:
+        raise NotACounterError(f"{link.name} went away before its HELLO: {exc}") from exc
+
+
+async def probe(link: Link, name: str, *, timeout_s: float = HELLO_TIMEOUT_S) -> CounterInfo:
+    """Open `link`, exchange HELLO, close it again; raises a `LinkError` if it is no counter."""
+    async with link:
+        answer = await hello(link, timeout_s=timeout_s)
+    return CounterInfo(transport=link.transport, address=link.address, name=name, hello=answer)
+
+
+async def discover(
+    *,
+    backend: BleBackend | None = None,
+    serial_ports: Sequence[str] | None = None,
+    use_ble: bool = True,
+    scan_timeout_s: float = SCAN_TIMEOUT_S,
+    hello_timeout_s: float = HELLO_TIMEOUT_S,
+) -> list[CounterInfo]:
+    """Every counter that answers HELLO, on serial and BLE, probed concurrently.
+
+    `serial_ports` replaces the USB-id filtered system ports (the simulator
+    passes its pty paths here). Ports and devices that do not answer are left out.
+    """
+    links: list[tuple[Link, str]] = []
+    ports = (
+        list(serial_ports) if serial_ports is not None else [c.port for c in serial_candidates()]
+    )
+    links += [(SerialLink(port), port) for port in ports]
+    if use_ble:
+        try:
+            candidates = await scan_ble(backend, scan_timeout_s)
+        except (BleakError, OSError) as exc:  # no adapter, no BlueZ, no permission
+            _LOGGER.info("BLE scan not possible: %s", exc)
+            candidates = []
+        links += [(BleLink(c.device, backend=backend), c.name or c.address) for c in candidates]
+    results = await asyncio.gather(
+        *(probe(link, name, timeout_s=hello_timeout_s) for link, name in links),
+        return_exceptions=True,
+    )
+    found = []
+    for (link, _name), result in zip(links, results, strict=True):
+        if isinstance(result, CounterInfo):
+            found.append(result)
+        elif isinstance(result, LinkError):
+            _LOGGER.info("%s: not a counter: %s", link.name, result)
+        elif isinstance(result, BaseException):
+            raise result
+    return found
