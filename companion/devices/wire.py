@@ -69,6 +69,7 @@ CAP_BLE = 0x0020
 CAP_SERIAL = 0x0040
 CAP_LEVEL_BUTTONS = 0x0080  # + and - buttons
 CAP_NEXT_BUTTON = 0x0100
+CAP_CLAIMED = 0x8000  # not a capability but state: a CHALLENGE follows this HELLO
 
 FLAG_TURN = 0x1
 FLAG_FIGHTING = 0x2

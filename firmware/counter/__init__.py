@@ -1,0 +1,1 @@
+"""Firmware of the LED level counters; modules are small and the logic runs under CPython too."""

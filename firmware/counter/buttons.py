@@ -1,0 +1,76 @@
+"""Debounced buttons: raw pin samples in, (name, long) presses out; chords for claim."""
+
+try:
+    from micropython import const
+except ImportError:
+
+    def const(x):
+        return x
+
+
+DEBOUNCE_MS = const(30)  # contact bounce of tactile switches settles well within this
+LONG_PRESS_MS = const(1500)
+
+
+class Buttons:
+    """Feed ``update(i, pressed, now_ms)`` for every button every few ms; read ``events``.
+
+    ``chords`` maps a pair of button names to the name a long press of both at
+    once stands for (the tracker's + and - together mean "claim").
+    """
+
+    def __init__(self, names, chords=None):
+        self.names = list(names)
+        n = len(self.names)
+        self._raw = bytearray(n)
+        self._stable = bytearray(n)
+        self._changed = [0] * n
+        self._down_at = [0] * n
+        self._used = bytearray(n)  # a long press or chord already consumed this press
+        self._chords = []
+        for pair, name in (chords or {}).items():
+            if pair[0] in self.names and pair[1] in self.names:
+                self._chords.append((self.names.index(pair[0]), self.names.index(pair[1]), name))
+        self.events = []  # (name, long) in the order they happened
+
+    def update(self, i, pressed, now):
+        pressed = 1 if pressed else 0
+        if pressed != self._raw[i]:
+            self._raw[i] = pressed
+            self._changed[i] = now
+            return
+        if pressed != self._stable[i]:
+            if _diff(now, self._changed[i]) < DEBOUNCE_MS:
+                return
+            self._stable[i] = pressed
+            if pressed:
+                self._down_at[i] = now
+                self._used[i] = 0
+            elif not self._used[i]:
+                self.events.append((self.names[i], False))
+            return
+        if pressed and not self._used[i] and _diff(now, self._down_at[i]) >= LONG_PRESS_MS:
+            for a, b, name in self._chords:
+                if (a == i or b == i) and self._stable[a] and self._stable[b]:
+                    self._used[a] = 1
+                    self._used[b] = 1
+                    self.events.append((name, True))
+                    return
+            self._used[i] = 1
+            self.events.append((self.names[i], True))
+
+    def take(self):
+        """The events so far, oldest first, and forget them."""
+        if not self.events:
+            return self.events
+        out = self.events
+        self.events = []
+        return out
+
+
+try:
+    from time import ticks_diff as _diff
+except ImportError:
+
+    def _diff(a, b):
+        return a - b

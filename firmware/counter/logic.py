@@ -1,0 +1,531 @@
+"""The counter's brain: protocol sessions, claim/auth, state, buttons -> intents, persistence.
+
+``Counter`` takes its hardware injected (clock, flash store, randomness), so the
+same code runs on a board, under CPython as a virtual counter, and in the
+MicroPython VM of the tests. Links feed it payloads with ``handle`` and send
+what it returns; the LED task calls ``frame``.
+"""
+
+import struct
+
+try:
+    import wire
+except ImportError:  # CPython: the app's copy of the same module
+    from companion.devices import wire
+
+try:
+    from micropython import const
+except ImportError:
+
+    def const(x):
+        return x
+
+
+from counter import timebase
+from counter.render import Renderer
+from counter.store import MemoryStore
+
+FIRMWARE_VERSION = (1, 0, 0)
+_STATE_FILE = "state.bin"
+_TOKEN_FILE = "token.bin"
+_STATE_FORMAT = 1
+_SAVE_QUIET_MS = const(5000)  # wait until the table stops changing ...
+_SAVE_MIN_INTERVAL_MS = const(30000)  # ... and never write flash more often than this
+_RESEND_MS = const(1000)  # an unacknowledged BUTTON is sent again after this
+_RESEND_TRIES = const(3)
+_MAX_PENDING = const(4)
+_ROLL_SHOW_MS = const(4200)  # spin + value, then the roll disappears by itself
+_IDENTIFY_MS = const(5000)  # how long a local long press blinks when nothing else asks
+_LOW_BATTERY_PERCENT = const(10)
+
+DEFAULT_COLOURS = (
+    (230, 30, 30),
+    (30, 90, 230),
+    (30, 200, 60),
+    (240, 200, 20),
+    (170, 40, 220),
+    (240, 110, 20),
+    (20, 200, 200),
+    (240, 90, 160),
+)
+
+
+class State:
+    """Everything the LEDs show; kept in preallocated buffers."""
+
+    def __init__(self, board):
+        self.rev = 0
+        self.levels = bytearray(wire.MAX_SLOTS)
+        self.flags = bytearray(wire.MAX_SLOTS)
+        self.colours = bytearray(3 * wire.MAX_SLOTS)
+        for i in range(wire.MAX_SLOTS):
+            for c in range(3):
+                self.colours[3 * i + c] = DEFAULT_COLOURS[i][c]
+        self.brightness = board.power.get("default_brightness", 128)
+        self.default_budget_ma = board.power.budget_ma
+        self.budget_ma = self.default_budget_ma
+        self.win_level = 10
+        self.slot_map = bytearray(wire.MAX_SLOTS)
+        self.slot_count = board.positions if board.positions <= wire.MAX_SLOTS else wire.MAX_SLOTS
+        for i in range(wire.MAX_SLOTS):
+            self.slot_map[i] = i if i < self.slot_count else wire.NO_SLOT
+        if board.role == "tracker":
+            self.slot_map[0] = 0
+        # The effect on show: wire.SHOW_* number, its slot, a value, when it started.
+        self.effect = wire.SHOW_CLEAR
+        self.effect_slot = wire.NO_SLOT
+        self.effect_value = 0
+        self.effect_start = 0
+        self.identify_until = 0
+        self.identify_active = False
+        self.claim_until = 0
+        self.claim_active = False
+        self.low_battery = False
+
+    def identifying(self, now):
+        if self.identify_active and timebase.ticks_diff(self.identify_until, now) <= 0:
+            self.identify_active = False
+        return self.identify_active or self.claim_open(now)
+
+    def claim_open(self, now):
+        if self.claim_active and timebase.ticks_diff(self.claim_until, now) <= 0:
+            self.claim_active = False
+        return self.claim_active
+
+    def effect_elapsed(self, now):
+        return timebase.ticks_diff(now, self.effect_start)
+
+    # -- flash image ---------------------------------------------------------------
+
+    def pack(self):
+        head = struct.pack(
+            "<BHBHBB",
+            _STATE_FORMAT,
+            self.rev,
+            self.brightness,
+            self.budget_ma,
+            self.win_level,
+            self.slot_count,
+        )
+        return (
+            head
+            + bytes(self.levels)
+            + bytes(self.flags)
+            + bytes(self.colours)
+            + bytes(self.slot_map)
+        )
+
+    def unpack(self, data):
+        size = 8 + 2 * wire.MAX_SLOTS + 3 * wire.MAX_SLOTS + wire.MAX_SLOTS
+        if data is None or len(data) != size or data[0] != _STATE_FORMAT:
+            return False
+        _, self.rev, self.brightness, self.budget_ma, self.win_level, count = struct.unpack(
+            "<BHBHBB", data[:8]
+        )
+        if count <= wire.MAX_SLOTS:
+            self.slot_count = count
+        n = wire.MAX_SLOTS
+        self.levels[:] = data[8 : 8 + n]
+        self.flags[:] = data[8 + n : 8 + 2 * n]
+        self.colours[:] = data[8 + 2 * n : 8 + 5 * n]
+        self.slot_map[:] = data[8 + 5 * n : 8 + 6 * n]
+        return True
+
+
+class Session:
+    """One connected app on one link: its replay window and whether it proved the token."""
+
+    def __init__(self):
+        self.authenticated = False
+        self.nonce = None
+        self.last_seq = -1
+
+
+class Counter:
+    """A level counter's logic (see "Running the firmware logic on a computer" in docs)."""
+
+    def __init__(
+        self,
+        board,
+        store=None,
+        clock=None,
+        random_bytes=None,
+        counter_id=None,
+        links=("serial",),
+    ):
+        self.board = board
+        self.store = store if store is not None else MemoryStore()
+        self.clock = clock if clock is not None else timebase.ticks_ms
+        self.random_bytes = random_bytes if random_bytes is not None else wire.random_bytes
+        if counter_id is None:
+            counter_id = struct.unpack("<I", self.random_bytes(4))[0]
+        self.counter_id = counter_id
+        self.state = State(board)
+        self.renderer = Renderer(board)
+        self.session = Session()  # the default session, for callers with one link
+        self.sessions = [self.session]
+        self.token = None
+        self._seq = 0
+        self._pending = []  # [seq, payload, sent_at, tries] of BUTTONs awaiting ACK
+        self._dirty = False
+        self._changed_at = 0
+        self._saved_at = None  # no state written since start-up
+        self._started = self.clock()
+        self.caps = self._caps(links)
+        self.flash_writes = 0
+        token = self.store.read(_TOKEN_FILE)
+        if token is not None and len(token) == wire.TOKEN_SIZE:
+            self.token = bytes(token)
+        self.state.unpack(self.store.read(_STATE_FILE))
+
+    def _caps(self, links):
+        b = self.board
+        caps = 0
+        if b.strip is not None:
+            caps |= wire.CAP_STRIP
+        if b.digits:
+            caps |= wire.CAP_SEGMENTS
+        if b.display is not None and b.display.kind == "ledbar":
+            caps |= wire.CAP_LEDBAR
+        if b.status_led is not None:
+            caps |= wire.CAP_STATUS_LED
+        if b.battery is not None:
+            caps |= wire.CAP_BATTERY
+        if "ble" in links:
+            caps |= wire.CAP_BLE
+        if "serial" in links:
+            caps |= wire.CAP_SERIAL
+        if "plus" in b.buttons and "minus" in b.buttons:
+            caps |= wire.CAP_LEVEL_BUTTONS
+        if "next" in b.buttons:
+            caps |= wire.CAP_NEXT_BUTTON
+        return caps
+
+    # -- outgoing ---------------------------------------------------------------
+
+    @property
+    def claimed(self):
+        return self.token is not None
+
+    def next_seq(self):
+        self._seq = self._seq + 1 if self._seq < 0xFFFF else 1
+        return self._seq
+
+    def hello(self):
+        """This counter's HELLO (CAP_CLAIMED tells the app whether to expect a CHALLENGE)."""
+        caps = self.caps | (wire.CAP_CLAIMED if self.claimed else 0)
+        role = wire.ROLE_BOARD if self.board.role == "board" else wire.ROLE_TRACKER
+        slots = self.state.slot_count if role == wire.ROLE_BOARD else 1
+        return wire.Hello(
+            role,
+            FIRMWARE_VERSION,
+            slots,
+            self.board.led_count,
+            caps,
+            self.counter_id,
+            seq=self.next_seq(),
+        )
+
+    def _error(self, code, ref_seq, detail=""):
+        return wire.encode(wire.Error(code, ref_seq, detail, seq=self.next_seq()))
+
+    def _ack(self, msg):
+        return wire.encode(wire.Ack(msg.seq, msg.TYPE, seq=self.next_seq()))
+
+    # -- incoming ---------------------------------------------------------------
+
+    def open_session(self):
+        """A new Session for another link (serial and BLE can both be connected)."""
+        session = Session()
+        self.sessions.append(session)
+        return session
+
+    def close_session(self, session):
+        """Forget a link's session for good."""
+        if session in self.sessions and session is not self.session:
+            self.sessions.remove(session)
+
+    def disconnect(self, session=None):
+        """The app on ``session``'s link went away: it must authenticate again."""
+        session = session if session is not None else self.session
+        session.authenticated = False
+        session.nonce = None
+        session.last_seq = -1
+
+    def handle(self, payload, session=None):
+        """One incoming message -> the list of reply messages (payload bytes)."""
+        session = session if session is not None else self.session
+        try:
+            msg = wire.decode(payload)
+        except wire.WireError as exc:
+            return [self._error(exc.code, wire.peek_seq(payload), _detail(exc))]
+        t = msg.TYPE
+        if t == wire.MSG_HELLO:
+            return self._on_hello(msg, session)
+        if t == wire.MSG_PING:
+            uptime_s = timebase.ticks_diff(self.clock(), self._started) // 1000
+            return [
+                wire.encode(
+                    wire.Pong(msg.token, uptime_s if uptime_s > 0 else 0, seq=self.next_seq())
+                )
+            ]
+        if t == wire.MSG_CLAIM:
+            return self._on_claim(msg, session)
+        if t == wire.MSG_AUTH:
+            return self._on_auth(msg, session)
+        if t == wire.MSG_ACK:
+            self._pending = [p for p in self._pending if p[0] != msg.ref_seq]
+            return []
+        if t in (wire.MSG_ERROR, wire.MSG_PONG):
+            return []  # never answer an answer: no loops
+        if t not in wire.STATE_CHANGING:
+            return [self._error(wire.ERR_UNEXPECTED, msg.seq, "not for me")]
+        if not session.authenticated:
+            return [self._error(wire.ERR_NOT_AUTHENTICATED, msg.seq, "claim or auth")]
+        if msg.seq <= session.last_seq:
+            return [self._error(wire.ERR_REPLAY, msg.seq, "old seq")]
+        session.last_seq = msg.seq
+        self._apply(msg)
+        return [self._ack(msg)]
+
+    def _on_hello(self, msg, session):
+        if msg.role != wire.ROLE_APP:
+            return [self._error(wire.ERR_UNEXPECTED, msg.seq, "not an app")]
+        session.authenticated = False
+        session.last_seq = msg.seq
+        out = [wire.encode(self.hello())]
+        if self.claimed:
+            session.nonce = bytes(self.random_bytes(wire.NONCE_SIZE))
+            out.append(wire.encode(wire.Challenge(session.nonce, seq=self.next_seq())))
+        else:
+            session.nonce = None
+        return out
+
+    def _on_claim(self, msg, session):
+        if not self.state.claim_open(self.clock()):
+            return [self._error(wire.ERR_NOT_CLAIMING, msg.seq, "long-press me")]
+        self.token = msg.token
+        self.store.write(_TOKEN_FILE, msg.token)
+        self.flash_writes += 1
+        self.state.claim_active = False
+        self.state.identify_active = False
+        session.authenticated = True
+        session.nonce = None
+        session.last_seq = msg.seq
+        return [self._ack(msg)]
+
+    def _on_auth(self, msg, session):
+        nonce = session.nonce
+        session.nonce = None  # one answer per challenge
+        if msg.seq <= session.last_seq:
+            return [self._error(wire.ERR_REPLAY, msg.seq, "old seq")]
+        if self.token is None or nonce is None:
+            return [self._error(wire.ERR_AUTH_FAILED, msg.seq, "no challenge")]
+        if not wire.check_auth(self.token, nonce, self.counter_id, msg.mac):
+            return [self._error(wire.ERR_AUTH_FAILED, msg.seq, "wrong token")]
+        session.authenticated = True
+        session.last_seq = msg.seq
+        return [self._ack(msg)]
+
+    def _apply(self, msg):
+        s = self.state
+        now = self.clock()
+        t = msg.TYPE
+        if t == wire.MSG_SNAPSHOT:
+            s.rev = msg.rev
+            for i in range(wire.MAX_SLOTS):
+                s.levels[i] = msg.levels[i]
+                s.flags[i] = msg.flags[i]
+        elif t == wire.MSG_CONFIG:
+            key = msg.KEY
+            if key == wire.CFG_COLOURS:
+                for i in range(len(msg.colours)):
+                    for c in range(3):
+                        s.colours[3 * (msg.first + i) + c] = msg.colours[i][c]
+            elif key == wire.CFG_BRIGHTNESS:
+                s.brightness = msg.brightness
+            elif key == wire.CFG_BUDGET:
+                s.budget_ma = msg.budget_ma if msg.budget_ma else s.default_budget_ma
+            elif key == wire.CFG_SLOT_MAP:
+                n = len(msg.slots)
+                if n > self.board.positions:
+                    n = self.board.positions
+                s.slot_count = n
+                for i in range(wire.MAX_SLOTS):
+                    s.slot_map[i] = msg.slots[i] if i < n else wire.NO_SLOT
+            elif key == wire.CFG_WIN_LEVEL:
+                s.win_level = msg.win_level
+        else:
+            effect = msg.EFFECT
+            if effect == wire.SHOW_IDENTIFY:
+                s.identify_active = msg.duration_s > 0
+                s.identify_until = timebase.ticks_add(now, msg.duration_s * 1000)
+                return
+            s.effect = effect
+            s.effect_start = now
+            s.effect_slot = wire.NO_SLOT
+            s.effect_value = 0
+            if effect == wire.SHOW_COMBAT:
+                s.effect_slot = msg.fighter
+                s.effect_value = 1 if msg.players_winning else 0
+            elif effect == wire.SHOW_ROLL:
+                s.effect_slot = msg.slot
+                s.effect_value = msg.value
+            elif effect == wire.SHOW_WIN:
+                s.effect_slot = msg.slot
+            return  # effects are not worth a flash write
+        self._dirty = True
+        self._changed_at = now
+
+    # -- buttons ----------------------------------------------------------------
+
+    def press(self, button, long=False):
+        """A debounced press of ``button`` (plus, minus, next, claim) -> messages to send."""
+        now = self.clock()
+        if button == "claim":
+            if not long:
+                return []
+            self.state.claim_active = True
+            self.state.claim_until = timebase.ticks_add(now, wire.CLAIM_WINDOW_S * 1000)
+            return [wire.encode(wire.ClaimOpen(wire.CLAIM_WINDOW_S, seq=self.next_seq()))]
+        if button == "plus":
+            intent = wire.INTENT_LEVEL_UP
+        elif button == "minus":
+            intent = wire.INTENT_LEVEL_DOWN
+        elif button == "next":
+            intent = wire.INTENT_NEXT_TURN
+        else:
+            return []
+        if not self.authenticated:
+            # Nobody may act on it; show the player the counter is not connected.
+            self.state.identify_active = True
+            self.state.identify_until = timebase.ticks_add(now, 600)
+            return []
+        slot = self.state.slot_map[0] if self.board.role == "tracker" else wire.NO_SLOT
+        payload = wire.encode(wire.Button(intent, slot, seq=self.next_seq()))
+        if len(self._pending) >= _MAX_PENDING:
+            self._pending.pop(0)
+        self._pending.append([wire.peek_seq(payload), payload, now, 1])
+        return [payload]
+
+    @property
+    def authenticated(self):
+        """True while at least one connected app has proved the token."""
+        for session in self.sessions:
+            if session.authenticated:
+                return True
+        return False
+
+    # -- battery ----------------------------------------------------------------
+
+    def battery(self, millivolts, charging=False):
+        """A battery reading -> the BATTERY message to send (None when mains-powered)."""
+        b = self.board.battery
+        if b is None:
+            return None
+        span = b.full_mv - b.empty_mv
+        percent = (millivolts - b.empty_mv) * 100 // span if span > 0 else 0
+        percent = 0 if percent < 0 else 100 if percent > 100 else percent
+        flags = wire.BATTERY_CHARGING if charging else 0
+        self.state.low_battery = percent < _LOW_BATTERY_PERCENT and not charging
+        if self.state.low_battery:
+            flags |= wire.BATTERY_LOW
+        mv = millivolts if 0 <= millivolts <= 0xFFFF else 0
+        return wire.encode(wire.Battery(mv, percent, flags, seq=self.next_seq()))
+
+    # -- time -------------------------------------------------------------------
+
+    def poll(self):
+        """Housekeeping, called about once a second: resends and sparing flash writes."""
+        now = self.clock()
+        s = self.state
+        if s.effect == wire.SHOW_ROLL and s.effect_elapsed(now) >= _ROLL_SHOW_MS:
+            s.effect = wire.SHOW_CLEAR
+        out = []
+        keep = []
+        for entry in self._pending:
+            if timebase.ticks_diff(now, entry[2]) >= _RESEND_MS:
+                if entry[3] >= _RESEND_TRIES:
+                    continue
+                entry[2] = now
+                entry[3] += 1
+                out.append(entry[1])
+            keep.append(entry)
+        self._pending = keep
+        if (
+            self._dirty
+            and timebase.ticks_diff(now, self._changed_at) >= _SAVE_QUIET_MS
+            and (
+                self._saved_at is None
+                or timebase.ticks_diff(now, self._saved_at) >= _SAVE_MIN_INTERVAL_MS
+            )
+        ):
+            self.save()
+        return out
+
+    def save(self):
+        """Write the table to flash now (also called before a planned reset)."""
+        self.store.write(_STATE_FILE, self.state.pack())
+        self.flash_writes += 1
+        self._dirty = False
+        self._saved_at = self.clock()
+
+    def forget(self):
+        """Factory reset of the claim: the next app must claim again."""
+        self.token = None
+        self.store.remove(_TOKEN_FILE)
+
+    # -- display ----------------------------------------------------------------
+
+    def frame(self, now=None):
+        """Render and return the LED frame: a bytearray of R, G, B per LED (reused)."""
+        return self.renderer.render(self.state, self.clock() if now is None else now)
+
+    def digits(self):
+        """The 7-segment patterns of the last frame (a tracker with digits), left to right."""
+        return self.renderer.digits
+
+    def display_text(self):
+        """The digits as text (" 7", "--", "d5", "CL", "id"), for virtual displays."""
+        out = ""
+        for pattern in self.renderer.digits:
+            out += _SEGMENT_TEXT.get(pattern & 0x7F, "?")
+        return out
+
+    @property
+    def current_ma(self):
+        """The limiter's estimate of the LED current of the last frame."""
+        return self.renderer.current_ma
+
+
+def _detail(exc):
+    text = str(exc)
+    out = ""
+    for ch in text:
+        if 0x20 <= ord(ch) <= 0x7E:
+            out += ch
+        if len(out) >= wire.MAX_DETAIL:
+            break
+    return out
+
+
+def _segment_text():
+    from counter import segments
+
+    table = {
+        segments.BLANK: " ",
+        segments.DASH: "-",
+        segments.LETTER_C: "C",
+        segments.LETTER_D: "d",
+    }
+    table[segments.LETTER_I] = "i"
+    table[segments.LETTER_L] = "L"
+    for i in range(10):
+        table[segments.DIGITS[i]] = str(i)
+    for pattern in segments.SPIN:
+        if pattern not in table:
+            table[pattern] = "o"
+    return table
+
+
+_SEGMENT_TEXT = _segment_text()

@@ -1,0 +1,93 @@
+"""The firmware logic in the real MicroPython VM gives exactly what it gives under CPython."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import counterchecks
+import pytest
+from conftest import PINOUTS
+from mpvm import MicroPythonVM
+
+pytestmark = pytest.mark.slow
+
+BOARD = "levelboard-esp32s3.json"
+SCENARIOS = [
+    ("security", BOARD),
+    ("board_frames", BOARD),
+    ("board_frames", "levelboard-esp32s3-epic.json"),
+    ("board_frames", "levelboard-picow.json"),
+    ("limiter_check", BOARD),
+    ("tracker_frames", "tracker-esp32c3.json"),
+    ("tracker_frames", "tracker-esp32c3-bar.json"),
+    ("persistence", BOARD),
+]
+
+
+@pytest.fixture(scope="module")
+def vm() -> Iterator[MicroPythonVM]:
+    machine = MicroPythonVM()
+    machine.run("import counterchecks")
+    yield machine
+    machine.close()
+
+
+@pytest.mark.parametrize(("scenario", "pinout"), SCENARIOS)
+def test_micropython_and_cpython_agree(vm: MicroPythonVM, scenario: str, pinout: str) -> None:
+    in_vm = vm.call(f"counterchecks.{scenario}('/pinouts/{pinout}')")
+    in_cpython = json.loads(json.dumps(getattr(counterchecks, scenario)(str(PINOUTS / pinout))))
+    assert in_vm == in_cpython
+
+
+def test_debounce_agrees(vm: MicroPythonVM) -> None:
+    assert vm.call("counterchecks.debounce()") == counterchecks.debounce()
+
+
+def test_unauthenticated_writes_change_nothing_in_micropython(vm: MicroPythonVM) -> None:
+    result = vm.call(f"counterchecks.security('/pinouts/{BOARD}')")
+    assert result["snapshot_unauthenticated"] == ["Error:5"]
+    assert result["levels_after_refusal"] == [0] * 8
+    assert result["replayed_snapshot"] == ["Error:7"]
+    assert result["old_mac_replayed"] == ["Error:6"]
+
+
+@pytest.mark.parametrize(
+    "pinout",
+    [BOARD, "levelboard-esp32s3-epic.json", "tracker-esp32c3.json", "tracker-esp32c3-bar.json"],
+)
+def test_heap_after_start_up_and_per_frame(
+    vm: MicroPythonVM, pinout: str, capsys: pytest.CaptureFixture
+) -> None:
+    figures = vm.call(f"counterchecks.heap('/pinouts/{pinout}')")
+    with capsys.disabled():
+        per_frame = {k: v / figures["frames"] for k, v in figures["growth_bytes"].items()}
+        print(
+            f"\n[heap, MicroPython VM] {pinout}: start-up {figures['startup_bytes']} bytes; "
+            f"growth per frame {per_frame}"
+        )
+    assert figures["startup_bytes"] < 48 * 1024
+    assert figures["growth_bytes"] == {k: 0 for k in figures["growth_bytes"]}
+
+
+@pytest.mark.parametrize("pinout", [BOARD, "tracker-esp32c3.json"])
+def test_heap_of_a_fresh_start(pinout: str, capsys: pytest.CaptureFixture) -> None:
+    fresh = MicroPythonVM()
+    try:
+        fresh.run("import gc\ngc.collect()\nBASE = gc.mem_alloc()")
+        fresh.run(
+            "import wire\n"
+            "from counter import board, logic\n"
+            f"COUNTER = logic.Counter(board.load('/pinouts/{pinout}'))\n"
+            "COUNTER.frame()\n"
+            "gc.collect()"
+        )
+        used = fresh.call("gc.mem_alloc() - BASE")
+    finally:
+        fresh.close()
+    with capsys.disabled():
+        print(
+            f"\n[heap, MicroPython VM] {pinout}: {used} bytes in use after start-up "
+            "(codec + firmware logic compiled from source, counter built, one frame drawn)"
+        )
+    assert used < 96 * 1024

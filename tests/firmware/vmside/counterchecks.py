@@ -1,0 +1,296 @@
+# Runs inside MicroPython and CPython alike: firmware scenarios whose results must agree.
+try:
+    import wire
+except ImportError:
+    from companion.devices import wire
+
+from counter import board as boardmod
+from counter import buttons
+from counter.logic import Counter
+from counter.store import MemoryStore
+
+TOKEN = bytes(range(1, 17))
+
+
+class Clock:
+    def __init__(self):
+        self.now = 1000
+
+    def __call__(self):
+        return self.now
+
+
+def _rand():
+    state = [7]
+
+    def rand(n):
+        out = bytearray(n)
+        for i in range(n):
+            state[0] = (state[0] * 1103515245 + 12345) & 0x7FFFFFFF
+            out[i] = state[0] >> 16 & 0xFF
+        return bytes(out)
+
+    return rand
+
+
+def make(path, store=None):
+    clock = Clock()
+    c = Counter(
+        boardmod.load(path),
+        store=store or MemoryStore(),
+        clock=clock,
+        random_bytes=_rand(),
+        counter_id=0x12345678,
+    )
+    return c, clock
+
+
+def names(replies):
+    out = []
+    for r in replies:
+        m = wire.decode(r)
+        text = type(m).__name__
+        if isinstance(m, wire.Error):
+            text += f":{m.code}"
+        out.append(text)
+    return out
+
+
+def send(c, msg):
+    return names(c.handle(wire.encode(msg)))
+
+
+def claimed(path, store=None):
+    """A counter claimed by the app in this session (seq 1..3 used)."""
+    c, clock = make(path, store)
+    c.handle(wire.encode(wire.Hello(wire.ROLE_APP, seq=1)))
+    c.press("claim", True)
+    c.handle(wire.encode(wire.Claim(TOKEN, seq=2)))
+    return c, clock
+
+
+def lit(frame):
+    """{led index: [r, g, b]} of the lit LEDs."""
+    out = {}
+    for i in range(len(frame) // 3):
+        if frame[3 * i] or frame[3 * i + 1] or frame[3 * i + 2]:
+            out[str(i)] = [frame[3 * i], frame[3 * i + 1], frame[3 * i + 2]]
+    return out
+
+
+def security(path):
+    r = {}
+    c, clock = make(path)
+    r["hello_unclaimed"] = send(c, wire.Hello(wire.ROLE_APP, seq=1))
+    r["snapshot_unauthenticated"] = send(c, wire.Snapshot(1, [5], seq=2))
+    r["levels_after_refusal"] = list(c.state.levels)
+    r["claim_outside_window"] = send(c, wire.Claim(TOKEN, seq=3))
+    r["claim_press"] = names(c.press("claim", True))
+    clock.now += 31000
+    r["claim_after_window"] = send(c, wire.Claim(TOKEN, seq=4))
+    c.press("claim", True)
+    r["claim_in_window"] = send(c, wire.Claim(TOKEN, seq=5))
+    r["token_in_flash"] = list(c.store.read("token.bin"))
+    r["snapshot"] = send(c, wire.Snapshot(2, [4, 6], seq=6))
+    r["replayed_snapshot"] = send(c, wire.Snapshot(3, [9, 9], seq=6))
+    r["levels"] = list(c.state.levels[:2])
+    # A new connection: the old frames are worthless without the token.
+    c.disconnect()
+    hello = c.handle(wire.encode(wire.Hello(wire.ROLE_APP, seq=1)))
+    r["hello_claimed"] = names(hello)
+    nonce = wire.decode(hello[1]).nonce
+    r["snapshot_before_auth"] = send(c, wire.Snapshot(4, [1], seq=7))
+    r["wrong_token"] = send(c, wire.Auth(wire.auth_mac(bytes(16), nonce, c.counter_id), seq=2))
+    r["right_mac_but_challenge_used"] = send(
+        c, wire.Auth(wire.auth_mac(TOKEN, nonce, c.counter_id), seq=3)
+    )
+    hello = c.handle(wire.encode(wire.Hello(wire.ROLE_APP, seq=10)))
+    nonce2 = wire.decode(hello[1]).nonce
+    r["fresh_nonce"] = nonce2 != nonce
+    r["old_mac_replayed"] = send(c, wire.Auth(wire.auth_mac(TOKEN, nonce, c.counter_id), seq=11))
+    hello = c.handle(wire.encode(wire.Hello(wire.ROLE_APP, seq=20)))
+    nonce3 = wire.decode(hello[1]).nonce
+    r["auth_replayed_seq"] = send(c, wire.Auth(wire.auth_mac(TOKEN, nonce3, c.counter_id), seq=20))
+    hello = c.handle(wire.encode(wire.Hello(wire.ROLE_APP, seq=30)))
+    nonce4 = wire.decode(hello[1]).nonce
+    r["auth"] = send(c, wire.Auth(wire.auth_mac(TOKEN, nonce4, c.counter_id), seq=31))
+    r["snapshot_after_auth"] = send(c, wire.Snapshot(5, [7], seq=32))
+    r["levels_after_auth"] = list(c.state.levels[:2])
+    r["garbage"] = names(c.handle(b"\x7f\x05\x00"))
+    r["wrong_major"] = names(c.handle(b"\x01\x09\x00\x02" + bytes(14)))
+    r["button_from_app"] = send(c, wire.Button(1, seq=40))
+    r["ping"] = send(c, wire.Ping(5, seq=41))
+    return r
+
+
+def board_frames(path):
+    c, clock = claimed(path)
+    r = {}
+    c.handle(wire.encode(wire.ConfigBrightness(255, seq=3)))
+    c.handle(wire.encode(wire.ConfigBudget(60000, seq=4)))
+    c.handle(
+        wire.encode(wire.Snapshot(1, [3, 3, 1, 0, 10, 12], [0, 0, 0, 0, wire.FLAG_DEAD, 0], seq=5))
+    )
+    r["levels"] = lit(c.frame(0))
+    c.handle(wire.encode(wire.Snapshot(2, [3, 3], [wire.FLAG_FIGHTING, 0], seq=6)))
+    c.handle(wire.encode(wire.ShowCombat(0, 4, 9, False, seq=7)))
+    r["combat_monsters"] = lit(c.frame(0))
+    c.handle(wire.encode(wire.ShowCombat(0, 10, 9, True, seq=8)))
+    r["combat_players"] = lit(c.frame(0))
+    c.handle(wire.encode(wire.ShowRoll(1, 4, seq=9)))
+    r["roll_spinning"] = len(lit(c.frame(clock.now + 100)))
+    r["roll_value"] = sorted([int(k) for k in lit(c.frame(clock.now + 2000))])
+    c.handle(wire.encode(wire.ShowWin(1, seq=10)))
+    r["win"] = len(lit(c.frame(clock.now)))
+    c.handle(wire.encode(wire.ShowClear(seq=11)))
+    c.handle(wire.encode(wire.ShowIdentify(3, seq=12)))
+    r["identify_on"] = len(lit(c.frame(clock.now + 250)))
+    r["identify_off"] = len(lit(c.frame(clock.now + 500)))
+    r["identify_over"] = len(lit(c.frame(clock.now + 3250)))
+    c.handle(wire.encode(wire.ConfigColours(0, [(10, 20, 30)], seq=13)))
+    c.handle(wire.encode(wire.ConfigSlotMap([1, 0], seq=14)))
+    r["remapped"] = lit(c.frame(clock.now + 5000))
+    return r
+
+
+def limiter_check(path):
+    c, clock = claimed(path)
+    r = {}
+    c.handle(wire.encode(wire.ConfigBrightness(255, seq=3)))
+    c.handle(wire.encode(wire.ShowIdentify(10, seq=4)))
+    # Identify lights everything: the worst case the limiter must hold.
+    c.frame(clock.now + 250)
+    r["default_budget_ma"] = c.current_ma
+    c.handle(wire.encode(wire.ConfigBudget(200, seq=5)))
+    c.frame(clock.now + 250)
+    r["budget_200_ma"] = c.current_ma
+    c.handle(wire.encode(wire.ConfigBudget(0, seq=6)))
+    c.frame(clock.now + 250)
+    r["budget_reset_ma"] = c.current_ma
+    c.handle(wire.encode(wire.ConfigBudget(65000, seq=7)))
+    c.frame(clock.now + 250)
+    r["unlimited_ma"] = c.current_ma
+    return r
+
+
+def tracker_frames(path):
+    c, clock = claimed(path)
+    r = {}
+    c.handle(wire.encode(wire.ConfigSlotMap([2], seq=3)))
+    c.handle(wire.encode(wire.Snapshot(1, [1, 1, 7], [0, 0, wire.FLAG_TURN], seq=4)))
+    c.frame(0)
+    r["text"] = c.display_text()
+    r["frame"] = lit(c.frame(0))
+    c.handle(wire.encode(wire.Snapshot(2, [1, 1, 12], [0, 0, wire.FLAG_FIGHTING], seq=5)))
+    c.handle(wire.encode(wire.ShowCombat(2, 12, 14, False, seq=6)))
+    c.frame(0)
+    r["combat_text"] = c.display_text()
+    r["combat_frame"] = lit(c.frame(0))
+    c.handle(wire.encode(wire.ShowRoll(2, 5, seq=7)))
+    c.frame(clock.now + 3000)
+    r["roll_text"] = c.display_text()
+    clock.now += 5000
+    c.poll()
+    c.frame(clock.now)
+    r["after_roll_text"] = c.display_text()
+    r["battery"] = names([c.battery(3320)])
+    r["low_battery"] = c.state.low_battery
+    r["button_plus"] = [wire.decode(p).to_dict() for p in c.press("plus")]
+    r["button_minus"] = [wire.decode(p).to_dict() for p in c.press("minus")]
+    clock.now += 1500
+    r["resent"] = [wire.decode(p).to_dict()["seq"] for p in c.poll()]
+    c.handle(wire.encode(wire.Ack(r["button_plus"][0]["seq"], wire.MSG_BUTTON, seq=8)))
+    clock.now += 1500
+    r["resent_after_ack"] = [wire.decode(p).to_dict()["seq"] for p in c.poll()]
+    return r
+
+
+def debounce():
+    b = buttons.Buttons(["plus", "minus"], {("plus", "minus"): "claim"})
+    t = 0
+    # A bouncy short press of plus.
+    for pressed in (1, 0, 1, 1, 1, 1, 1, 1, 1, 0, 1, 0, 0, 0, 0, 0):
+        b.update(0, pressed, t)
+        b.update(1, 0, t)
+        t += 10
+    r = {"short": b.take()}
+    # Both held for two seconds: one claim chord, no plus/minus presses.
+    for _ in range(200):
+        b.update(0, 1, t)
+        b.update(1, 1, t)
+        t += 10
+    for _ in range(10):
+        b.update(0, 0, t)
+        b.update(1, 0, t)
+        t += 10
+    r["chord"] = b.take()
+    for _ in range(200):
+        b.update(1, 1, t)
+        t += 10
+    for _ in range(10):
+        b.update(1, 0, t)
+        t += 10
+    r["long_minus"] = b.take()
+    r = {k: [list(e) for e in v] for k, v in r.items()}
+    return r
+
+
+def persistence(path):
+    store = MemoryStore()
+    c, clock = claimed(path, store)
+    r = {"writes_after_claim": store.writes}
+    for i in range(20):
+        c.handle(wire.encode(wire.Snapshot(i, [i % 9 + 1, 2], seq=10 + i)))
+        clock.now += 200
+        c.poll()
+    r["writes_while_busy"] = store.writes
+    clock.now += 6000
+    c.poll()
+    r["writes_when_quiet"] = store.writes
+    c.handle(wire.encode(wire.Snapshot(99, [8, 2], seq=40)))
+    clock.now += 6000
+    c.poll()
+    r["writes_too_soon"] = store.writes
+    clock.now += 30000
+    c.poll()
+    r["writes_later"] = store.writes
+    # Power cycle: a new counter on the same flash shows the game again.
+    again, _ = make(path, store)
+    r["rev_after_reboot"] = again.state.rev
+    r["levels_after_reboot"] = list(again.state.levels[:2])
+    r["claimed_after_reboot"] = again.claimed
+    r["hello_after_reboot"] = names(again.handle(wire.encode(wire.Hello(wire.ROLE_APP, seq=1))))
+    return r
+
+
+def heap(path, frames=100):
+    """Heap bytes used by start-up and heap growth over ``frames`` frames in several states."""
+    import gc
+
+    gc.collect()
+    base = gc.mem_alloc()
+    c, clock = claimed(path)
+    gc.collect()
+    startup = gc.mem_alloc() - base
+    c.handle(wire.encode(wire.Snapshot(1, [3, 5, 1, 10], [1, 2, 0, 8], seq=3)))
+    growth = {}
+    scenes = (
+        ("levels", None),
+        ("combat", wire.ShowCombat(1, 3, 4, False, seq=4)),
+        ("roll", wire.ShowRoll(0, 6, seq=5)),
+        ("win", wire.ShowWin(0, seq=6)),
+        ("identify", wire.ShowIdentify(9, seq=7)),
+    )
+    for name, msg in scenes:
+        if msg is not None:
+            c.handle(wire.encode(msg))
+        now = clock.now
+        c.frame(now)
+        gc.collect()
+        gc.disable()
+        before = gc.mem_alloc()
+        for i in range(frames):
+            c.frame(now + i * 33)
+        growth[name] = gc.mem_alloc() - before
+        gc.enable()
+    return {"startup_bytes": startup, "growth_bytes": growth, "frames": frames}
