@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 from pydantic import BaseModel, ValidationError
 
@@ -76,6 +76,8 @@ def _friendly(error: Mapping[str, Any], allowed: Sequence[str]) -> str:
         return "required field is missing"
     if kind in ("tuple_type", "list_type") and isinstance(value, Mapping):
         return "expected a list; write [[...]] with two brackets for each entry"
+    if kind in ("tuple_type", "list_type"):
+        return f"expected a list in square brackets, e.g. [{value!r}] (got {value!r})"
     message = str(error["msg"])
     message = message.removeprefix("Value error, ")
     if kind == "string_pattern_mismatch":
@@ -83,6 +85,31 @@ def _friendly(error: Mapping[str, Any], allowed: Sequence[str]) -> str:
     if isinstance(value, str | int | float | bool):
         message += f" (got {value!r})"
     return message
+
+
+def _inner_model(annotation: Any) -> type[BaseModel] | None:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for argument in get_args(annotation):
+        found = _inner_model(argument)
+        if found is not None:
+            return found
+    return None
+
+
+def _model_at(model: type[BaseModel] | None, path: Sequence[str | int]) -> type[BaseModel] | None:
+    """The model that holds the field at the end of `path` (ints are list positions)."""
+    current = model
+    for part in path:
+        if isinstance(part, int):
+            continue
+        if current is None:
+            return None
+        info = next(
+            (i for name, i in current.model_fields.items() if (i.alias or name) == part), None
+        )
+        current = _inner_model(info.annotation) if info is not None else None
+    return current
 
 
 def _allowed_fields(model: type[BaseModel] | None) -> list[str]:
@@ -137,7 +164,7 @@ def problems_from_validation(
             entries = raw.get(section)
             entry = entries[index] if isinstance(entries, list) and index < len(entries) else None
             rest = loc[2:]
-            allowed = _allowed_fields(card_models[section]) if len(rest) == 1 else []
+            allowed = _allowed_fields(_model_at(card_models[section], rest[:-1]))
             top_field = rest[0] if rest and isinstance(rest[0], str) else None
             problems.append(
                 Problem(
@@ -151,13 +178,7 @@ def problems_from_validation(
         elif section is not None and isinstance(raw.get(section), Mapping) and len(loc) >= 2:
             # A table such as [pack]: name the table, then the field inside it.
             rest = loc[1:]
-            sub_model = top_model.model_fields.get(section)
-            sub = sub_model.annotation if sub_model is not None else None
-            allowed = (
-                _allowed_fields(sub)
-                if len(rest) == 1 and isinstance(sub, type) and issubclass(sub, BaseModel)
-                else []
-            )
+            allowed = _allowed_fields(_model_at(top_model, loc[:-1]))
             problems.append(
                 Problem(
                     path=path,

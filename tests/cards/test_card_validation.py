@@ -215,3 +215,15 @@ def test_readme_shows_the_real_error_lines(user_pack: Callable[..., Path]) -> No
         shown = str(problem).replace(str(path.parent) + "/", "")
         assert shown.split(": ", 1)[1] in readme
         assert shown.split(": ", 1)[0] in readme
+
+
+def test_nested_mistakes_list_what_is_allowed_there(user_pack: Callable[..., Path]) -> None:
+    path = user_pack(
+        "n.toml",
+        '[pack]\nid = "n"\nname = "N"\nauthr = "me"\n\n[[monster]]\nid = "a"\nname = "A"\n'
+        'level = 1\ntags = "undead"\nbad_stuff = { die = true }\n',
+    )
+    lines = problems_of(path)
+    assert any("[pack]: authr: unknown field" in line and "author" in line for line in lines)
+    assert any("bad_stuff.die: unknown field" in line and "death" in line for line in lines)
+    assert any("tags: expected a list in square brackets" in line for line in lines)
