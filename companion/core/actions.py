@@ -230,7 +230,6 @@ class EndTurn(BaseAction):
     """Play passes to the left; dead players come back (RULES.md §2, §8)."""
 
     type: Literal["end_turn"] = "end_turn"
-    override: Override = None
 
 
 class Charity(BaseAction):

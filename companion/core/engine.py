@@ -511,7 +511,8 @@ def _(action: GainItem, state: GameState, checked: bool) -> GameState:
     player = _seat(state, action.player)
     if checked:
         _alive(player, "receive cards")
-        _check_big(player, action.item)
+        if action.override is None:
+            _check_big(player, action.item)
         if action.equip:
             _no_gear_change_in_combat(state, action.override)
             _check_equip(player, action.item, action.override)
@@ -569,7 +570,8 @@ def _(action: TradeItem, state: GameState, checked: bool) -> GameState:
         _alive(giver, "trade")
         if state.combat is not None and action.override is None:
             raise RuleError("trade_in_combat", "Items cannot be traded during combat")
-        _check_big(receiver, item.spec)
+        if action.override is None:
+            _check_big(receiver, item.spec)
     state = _with_player(state, action.giver, items=tuple(i for i in giver.items if i is not item))
     moved = item.evolve(equipped=False)
     return _with_player(state, action.receiver, items=(*receiver.items, moved))

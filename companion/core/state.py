@@ -217,6 +217,16 @@ class GameState(Frozen):
         """Someone has won."""
         return bool(self.winners)
 
+    def strength_of(self, seat: int) -> int:
+        """A player's effective combat strength: as counted in the combat when they fight
+        in it (Level only, if a card says so), otherwise Level + gear + Ally."""
+        combat = self.combat
+        if combat is not None and seat == combat.fighter:
+            return combat.fighter_strength
+        if combat is not None and seat == combat.helper:
+            return combat.helper_strength
+        return self.players[seat].strength
+
     @classmethod
     def initial(cls, setup: GameSetup) -> GameState:
         """The state before any action: everyone at Level 1, the first player's turn."""

@@ -311,3 +311,14 @@ def test_a_fighter_who_dies_in_combat_ends_it(game: Game) -> None:
     state = game.apply(Die(player=0, reason="a trap"))
     assert state.combat is None
     assert state.last_combat is not None and state.last_combat.outcome == "fighter_died"
+
+
+def test_strength_of_reads_the_combat_for_fighters_only(game: Game) -> None:
+    game.apply(SetLevel(player=0, level=3))
+    game.apply(SetGearBonus(player=0, bonus=4))
+    game.apply(SetGearBonus(player=1, bonus=2))
+    game.apply(StartCombat(fighter=0, monsters=(monster(1),)))
+    game.apply(AddHelper(helper=1))
+    game.apply(FightWithLevelOnly(player=0))
+    state = game.state
+    assert [state.strength_of(s) for s in range(4)] == [3, 3, 1, 1]
