@@ -24,7 +24,7 @@ from bleak import BleakClient, BleakScanner
 from bleak.backends.characteristic import BleakGATTCharacteristic
 from bleak.backends.client import BaseBleakClient
 from bleak.backends.device import BLEDevice
-from bleak.backends.scanner import BaseBleakScanner
+from bleak.backends.scanner import AdvertisementData, BaseBleakScanner
 from bleak.exc import BleakError
 from bleak_retry_connector import establish_connection
 
@@ -78,18 +78,29 @@ class BleLink(Link):
     @classmethod
     async def find(
         cls,
-        address: str,
+        address_or_name: str,
         *,
         backend: BleBackend | None = None,
         timeout_s: float = FIND_TIMEOUT_S,
     ) -> BleLink:
-        """A link to the counter advertising at `address`; raises `LinkOpenError` if unseen."""
+        """A link to the counter advertising under this address or name.
+
+        Raises `LinkOpenError` if nothing by that address or name is heard within `timeout_s`.
+        """
         backend = backend or BleBackend()
-        device = await BleakScanner.find_device_by_address(
-            address, timeout=timeout_s, backend=backend.scanner, **backend.kwargs
+        wanted = address_or_name.casefold()
+
+        def matches(device: BLEDevice, adv: AdvertisementData) -> bool:
+            name = adv.local_name or device.name or ""
+            return wanted in (device.address.casefold(), name.casefold())
+
+        device = await BleakScanner.find_device_by_filter(
+            matches, timeout=timeout_s, backend=backend.scanner, **backend.kwargs
         )
         if device is None:
-            raise LinkOpenError(f"no counter at {address} answered within {timeout_s:g} s")
+            raise LinkOpenError(
+                f"no counter called {address_or_name} answered within {timeout_s:g} s"
+            )
         return cls(device, backend=backend)
 
     async def _open(self) -> None:

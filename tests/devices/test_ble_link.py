@@ -80,6 +80,15 @@ async def test_opening_a_switched_off_counter_fails_cleanly(radio, make_counter)
         await link.send(b"x")
 
 
+async def test_find_accepts_the_advertised_name(radio, make_counter):
+    await make_counter("MCounter-A")
+    wanted = await make_counter("MCounter-B")
+
+    link = await BleLink.find("mcounter-b", backend=radio.bleak_backend(), timeout_s=1)
+
+    assert link.address == wanted.peripheral.address
+
+
 async def test_find_gives_up_on_an_address_nobody_advertises(radio):
     with pytest.raises(LinkOpenError, match="no counter"):
         await BleLink.find("C0:00:00:00:99:99", backend=radio.bleak_backend(), timeout_s=0.1)
