@@ -991,6 +991,7 @@ def _(action: ResolveCombat, state: GameState, checked: bool) -> GameState:
         monsters=names,
         levels=combat.levels,
         treasure=treasure,
+        treasure_face_up=combat.helper is not None,
     )
     state = _end_combat(state, result)
     state = _raise_level(

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import computed_field
+from pydantic import computed_field, model_validator
 
 from companion.core.models import (
     AllySpec,
@@ -58,6 +58,14 @@ class PlayerState(Frozen):
     extra_motivated: bool = False
     ally: AllySpec | None = None
     dead: bool = False
+
+    @model_validator(mode="before")
+    @classmethod
+    def _drop_computed(cls, data: Any) -> Any:
+        # A dumped state carries the computed figures; reading it back recomputes them.
+        if isinstance(data, dict) and ("strength" in data or "empty_hands" in data):
+            data = {k: v for k, v in data.items() if k not in ("strength", "empty_hands")}
+        return data
 
     @computed_field  # type: ignore[prop-decorator]
     @property
@@ -157,6 +165,7 @@ class CombatResult(Frozen):
     monsters: tuple[str, ...] = ()
     levels: int = 0
     treasure: int = 0
+    treasure_face_up: bool = False  # drawn face up when the kill was helped (§6)
     rolls: tuple[RunAwayRoll, ...] = ()
 
 

@@ -322,3 +322,20 @@ def test_strength_of_reads_the_combat_for_fighters_only(game: Game) -> None:
     game.apply(FightWithLevelOnly(player=0))
     state = game.state
     assert [state.strength_of(s) for s in range(4)] == [3, 3, 1, 1]
+
+
+def test_rewards_come_only_when_the_combat_ends(game: Game) -> None:
+    game.apply(SetLevel(player=0, level=5))
+    game.apply(StartCombat(fighter=0, monsters=(monster(2, treasure=2),)))
+    game.apply(AddHelper(helper=1))
+    assert game.state.players[0].level == 5 and game.state.last_combat is None
+    state = game.apply(ResolveCombat(outcome="kill"))
+    assert state.players[0].level == 6
+    assert state.last_combat is not None
+    assert state.last_combat.treasure == 2 and state.last_combat.treasure_face_up
+
+
+def test_treasure_is_face_down_when_alone(game: Game) -> None:
+    game.apply(StartCombat(fighter=0, monsters=(monster(0),)))
+    state = game.apply(ResolveCombat(outcome="kill"))
+    assert state.last_combat is not None and not state.last_combat.treasure_face_up

@@ -96,3 +96,10 @@ def test_the_unchecked_fold_of_a_legal_log_matches_the_checked_one(seed: int, le
     for action in game.log:
         state = apply_unchecked(state, action)
     assert state == game.state
+
+
+@SETTINGS
+@given(seeds, lengths)
+def test_a_dumped_state_reads_back_identical(seed: int, length: int) -> None:
+    state = game_for(seed, length).state
+    assert GameState.model_validate_json(state.model_dump_json()) == state
