@@ -15,6 +15,7 @@ Used by the tests, by the simulator and by the app's virtual mode.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import itertools
 import logging
@@ -127,6 +128,21 @@ class VirtualRadio:
                 self._central = device
             return self._central
 
+    async def close(self) -> None:
+        """Switch the app's adapter off and take it off the air."""
+        self._scan_listeners.clear()
+        central, self._central = self._central, None
+        if central is None:
+            return
+        for connection in list(central.connections.values()):
+            with contextlib.suppress(core.BaseBumbleError, hci.HCI_Error, TimeoutError):
+                async with asyncio.timeout(DISCONNECT_TIMEOUT_S):
+                    await connection.disconnect()
+        if central.is_scanning:
+            await central.stop_scanning()
+        await central.power_off()
+        self.remove_device(central)
+
     def has_device(self, address: hci.Address) -> bool:
         """True if some controller on this radio answers to `address`."""
         return self.link.find_le_controller(address) is not None
@@ -169,6 +185,8 @@ class VirtualPeripheral:
     counter, every write handed to `on_write`) and a notify characteristic
     (counter to app, `notify()`). It advertises the service UUID and its name,
     and advertises again after every disconnection, as the firmware does.
+    `on_connection_change(connected)` hears the app come and go (a counter
+    forgets the app's authentication when it leaves).
     """
 
     def __init__(
@@ -180,12 +198,14 @@ class VirtualPeripheral:
         write_uuid: str,
         notify_uuid: str,
         on_write: WriteHandler,
+        on_connection_change: Callable[[bool], None] | None = None,
         address: str | None = None,
     ) -> None:
         self.radio = radio
         self.name = name
         self.service_uuid = service_uuid
         self._on_write = on_write
+        self._on_connection_change = on_connection_change
         self.device = radio.new_device(name, address)
         self.address = self.device.random_address.to_string(False)
         self._notify_char = Characteristic(
@@ -267,6 +287,13 @@ class VirtualPeripheral:
 
     def _on_connection(self, connection: Connection) -> None:
         self.connections += 1
+        connection.on(Connection.EVENT_DISCONNECTION, self._on_disconnection)
+        if self._on_connection_change is not None:
+            self._on_connection_change(True)
+
+    def _on_disconnection(self, reason: int) -> None:
+        if self._on_connection_change is not None:
+            self._on_connection_change(False)
 
     async def _written(self, connection: Connection, value: bytes) -> None:
         result = self._on_write(bytes(value))

@@ -12,7 +12,6 @@ exactly. It works at two levels:
 
 from __future__ import annotations
 
-import asyncio
 import random
 from collections import Counter
 from dataclasses import dataclass, field
@@ -106,7 +105,7 @@ class ChaosLink(Link):
     def _incoming(self, payload: bytes) -> None:
         mangled, cut = self.plan.mangle_message(payload)
         if cut:
-            asyncio.get_running_loop().create_task(self.drop("fault injection cut the link"))
+            self._drop_soon("fault injection cut the link")
             return
         if mangled is not None:
             self._deliver(mangled)

@@ -77,6 +77,7 @@ class Link(abc.ABC):
         self._state_callbacks: dict[object, StateCallback] = {}
         self._lost_reason: LinkClosedError | None = None
         self._open_lock = asyncio.Lock()
+        self._tasks: set[asyncio.Task[None]] = set()
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name} {self._state.value}>"
@@ -210,11 +211,22 @@ class Link(abc.ABC):
 
     def _deliver(self, payload: bytes) -> None:
         """Carriers call this with every whole message received."""
-        if self._message_callbacks:
-            for callback in list(self._message_callbacks.values()):
-                callback(payload)
-        else:
+        if not self._message_callbacks:
             self._queue.put_nowait(payload)
+            return
+        for callback in list(self._message_callbacks.values()):
+            try:
+                callback(payload)
+            except Exception:
+                # A failing consumer must not take the carrier down with it (the
+                # serial transport would close the port on an exception here).
+                _LOGGER.exception("%s: message callback failed", self.name)
+
+    def _drop_soon(self, reason: str) -> None:
+        """`drop()` from a synchronous carrier callback, keeping the task referenced."""
+        task = asyncio.get_running_loop().create_task(self.drop(reason))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     def _carrier_lost(self, reason: str) -> None:
         """Carriers call this when the connection ends without `close()`."""

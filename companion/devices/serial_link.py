@@ -94,7 +94,7 @@ class SerialLink(Link):
         if self._faults is not None:
             data, cut = self._faults.mangle(data)
             if cut:
-                asyncio.get_running_loop().create_task(self.drop("fault injection cut the line"))
+                self._drop_soon("fault injection cut the line")
                 return
         for payload in deframer.feed(data):
             self._deliver(payload)

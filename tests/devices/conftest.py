@@ -32,8 +32,10 @@ class EchoCounter:
 
 
 @pytest.fixture
-async def radio() -> VirtualRadio:
-    return VirtualRadio()
+async def radio() -> AsyncIterator[VirtualRadio]:
+    radio = VirtualRadio()
+    yield radio
+    await radio.close()
 
 
 @pytest.fixture

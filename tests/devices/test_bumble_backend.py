@@ -9,7 +9,11 @@ from bleak import BleakClient, BleakScanner
 from bleak.exc import BleakError
 
 from companion.devices import wire
-from companion.devices.bumble_backend import BumbleBleakClient, BumbleBleakScanner
+from companion.devices.bumble_backend import (
+    BumbleBleakClient,
+    BumbleBleakScanner,
+    VirtualPeripheral,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -123,3 +127,42 @@ async def test_counter_can_be_reconnected_after_a_cut(radio, make_counter):
     assert counter.received == [b"again"]
     assert counter.peripheral.connections == 2
     await client.disconnect()
+
+
+async def test_the_counter_hears_the_app_come_and_go(radio):
+    changes: list[bool] = []
+    peripheral = VirtualPeripheral(
+        radio,
+        "MCounter-7",
+        service_uuid=wire.SERVICE_UUID,
+        write_uuid=wire.RX_CHAR_UUID,
+        notify_uuid=wire.TX_CHAR_UUID,
+        on_write=lambda _payload: None,
+        on_connection_change=changes.append,
+    )
+    await peripheral.start()
+    client = BleakClient(peripheral.address, backend=BumbleBleakClient, radio=radio)
+
+    await client.connect()
+    await client.disconnect()
+    await asyncio.sleep(0.01)
+    await peripheral.stop()
+
+    assert changes == [True, False]
+
+
+async def test_closing_the_radio_cuts_every_connection(radio, make_counter):
+    counter = await make_counter()
+    gone = asyncio.Event()
+    client = BleakClient(
+        counter.peripheral.address,
+        disconnected_callback=lambda _client: gone.set(),
+        backend=BumbleBleakClient,
+        radio=radio,
+    )
+    await client.connect()
+
+    await radio.close()
+
+    await asyncio.wait_for(gone.wait(), 1)
+    assert not counter.peripheral.is_connected
