@@ -59,6 +59,7 @@ class Game:
         self._states: list[GameState] = [GameState.initial(setup)]
         self._actions: list[BaseAction] = []
         self._cursor = 0
+        self._sequence = 0
         self._subscribers: list[Subscriber] = []
 
     # --- reading -------------------------------------------------------------------
@@ -77,6 +78,15 @@ class Game:
     def log(self) -> tuple[BaseAction, ...]:
         """The applied actions, oldest first (undone ones are not included)."""
         return tuple(self._actions[: self._cursor])
+
+    @property
+    def sequence(self) -> int:
+        """Goes up by one on every apply, undo and redo, and never goes back.
+
+        `state.revision` counts the applied actions, so an undo lowers it; anything that
+        needs a number that only grows (device snapshots) reads this one.
+        """
+        return self._sequence
 
     @property
     def can_undo(self) -> bool:
@@ -141,6 +151,7 @@ class Game:
         return unsubscribe
 
     def _notify(self) -> None:
+        self._sequence += 1
         state = self.state
         for callback in list(self._subscribers):
             callback(state)

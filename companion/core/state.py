@@ -195,7 +195,11 @@ class CharityResult(Frozen):
 
 
 class GameState(Frozen):
-    """An immutable snapshot of the whole game after `revision` applied actions."""
+    """An immutable snapshot of the whole game after `revision` applied actions.
+
+    `revision` grows with every action and goes back on undo (the state after an undo
+    *is* the earlier state); `Game.sequence` is the counter that never goes back.
+    """
 
     setup: GameSetup
     revision: int = 0

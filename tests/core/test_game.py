@@ -103,6 +103,16 @@ class TestUndoRedo:
         game.apply(GoUpLevel(player=0))
         assert seen == [1, 0, 1]
 
+    def test_sequence_only_grows_while_revision_follows_undo(self, game: Game) -> None:
+        marks = []
+        game.apply(GoUpLevel(player=0))
+        marks.append((game.sequence, game.state.revision))
+        game.undo()
+        marks.append((game.sequence, game.state.revision))
+        game.redo()
+        marks.append((game.sequence, game.state.revision))
+        assert marks == [(1, 1), (2, 0), (3, 1)]
+
 
 def played_game() -> Game:
     game = make_game(dice=[2, 6])
