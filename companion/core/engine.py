@@ -141,8 +141,11 @@ def _(action: RollDie, state: GameState, dice: RandomSource) -> BaseAction:
 
 @fill_rolls.register
 def _(action: LootTheBody, state: GameState, dice: RandomSource) -> BaseAction:
-    if action.rolls is not None or not 0 <= action.player < len(state.players):
+    seats = len(state.players)
+    if action.rolls is not None or not 0 <= action.player < seats:
         return action
+    if not state.players[action.player].dead:
+        return action  # the rules will refuse it; no die is rolled for nothing
     groups = rules.loot_groups(state.players, action.player)
     _, used = rules.order_by_rolls(groups, lambda: _d6(dice))
     return action.evolve(rolls=used)
@@ -150,7 +153,7 @@ def _(action: LootTheBody, state: GameState, dice: RandomSource) -> BaseAction:
 
 @fill_rolls.register
 def _(action: RollForFirstPlayer, state: GameState, dice: RandomSource) -> BaseAction:
-    if action.rolls is not None:
+    if action.rolls is not None or state.turn != 1:
         return action
     _, used = rules.order_by_rolls([list(range(len(state.players)))], lambda: _d6(dice))
     return action.evolve(rolls=used)
@@ -688,7 +691,8 @@ def _(action: Die, state: GameState, checked: bool) -> GameState:
     if combat.running:
         return _maybe_finish_running(state)
     if action.player == combat.helper:
-        return state.evolve(combat=combat.evolve(helper=None))
+        helper_gone = combat.evolve(helper=None, level_only=combat.level_only - {action.player})
+        return state.evolve(combat=helper_gone)
     result = CombatResult(
         outcome="fighter_died",
         fighter=combat.fighter,

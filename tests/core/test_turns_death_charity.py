@@ -5,11 +5,13 @@ from __future__ import annotations
 import pytest
 
 from companion.core import (
+    AddHelper,
     AdvancePhase,
     AllySpec,
     Charity,
     Die,
     EndTurn,
+    FightWithLevelOnly,
     GainItem,
     GainTrait,
     Game,
@@ -135,6 +137,16 @@ class TestDeath:
         with pytest.raises(RuleError) as err:
             game.apply(LootTheBody(player=0, rolls=()))
         assert err.value.rule == "not_dead"
+        with pytest.raises(RuleError):
+            game.apply(LootTheBody(player=0))  # and no die is rolled for it
+
+    def test_a_dead_helper_leaves_the_combat(self, game: Game) -> None:
+        game.apply(StartCombat(fighter=0, monsters=(monster(3),)))
+        game.apply(AddHelper(helper=1))
+        game.apply(FightWithLevelOnly(player=1))
+        state = game.apply(Die(player=1))
+        assert state.combat is not None and state.combat.helper is None
+        assert state.combat.level_only == frozenset()
 
 
 class TestCharity:
