@@ -10,7 +10,6 @@ Typical use::
 
 from companion.cards.database import CardDatabase, UnknownCardError, load_database
 from companion.cards.loading import (
-    DATA_DIR_ENV,
     LoadedPack,
     LoadResult,
     builtin_cards_dir,
@@ -20,7 +19,6 @@ from companion.cards.loading import (
     read_edition,
     read_editions,
     read_pack,
-    user_data_dir,
     user_packs_dir,
 )
 from companion.cards.problems import PackError, Problem
@@ -44,6 +42,7 @@ from companion.cards.schema import (
     Style,
 )
 from companion.cards.search import NameIndex, normalize
+from companion.resources import DATA_DIR_ENV, user_data_dir
 
 __all__ = [
     "CARD_TYPES",

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import difflib
-import os
 import tomllib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import platformdirs
 from pydantic import ValidationError
 
 from companion import core
@@ -22,22 +20,14 @@ from companion.cards.problems import (
     problems_from_validation,
 )
 from companion.cards.schema import CARD_TYPES, CONDITION_KINDS, Card, EditionFile, Pack
+from companion.resources import shipped, user_data_dir
 
-APP_NAME = "munchkin-companion"
 HUMAN = "Human"  # the rules engine's race of a character with no race card
-DATA_DIR_ENV = "COMPANION_DATA_DIR"
-"""Environment variable that replaces the user's data folder (tests, portable installs)."""
 
 
 def builtin_cards_dir() -> Path:
     """The `cards/` folder shipped with the app (packs/ and editions/ inside)."""
-    return Path(__file__).resolve().parents[2] / "cards"
-
-
-def user_data_dir() -> Path:
-    """The user's data folder: $COMPANION_DATA_DIR if set, else the platform's usual place."""
-    override = os.environ.get(DATA_DIR_ENV)
-    return Path(override) if override else Path(platformdirs.user_data_dir(APP_NAME))
+    return shipped("cards")
 
 
 def user_packs_dir() -> Path:

@@ -7,11 +7,7 @@ import os
 import tempfile
 from pathlib import Path
 
-import platformdirs
-
-APP_DIR_NAME = "munchkin-companion"
-# Overrides the platform's data folder (tests, portable installs).
-DATA_DIR_ENV = "COMPANION_DATA_DIR"
+from companion.resources import user_data_dir
 
 
 class StoreError(ValueError):
@@ -20,8 +16,7 @@ class StoreError(ValueError):
 
 def data_dir() -> Path:
     """The user's data folder for the companion (created on first use)."""
-    override = os.environ.get(DATA_DIR_ENV)
-    path = Path(override) if override else Path(platformdirs.user_data_dir(APP_DIR_NAME))
+    path = user_data_dir()
     path.mkdir(parents=True, exist_ok=True)
     return path
 

@@ -1,0 +1,35 @@
+"""Where the companion finds the data it ships with and the user's own data folder."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import platformdirs
+
+APP_DIR_NAME = "munchkin-companion"
+# Overrides the platform's data folder (tests, portable installs).
+DATA_DIR_ENV = "COMPANION_DATA_DIR"
+
+_PACKAGE = Path(__file__).resolve().parent
+# An installed wheel carries the top-level data folders inside the package
+# (see [tool.hatch.build.targets.wheel.force-include] in pyproject.toml).
+_SHIPPED = _PACKAGE / "_shipped"
+
+
+def shipped(relative: str) -> Path:
+    """A data folder or file that ships with the app, e.g. `shipped("cards")`.
+
+    From a source checkout (or an editable install) this is the top-level folder
+    of the repository; from an installed wheel, its copy inside the package.
+    """
+    packaged = _SHIPPED / relative
+    if packaged.exists():
+        return packaged
+    return _PACKAGE.parent / relative
+
+
+def user_data_dir() -> Path:
+    """The user's data folder: $COMPANION_DATA_DIR if set, else the platform's usual place."""
+    override = os.environ.get(DATA_DIR_ENV)
+    return Path(override) if override else Path(platformdirs.user_data_dir(APP_DIR_NAME))
