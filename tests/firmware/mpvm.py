@@ -38,15 +38,18 @@ def node_binary() -> str:
 class MicroPythonVM:
     """One long-lived VM with the firmware at /flash (as on a board) and the vectors at /vectors."""
 
-    def __init__(self, heap_bytes: int = 512 * 1024) -> None:
+    def __init__(self, heap_bytes: int = 512 * 1024, flash: Path | None = None) -> None:
+        """``flash``: a folder to use as the board's file system instead of the sources."""
         if not VM_PACKAGE.exists():
             raise RuntimeError(
                 "the MicroPython VM is not installed: run ./tasks test once, or "
                 "PATH=$PWD/.venv/bin:$PATH npm ci --prefix firmware/vm"
             )
-        copies = [
-            f"/flash/wire.py={WIRE}",
-            f"/flash/counter={ROOT / 'firmware' / 'counter'}",
+        if flash is None:
+            copies = [f"/flash/wire.py={WIRE}", f"/flash/counter={ROOT / 'firmware' / 'counter'}"]
+        else:
+            copies = [f"/flash={flash}"]
+        copies += [
             f"/vectors={ROOT / 'tests' / 'vectors'}",
             f"/pinouts={ROOT / 'hardware' / 'pinouts'}",
             f"/tests={Path(__file__).parent / 'vmside'}",

@@ -1,0 +1,92 @@
+"""The BLE carrier with aioble: our service (write + notify) plus Battery and Device Information."""
+
+import asyncio
+
+import aioble
+import bluetooth
+
+try:
+    import wire
+except ImportError:
+    from companion.devices import wire
+
+try:
+    from micropython import const
+except ImportError:
+
+    def const(x):
+        return x
+
+
+_ADV_INTERVAL_US = const(250_000)
+_POLL_MS = const(100)  # how often a quiet connection checks the outbox and its link
+
+
+class BleCarrier:
+    """GATT server of one counter; ``run()`` serves one app connection at a time."""
+
+    def __init__(self, counter, outbox, name):
+        self.counter = counter
+        self.outbox = outbox
+        self.name = name
+        service = aioble.Service(bluetooth.UUID(wire.SERVICE_UUID))
+        self.rx = aioble.Characteristic(
+            service,
+            bluetooth.UUID(wire.RX_CHAR_UUID),
+            write=True,
+            write_no_response=True,
+            capture=True,  # queue writes: none may be lost while we answer the last one
+        )
+        self.tx = aioble.Characteristic(service, bluetooth.UUID(wire.TX_CHAR_UUID), notify=True)
+        battery = aioble.Service(bluetooth.UUID(wire.BATTERY_SERVICE_UUID))
+        self.level = aioble.Characteristic(
+            battery, bluetooth.UUID(wire.BATTERY_LEVEL_CHAR_UUID), read=True, notify=True
+        )
+        info = aioble.Service(bluetooth.UUID(wire.DEVICE_INFO_SERVICE_UUID))
+        texts = (
+            (wire.MANUFACTURER_CHAR_UUID, b"Munchkin Companion counters"),
+            (wire.MODEL_CHAR_UUID, counter.board.id.encode()),
+            (wire.FIRMWARE_REV_CHAR_UUID, ("%d.%d.%d" % _version()).encode()),
+        )
+        chars = []
+        for uuid, _ in texts:
+            chars.append(aioble.Characteristic(info, bluetooth.UUID(uuid), read=True))
+        aioble.register_services(service, battery, info)
+        for char, (_, value) in zip(chars, texts):
+            char.write(value)
+        self.level.write(b"\x64")
+        self.service_uuid = bluetooth.UUID(wire.SERVICE_UUID)
+
+    def battery_percent(self, percent):
+        self.level.write(bytes([percent]), send_update=True)
+
+    async def run(self):
+        while True:
+            connection = await aioble.advertise(
+                _ADV_INTERVAL_US, name=self.name, services=[self.service_uuid]
+            )
+            session = self.counter.open_session()
+            try:
+                await self._serve(connection, session)
+            finally:
+                self.counter.close_session(session)
+
+    async def _serve(self, connection, session):
+        while connection.is_connected():
+            try:
+                _, data = await self.rx.written(timeout_ms=_POLL_MS)
+            except asyncio.TimeoutError:
+                data = None
+            if data:
+                for reply in self.counter.handle(data, session):
+                    self.tx.notify(connection, reply)
+            while self.outbox.has("ble"):
+                kind, payload = self.outbox.pop("ble")
+                if kind == "all" or session.authenticated:
+                    self.tx.notify(connection, payload)
+
+
+def _version():
+    from counter.logic import FIRMWARE_VERSION
+
+    return FIRMWARE_VERSION

@@ -1,0 +1,144 @@
+"""Real hardware behind small classes: LED chains, TM1637 digits, buttons, battery ADC.
+
+Only this module (and the links) touch ``machine``; everything else gets these
+objects injected, so the logic also runs on a computer.
+"""
+
+import time
+
+import machine
+
+try:
+    from micropython import const
+except ImportError:
+
+    def const(x):
+        return x
+
+
+_TM_DELAY_US = const(5)  # TM1637 clocks at up to 250 kHz; 5 us per edge is safe
+
+
+class LedChain:
+    """One WS2812 chain; ``show(rgb, first)`` copies its LEDs out of the frame and sends them."""
+
+    def __init__(self, section):
+        import neopixel
+
+        self.count = section.count
+        self.np = neopixel.NeoPixel(machine.Pin(section.pin, machine.Pin.OUT), self.count)
+        order = section.get("order", "GRB")
+        # Where R, G and B go within each LED's 3 bytes on the wire.
+        self.r = order.index("R")
+        self.g = order.index("G")
+        self.b = order.index("B")
+
+    def show(self, rgb, first):
+        buf = self.np.buf
+        r = self.r
+        g = self.g
+        b = self.b
+        j = first * 3
+        for k in range(0, self.count * 3, 3):
+            buf[k + r] = rgb[j]
+            buf[k + g] = rgb[j + 1]
+            buf[k + b] = rgb[j + 2]
+            j += 3
+        self.np.write()
+
+
+class TM1637:
+    """Two-wire 7-segment driver (bit-banged): ``show(patterns, brightness_0_to_255)``."""
+
+    def __init__(self, section):
+        self.clk = machine.Pin(section.clk, machine.Pin.OUT, value=1)
+        self.dio = machine.Pin(section.dio, machine.Pin.OUT, value=1)
+        self.levels = section.get("brightness_levels", 8)
+        self._last = bytearray(section.digits)
+        self._last_level = -1
+
+    def _start(self):
+        self.dio(0)
+        time.sleep_us(_TM_DELAY_US)
+        self.clk(0)
+
+    def _stop(self):
+        self.dio(0)
+        self.clk(1)
+        time.sleep_us(_TM_DELAY_US)
+        self.dio(1)
+
+    def _byte(self, value):
+        for _ in range(8):
+            self.dio(value & 1)
+            value >>= 1
+            time.sleep_us(_TM_DELAY_US)
+            self.clk(1)
+            time.sleep_us(_TM_DELAY_US)
+            self.clk(0)
+        # The chip pulls DIO low for the ACK on the ninth clock; we do not need it.
+        self.clk(1)
+        time.sleep_us(_TM_DELAY_US)
+        self.clk(0)
+
+    def show(self, patterns, brightness):
+        level = brightness * self.levels // 256
+        if level == self._last_level and patterns == self._last:
+            return  # nothing changed: spare the bus
+        self._last[:] = patterns
+        self._last_level = level
+        self._start()
+        self._byte(0x40)  # data command: write, auto-increment address
+        self._stop()
+        self._start()
+        self._byte(0xC0)  # address 0
+        for p in patterns:
+            self._byte(p)
+        self._stop()
+        self._start()
+        self._byte((0x88 | level) if brightness else 0x80)  # display on/off + level
+        self._stop()
+
+
+class ButtonPins:
+    """The board's buttons as Pins; ``read(i)`` is True while button i is pressed."""
+
+    def __init__(self, board):
+        self.names = board.buttons.keys()
+        self.pins = []
+        self.active_low = bytearray(len(self.names))
+        for i, name in enumerate(self.names):
+            spec = board.buttons[name]
+            pull = machine.Pin.PULL_UP if spec.pull == "up" else machine.Pin.PULL_DOWN
+            self.pins.append(machine.Pin(spec.pin, machine.Pin.IN, pull))
+            self.active_low[i] = 1 if spec.active == "low" else 0
+
+    def read(self, i):
+        return self.pins[i].value() != self.active_low[i]
+
+
+class BatteryADC:
+    """Battery voltage through the board's resistor divider, in millivolts."""
+
+    def __init__(self, section):
+        self.adc = machine.ADC(machine.Pin(section.adc_pin))
+        try:
+            self.adc.atten(machine.ADC.ATTN_11DB)  # ESP32: full range to about 2.5 V
+        except AttributeError:
+            pass  # RP2040 has one fixed range
+        self.ratio_x100 = int(section.divider_ratio * 100)
+
+    def read_mv(self):
+        total = 0
+        for _ in range(8):  # average out the ESP32 ADC's noise
+            total += self.adc.read_uv()
+        return total // 8 * self.ratio_x100 // 100000
+
+
+def counter_id():
+    """A stable 32-bit id from the chip's unique id."""
+    uid = machine.unique_id()
+    value = 0
+    for i, byte in enumerate(uid):
+        value ^= byte << (8 * (i % 4))
+    return value & 0xFFFFFFFF

@@ -1,0 +1,26 @@
+"""Messages the counter starts (button intents, battery, claim window) waiting for each link."""
+
+
+class Outbox:
+    """One queue per link; ``put`` fans a payload out to all of them."""
+
+    MAX = 8  # a link that is not being read keeps only the newest messages
+
+    def __init__(self, links):
+        self.queues = {}
+        for name in links:
+            self.queues[name] = []
+
+    def put(self, payload, to_all=False):
+        """Queue ``payload``: for authenticated apps only, or for anyone (to_all)."""
+        kind = "all" if to_all else "auth"
+        for queue in self.queues.values():
+            if len(queue) >= self.MAX:
+                queue.pop(0)
+            queue.append((kind, payload))
+
+    def has(self, link):
+        return bool(self.queues[link])
+
+    def pop(self, link):
+        return self.queues[link].pop(0)

@@ -1,0 +1,89 @@
+"""The USB serial carrier: COBS frames on stdin/stdout, with Ctrl-C disabled while it runs."""
+
+import sys
+
+try:
+    import wire
+except ImportError:
+    from companion.devices import wire
+
+try:
+    from micropython import const
+except ImportError:
+
+    def const(x):
+        return x
+
+
+# 33 non-zero bytes: longer than any frame, so a stream of valid frames never
+# contains it. `firmware/deploy.py --repl` sends it; see docs/firmware.md.
+REPL_ESCAPE = b"\x03\x03\x03 counter: back to the REPL \x03\x03\x03"
+_IDLE_MS = const(5)
+
+
+class ReplRequested(Exception):
+    """Someone sent REPL_ESCAPE: stop the protocol and hand the port back to the REPL."""
+
+
+class SerialProtocol:
+    """Bytes in -> frames out, for one counter session; no I/O, so it is testable anywhere."""
+
+    def __init__(self, counter):
+        self.counter = counter
+        self.session = counter.open_session()
+        self.deframer = wire.Deframer()
+        self._matched = 0
+
+    def feed(self, data):
+        """Frames (bytes) to write back for the bytes received; raises ReplRequested."""
+        out = []
+        for byte in data:
+            if byte == REPL_ESCAPE[self._matched]:
+                self._matched += 1
+                if self._matched == len(REPL_ESCAPE):
+                    self._matched = 0
+                    raise ReplRequested()
+            else:
+                self._matched = 1 if byte == REPL_ESCAPE[0] else 0
+        for payload in self.deframer.feed(data):
+            for reply in self.counter.handle(payload, self.session):
+                out.append(wire.frame(reply))
+        return out
+
+    def frames(self, payloads):
+        """Outgoing payloads (buttons, battery) as frames, if this session may hear them."""
+        if not self.session.authenticated:
+            return []
+        return [wire.frame(p) for p in payloads]
+
+
+async def run(counter, outbox):
+    """Serve the protocol on USB serial until REPL_ESCAPE; ``outbox`` holds payloads to send."""
+    import asyncio
+    import select
+
+    import micropython
+
+    proto = SerialProtocol(counter)
+    stdin = sys.stdin.buffer
+    stdout = sys.stdout.buffer
+    poller = select.poll()
+    poller.register(stdin, select.POLLIN)
+    one = bytearray(1)
+    micropython.kbd_intr(-1)  # a 0x03 inside a frame must not stop the firmware
+    try:
+        while True:
+            got = False
+            for _ in poller.ipoll(0):
+                got = True
+                if stdin.readinto(one):
+                    for frame in proto.feed(one):
+                        stdout.write(frame)
+            while outbox.has("serial"):
+                kind, payload = outbox.pop("serial")
+                if kind == "all" or proto.session.authenticated:
+                    stdout.write(wire.frame(payload))
+            if not got:
+                await asyncio.sleep_ms(_IDLE_MS)
+    finally:
+        micropython.kbd_intr(3)
