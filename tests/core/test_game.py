@@ -25,6 +25,7 @@ from companion.core import (
     StartCombat,
     describe,
 )
+from companion.core.randomplay import random_game
 
 from .conftest import make_game, make_setup, monster, nasty
 
@@ -208,3 +209,13 @@ class TestDescribe:
         game = make_game()
         game.apply(StartCombat(fighter=0, monsters=(monster(0),)))
         assert describe(ResolveCombat(outcome="kill"), game.state) == "Ann kills the monsters"
+
+
+def test_every_logged_action_reads_as_words() -> None:
+    game = random_game(600, seed=3, allow_win=False)
+    kinds = set()
+    for revision, action in enumerate(game.log):
+        text = describe(action, game.state_at(revision))
+        kinds.add(action.type)
+        assert text and text != action.type.replace("_", " ")
+    assert len(kinds) >= 25
