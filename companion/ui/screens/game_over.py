@@ -79,4 +79,7 @@ class GameOverScreen(CompanionScreen):
                 kills=stats["kills"][seat],
                 deaths=stats["deaths"][seat],
             )
-            box.add_widget(Factory.StatLine(name=player.name, detail=text, swatch=colours[seat]))
+            # Properties declared in kv exist only once the rule applied: set them after.
+            line = Factory.StatLine()
+            line.name, line.detail, line.swatch = player.name, text, colours[seat]
+            box.add_widget(line)

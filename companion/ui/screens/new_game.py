@@ -67,12 +67,17 @@ class NewGameScreen(CompanionScreen):
         super().__init__(**kwargs)
         self.players: list[dict[str, Any]] = []
         self.edition_ids = list(EDITIONS)
+        self.edition_id = "classic"
+        self._load_choices()
+        self._seed_players()
+
+    def _load_choices(self) -> None:
         settings = self.app.settings
         self.edition_id = settings.edition if settings.edition in EDITIONS else "classic"
         self.epic = settings.winning_level == EPIC_LEVEL
         self.shared_victory = settings.shared_victory
         self.faster_play = settings.faster_play
-        self._seed_players()
+        self.first = ROLL_FOR_FIRST
 
     # -- the player list ------------------------------------------------------------
     def _seed_players(self) -> None:
@@ -215,6 +220,7 @@ class NewGameScreen(CompanionScreen):
         fresh = params.pop("fresh", False)
         super().prepare(**params)
         if fresh:
+            self._load_choices()
             self._seed_players()
 
     def _rebuild(self) -> None:

@@ -1,0 +1,149 @@
+"""A real Kivy app for the UI tests: started once per session, reset between tests.
+
+Kivy allows one App per process and one Window, so the session fixture builds the
+app once (in an offscreen window) and every test drives Kivy's event loop itself:
+`pump()` runs frames, `tap()` sends a touch down/up through the Window to a widget,
+exactly where a finger would land.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Iterator
+from itertools import count
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+os.environ.setdefault("SDL_VIDEODRIVER", "offscreen")
+os.environ.setdefault("KIVY_NO_ARGS", "1")
+os.environ.setdefault("KIVY_NO_CONSOLELOG", "1")
+
+PHONE = (360, 640)
+FRAME_S = 1 / 60
+_touch_ids = count(1)
+
+
+class Harness:
+    """The running app plus helpers to drive it like a player would."""
+
+    def __init__(self, app: Any, data_dir: Path) -> None:
+        self.app = app
+        self.data_dir = data_dir
+
+    def pump(self, seconds: float = 0.0, frames: int = 3) -> None:
+        """Run Kivy frames for at least `seconds` and at least `frames` frames."""
+        from kivy.base import EventLoop
+
+        end = time.monotonic() + seconds
+        done = 0
+        while done < frames or time.monotonic() < end:
+            EventLoop.idle()
+            done += 1
+
+    def screen(self, name: str) -> Any:
+        return self.app.screen(name)
+
+    def tap(self, widget: Any) -> None:
+        """Touch the middle of `widget` and lift the finger, through the Window."""
+        from kivy.base import EventLoop
+        from kivy.core.window import Window
+        from kivy.input.motionevent import MotionEvent
+        from kivy.uix.scrollview import ScrollView
+
+        self.pump()
+        parent = widget.parent
+        while parent is not None and parent is not parent.parent:
+            if isinstance(parent, ScrollView):
+                parent.scroll_to(widget, padding=10, animate=False)
+                self.pump()
+                break
+            parent = parent.parent
+        x, y = widget.to_window(*widget.center)
+        assert 0 <= x < Window.width and 0 <= y < Window.height, f"{widget} is off screen"
+
+        class Finger(MotionEvent):
+            def depack(self, args: tuple[float, float]) -> None:
+                self.sx, self.sy = args
+                self.is_touch = True
+                self.profile = ["pos"]
+                super().depack(args)
+
+        finger = Finger("ui-test", next(_touch_ids), (x / Window.width, y / Window.height))
+        EventLoop.post_dispatch_input("begin", finger)
+        self.pump(frames=1)
+        EventLoop.post_dispatch_input("end", finger)
+        self.pump()
+
+    def nav(self, name: str) -> None:
+        """Tap the navigation bar's button for a screen."""
+        for button in self.app.root.ids.nav.children:
+            if getattr(button, "screen_name", None) == name:
+                self.tap(button)
+                return
+        raise AssertionError(f"no navigation button for {name}")
+
+    def banner(self) -> str:
+        """The message on show, or "" when the banner is hidden."""
+        banner = self.app.root.ids.banner
+        return banner.text if banner.shown else ""
+
+    def start_game(self, names: list[str]) -> None:
+        """Set up and start a game through the New game screen, as a player would."""
+        self.app.show("new_game", fresh=True)
+        self.pump()
+        screen = self.screen("new_game")
+        while len(screen.ids.rows.children) < len(names):
+            self.tap(screen.ids.add)
+        while len(screen.ids.rows.children) > len(names):
+            self.tap(_rows(screen)[-1].ids["remove"])
+        for row, name in zip(_rows(screen), names, strict=True):
+            row.ids.name.text = name
+        self.tap(_rows(screen)[0].ids.first)
+        self.tap(screen.ids.start)
+        self.pump()
+
+
+def _rows(screen: Any) -> list[Any]:
+    # BoxLayout children are stored last-first.
+    return list(reversed(screen.ids.rows.children))
+
+
+@pytest.fixture(scope="session")
+def _session_app() -> Iterator[Harness]:
+    from kivy.config import Config
+
+    Config.set("graphics", "width", str(PHONE[0]))
+    Config.set("graphics", "height", str(PHONE[1]))
+    Config.set("kivy", "exit_on_escape", "0")
+    from companion.ui.app import CompanionApp
+
+    data_dir = Path(tempfile.mkdtemp(prefix="companion-ui-"))
+    app = CompanionApp(data_dir=data_dir)
+    app._run_prepare()  # what App.run() does before the main loop
+    harness = Harness(app, data_dir)
+    harness.pump(frames=5)
+    yield harness
+    app.stop()
+    shutil.rmtree(data_dir, ignore_errors=True)
+
+
+@pytest.fixture
+def ui(_session_app: Harness) -> Harness:
+    """The app with no game open, no saved games, fixed settings, on the New game screen."""
+    from companion.store import Settings
+
+    app = _session_app.app
+    app.close_game()
+    for saved in app.games.list():
+        app.games.delete(saved.id)
+    app.settings = Settings(victory_countdown_s=0.4)
+    app.root.ids.banner.hide()
+    app.show("new_game", fresh=True)
+    app._forget_back()
+    _session_app.pump()
+    return _session_app

@@ -1,0 +1,196 @@
+"""Playing through the real app with taps: set-up, combat won, combat lost and run away, undo."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.ui.conftest import Harness
+
+pytestmark = pytest.mark.slow
+
+NAMES = ["Anna", "Bram", "Cleo", "Dev"]
+
+
+def tile(ui: Harness, seat: int):
+    return ui.screen("table").tiles[seat]
+
+
+def tap_level(ui: Harness, seat: int, times: int = 1, up: bool = True) -> None:
+    for _ in range(times):
+        stepper = tile(ui, seat).ids.level
+        ui.tap(stepper.ids.plus if up else stepper.ids.minus)
+
+
+def setup_rows(ui: Harness) -> list:
+    return list(reversed(ui.screen("new_game").ids.rows.children))
+
+
+def test_new_game_with_four_players(ui: Harness) -> None:
+    screen = ui.screen("new_game")
+    ui.tap(screen.ids.add)
+    rows = list(reversed(screen.ids.rows.children))
+    assert len(rows) == 4
+    for row, name in zip(rows, NAMES, strict=True):
+        row.ids.name.text = name
+    # Every change redraws the rows: look them up again before each tap.
+    ui.tap(setup_rows(ui)[1].ids.sex)  # neither -> male
+    ui.tap(setup_rows(ui)[2].ids.colour)  # next free colour
+    ui.tap(setup_rows(ui)[3].ids.up)  # Dev moves up one seat
+    ui.tap(screen.ids.epic)
+    ui.tap(setup_rows(ui)[0].ids.first)
+    ui.tap(screen.ids.start)
+
+    state = ui.app.state
+    assert [p.name for p in state.players] == ["Anna", "Bram", "Dev", "Cleo"]
+    assert state.players[1].sex == "male"
+    assert len({p.colour for p in state.players}) == 4
+    assert state.winning_level == 20
+    assert state.current == 0
+    assert ui.app.manager.current == "table"
+    assert [t.name for t in ui.screen("table").tiles] == ["Anna", "Bram", "Dev", "Cleo"]
+
+    tap_level(ui, 2, times=2)
+    assert ui.app.state.players[2].level == 3
+    assert tile(ui, 2).level == 3
+    ui.tap(tile(ui, 1).ids.gear.ids.plus)
+    assert ui.app.state.players[1].strength == 2
+
+    ui.tap(tile(ui, 2))  # a tap on the tile opens the player's details
+    assert ui.app.manager.current == "player"
+    assert ui.screen("player").name_text == "Dev"
+
+
+def test_rule_error_is_shown_and_changes_nothing(ui: Harness) -> None:
+    ui.start_game(NAMES[:3])
+    tap_level(ui, 0, times=8)
+    assert ui.app.state.players[0].level == 9
+    revision = ui.app.state.revision
+    tap_level(ui, 0)  # a card alone cannot give the winning level
+    assert ui.app.state.players[0].level == 9
+    assert ui.app.state.revision == revision
+    assert "10" in ui.banner()
+
+
+def test_combat_with_helper_and_two_monsters_won(ui: Harness) -> None:
+    ui.start_game(NAMES)
+    tap_level(ui, 0, times=4)  # Anna: level 5
+    tap_level(ui, 1, times=3)  # Bram: level 4
+    ui.nav("combat")
+    combat = ui.screen("combat")
+    for _ in range(2):
+        ui.tap(combat.ids.quick_level.ids.plus)  # level 3 monster
+    ui.tap(combat.ids.add_monster)
+    for _ in range(2):
+        ui.tap(combat.ids.quick_level.ids.plus)  # level 5 monster, 2 treasures
+    ui.tap(combat.ids.quick_treasure.ids.plus)
+    ui.tap(combat.ids.add_monster)
+    assert ui.app.state.combat is not None
+    assert combat.monsters_strength == 8
+    assert combat.players_strength == 5
+    assert combat.verdict == "Monsters win"
+    assert combat.ids.kill.disabled
+
+    ui.tap(combat.ids.helper)  # Bram helps
+    assert ui.app.state.combat.helper == 1
+    assert combat.players_strength == 9
+    assert combat.verdict == "Players win"
+    assert ui.app.state.combat.treasure == 3
+
+    ui.tap(combat.ids.monsters_shots.ids.b2)  # someone makes it harder: 10 vs 9
+    assert combat.verdict == "Monsters win"
+    ui.tap(combat.ids.players_shots.ids.b3)  # a one-shot for the fighters: 12 vs 10
+    assert (combat.players_strength, combat.monsters_strength) == (12, 10)
+
+    ui.tap(combat.ids.kill)
+    assert combat.countdown > 0  # the kill waits for interference first
+    assert ui.app.state.combat is not None
+    ui.tap(combat.ids.kill)  # "Wait!": someone interferes
+    assert combat.countdown == 0
+    ui.pump(0.6)
+    assert ui.app.state.combat is not None
+
+    ui.tap(combat.ids.kill)
+    ui.pump(0.7)
+    state = ui.app.state
+    assert state.combat is None
+    assert state.last_combat.outcome == "kill"
+    assert state.players[0].level == 7  # two monsters killed
+    assert state.players[1].level == 4  # the helper gains no level
+    assert "3 treasure" in combat.result_text
+
+
+def test_combat_lost_then_run_away(ui: Harness) -> None:
+    ui.start_game(NAMES[:3])
+    tap_level(ui, 0, times=2)  # Anna: level 3
+    ui.nav("combat")
+    combat = ui.screen("combat")
+    combat.ids.search.text = "rubber duck"
+    ui.pump()
+    results = list(reversed(combat.ids.results.children))
+    assert results, "the card search found nothing"
+    ui.tap(results[0])
+    for _ in range(3):
+        ui.tap(combat.ids.quick_level.ids.plus)
+    ui.tap(combat.ids.add_monster)  # a level 4 monster joins
+    assert combat.verdict == "Monsters win"
+
+    ui.tap(combat.ids.run_away)
+    assert ui.app.manager.current == "run_away"
+    run = ui.screen("run_away")
+    rows = list(reversed(run.ids.rows.children))
+    assert len(rows) == 2
+    # Anna runs from the level 4 monster first: a physical die shows 6.
+    ui.tap(rows[1])
+    assert (run.fighter, run.monster) == (0, 1)
+    ui.tap(run.ids.physical.children[0])  # the "6" button (children are last-first)
+    rolls = ui.app.state.combat.rolls
+    assert [(r.monster, r.roll, r.escaped) for r in rolls] == [(1, 6, True)]
+    # Then the duck: a 2 is caught, and its Bad Stuff costs a level.
+    ui.tap(run.ids.physical.children[4])  # "2"
+    state = ui.app.state
+    assert state.combat is None
+    assert state.last_combat.outcome == "ran_away"
+    assert state.players[0].level == 2
+    assert run.finished
+    assert "caught" in run.summary
+    ui.tap(run.ids.done)
+    assert ui.app.manager.current == "table"
+
+
+def test_undo_and_redo(ui: Harness) -> None:
+    ui.start_game(NAMES[:2])
+    tap_level(ui, 1, times=2)
+    assert ui.app.state.players[1].level == 3
+    top = ui.app.root.ids
+    ui.tap(top.undo)
+    assert ui.app.state.players[1].level == 2
+    assert tile(ui, 1).level == 2
+    ui.nav("history")
+    history = ui.screen("history")
+    assert history.count == 1
+    assert "Bram" in history.entries[0]
+    ui.tap(history.ids.undo)
+    assert ui.app.state.players[1].level == 1
+    assert not ui.app.can_undo
+    ui.tap(history.ids.redo)
+    assert ui.app.state.players[1].level == 2
+    # The saved file follows every step.
+    saved = ui.app.games.load(ui.app.game_id)
+    assert saved.state.players[1].level == 2
+
+
+def test_winning_shows_game_over_with_chart(ui: Harness) -> None:
+    ui.start_game(NAMES[:2])
+    tap_level(ui, 0, times=8)
+    ui.nav("combat")
+    combat = ui.screen("combat")
+    ui.tap(combat.ids.add_monster)  # a level 1 monster against Anna's 9
+    ui.tap(combat.ids.kill)
+    ui.pump(0.7)
+    assert ui.app.state.winners == (0,)
+    assert ui.app.manager.current == "game_over"
+    over = ui.screen("game_over")
+    assert "Anna" in over.winner_text
+    levels = over.series[0][1]
+    assert levels[0] == 1 and levels[-1] == 10
+    assert len(over.ids.stats.children) == 2
