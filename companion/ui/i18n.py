@@ -57,13 +57,14 @@ _KV_RE = re.compile(r"""\b_\(\s*(?P<q>["'])(?P<msg>(?:\\.|(?!(?P=q)).)*)(?P=q)\s
 _CALLS = {"_", "N_"}
 
 
-def extract_messages(root: Path | None = None) -> list[str]:
-    """Every message id used by the UI's .py and .kv files, in first-use order."""
+def extract_messages(root: Path | None = None) -> dict[str, list[str]]:
+    """Every message id used by the UI's .py and .kv files -> where it is used ("file:line")."""
     root = root or Path(__file__).parent
-    found: dict[str, None] = {}
+    found: dict[str, list[str]] = {}
     for path in sorted(root.rglob("*.py")):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        for node in ast.walk(tree):
+        where = path.relative_to(root.parent.parent).as_posix()
+        calls = []
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if (
                 isinstance(node, ast.Call)
                 and isinstance(node.func, ast.Name)
@@ -71,13 +72,18 @@ def extract_messages(root: Path | None = None) -> list[str]:
             ):
                 for arg in node.args[: 2 if node.func.id == "ngettext" else 1]:
                     if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
-                        found.setdefault(arg.value)
+                        calls.append((arg.lineno, arg.value))
+        for lineno, message in sorted(calls):
+            found.setdefault(message, []).append(f"{where}:{lineno}")
     for path in sorted(root.rglob("*.kv")):
-        for match in _KV_RE.finditer(path.read_text(encoding="utf-8")):
-            found.setdefault(
-                ast.literal_eval(match.group("q") + match.group("msg") + match.group("q"))
-            )
-    return list(found)
+        where = path.relative_to(root.parent.parent).as_posix()
+        text = path.read_text(encoding="utf-8")
+        for match in _KV_RE.finditer(text):
+            quote = match.group("q")
+            message = ast.literal_eval(quote + match.group("msg") + quote)
+            lineno = text.count("\n", 0, match.start()) + 1
+            found.setdefault(message, []).append(f"{where}:{lineno}")
+    return found
 
 
 def _po_quote(text: str) -> str:
@@ -85,19 +91,20 @@ def _po_quote(text: str) -> str:
     return f'"{escaped}"'
 
 
-def render_po(messages: list[str], identity: bool) -> str:
+def render_po(messages: dict[str, list[str]], identity: bool) -> str:
     """A .pot template (empty translations) or a source-language .po (identity translations)."""
     header = (
         'msgid ""\nmsgstr ""\n'
+        '"Project-Id-Version: munchkin-companion\\n"\n'
         '"Content-Type: text/plain; charset=UTF-8\\n"\n'
         '"Content-Transfer-Encoding: 8bit\\n"\n'
         '"Plural-Forms: nplurals=2; plural=(n != 1);\\n"\n'
     )
     entries = [header]
-    for message in messages:
-        entries.append(
-            f"msgid {_po_quote(message)}\nmsgstr {_po_quote(message if identity else '')}\n"
-        )
+    for message, places in messages.items():
+        refs = "".join(f"#: {place}\n" for place in places)
+        translated = message if identity else ""
+        entries.append(f"{refs}msgid {_po_quote(message)}\nmsgstr {_po_quote(translated)}\n")
     return "\n".join(entries)
 
 

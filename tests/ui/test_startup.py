@@ -1,0 +1,107 @@
+"""Starting the real app in a fresh process: first start, resuming the last game after a
+restart, a damaged settings file, and the command line."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from tests.ui.conftest import Harness
+
+pytestmark = pytest.mark.slow
+
+# Starts the app exactly as `companion app` does (run_app on one asyncio loop), lets it
+# draw a few frames, reports what it shows as JSON, then closes the window.
+PROBE = textwrap.dedent(
+    """
+    import asyncio, json, sys
+    from pathlib import Path
+    from companion.commands.app import prepare_kivy
+    prepare_kivy((360, 640))
+    from companion.ui.app import CompanionApp, run_app
+
+    app = CompanionApp(data_dir=Path(sys.argv[1]))
+    report = {}
+
+    async def probe():
+        while app.root is None or not app.manager.current:
+            await asyncio.sleep(0.05)
+        await asyncio.sleep(0.3)
+        state = app.state
+        report.update(
+            screen=app.manager.current,
+            banner=app.root.ids.banner.text if app.root.ids.banner.shown else "",
+            players=[p.name for p in state.players] if state else [],
+            levels=[p.level for p in state.players] if state else [],
+            game_id=app.game_id,
+        )
+        app.stop()
+
+    async def main():
+        await asyncio.gather(run_app(app), probe())
+
+    asyncio.run(main())
+    print("REPORT " + json.dumps(report))
+    """
+)
+
+
+def start_app(data_dir: Path) -> dict:
+    env = {**os.environ, "SDL_VIDEODRIVER": "offscreen", "KIVY_NO_ARGS": "1"}
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, str(data_dir)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+    )
+    lines = [line for line in done.stdout.splitlines() if line.startswith("REPORT ")]
+    assert done.returncode == 0 and lines, done.stderr[-3000:]
+    return json.loads(lines[-1].removeprefix("REPORT "))
+
+
+def test_first_start_opens_new_game(tmp_path: Path) -> None:
+    report = start_app(tmp_path)
+    assert report["screen"] == "new_game"
+    assert report["players"] == []
+    assert report["banner"] == ""
+
+
+def test_damaged_settings_start_with_defaults_and_say_so(tmp_path: Path) -> None:
+    (tmp_path / "settings.json").write_text('{"theme": "dark", "led_brightness": 9000}')
+    report = start_app(tmp_path)
+    assert report["screen"] == "new_game"
+    assert "settings.json" in report["banner"]
+    assert "led_brightness" in report["banner"]
+
+
+def test_restart_resumes_the_last_game(ui: Harness) -> None:
+    ui.start_game(["Anna", "Bram", "Cleo", "Dev"])
+    table = ui.screen("table")
+    for _ in range(3):
+        ui.tap(table.tiles[2].ids.level.ids.plus)
+    ui.app.on_stop()  # what closing the window does
+    report = start_app(ui.data_dir)
+    assert report["screen"] == "table"
+    assert report["game_id"] == ui.app.game_id
+    assert report["players"] == ["Anna", "Bram", "Cleo", "Dev"]
+    assert report["levels"] == [1, 1, 4, 1]
+
+
+def test_command_line_options() -> None:
+    from companion.cli import build_parser
+
+    args = build_parser().parse_args(
+        ["app", "--size", "1280x800", "--data-dir", "/tmp/x", "--no-virtual"]
+    )
+    assert args.size == (1280, 800)
+    assert args.data_dir == Path("/tmp/x")
+    assert args.no_virtual is True
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["app", "--size", "big"])
