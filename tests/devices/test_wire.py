@@ -189,3 +189,28 @@ def test_the_codec_imports_nothing_from_the_app() -> None:
     imports = {line.split()[1] for line in source.splitlines() if line.startswith("import ")}
     assert imports <= {"hashlib", "struct"}
     assert "from companion" not in source and "import companion" not in source
+
+
+PROTOCOL_DOC = (Path(__file__).parents[2] / "docs" / "protocol.md").read_text()
+
+
+@pytest.mark.parametrize(
+    "name", [n for n in dir(wire) if n.startswith("MSG_")], ids=lambda n: n[4:]
+)
+def test_protocol_doc_lists_every_message_type(name: str) -> None:
+    label = name[4:]
+    assert f"| 0x{getattr(wire, name):02X} | {label} |" in PROTOCOL_DOC
+
+
+@pytest.mark.parametrize(
+    "name", [n for n in dir(wire) if n.startswith("ERR_")], ids=lambda n: n[4:]
+)
+def test_protocol_doc_lists_every_error_code(name: str) -> None:
+    assert f"| {getattr(wire, name)} | {name[4:]} |" in PROTOCOL_DOC
+
+
+def test_protocol_doc_has_the_uuids_label_and_escape() -> None:
+    for uuid in (wire.SERVICE_UUID, wire.RX_CHAR_UUID, wire.TX_CHAR_UUID):
+        assert uuid in PROTOCOL_DOC
+    assert wire.AUTH_LABEL.decode() in PROTOCOL_DOC
+    assert f"the {len(wire.AUTH_LABEL)} ASCII bytes" in PROTOCOL_DOC
