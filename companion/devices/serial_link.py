@@ -1,21 +1,24 @@
 """The USB serial carrier: a `Link` over a real (or pseudo-terminal) serial port.
 
 Built on pyserial-asyncio-fast's transport, which reads the port's file
-descriptor from the event loop. The port is opened directly rather than through
-`create_serial_connection`, which would open it in an executor thread.
+descriptor from the event loop. Two of its steps would run in executor threads
+and are done inline instead: opening the port (a tty open does not block) and
+the flush-then-close on teardown, whose flush (`tcdrain`) can hang for as long
+as a wedged USB-serial device stops reading.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from typing import TYPE_CHECKING
 
 import serial
-from serial_asyncio_fast import SerialTransport, connection_for_serial
+from serial_asyncio_fast import SerialTransport
 
 from companion.devices.framing import Deframer, Framing, WireFraming
-from companion.devices.link import Link, LinkOpenError
+from companion.devices.link import Link, LinkOpenError, LinkState
 
 if TYPE_CHECKING:
     from companion.devices.chaos import FaultPlan
@@ -23,7 +26,22 @@ if TYPE_CHECKING:
 _LOGGER = logging.getLogger(__name__)
 
 BAUDRATE = 115_200  # baud: USB CDC ignores it; USB-UART bridges on the boards default to it
-CLOSE_TIMEOUT_S = 1.0  # s: a port that has not let go by then is gone; never hang a close on it
+CLOSE_TIMEOUT_S = 1.0  # s: to hand over bytes still queued on close; a live port needs ms
+
+
+class _InlineCloseTransport(SerialTransport):
+    """The library's transport, closing the port on the loop instead of in a thread."""
+
+    async def _call_connection_lost(self, exc: Exception | None, *, flush: bool) -> None:
+        self._write_buffer.clear()
+        port, protocol = self._serial, self._protocol
+        self._serial = None
+        self._protocol = None  # type: ignore[assignment]
+        if port is not None:
+            with contextlib.suppress(serial.SerialException, OSError):
+                port.close()
+        if protocol is not None:
+            protocol.connection_lost(exc)
 
 
 class _Protocol(asyncio.Protocol):
@@ -38,7 +56,10 @@ class _Protocol(asyncio.Protocol):
     def connection_lost(self, exc: Exception | None) -> None:
         if not self.closed.done():
             self.closed.set_result(None)
-        self._link._carrier_lost(str(exc) if exc else "port closed")
+        # Only the current connection may report a loss: a previous one that
+        # finishes closing while the link is being reopened must not kill the new one.
+        if self._link._protocol is self:
+            self._link._carrier_lost(str(exc) if exc else "port closed")
 
 
 class SerialLink(Link):
@@ -73,12 +94,9 @@ class SerialLink(Link):
             port = serial.Serial(self.port, self.baudrate, timeout=0, exclusive=True)
         except (serial.SerialException, OSError, ValueError) as exc:
             raise LinkOpenError(f"cannot open serial port {self.port}: {exc}") from exc
-        deframer = self._framing.deframer()
-        transport, protocol = await connection_for_serial(
-            asyncio.get_running_loop(), lambda: _Protocol(self, deframer), port
-        )
-        self._transport = transport
-        self._protocol = protocol  # type: ignore[assignment]
+        protocol = _Protocol(self, self._framing.deframer())
+        self._protocol = protocol
+        self._transport = _InlineCloseTransport(asyncio.get_running_loop(), protocol, port)
 
     async def _send(self, payload: bytes) -> None:
         data = self._framing.frame(payload)
@@ -104,7 +122,10 @@ class SerialLink(Link):
         self._transport = self._protocol = None
         if transport is None or protocol is None:
             return
-        transport.close()
+        if self.state is LinkState.LOST:
+            transport.abort()  # a cut line: what was still queued is gone
+        else:
+            transport.close()  # hands over what is queued, then closes
         try:
             async with asyncio.timeout(CLOSE_TIMEOUT_S):
                 await protocol.closed

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 
 import pytest
 
@@ -107,3 +108,39 @@ async def test_a_port_is_held_by_one_link_at_a_time(port):
     async with SerialLink(port.path):
         with pytest.raises(LinkOpenError):
             await SerialLink(port.path).open()
+
+
+async def test_serial_io_runs_on_the_loop_without_threads(port):
+    before = set(threading.enumerate())
+
+    async with SerialLink(port.path) as link:
+        await link.send(b"x")
+        port.write(wire.frame(b"y"))
+        assert await asyncio.wait_for(link.recv(), 1) == b"y"
+        port.unplug()
+        with pytest.raises(LinkLostError):
+            await asyncio.wait_for(link.recv(), 1)
+
+    assert set(threading.enumerate()) <= before
+
+
+async def test_reopening_while_the_old_connection_still_closes_keeps_the_new_one(port):
+    link = SerialLink(port.path)
+    await link.open()
+
+    for _ in range(30):
+        dropping = asyncio.create_task(link.drop("line noise"))
+        await asyncio.sleep(0)
+        async with asyncio.timeout(1):
+            while not link.is_open:
+                try:
+                    await link.open()
+                except LinkOpenError:
+                    await asyncio.sleep(0)
+        await dropping
+        await asyncio.sleep(0.001)
+        assert link.is_open
+
+    await link.send(b"still here")
+    assert await read_frames(port, 1) == [b"still here"]
+    await link.close()
