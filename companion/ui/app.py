@@ -52,7 +52,8 @@ class AppRoot(FloatLayout):
         for entry in sorted(
             (e for e in entries if e.nav_order is not None), key=lambda e: e.nav_order or 0
         ):
-            button = FlatButton(text=_(entry.title), font_size=self.app_theme().small * 1.15)
+            button = FlatButton(text=_(entry.title), font_size=self.app_theme().small)
+            button.shorten = True
             button.screen_name = entry.name
             button.bind(on_release=lambda b: show(b.screen_name))
             bar.add_widget(button)

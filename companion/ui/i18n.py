@@ -57,23 +57,29 @@ _KV_RE = re.compile(r"""\b_\(\s*(?P<q>["'])(?P<msg>(?:\\.|(?!(?P=q)).)*)(?P=q)\s
 _CALLS = {"_", "N_"}
 
 
-def extract_messages(root: Path | None = None) -> dict[str, list[str]]:
-    """Every message id used by the UI's .py and .kv files -> where it is used ("file:line")."""
+Message = str | tuple[str, str]  # a plain message, or (singular, plural) from ngettext
+
+
+def extract_messages(root: Path | None = None) -> dict[Message, list[str]]:
+    """Every message used by the UI's .py and .kv files -> where it is used ("file:line")."""
     root = root or Path(__file__).parent
-    found: dict[str, list[str]] = {}
+    found: dict[Message, list[str]] = {}
     for path in sorted(root.rglob("*.py")):
         where = path.relative_to(root.parent.parent).as_posix()
-        calls = []
+        calls: list[tuple[int, Message]] = []
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if (
-                isinstance(node, ast.Call)
-                and isinstance(node.func, ast.Name)
-                and node.func.id in _CALLS | {"ngettext"}
-            ):
-                for arg in node.args[: 2 if node.func.id == "ngettext" else 1]:
-                    if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
-                        calls.append((arg.lineno, arg.value))
-        for lineno, message in sorted(calls):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+                continue
+            texts = [
+                a.value
+                for a in node.args
+                if isinstance(a, ast.Constant) and isinstance(a.value, str)
+            ]
+            if node.func.id in _CALLS and texts:
+                calls.append((node.lineno, texts[0]))
+            elif node.func.id == "ngettext" and len(texts) >= 2:
+                calls.append((node.lineno, (texts[0], texts[1])))
+        for lineno, message in sorted(calls, key=lambda call: call[0]):
             found.setdefault(message, []).append(f"{where}:{lineno}")
     for path in sorted(root.rglob("*.kv")):
         where = path.relative_to(root.parent.parent).as_posix()
@@ -91,7 +97,7 @@ def _po_quote(text: str) -> str:
     return f'"{escaped}"'
 
 
-def render_po(messages: dict[str, list[str]], identity: bool) -> str:
+def render_po(messages: dict[Message, list[str]], identity: bool) -> str:
     """A .pot template (empty translations) or a source-language .po (identity translations)."""
     header = (
         'msgid ""\nmsgstr ""\n'
@@ -103,8 +109,16 @@ def render_po(messages: dict[str, list[str]], identity: bool) -> str:
     entries = [header]
     for message, places in messages.items():
         refs = "".join(f"#: {place}\n" for place in places)
-        translated = message if identity else ""
-        entries.append(f"{refs}msgid {_po_quote(message)}\nmsgstr {_po_quote(translated)}\n")
+        if isinstance(message, tuple):
+            one, many = message
+            entries.append(
+                f"{refs}msgid {_po_quote(one)}\nmsgid_plural {_po_quote(many)}\n"
+                f"msgstr[0] {_po_quote(one if identity else '')}\n"
+                f"msgstr[1] {_po_quote(many if identity else '')}\n"
+            )
+        else:
+            translated = message if identity else ""
+            entries.append(f"{refs}msgid {_po_quote(message)}\nmsgstr {_po_quote(translated)}\n")
     return "\n".join(entries)
 
 
@@ -140,7 +154,13 @@ def write_catalogues(root: Path | None = None) -> list[Path]:
     english.mkdir(parents=True, exist_ok=True)
     pot.write_text(render_po(messages, identity=False), encoding="utf-8")
     (english / f"{DOMAIN}.po").write_text(render_po(messages, identity=True), encoding="utf-8")
-    catalogue = {"": header, **{m: m for m in messages}}
+    catalogue = {"": header}
+    for message in messages:
+        if isinstance(message, tuple):
+            # .mo files key a plural entry by "singular NUL plural", forms joined by NUL.
+            catalogue["\0".join(message)] = "\0".join(message)
+        else:
+            catalogue[message] = message
     (english / f"{DOMAIN}.mo").write_bytes(render_mo(catalogue))
     return [pot, english / f"{DOMAIN}.po", english / f"{DOMAIN}.mo"]
 

@@ -18,7 +18,7 @@ def _ids(po_file: Path) -> set[str]:
 
 
 def test_template_holds_every_message_in_use() -> None:
-    used = set(i18n.extract_messages())
+    used = {m if isinstance(m, str) else m[0] for m in i18n.extract_messages()}
     template = _ids(i18n.LOCALE_DIR / "companion.pot")
     missing = sorted(used - template)
     assert not missing, f"run `python -m companion.ui.i18n` to add: {missing[:5]}"
@@ -30,6 +30,8 @@ def test_english_catalogue_is_complete_and_loads() -> None:
     assert _ids(english / "companion.po") == _ids(i18n.LOCALE_DIR / "companion.pot")
     catalogue = gettext.translation(i18n.DOMAIN, i18n.LOCALE_DIR, languages=["en"])
     assert catalogue.gettext("Fight!") == "Fight!"
+    assert catalogue.ngettext("{n} turn", "{n} turns", 1) == "{n} turn"
+    assert catalogue.ngettext("{n} turn", "{n} turns", 3) == "{n} turns"
 
 
 def test_compiled_catalogue_translates(tmp_path: Path) -> None:

@@ -27,7 +27,7 @@ class CompanionScreen(Screen):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self._refresh_trigger = Clock.create_trigger(self._refresh_now)
+        self._refresh_trigger = Clock.create_trigger(self.refresh_now)
         self.app.bind(state=self._state_changed)
 
     @property
@@ -44,12 +44,13 @@ class CompanionScreen(Screen):
         """Copy the current game state into this screen's properties."""
 
     def on_pre_enter(self, *_args: Any) -> None:
-        self._refresh_now()
+        self.refresh_now()
 
     def _state_changed(self, _app: Any, _state: Any) -> None:
         if self.manager is not None and self.manager.current == self.name:
             self._refresh_trigger()
 
-    def _refresh_now(self, *_args: Any) -> None:
-        self.state = self.app.state
+    def refresh_now(self, *_args: Any) -> None:
+        """Redraw from the game as it is right now (after an action, before the next frame)."""
+        self.state = self.app.live_state
         self.refresh()

@@ -8,7 +8,7 @@ from kivy.factory import Factory
 from kivy.properties import ListProperty, NumericProperty, StringProperty
 
 from companion.core import ResolveCombat
-from companion.ui.i18n import N_, _
+from companion.ui.i18n import N_, _, ngettext
 from companion.ui.screens import ScreenEntry
 from companion.ui.screens.base import CompanionScreen
 from companion.ui.theme import colour
@@ -63,9 +63,9 @@ class GameOverScreen(CompanionScreen):
         else:
             self.winner_text = _("No winner yet")
         stats = game_statistics(game)
-        self.detail_text = _("{turns} turns, {actions} actions").format(
-            turns=state.turn, actions=len(game.log)
-        )
+        turns = ngettext("{n} turn", "{n} turns", state.turn).format(n=state.turn)
+        actions = ngettext("{n} action", "{n} actions", len(game.log)).format(n=len(game.log))
+        self.detail_text = f"{turns}, {actions}"
         self.winning_level = state.winning_level
         colours = [colour(p.colour) for p in state.players]
         self.series = [
@@ -73,11 +73,15 @@ class GameOverScreen(CompanionScreen):
             for seat in range(len(state.players))
         ]
         for seat, player in enumerate(state.players):
-            text = _("Level {level} (best {best}) · {kills} kills · {deaths} deaths").format(
-                level=player.level,
-                best=stats["best"][seat],
-                kills=stats["kills"][seat],
-                deaths=stats["deaths"][seat],
+            kills, deaths = stats["kills"][seat], stats["deaths"][seat]
+            text = " · ".join(
+                (
+                    _("Level {level} (best {best})").format(
+                        level=player.level, best=stats["best"][seat]
+                    ),
+                    ngettext("{n} kill", "{n} kills", kills).format(n=kills),
+                    ngettext("{n} death", "{n} deaths", deaths).format(n=deaths),
+                )
             )
             # Properties declared in kv exist only once the rule applied: set them after.
             line = Factory.StatLine()

@@ -65,6 +65,7 @@ class RunAwayScreen(CompanionScreen):
         if state is not None and state.last_roll is not None:
             self.ids.die.tumble_to(state.last_roll.value)
         self.fighter = self.monster = -1
+        self.refresh_now()
 
     def sacrifice_ally(self) -> None:
         """Give up the Ally: automatic escape from every monster (the partner escapes too)."""
