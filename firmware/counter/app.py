@@ -31,7 +31,7 @@ async def leds_task(counter, chains, digits):
             chain.show(rgb, first)
         if digits is not None:
             digits.show(counter.digits(), counter.state.brightness)
-        await asyncio.sleep_ms(_FRAME_MS)
+        await timebase.sleep_ms(_FRAME_MS)
 
 
 async def buttons_task(counter, pins, outbox):
@@ -46,7 +46,7 @@ async def buttons_task(counter, pins, outbox):
             for name, long in buttons.take():
                 for payload in counter.press(name, long):
                     outbox.put(payload, to_all=(name == "claim"))
-        await asyncio.sleep_ms(_BUTTON_MS)
+        await timebase.sleep_ms(_BUTTON_MS)
 
 
 async def battery_task(counter, adc, outbox, ble):
@@ -56,7 +56,7 @@ async def battery_task(counter, adc, outbox, ble):
             outbox.put(payload)
             if ble is not None:
                 ble.battery_percent(payload[5])
-        await asyncio.sleep_ms(_BATTERY_MS)
+        await timebase.sleep_ms(_BATTERY_MS)
 
 
 async def housekeeping_task(counter, outbox):
@@ -64,10 +64,11 @@ async def housekeeping_task(counter, outbox):
         for payload in counter.poll():
             outbox.put(payload)
         gc.collect()  # collect while idle, not in the middle of a frame
-        await asyncio.sleep_ms(_POLL_MS)
+        await timebase.sleep_ms(_POLL_MS)
 
 
-async def main(board_path="board.json", serial=True):
+async def main(board_path="board.json", serial=True, stdin=None, stdout=None, data_dir="/data"):
+    """All tasks of a counter; ``stdin``/``stdout`` default to the USB serial console."""
     board = boardmod.load(board_path)
     try:
         from counter.ble_link import BleCarrier
@@ -79,7 +80,7 @@ async def main(board_path="board.json", serial=True):
     if BleCarrier is not None:
         links.append("ble")
     outbox = Outbox(links)
-    counter = Counter(board, store=FileStore("/data"), counter_id=hw.counter_id(), links=links)
+    counter = Counter(board, store=FileStore(data_dir), counter_id=hw.counter_id(), links=links)
     chains = [(hw.LedChain(section), first) for section, first in board.led_chains()]
     digits = hw.TM1637(board.display) if board.digits else None
     tasks = [
@@ -96,10 +97,13 @@ async def main(board_path="board.json", serial=True):
     if serial:
         from counter import serial_link
 
-        tasks.append(serial_link.run(counter, outbox))
+        tasks.append(serial_link.run(counter, outbox, stdin, stdout))
+    tasks = [asyncio.create_task(coro) for coro in tasks]
     try:
         await asyncio.gather(*tasks)
     finally:
+        for task in tasks:
+            task.cancel()
         counter.save()  # keep the table across the REPL visit or reset
 
 

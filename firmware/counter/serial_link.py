@@ -57,26 +57,29 @@ class SerialProtocol:
         return [wire.frame(p) for p in payloads]
 
 
-async def run(counter, outbox):
+async def run(counter, outbox, stdin=None, stdout=None):
     """Serve the protocol on USB serial until REPL_ESCAPE; ``outbox`` holds payloads to send."""
-    import asyncio
     import select
 
     import micropython
 
+    from counter.timebase import sleep_ms
+
     proto = SerialProtocol(counter)
-    stdin = sys.stdin.buffer
-    stdout = sys.stdout.buffer
+    stdin = stdin if stdin is not None else sys.stdin.buffer
+    stdout = stdout if stdout is not None else sys.stdout.buffer
     poller = select.poll()
     poller.register(stdin, select.POLLIN)
+    # ipoll does not allocate a result list on every idle turn (MicroPython only).
+    ready = getattr(poller, "ipoll", poller.poll)
     one = bytearray(1)
     micropython.kbd_intr(-1)  # a 0x03 inside a frame must not stop the firmware
     try:
         while True:
             got = False
-            for _ in poller.ipoll(0):
-                got = True
+            for _ in ready(0):
                 if stdin.readinto(one):
+                    got = True
                     for frame in proto.feed(one):
                         stdout.write(frame)
             while outbox.has("serial"):
@@ -84,6 +87,6 @@ async def run(counter, outbox):
                 if kind == "all" or proto.session.authenticated:
                     stdout.write(wire.frame(payload))
             if not got:
-                await asyncio.sleep_ms(_IDLE_MS)
+                await sleep_ms(_IDLE_MS)
     finally:
         micropython.kbd_intr(3)

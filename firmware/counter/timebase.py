@@ -20,4 +20,14 @@ except ImportError:
         return (a + delta) & 0x3FFFFFFF
 
 
-__all__ = ["ticks_add", "ticks_diff", "ticks_ms"]
+import asyncio
+
+try:
+    sleep_ms = asyncio.sleep_ms
+except AttributeError:  # CPython's asyncio has only seconds
+
+    async def sleep_ms(ms):
+        await asyncio.sleep(ms / 1000)
+
+
+__all__ = ["sleep_ms", "ticks_add", "ticks_diff", "ticks_ms"]

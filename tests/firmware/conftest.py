@@ -10,5 +10,3 @@ ROOT = HERE.parents[1]
 for path in (ROOT / "firmware", HERE / "vmside", HERE):  # deploy.py lives in firmware/
     if str(path) not in sys.path:
         sys.path.insert(0, str(path))
-
-PINOUTS = ROOT / "hardware" / "pinouts"

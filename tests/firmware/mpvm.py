@@ -12,6 +12,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 VM_DIR = ROOT / "firmware" / "vm"
 WIRE = ROOT / "companion" / "devices" / "wire.py"
+PINOUTS = ROOT / "hardware" / "pinouts"
 VM_PACKAGE = VM_DIR / "node_modules" / "@micropython" / "micropython-webassembly-pyscript"
 
 

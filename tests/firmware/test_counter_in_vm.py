@@ -7,8 +7,7 @@ from collections.abc import Iterator
 
 import counterchecks
 import pytest
-from conftest import PINOUTS
-from mpvm import MicroPythonVM
+from mpvm import PINOUTS, MicroPythonVM
 
 pytestmark = pytest.mark.slow
 

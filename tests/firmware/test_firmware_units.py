@@ -6,12 +6,12 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import PINOUTS
 from counter import board, limiter, segments
 from counter.logic import Counter
 from counter.outbox import Outbox
 from counter.serial_link import REPL_ESCAPE, ReplRequested, SerialProtocol
 from counter.store import FileStore, MemoryStore
+from mpvm import PINOUTS
 
 from companion.devices import wire
 

@@ -10,8 +10,7 @@ from pathlib import Path
 import counterchecks
 import deploy
 import pytest
-from conftest import PINOUTS
-from mpvm import MicroPythonVM
+from mpvm import PINOUTS, MicroPythonVM
 
 
 def test_the_board_gets_the_codec_every_counter_module_and_both_entry_points() -> None:
