@@ -18,6 +18,10 @@ from companion.core import (
     GameState,
     ResolveCombat,
     apply_unchecked,
+    combat_strength,
+    fighters_win,
+    monster_strength,
+    monster_treasure,
 )
 from companion.core.randomplay import random_game, random_setup
 
@@ -103,3 +107,29 @@ def test_the_unchecked_fold_of_a_legal_log_matches_the_checked_one(seed: int, le
 def test_a_dumped_state_reads_back_identical(seed: int, length: int) -> None:
     state = game_for(seed, length).state
     assert GameState.model_validate_json(state.model_dump_json()) == state
+
+
+@SETTINGS
+@given(seeds, lengths)
+def test_the_live_verdict_always_matches_the_rules(seed: int, length: int) -> None:
+    game = game_for(seed, length)
+    for revision in range(len(game.log) + 1):
+        state = game.state_at(revision)
+        combat = state.combat
+        if combat is None:
+            continue
+        fighters = [state.players[s] for s in combat.fighters]
+        mine = [combat_strength(state.players[s], s in combat.level_only) for s in combat.fighters]
+        shots = {
+            side: sum(s.bonus for s in combat.one_shots if s.side == side)
+            for side in ("players", "monsters")
+        }
+        monsters = [monster_strength(m.spec, m.enhancers, fighters) for m in combat.monsters]
+        assert [m.strength for m in combat.monsters] == monsters
+        assert combat.players_strength == sum(mine) + shots["players"]
+        assert combat.monsters_strength == sum(monsters) + shots["monsters"]
+        assert combat.fighters_winning == fighters_win(
+            combat.players_strength, combat.monsters_strength, combat.wins_ties
+        )
+        treasure = sum(monster_treasure(m.spec, m.enhancers) for m in combat.monsters)
+        assert combat.treasure == treasure
