@@ -212,7 +212,9 @@ class Game:
             setup = GameSetup.model_validate(data.get("setup"))
         except ValidationError as err:
             raise GameLogError(f"bad setup: {_first_error(err)}") from None
-        raw_actions = data.get("actions", [])
+        raw_actions = data.get("actions")
+        if raw_actions is None:
+            raise GameLogError('"actions" is missing (an empty game has "actions": [])')
         if not isinstance(raw_actions, list):
             raise GameLogError('"actions" must be a list')
         actions: list[BaseAction] = []

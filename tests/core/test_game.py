@@ -151,6 +151,8 @@ class TestJsonLog:
             (lambda d: json.dumps({**d, "format": "chess"}), "not a game log"),
             (lambda d: json.dumps({**d, "version": 99}), "version 99"),
             (lambda d: json.dumps({**d, "setup": {"players": []}}), "bad setup"),
+            (lambda d: json.dumps({k: v for k, v in d.items() if k != "actions"}), "missing"),
+            (lambda d: json.dumps({**d, "actions": {}}), "must be a list"),
             (
                 lambda d: json.dumps({**d, "actions": [{"type": "fly"}]}),
                 "action 1 is malformed",
