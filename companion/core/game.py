@@ -123,6 +123,18 @@ class Game:
         self._notify()
         return new_state
 
+    def check(self, action: BaseAction) -> RuleError | None:
+        """The rule the action would break now, or None if it is allowed; changes nothing.
+
+        For greying out buttons: open die rolls are filled with stand-in results (the
+        real dice are not touched), since no rule depends on the number rolled.
+        """
+        try:
+            apply_action(self.state, fill_rolls(action, self.state, _StandInDice()))
+        except RuleError as err:
+            return err
+        return None
+
     def undo(self, steps: int = 1) -> GameState:
         """Take back the last `steps` actions; they can be redone."""
         if steps < 1 or steps > self._cursor:
@@ -239,6 +251,17 @@ class Game:
         except RecursionError:
             raise GameLogError("not valid JSON: nested too deeply") from None
         return cls.from_dict(data, rng)
+
+
+class _StandInDice:
+    """Results 1, 2, ..., 6, 1, ... so that tie-breaks always end."""
+
+    def __init__(self) -> None:
+        self._next = 0
+
+    def roll_d6(self) -> int:
+        self._next = self._next % 6 + 1
+        return self._next
 
 
 def _open_rolls(action: BaseAction) -> bool:

@@ -92,6 +92,16 @@ class TestUndoRedo:
             game.apply(SellItems(player=0, gold=10))
         assert game.state is before and game.can_redo
 
+    def test_check_says_what_would_break_without_changing_anything(self) -> None:
+        game = make_game(dice=[])  # any real roll would fail loudly
+        game.apply(SetLevel(player=0, level=9))
+        err = game.check(GoUpLevel(player=0))
+        assert err is not None and err.rule == "winning_level_by_kill"
+        assert game.check(GoUpLevel(player=1)) is None
+        game.apply(StartCombat(fighter=0, monsters=(nasty(20, death=True),)))
+        assert game.check(RunAway(fighter=0, monster=0)) is None
+        assert game.state.revision == 2 and len(game.log) == 2
+
     def test_subscribers_hear_apply_undo_redo_until_they_leave(self, game: Game) -> None:
         seen: list[int] = []
         leave = game.subscribe(lambda s: seen.append(s.revision))
