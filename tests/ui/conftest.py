@@ -100,7 +100,7 @@ class Harness:
         while len(screen.ids.rows.children) < len(names):
             self.tap(screen.ids.add)
         while len(screen.ids.rows.children) > len(names):
-            self.tap(_rows(screen)[-1].ids["remove"])
+            self.tap(_rows(screen)[-1].ids.drop)
         for row, name in zip(_rows(screen), names, strict=True):
             row.ids.name.text = name
         self.tap(_rows(screen)[0].ids.first)

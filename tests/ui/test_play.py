@@ -194,3 +194,45 @@ def test_winning_shows_game_over_with_chart(ui: Harness) -> None:
     levels = over.series[0][1]
     assert levels[0] == 1 and levels[-1] == 10
     assert len(over.ids.stats.children) == 2
+
+
+def test_ally_sacrifice_escapes_every_monster(ui: Harness) -> None:
+    ui.start_game(NAMES[:2])
+    ui.tap(tile(ui, 0))
+    player = ui.screen("player")
+    player.ids.ally_name.text = "Gerald"
+    ui.tap(player.ids.set_ally)
+    ui.nav("combat")
+    combat = ui.screen("combat")
+    for _ in range(9):
+        ui.tap(combat.ids.quick_level.ids.plus)
+    ui.tap(combat.ids.add_monster)
+    ui.tap(combat.ids.add_monster)
+    ui.tap(combat.ids.run_away)
+    run = ui.screen("run_away")
+    assert "Gerald" in run.ally_text
+    ui.tap(run.ids.ally)
+    state = ui.app.state
+    assert state.combat is None
+    assert state.players[0].ally is None
+    assert state.players[0].level == 1 and not state.players[0].dead
+    assert run.finished
+
+
+def test_one_shots_can_be_cleared_and_flipped_negative(ui: Harness) -> None:
+    ui.start_game(NAMES[:2])
+    ui.nav("combat")
+    combat = ui.screen("combat")
+    ui.tap(combat.ids.add_monster)
+    ui.tap(combat.ids.players_shots.ids.b5)
+    ui.tap(combat.ids.players_shots.ids.b10)
+    assert combat.players_strength == 16
+    ui.tap(combat.ids.sign)  # the buttons now take strength away
+    ui.tap(combat.ids.monsters_shots.ids.b1)
+    assert combat.monsters_strength == 0
+    ui.tap(combat.ids.players_shots.ids.wipe)
+    assert combat.players_strength == 1
+    assert combat.verdict == "Players win"
+    ui.tap(combat.ids.defeat)  # a card takes the monster away: no level
+    assert ui.app.state.last_combat.outcome == "defeat"
+    assert ui.app.state.players[0].level == 1

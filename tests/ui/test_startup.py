@@ -105,3 +105,69 @@ def test_command_line_options() -> None:
     assert args.no_virtual is True
     with pytest.raises(SystemExit):
         build_parser().parse_args(["app", "--size", "big"])
+
+
+SERVICE_PROBE = textwrap.dedent(
+    """
+    import asyncio, json, sys
+    from pathlib import Path
+    from companion.commands.app import prepare_kivy
+    prepare_kivy((360, 640))
+    from companion.ui import services
+    from companion.ui.app import CompanionApp, run_app
+
+    events = []
+
+    class Recorder:
+        def __init__(self, app):
+            events.append("created")
+
+        async def run(self):
+            events.append("running")
+            try:
+                await asyncio.Event().wait()
+            except asyncio.CancelledError:
+                events.append("cancelled")
+                raise
+
+        def game_changed(self, game):
+            names = ",".join(p.name for p in game.state.players) if game else "none"
+            events.append("game:" + names)
+
+    services.SERVICES["recorder"] = "__main__:Recorder"
+    app = CompanionApp(data_dir=Path(sys.argv[1]), no_virtual=True)
+
+    async def probe():
+        while "running" not in events:
+            await asyncio.sleep(0.05)
+        events.append("no_virtual=" + str(app.no_virtual))
+        app.stop()
+
+    async def main():
+        await asyncio.gather(run_app(app), probe())
+
+    asyncio.run(main())
+    print("REPORT " + json.dumps(events))
+    """
+)
+
+
+def test_background_services_share_the_loop_and_follow_the_game(ui: Harness) -> None:
+    ui.start_game(["Anna", "Bram"])
+    ui.app.on_stop()
+    env = {**os.environ, "SDL_VIDEODRIVER": "offscreen", "KIVY_NO_ARGS": "1"}
+    done = subprocess.run(
+        [sys.executable, "-c", SERVICE_PROBE, str(ui.data_dir)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+    )
+    lines = [line for line in done.stdout.splitlines() if line.startswith("REPORT ")]
+    assert done.returncode == 0 and lines, done.stderr[-3000:]
+    events = json.loads(lines[-1].removeprefix("REPORT "))
+    assert events[0] == "created"
+    assert "game:Anna,Bram" in events
+    assert events.index("game:Anna,Bram") < events.index("running")
+    assert "no_virtual=True" in events
+    assert events[-1] == "cancelled"

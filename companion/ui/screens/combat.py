@@ -79,8 +79,11 @@ class CombatScreen(CompanionScreen):
         super().prepare(**params)
         state = self.app.live_state
         if state is not None and state.combat is None:
+            # A new fight starts from a clean quick entry.
             self.fighter = state.current if fighter is None else fighter
-            self.result_text = ""
+            self.quick_level = 1
+            self.quick_treasure = 1
+            self.negative = False
 
     def next_fighter(self) -> None:
         """Before the fight: cycle who fights (living players only)."""

@@ -1,0 +1,141 @@
+"""The other screens, driven by taps: player details, saved games, dice, window sizes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.ui.conftest import Harness
+
+pytestmark = pytest.mark.slow
+
+
+def traits_buttons(ui: Harness) -> dict[str, object]:
+    """The class/race/... buttons of the player screen by their text."""
+    found = {}
+    for group in ui.screen("player").ids.traits.children:
+        for button in getattr(group, "children", []):
+            found[getattr(button, "text", "")] = button
+    return found
+
+
+def test_player_details(ui: Harness) -> None:
+    ui.start_game(["Anna", "Bram", "Cleo"])
+    ui.tap(ui.screen("table").tiles[1])
+    player = ui.screen("player")
+    assert ui.app.manager.current == "player"
+    assert ui.app.screen_title == "Bram"
+
+    ui.tap(player.ids.sex_female)
+    ui.tap(traits_buttons(ui)["Wizard"])
+    ui.tap(traits_buttons(ui)["Elf"])
+    ui.tap(traits_buttons(ui)["Warrior"])  # one class only: refused, shown, nothing changes
+    assert "class" in ui.banner().lower()
+    bram = ui.app.state.players[1]
+    assert bram.sex == "female"
+    assert bram.classes == ("Wizard",)
+    assert bram.races == ("Elf",)
+
+    ui.tap(traits_buttons(ui)["Super Munchkin"])
+    ui.tap(traits_buttons(ui)["Warrior"])
+    assert ui.app.state.players[1].classes == ("Wizard", "Warrior")
+
+    player.ids.ally_name.text = "Pocket Dragon"
+    player.ids.ally_bonus.text = "3"
+    ui.tap(player.ids.set_ally)
+    assert ui.app.state.players[1].ally.bonus == 3
+    assert player.strength == 4
+
+    ui.tap(player.ids.run_bonus.ids.plus)
+    assert ui.app.state.players[1].run_away_bonus == 1
+
+    ui.tap(player.ids.die)
+    bram = ui.app.state.players[1]
+    assert bram.dead and bram.ally is None
+    assert player.ids.die.disabled
+
+    if ui.banner():
+        ui.tap(ui.app.root.ids.banner)  # a tap on a message puts it away
+    assert not ui.banner()
+    ui.tap(ui.app.root.ids.back)
+    assert ui.app.manager.current == "table"
+    tile = ui.screen("table").tiles[1]
+    assert tile.dead
+    assert "Wizard" in tile.traits and "Elf" in tile.traits
+
+
+def test_saved_games_export_import_resume_delete(ui: Harness, tmp_path: Path) -> None:
+    ui.start_game(["Anna", "Bram"])
+    ui.tap(ui.screen("table").tiles[0].ids.level.ids.plus)
+    first_id = ui.app.game_id
+    ui.nav("games")
+    games = ui.screen("games")
+    rows = list(reversed(games.ids.saved.children))
+    assert len(rows) == 1 and rows[0].current
+
+    games.ids.folder.text = str(tmp_path)
+    ui.tap(rows[0].ids.get("export") or _button(rows[0], "Export"))
+    exported = tmp_path / f"{first_id}.json"
+    assert exported.exists()
+    assert json.loads(exported.read_text())  # a readable game log
+
+    games.ids.import_path.text = str(exported)
+    ui.tap(games.ids.import_button)
+    rows = list(reversed(games.ids.saved.children))
+    assert len(rows) == 2
+    imported = next(r for r in rows if not r.current)
+    ui.tap(_button(imported, "Resume"))
+    assert ui.app.game_id == imported.game_id
+    assert ui.app.manager.current == "table"
+    assert ui.app.state.players[0].level == 2
+
+    ui.nav("games")
+    rows = list(reversed(games.ids.saved.children))
+    ui.tap(_button(next(r for r in rows if r.current), "Delete"))
+    assert ui.app.game is None
+    assert [s.id for s in ui.app.games.list()] == [first_id]
+
+    games.ids.import_path.text = str(tmp_path / "missing.json")
+    ui.tap(games.ids.import_button)
+    assert "missing.json" in ui.banner()
+
+
+def _button(row: object, text: str) -> object:
+    for child in row.walk():  # type: ignore[attr-defined]
+        if getattr(child, "text", None) == text:
+            return child
+    raise AssertionError(f"no {text} button")
+
+
+def test_dice_roller_records_the_roll(ui: Harness) -> None:
+    ui.start_game(["Anna", "Bram"])
+    ui.nav("dice")
+    dice = ui.screen("dice")
+    ui.tap(dice.ids.roll)
+    rolled = ui.app.state.last_roll
+    assert rolled is not None and 1 <= rolled.value <= 6
+    assert dice.value == rolled.value
+    ui.pump(0.8)  # the tumble ends on the recorded face
+    assert dice.ids.die.value == rolled.value
+
+
+def test_desktop_window_uses_wide_layouts(ui: Harness) -> None:
+    from kivy.core.window import Window
+
+    ui.start_game(["Anna", "Bram", "Cleo", "Dev"])
+    try:
+        Window.size = (1280, 800)
+        ui.pump(frames=5)
+        assert ui.app.wide
+        table = ui.screen("table")
+        assert table.columns == 4
+        assert all(not tile.compact for tile in table.tiles)
+        ui.tap(table.tiles[3].ids.level.ids.plus)
+        assert ui.app.state.players[3].level == 2
+    finally:
+        Window.size = (360, 640)
+        ui.pump(frames=5)
+    assert not ui.app.wide
+    assert ui.screen("table").columns == 2
