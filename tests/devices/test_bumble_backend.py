@@ -6,7 +6,8 @@ import asyncio
 
 import pytest
 from bleak import BleakClient, BleakScanner
-from bleak.exc import BleakError
+from bleak.exc import BleakError, BleakGATTProtocolError, BleakGATTProtocolErrorCode
+from bumble.att import ATT_Error, ErrorCode
 
 from companion.devices import wire
 from companion.devices.bumble_backend import (
@@ -166,3 +167,26 @@ async def test_closing_the_radio_cuts_every_connection(radio, make_counter):
 
     await asyncio.wait_for(gone.wait(), 1)
     assert not counter.peripheral.is_connected
+
+
+async def test_a_refused_write_with_response_surfaces_as_a_gatt_protocol_error(radio):
+    def refuse(_payload: bytes) -> None:
+        raise ATT_Error(ErrorCode.WRITE_NOT_PERMITTED)
+
+    peripheral = VirtualPeripheral(
+        radio,
+        "MCounter-8",
+        service_uuid=wire.SERVICE_UUID,
+        write_uuid=wire.RX_CHAR_UUID,
+        notify_uuid=wire.TX_CHAR_UUID,
+        on_write=refuse,
+    )
+    await peripheral.start()
+    try:
+        async with BleakClient(peripheral.address, backend=BumbleBleakClient, radio=radio) as c:
+            with pytest.raises(BleakGATTProtocolError) as caught:
+                await c.write_gatt_char(wire.RX_CHAR_UUID, b"x", response=True)
+    finally:
+        await peripheral.stop()
+
+    assert caught.value.code == BleakGATTProtocolErrorCode.WRITE_NOT_PERMITTED
