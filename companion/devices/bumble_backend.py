@@ -36,7 +36,15 @@ from bumble import core, hci
 from bumble.att import ATT_Error
 from bumble.controller import Controller
 from bumble.core import AdvertisingData
-from bumble.device import Advertisement, Connection, Device, Peer
+from bumble.device import (
+    Advertisement,
+    AdvertisingEventProperties,
+    AdvertisingParameters,
+    AdvertisingSet,
+    Connection,
+    Device,
+    Peer,
+)
 from bumble.gatt import Characteristic, CharacteristicValue, Service
 from bumble.gatt_client import CharacteristicProxy, DescriptorProxy, ServiceProxy
 from bumble.host import Host
@@ -47,7 +55,7 @@ from companion.devices.ble_link import BleBackend
 
 _LOGGER = logging.getLogger(__name__)
 
-ADVERTISING_BYTES = 31  # bytes: the legacy advertising payload
+MAX_NAME_BYTES = 29  # bytes: the longest name a real counter's scan response can carry
 ATT_HEADER = 3  # bytes of every ATT write/notification that are not payload
 ADVERTISING_INTERVAL_MS = 20.0  # ms: the fastest legal interval, so virtual scans finish at once
 VIRTUAL_CONNECT_TIMEOUT_S = 2.0  # s: an advertising virtual peer connects in about 1 ms
@@ -219,6 +227,7 @@ class VirtualPeripheral:
         )
         self.device.add_service(Service(service_uuid, [write_char, self._notify_char]))
         self._started = False
+        self._advertising_set: AdvertisingSet | None = None
         self.connections = 0  # how many times the app connected, for tests and the sim
         self.device.on(Device.EVENT_CONNECTION, self._on_connection)
 
@@ -232,33 +241,31 @@ class VirtualPeripheral:
         if self._started:
             return
         await self.device.power_on()
-        # Bumble's virtual controller answers an active scan with the advertising
-        # data again instead of the scan response, so the name must also fit in the
-        # 31 advertising bytes beside the 18 of the service UUID. No flags field: the
-        # virtual controller ignores it and it would cost three of those bytes.
-        name = self.name.encode()
-        room = ADVERTISING_BYTES - 18 - 2
-        name_type = (
-            AdvertisingData.COMPLETE_LOCAL_NAME
-            if len(name) <= room
-            else AdvertisingData.SHORTENED_LOCAL_NAME
-        )
+        # Extended advertising (BLE 5): Bumble's virtual controller answers an active
+        # scan with the advertising data again instead of the scan response, and the
+        # legacy 31 bytes cannot hold the 128-bit service UUID beside a name like
+        # "MCounter-1A2B". One extended advertisement carries both, so the app sees
+        # what it sees from a real counter's advertisement plus scan response.
         advertising = AdvertisingData(
             [
+                (AdvertisingData.FLAGS, bytes([0x06])),  # LE general discoverable, no BR/EDR
                 (
                     AdvertisingData.COMPLETE_LIST_OF_128_BIT_SERVICE_CLASS_UUIDS,
                     core.UUID(self.service_uuid).to_bytes(),
                 ),
-                (name_type, name[:room]),
+                (AdvertisingData.COMPLETE_LOCAL_NAME, self.name.encode()[:MAX_NAME_BYTES]),
             ]
         )
-        scan_response = AdvertisingData([(AdvertisingData.COMPLETE_LOCAL_NAME, name[:29])])
-        await self.device.start_advertising(
+        self._advertising_set = await self.device.create_advertising_set(
+            advertising_parameters=AdvertisingParameters(
+                advertising_event_properties=AdvertisingEventProperties(
+                    is_connectable=True, is_scannable=False, is_legacy=False
+                ),
+                primary_advertising_interval_min=ADVERTISING_INTERVAL_MS,
+                primary_advertising_interval_max=ADVERTISING_INTERVAL_MS,
+            ),
             advertising_data=bytes(advertising),
-            scan_response_data=bytes(scan_response),
             auto_restart=True,
-            advertising_interval_min=ADVERTISING_INTERVAL_MS,
-            advertising_interval_max=ADVERTISING_INTERVAL_MS,
         )
         self._started = True
 
@@ -280,7 +287,9 @@ class VirtualPeripheral:
         """Disconnect, stop advertising and leave the radio: the counter is switched off."""
         await self.disconnect()
         if self._started:
-            await self.device.stop_advertising()
+            if self._advertising_set is not None:
+                await self._advertising_set.stop()
+                self._advertising_set = None
             await self.device.power_off()
             self._started = False
         self.radio.remove_device(self.device)

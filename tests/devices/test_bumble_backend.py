@@ -20,7 +20,7 @@ pytestmark = pytest.mark.slow
 
 
 async def test_scanner_finds_counters_by_service_uuid_with_their_names(radio, make_counter):
-    first = await make_counter("MCounter-A")
+    first = await make_counter("MCounter-1A2B")  # a real counter's name length
     second = await make_counter("MCounter-B")
 
     found = await BleakScanner.discover(
@@ -33,7 +33,7 @@ async def test_scanner_finds_counters_by_service_uuid_with_their_names(radio, ma
 
     by_address = {device.address: adv for device, adv in found.values()}
     assert set(by_address) == {first.peripheral.address, second.peripheral.address}
-    assert by_address[first.peripheral.address].local_name == "MCounter-A"
+    assert by_address[first.peripheral.address].local_name == "MCounter-1A2B"
     assert wire.SERVICE_UUID in by_address[second.peripheral.address].service_uuids
 
 
