@@ -103,6 +103,11 @@ class CounterInfo:
         )
 
     @property
+    def claimed(self) -> bool:
+        """True if the counter belongs to some app (ours or another table's)."""
+        return bool(self.hello.caps & wire.CAP_CLAIMED)
+
+    @property
     def firmware(self) -> str:
         """Firmware version as "major.minor.patch"."""
         return ".".join(str(part) for part in self.hello.firmware)

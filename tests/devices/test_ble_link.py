@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 
 import pytest
 
@@ -102,3 +103,17 @@ async def test_concurrent_opens_make_one_connection(radio, make_counter):
 
     assert counter.peripheral.connections == 1
     await link.close()
+
+
+async def test_ble_io_runs_on_the_loop_without_threads(radio, make_counter):
+    counter = await make_counter()
+    before = set(threading.enumerate())
+
+    link = await open_link(radio, counter)
+    await link.send(b"ping")
+    assert await asyncio.wait_for(link.recv(), 1) == b"ping"
+    await counter.peripheral.disconnect()
+    await link.open()
+    await link.close()
+
+    assert set(threading.enumerate()) <= before

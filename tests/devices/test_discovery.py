@@ -19,7 +19,15 @@ from companion.devices.pty_port import PtyPort
 from companion.devices.serial_link import SerialLink
 
 TRACKER_HELLO = wire.Hello(
-    role=wire.ROLE_TRACKER, firmware=(1, 2, 3), slots=1, led_count=10, counter_id=42
+    role=wire.ROLE_TRACKER,
+    firmware=(1, 2, 3),
+    slots=1,
+    led_count=10,
+    caps=wire.CAP_CLAIMED | wire.CAP_SEGMENTS,
+    counter_id=42,
+)
+BOARD_HELLO = wire.Hello(
+    role=wire.ROLE_BOARD, firmware=(0, 9, 0), slots=6, led_count=60, counter_id=42
 )
 
 
@@ -134,7 +142,7 @@ async def test_scan_lists_advertising_counters(radio, make_counter):
 
 @pytest.mark.slow
 async def test_discover_confirms_counters_on_both_carriers(radio, pty_counter):
-    serial_counter = pty_counter("ok", [TRACKER_HELLO.encode()])
+    serial_counter = pty_counter("ok", [BOARD_HELLO.encode()])
     silent = pty_counter("silent", None)
     ble_counters = [
         BleHelloCounter(radio, "MCounter-1", answer=True),
@@ -154,9 +162,9 @@ async def test_discover_confirms_counters_on_both_carriers(radio, pty_counter):
         for counter in ble_counters:
             await counter.peripheral.stop()
 
-    summary = sorted((c.transport, c.address, c.name, c.role, c.firmware) for c in found)
+    summary = sorted((c.transport, c.address, c.name, c.role, c.firmware, c.claimed) for c in found)
     assert summary == [
-        ("ble", ble_counters[0].peripheral.address, "MCounter-1", "tracker", "1.2.3"),
-        ("serial", serial_counter.port.path, serial_counter.port.path, "tracker", "1.2.3"),
+        ("ble", ble_counters[0].peripheral.address, "MCounter-1", "tracker", "1.2.3", True),
+        ("serial", serial_counter.port.path, serial_counter.port.path, "board", "0.9.0", False),
     ]
     assert all(c.hello.counter_id == 42 for c in found)
