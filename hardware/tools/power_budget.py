@@ -2,7 +2,7 @@
 
 Run it as `.venv/bin/python hardware/tools/power_budget.py` (all builds, default scenario),
 `--markdown` for the table in hardware/README.md, or with `--brightness`, `--lit`,
-`--channels` and `--mcu-duty` to try another scenario. `--check` exits non-zero when a
+`--channels`, `--led-duty` and `--mcu-duty` to try another scenario. `--check` exits non-zero when a
 build breaks its targets (the supply budget; a tracker's 12 hours on one charge).
 
 The model follows the firmware's current limiter (like WLED's): it estimates the
@@ -37,13 +37,16 @@ class Scenario:
     `lit` counts lit pixels on the strip or LED bar (the status LED is always counted as
     one lit pixel); `channels` is the colour's summed channel level in full channels
     (pure red = 1, yellow = 2, white = 3); `segments` is lit 7-segment segments on a
-    TM1637 display; `mcu_duty` is the share of time the MCU is busy rather than idling.
+    TM1637 display; `led_duty` is the share of time the lit LEDs and segments are on
+    (1 for steady light, about 0.5 for a blink or a slow breath); `mcu_duty` is the
+    share of time the MCU is busy rather than idling.
     """
 
     brightness: int
     lit: int | None = None
     channels: float = 1.5
     segments: int = 14
+    led_duty: float = 1.0
     mcu_duty: float = 1.0
 
 
@@ -126,7 +129,9 @@ def budget(pinout: dict[str, Any], scenario: Scenario | None = None) -> Budget:
     power = pinout["power"]
     budget_ma = float(power["budget_ma"])
     idle, colour = _led_current(pinout, scenario, scenario.brightness)
-    led = _limit(idle, colour, budget_ma)
+    # The limiter acts on each frame, so limit the lit frame first, then average over time.
+    lit_frame = _limit(idle, colour, budget_ma)
+    led = idle + (lit_frame - idle) * scenario.led_duty
     mcu = power["mcu_idle_ma"] + scenario.mcu_duty * (power["mcu_active_ma"] - power["mcu_idle_ma"])
 
     display = 0.0
@@ -136,7 +141,7 @@ def budget(pinout: dict[str, Any], scenario: Scenario | None = None) -> Budget:
         levels = int(disp.get("brightness_levels", 8))
         full = TM1637_PULSE_16THS[-1]
         share = TM1637_PULSE_16THS[tm1637_level(scenario.brightness, levels)] / full
-        display = scenario.segments * disp["ma_per_segment"] * share
+        display = scenario.segments * disp["ma_per_segment"] * share * scenario.led_duty
         display_worst = disp["digits"] * 7 * disp["ma_per_segment"]
 
     # Worst case: every LED white at full brightness, held back by the limiter only.
@@ -156,7 +161,7 @@ def budget(pinout: dict[str, Any], scenario: Scenario | None = None) -> Budget:
         role=pinout["role"],
         mcu_ma=mcu,
         led_ma=led,
-        led_requested_ma=idle + colour,
+        led_requested_ma=idle + colour * scenario.led_duty,
         display_ma=display,
         total_ma=total,
         worst_case_ma=worst,
@@ -238,6 +243,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--lit", type=int, help="lit LEDs on the strip or bar")
     parser.add_argument("--channels", type=float, help="colour channels per lit LED (1..3)")
     parser.add_argument("--segments", type=int, help="lit TM1637 segments (0..14)")
+    parser.add_argument("--led-duty", type=float, help="share of time lit LEDs are on (0..1)")
     parser.add_argument("--mcu-duty", type=float, help="share of time the MCU is busy (0..1)")
     parser.add_argument("--markdown", action="store_true", help="print the README table")
     parser.add_argument("--check", action="store_true", help="fail when a target is missed")
@@ -256,6 +262,7 @@ def main(argv: list[str] | None = None) -> int:
         ("--brightness", args.brightness, 0, 255),
         ("--channels", args.channels, 0, 3),
         ("--segments", args.segments, 0, 14),
+        ("--led-duty", args.led_duty, 0, 1),
         ("--mcu-duty", args.mcu_duty, 0, 1),
         ("--lit", args.lit, 0, 10_000),
     ):
@@ -271,6 +278,7 @@ def main(argv: list[str] | None = None) -> int:
             lit=base.lit if args.lit is None else args.lit,
             channels=base.channels if args.channels is None else args.channels,
             segments=base.segments if args.segments is None else args.segments,
+            led_duty=base.led_duty if args.led_duty is None else args.led_duty,
             mcu_duty=base.mcu_duty if args.mcu_duty is None else args.mcu_duty,
         )
         results.append(budget(pinouts[build], scenario))

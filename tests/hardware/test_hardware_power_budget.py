@@ -73,3 +73,16 @@ def test_command_line_refuses_nonsense_without_a_traceback(capsys) -> None:
     assert "between 0 and 255" in capsys.readouterr().err
     assert pb.main(["nope"]) == 2
     assert pb.main(["--check"]) == 0
+
+
+def test_blinking_leds_draw_about_half_but_never_above_the_budget() -> None:
+    pinout = PINOUTS["levelboard-esp32s3"]
+    steady = pb.budget(pinout, pb.Scenario(brightness=255, lit=None, channels=3.0))
+    blinking = pb.budget(pinout, pb.Scenario(brightness=255, lit=None, channels=3.0, led_duty=0.5))
+    idle = 60 * 1.0
+    assert blinking.led_ma == pytest.approx(idle + (steady.led_ma - idle) / 2)
+    tracker = PINOUTS["tracker-esp32c3"]
+    assert (
+        pb.budget(tracker, pb.Scenario(brightness=255, led_duty=0.5)).battery_h
+        > pb.budget(tracker, pb.Scenario(brightness=255)).battery_h
+    )
