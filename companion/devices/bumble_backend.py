@@ -462,6 +462,8 @@ class BumbleBleakClient(BaseBleakClient):
         return self._connection is not None
 
     async def connect(self, pair: bool, **kwargs: Any) -> None:
+        if self._connection is not None:
+            return
         if pair:
             _LOGGER.debug("virtual radio: pairing not supported, connecting without it")
         timeout_s = min(float(kwargs.get("timeout", self._timeout)), VIRTUAL_CONNECT_TIMEOUT_S)

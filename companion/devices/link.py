@@ -103,7 +103,11 @@ class Link(abc.ABC):
         """Call `callback(state)` on every state change; returns a function that unregisters it."""
         token = object()
         self._state_callbacks[token] = callback
-        return lambda: self._state_callbacks.pop(token, None) and None
+
+        def unregister() -> None:
+            self._state_callbacks.pop(token, None)
+
+        return unregister
 
     def on_message(self, callback: MessageCallback) -> Callable[[], None]:
         """Deliver every received message to `callback` instead of the queue.
@@ -113,7 +117,11 @@ class Link(abc.ABC):
         """
         token = object()
         self._message_callbacks[token] = callback
-        return lambda: self._message_callbacks.pop(token, None) and None
+
+        def unregister() -> None:
+            self._message_callbacks.pop(token, None)
+
+        return unregister
 
     # -- life cycle --------------------------------------------------------------------
 
@@ -131,12 +139,14 @@ class Link(abc.ABC):
             self._set_state(LinkState.OPENING)
             try:
                 await self._open()
-            except BaseException as exc:
+            except LinkOpenError:
                 self._set_state(LinkState.CLOSED)
-                if isinstance(exc, LinkOpenError | asyncio.CancelledError):
-                    raise
-                if isinstance(exc, Exception):
-                    raise LinkOpenError(f"cannot open {self.name}: {exc}") from exc
+                raise
+            except Exception as exc:
+                self._set_state(LinkState.CLOSED)
+                raise LinkOpenError(f"cannot open {self.name}: {exc}") from exc
+            except BaseException:  # cancelled: the carrier cleaned up after itself
+                self._set_state(LinkState.CLOSED)
                 raise
             if self._state is not LinkState.OPENING:
                 # The carrier went away while we were still setting it up.

@@ -190,3 +190,14 @@ async def test_a_refused_write_with_response_surfaces_as_a_gatt_protocol_error(r
         await peripheral.stop()
 
     assert caught.value.code == BleakGATTProtocolErrorCode.WRITE_NOT_PERMITTED
+
+
+async def test_connecting_a_connected_client_again_keeps_its_one_connection(radio, make_counter):
+    counter = await make_counter()
+    client = BleakClient(counter.peripheral.address, backend=BumbleBleakClient, radio=radio)
+
+    await client.connect()
+    await client.connect()
+
+    assert counter.peripheral.connections == 1
+    await client.disconnect()
