@@ -89,9 +89,16 @@ class SerialLink(Link):
         self._protocol: _Protocol | None = None
 
     async def _open(self) -> None:
+        # exclusive: a second program on the same port would steal half the bytes.
+        port = serial.Serial(baudrate=self.baudrate, timeout=0, exclusive=True)
+        # DTR and RTS both asserted from the start: MicroPython's USB CDC only sends
+        # while DTR is set, and the auto-reset circuit of ESP32 boards with a USB-UART
+        # bridge resets the chip whenever RTS is asserted without DTR.
+        port.dtr = True
+        port.rts = True
+        port.port = self.port
         try:
-            # exclusive: a second program on the same port would steal half the bytes
-            port = serial.Serial(self.port, self.baudrate, timeout=0, exclusive=True)
+            port.open()
         except (serial.SerialException, OSError, ValueError) as exc:
             raise LinkOpenError(f"cannot open serial port {self.port}: {exc}") from exc
         protocol = _Protocol(self, self._framing.deframer())
