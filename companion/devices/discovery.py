@@ -25,6 +25,7 @@ from companion.devices.serial_link import SerialLink
 _LOGGER = logging.getLogger(__name__)
 
 SCAN_TIMEOUT_S = 3.0  # s: counters advertise at least every 500 ms; three seconds hears each often
+BLE_PROBES_AT_ONCE = 1  # BLE stacks handle one connection attempt at a time; serial is unlimited
 HELLO_TIMEOUT_S = 2.0  # s: a running counter answers in milliseconds, a board still booting
 # MicroPython may need a second before its serial task reads
 
@@ -195,8 +196,10 @@ async def discover(
     scan_timeout_s: float = SCAN_TIMEOUT_S,
     hello_timeout_s: float = HELLO_TIMEOUT_S,
 ) -> list[CounterInfo]:
-    """Every counter that answers HELLO, on serial and BLE, probed concurrently.
+    """Every counter that answers HELLO, on serial and BLE.
 
+    Serial ports are probed all at once, BLE devices one after another (beside
+    the serial ones), since BLE stacks refuse or stall a second connection attempt.
     `serial_ports` replaces the USB-id filtered system ports (the simulator
     passes its pty paths here). Ports and devices that do not answer are left out.
     """
@@ -212,9 +215,16 @@ async def discover(
             _LOGGER.info("BLE scan not possible: %s", exc)
             candidates = []
         links += [(BleLink(c.device, backend=backend), c.name or c.address) for c in candidates]
+    ble_turns = asyncio.Semaphore(BLE_PROBES_AT_ONCE)
+
+    async def probe_one(link: Link, name: str) -> CounterInfo:
+        if isinstance(link, BleLink):
+            async with ble_turns:
+                return await probe(link, name, timeout_s=hello_timeout_s)
+        return await probe(link, name, timeout_s=hello_timeout_s)
+
     results = await asyncio.gather(
-        *(probe(link, name, timeout_s=hello_timeout_s) for link, name in links),
-        return_exceptions=True,
+        *(probe_one(link, name) for link, name in links), return_exceptions=True
     )
     found = []
     for (link, _name), result in zip(links, results, strict=True):

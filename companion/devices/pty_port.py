@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import tty
 from collections.abc import Callable
 from pathlib import Path
 
@@ -51,6 +50,8 @@ class PtyPort:
         """Create the pty (again) and publish it under `path`."""
         if self._master is not None:
             return
+        import tty  # POSIX only; imported here so the module itself loads anywhere
+
         master, slave = os.openpty()
         # The slave stays open here so its raw mode survives the app closing and
         # reopening the port, as a USB CDC device keeps its settings.
