@@ -115,7 +115,7 @@ async def test_a_silent_port_is_not_a_counter(pty_counter):
 
 
 class BleHelloCounter:
-    def __init__(self, radio, name: str, answer: bool) -> None:
+    def __init__(self, radio, name: str, answer: bool, on_connection_change=None) -> None:
         self.answer = answer
         self.peripheral = VirtualPeripheral(
             radio,
@@ -124,6 +124,7 @@ class BleHelloCounter:
             write_uuid=wire.RX_CHAR_UUID,
             notify_uuid=wire.TX_CHAR_UUID,
             on_write=self._on_write,
+            on_connection_change=on_connection_change,
         )
 
     async def _on_write(self, payload: bytes) -> None:
@@ -168,3 +169,31 @@ async def test_discover_confirms_counters_on_both_carriers(radio, pty_counter):
         ("serial", serial_counter.port.path, serial_counter.port.path, "board", "0.9.0", False),
     ]
     assert all(c.hello.counter_id == 42 for c in found)
+
+
+@pytest.mark.slow
+async def test_ble_counters_are_probed_one_at_a_time(radio):
+    connected: set[str] = set()
+    most_at_once = 0
+
+    def tracker(name: str):
+        def changed(is_connected: bool) -> None:
+            nonlocal most_at_once
+            (connected.add if is_connected else connected.discard)(name)
+            most_at_once = max(most_at_once, len(connected))
+
+        return changed
+
+    counters = []
+    for name in ("MCounter-1", "MCounter-2", "MCounter-3"):
+        counter = BleHelloCounter(radio, name, answer=True, on_connection_change=tracker(name))
+        await counter.peripheral.start()
+        counters.append(counter)
+    try:
+        found = await discover(backend=radio.bleak_backend(), serial_ports=[], scan_timeout_s=0.1)
+    finally:
+        for counter in counters:
+            await counter.peripheral.stop()
+
+    assert sorted(c.name for c in found) == ["MCounter-1", "MCounter-2", "MCounter-3"]
+    assert most_at_once == 1
