@@ -254,7 +254,12 @@ class Link(abc.ABC):
             return
         self._state = state
         for callback in list(self._state_callbacks.values()):
-            callback(state)
+            try:
+                callback(state)
+            except Exception:
+                # Carriers report losses from inside their I/O callbacks; one
+                # failing listener must neither break them nor starve the others.
+                _LOGGER.exception("%s: state callback failed", self.name)
 
     @abc.abstractmethod
     async def _open(self) -> None:

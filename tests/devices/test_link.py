@@ -166,3 +166,23 @@ async def test_callbacks_can_be_unregistered():
     assert await link.recv() == b"2"  # queued once no callback was left
     with pytest.raises(LinkClosedError):
         await link.recv()
+
+
+async def test_a_failing_listener_does_not_silence_the_others(caplog):
+    link = MemoryLink()
+    seen: list[bytes] = []
+    states: list[LinkState] = []
+
+    def broken(_value: object) -> None:
+        raise RuntimeError("listener bug")
+
+    link.on_message(broken)
+    link.on_message(seen.append)
+    link.on_state_change(broken)
+    link.on_state_change(states.append)
+    await link.open()
+    link.deliver(b"m")
+
+    assert seen == [b"m"]
+    assert states == [LinkState.OPENING, LinkState.OPEN]
+    assert "listener bug" in caplog.text
