@@ -14,7 +14,7 @@ import logging
 import random
 from collections.abc import Awaitable, Callable
 
-from companion.devices.link import Link, LinkClosedError, LinkOpenError, LinkState
+from companion.devices.link import Link, LinkError, LinkOpenError, LinkState
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -65,7 +65,9 @@ class Reconnector:
     """Keeps `link` open until `stop()`: reopens it with backoff after every loss.
 
     A link closed on purpose (`link.close()`) stops the reconnector too; only a
-    lost link (or one that fails to open) is retried.
+    lost link (or one that fails to open) is retried. A `LinkError` raised by
+    `on_open` (no HELLO, lost during the resync) drops the link and is retried
+    the same way; `last_error` keeps the most recent one for the user.
     """
 
     def __init__(
@@ -135,8 +137,11 @@ class Reconnector:
             if self._on_open is not None:
                 try:
                     await self._on_open(self.link)
-                except LinkClosedError as exc:
-                    self.last_error = exc  # lost again during the resync: just retry
+                except LinkError as exc:
+                    # Lost again during the resync, or the counter did not answer
+                    # as it should (still booting, say): cut it and try again later.
+                    self.last_error = exc
+                    await self.link.drop(f"setup failed: {exc}")
             if self.link.is_open:
                 self._opened.set()
             while self.link.is_open:

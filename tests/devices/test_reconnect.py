@@ -9,6 +9,7 @@ import pytest
 
 from companion.devices import wire
 from companion.devices.ble_link import BleLink
+from companion.devices.discovery import NotACounterError
 from companion.devices.link import Link, LinkState
 from companion.devices.pty_port import PtyPort
 from companion.devices.reconnect import Backoff, Reconnector
@@ -104,3 +105,25 @@ async def test_ble_link_reconnects_and_notifications_flow_again(radio, make_coun
         assert counter.peripheral.connections == 2
     finally:
         await reconnector.stop()
+
+
+async def test_a_failed_setup_is_dropped_and_retried(tmp_path):
+    port = PtyPort(tmp_path / "booting")
+    port.plug()
+    answers = iter([NotACounterError("no HELLO yet"), None])
+
+    async def setup(_link: Link) -> None:
+        error = next(answers)
+        if error is not None:
+            raise error
+
+    reconnector = Reconnector(SerialLink(port.path), on_open=setup, backoff=Backoff(**FAST))
+    reconnector.start()
+    try:
+        await asyncio.wait_for(reconnector.wait_open(), 1)
+    finally:
+        await reconnector.stop()
+        port.close()
+
+    assert reconnector.opens == 2
+    assert isinstance(reconnector.last_error, NotACounterError)
