@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from bleak.backends.device import BLEDevice
 from bleak.exc import BleakError
@@ -95,6 +95,8 @@ class CounterInfo:
     address: str  # serial port path or BLE address
     name: str
     hello: wire.Hello
+    #: The BLE device the scan found (None for serial): what `BleLink` connects to.
+    device: BLEDevice | None = field(default=None, compare=False)
 
     @property
     def role(self) -> str:
@@ -185,7 +187,10 @@ async def probe(link: Link, name: str, *, timeout_s: float = HELLO_TIMEOUT_S) ->
     """Open `link`, exchange HELLO, close it again; raises a `LinkError` if it is no counter."""
     async with link:
         answer = await hello(link, timeout_s=timeout_s)
-    return CounterInfo(transport=link.transport, address=link.address, name=name, hello=answer)
+    device = link.device if isinstance(link, BleLink) else None
+    return CounterInfo(
+        transport=link.transport, address=link.address, name=name, hello=answer, device=device
+    )
 
 
 async def discover(
