@@ -49,6 +49,8 @@ _LOGGER = logging.getLogger(__name__)
 HELLO_TIMEOUT_S = 2.0  # s: a running counter answers in ms; a board still booting may need a second
 AUTH_TIMEOUT_S = 2.0  # s: one HMAC on a microcontroller takes a few ms
 ACK_TIMEOUT_S = 0.5  # s: a state change not acknowledged by then is sent again (lost on the way)
+REFRESH_INTERVAL_S = 10.0  # s: everything is sent again this often, acknowledged or not, in case
+# a message was damaged past the carrier's checks (BLE carries no CRC of ours)
 PING_INTERVAL_S = 2.0  # s: often enough for a live link-quality figure, cheap on the radio
 PINGS_MISSED_MAX = 3  # unanswered pings in a row before a silent counter is taken for gone
 RECENT_PRESSES = 64  # button seqs remembered per counter, to treat a resent press as the same one
@@ -204,6 +206,7 @@ class CounterConnection:
         self._pings_missed = 0
         self._recent: OrderedDict[int, None] = OrderedDict()
         self._last_counter_seq = -1
+        self._opens = 0
         self._tasks: list[asyncio.Task[None]] = []
         self._spawned: set[asyncio.Task[None]] = set()
         self.reconnector = Reconnector(link, on_open=self._session, backoff=backoff)
@@ -218,6 +221,7 @@ class CounterConnection:
         self._tasks = [
             loop.create_task(self._push_loop(), name=f"push {self.key}"),
             loop.create_task(self._ping_loop(), name=f"ping {self.key}"),
+            loop.create_task(self._refresh_loop(), name=f"refresh {self.key}"),
         ]
 
     async def stop(self) -> None:
@@ -264,6 +268,11 @@ class CounterConnection:
     def refresh(self) -> None:
         """Send the latest state again even if the counter acknowledged it (after a refusal)."""
         self._acked.pop("snapshot", None)
+        self._wake.set()
+
+    def resync(self) -> None:
+        """Send everything the counter should show again, acknowledged or not."""
+        self._acked.clear()
         self._wake.set()
 
     # -- session ----------------------------------------------------------------------
@@ -466,7 +475,8 @@ class CounterConnection:
 
     def _on_link_state(self, state: LinkState) -> None:
         if state is LinkState.OPEN:
-            self._update(connection="connected", reconnects=max(0, self.reconnector.opens))
+            self._opens += 1
+            self._update(connection="connected", reconnects=self._opens - 1)
         elif state is LinkState.LOST:
             self.authenticated = False
             self._update(connection="reconnecting")
@@ -514,6 +524,11 @@ class CounterConnection:
                 if self._timer is not None:
                     self._timer.cancel()
                 self._timer = loop.call_later(self.manager.ack_timeout_s, self._wake.set)
+
+    async def _refresh_loop(self) -> None:
+        while True:
+            await asyncio.sleep(self.manager.refresh_interval_s)
+            self.resync()
 
     async def _ping_loop(self) -> None:
         while True:
@@ -573,6 +588,7 @@ class DeviceManager:
         auth_timeout_s: float = AUTH_TIMEOUT_S,
         ack_timeout_s: float = ACK_TIMEOUT_S,
         ping_interval_s: float = PING_INTERVAL_S,
+        refresh_interval_s: float = REFRESH_INTERVAL_S,
         claim_virtual: bool = True,
     ) -> None:
         self._tokens = tokens
@@ -583,6 +599,7 @@ class DeviceManager:
         self.auth_timeout_s = auth_timeout_s
         self.ack_timeout_s = ack_timeout_s
         self.ping_interval_s = ping_interval_s
+        self.refresh_interval_s = refresh_interval_s
         self.claim_virtual = claim_virtual
         #: While True, a counter claimed by another table may be claimed by a long press.
         self.claiming = False
@@ -796,6 +813,31 @@ class DeviceManager:
 
     def _close_claiming(self) -> None:
         self.claiming = False
+
+    async def wait_for(self, condition: Callable[[], bool], timeout_s: float = 5.0) -> None:
+        """Wait until `condition()` holds; it is checked on every status change and ACK."""
+        async with asyncio.timeout(timeout_s):
+            while not condition():
+                await self._changed.wait()
+
+    async def wait_ready(self, timeout_s: float = 5.0) -> None:
+        """Wait until every counter is connected and ours (or plainly not ours), and synced."""
+        settled = ("ours", "unclaimed", "claimed_elsewhere", "version")
+
+        def ready_one(c: CounterConnection) -> bool:
+            if c.virtual is not None and self.claim_virtual:
+                return c.status.access == "ours" and c.synced  # claimed by the app itself
+            return c.status.access in settled and (c.status.access != "ours" or c.synced)
+
+        def ready() -> bool:
+            return all(ready_one(c) for c in self.connections.values())
+
+        await self.wait_for(ready, timeout_s)
+
+    def resync(self) -> None:
+        """Send every counter everything it should show again (the periodic refresh, now)."""
+        for connection in self.connections.values():
+            connection.resync()
 
     async def wait_synced(self, timeout_s: float = 5.0) -> None:
         """Wait until every counter that is ours acknowledged the current state."""

@@ -143,6 +143,9 @@ class VirtualCounter(abc.ABC):
         self.battery_mv = battery_mv
         self._listeners: dict[object, FrameListener] = {}
         self._frames = 0
+        self._presses_sent: set[int] = set()
+        #: Sequence numbers of this counter's presses that an app acknowledged, in order.
+        self.acked_presses: list[int] = []
         self._tasks: list[asyncio.Task[None]] = []
         self.frame = self._render()
 
@@ -168,6 +171,9 @@ class VirtualCounter(abc.ABC):
     def press(self, button: str, long: bool = False) -> None:
         """Press a button: "plus", "minus", "next" or "claim" (a long press opens the claim)."""
         payloads = self.counter.press(button, long)
+        for payload in payloads:
+            if payload[0] == wire.MSG_BUTTON:
+                self._presses_sent.add(wire.peek_seq(payload))
         self._send(payloads, to_all=(button == "claim"))
         self._render()
 
@@ -202,6 +208,11 @@ class VirtualCounter(abc.ABC):
     # -- for carriers ---------------------------------------------------------------
 
     def _replies(self, payload: bytes, session: Any) -> list[bytes]:
+        if len(payload) == 6 and payload[0] == wire.MSG_ACK and payload[5] == wire.MSG_BUTTON:
+            ref_seq = payload[3] | payload[4] << 8
+            if ref_seq in self._presses_sent:
+                self._presses_sent.discard(ref_seq)
+                self.acked_presses.append(ref_seq)
         replies = self.counter.handle(payload, session)
         changed = False
         for reply in replies:

@@ -1,0 +1,68 @@
+"""Shared pieces of the sync tests: a small table, a fast manager, waiting for a condition."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+
+from companion.core import CLASSIC, Game, GameSetup, PlayerSetup, Sex
+from companion.devices.reconnect import Backoff
+from companion.devices.sync import DeviceManager, snapshot_of
+from companion.devices.tokens import TokenStore
+from companion.devices.virtual import VirtualCounter
+
+COLOURS = ("#ff0000", "#0000ff", "#00ff00", "#ffff00")
+
+
+def new_game(players: int = 3) -> Game:
+    setup = GameSetup(
+        players=tuple(
+            PlayerSetup(name=f"P{i + 1}", colour=COLOURS[i], sex=Sex.NONE) for i in range(players)
+        ),
+        edition=CLASSIC,
+    )
+    return Game(setup)
+
+
+def fast_manager(tmp_path: Path, **kwargs: object) -> DeviceManager:
+    """A manager with test-sized timeouts and backoff, and tokens in a temp folder."""
+    options: dict[str, object] = {
+        "tokens": TokenStore(tmp_path / "counters.json"),
+        "backoff": lambda: Backoff(initial_s=0.01, max_s=0.05),
+        "hello_timeout_s": 0.5,
+        "auth_timeout_s": 0.5,
+        "ack_timeout_s": 0.1,
+        "ping_interval_s": 0.5,
+    }
+    options.update(kwargs)
+    return DeviceManager(**options)  # type: ignore[arg-type]
+
+
+async def until(condition: Callable[[], bool], timeout_s: float = 5.0) -> None:
+    """Poll `condition` every few milliseconds; fail the test if it never holds."""
+    async with asyncio.timeout(timeout_s):
+        while not condition():
+            await asyncio.sleep(0.005)
+
+
+def shows(counter: VirtualCounter, game: Game) -> bool:
+    """True when the counter's firmware state is the game's snapshot."""
+    want = snapshot_of(game.state, game.sequence)
+    state = counter.counter.state
+    n = len(game.state.players)
+    return (
+        state.rev == want.rev
+        and bytes(state.levels[:n]) == bytes(want.levels[:n])
+        and bytes(state.flags[:n]) == bytes(want.flags[:n])
+    )
+
+
+def board_led(counter: VirtualCounter, level: int, position: int) -> tuple[int, int, int]:
+    """The LED of `position` in level space `level` of a level board's last frame."""
+    return counter.frame.pixels[(level - 1) * counter.frame.positions + position]
+
+
+def bar_lit(counter: VirtualCounter) -> int:
+    """How many LEDs of a tracker's bar are lit in its last frame."""
+    return sum(1 for pixel in counter.frame.pixels[: counter.frame.spaces] if any(pixel))

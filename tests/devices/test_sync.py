@@ -1,0 +1,297 @@
+"""End to end: rules engine -> sync manager -> link (pty serial, virtual BLE) -> firmware logic ->
+LED frame, and button presses back through the rules engine."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from companion.core import EndTurn, GoUpLevel, SetLevel, StartCombat
+from companion.devices import wire
+from companion.devices.ble_link import BleLink
+from companion.devices.bumble_backend import VirtualRadio
+from companion.devices.serial_link import SerialLink
+from companion.devices.sync import VirtualSetup
+from companion.devices.tokens import TokenStore
+from companion.devices.virtual import BleVirtualCounter, SerialVirtualCounter
+
+from .helpers import bar_lit, board_led, fast_manager, new_game, shows, until
+
+pytestmark = pytest.mark.slow
+
+SERIAL_BOARD = VirtualSetup(boards=1, trackers=0, board_transport="serial", animate=False)
+BLE_TRACKERS = VirtualSetup(boards=0, trackers=2, tracker_transport="ble", animate=False)
+BOTH = VirtualSetup(
+    boards=1, trackers=1, board_transport="ble", tracker_transport="serial", animate=False
+)
+
+
+async def started(tmp_path, setup, players=3, **kwargs):
+    game = new_game(players)
+    manager = fast_manager(tmp_path, virtual=setup, **kwargs)
+    await manager.start(game, discover_hardware=False)
+    await manager.wait_ready(timeout_s=10)
+    return game, manager
+
+
+async def test_a_level_change_lights_the_level_board_over_serial(tmp_path):
+    game, manager = await started(tmp_path, SERIAL_BOARD)
+    try:
+        board = manager.virtual_counters[0]
+        assert isinstance(board, SerialVirtualCounter)
+        assert manager.statuses()[0].access == "ours"
+        assert any(board_led(board, 1, 0))  # everyone starts on space 1
+        assert not any(board_led(board, 3, 0))
+
+        game.apply(GoUpLevel(player=0, levels=2))
+        await until(lambda: shows(board, game))
+
+        assert any(board_led(board, 3, 0))  # player 1 moved to space 3
+        assert not any(board_led(board, 1, 0))
+        assert any(board_led(board, 1, 1))  # player 2 stayed on space 1
+        red, green, blue = board_led(board, 3, 0)
+        assert red > green and red > blue  # in player 1's colour, #ff0000
+        assert board.frame.rev == game.sequence
+    finally:
+        await manager.stop()
+
+
+async def test_a_level_change_lights_a_tracker_over_virtual_ble(tmp_path):
+    game, manager = await started(tmp_path, BLE_TRACKERS)
+    try:
+        first, second = manager.virtual_counters
+        assert isinstance(first, BleVirtualCounter)
+        assert [s.players for s in manager.statuses()] == [(0,), (1,)]
+
+        game.apply(GoUpLevel(player=1, levels=3))
+        await until(lambda: shows(second, game) and shows(first, game))
+
+        assert bar_lit(second) == 4
+        assert bar_lit(first) == 1
+    finally:
+        await manager.stop()
+
+
+async def test_an_undo_reaches_the_counter_although_the_revision_goes_down(tmp_path):
+    game, manager = await started(tmp_path, SERIAL_BOARD)
+    try:
+        board = manager.virtual_counters[0]
+        game.apply(GoUpLevel(player=0, levels=4))
+        await until(lambda: shows(board, game))
+        game.undo()
+        await until(lambda: shows(board, game))
+        assert any(board_led(board, 1, 0))
+    finally:
+        await manager.stop()
+
+
+@pytest.mark.parametrize("setup", [SERIAL_BOARD, BLE_TRACKERS], ids=["serial", "ble"])
+async def test_a_button_press_comes_back_as_a_game_action(tmp_path, setup):
+    if setup is SERIAL_BOARD:
+        setup = VirtualSetup(boards=0, trackers=1, tracker_transport="serial", animate=False)
+    game, manager = await started(tmp_path, setup)
+    try:
+        tracker = manager.virtual_counters[0]
+        tracker.press("plus")
+        await until(lambda: game.state.players[0].level == 2)
+        await until(lambda: shows(tracker, game))
+        assert bar_lit(tracker) == 2
+        assert tracker.acked_presses  # the counter heard the app take it
+        assert [(p.action, p.refused) for p in manager.presses] == [("go_up_level", "")]
+    finally:
+        await manager.stop()
+
+
+async def test_a_press_that_breaks_a_rule_is_refused_and_the_counter_shows_the_truth(tmp_path):
+    game, manager = await started(
+        tmp_path, VirtualSetup(boards=0, trackers=1, tracker_transport="ble", animate=False)
+    )
+    try:
+        tracker = manager.virtual_counters[0]
+        game.apply(SetLevel(player=0, level=9))
+        await until(lambda: shows(tracker, game))
+        sequence = game.sequence
+
+        tracker.press("plus")  # a Go Up a Level cannot give the winning level
+        await until(lambda: bool(tracker.acked_presses))
+
+        assert game.state.players[0].level == 9
+        assert game.sequence == sequence
+        assert manager.presses[-1].refused
+        assert "press refused" in manager.statuses()[0].last_problem
+        await until(lambda: shows(tracker, game))
+        assert bar_lit(tracker) == 9
+    finally:
+        await manager.stop()
+
+
+async def test_next_turn_on_a_board_and_combat_shown_as_an_effect(tmp_path):
+    game, manager = await started(tmp_path, BOTH)
+    try:
+        board = next(c for c in manager.virtual_counters if c.role == "board")
+        board.press("next")
+        await until(lambda: game.state.current == 1)
+        game.apply(EndTurn())
+        await until(lambda: shows(board, game))
+        assert board.counter.state.flags[2] & wire.FLAG_TURN
+
+        game.apply(StartCombat(fighter=2, monsters=({"name": "Slime", "level": 1},)))
+        await until(lambda: board.counter.state.effect == wire.SHOW_COMBAT)
+        assert board.counter.state.flags[2] & wire.FLAG_FIGHTING
+    finally:
+        await manager.stop()
+
+
+async def test_a_claim_stores_the_token_and_later_connections_authenticate(tmp_path):
+    game = new_game()
+    manager = fast_manager(
+        tmp_path, virtual=SERIAL_BOARD, claim_virtual=False
+    )  # nobody long-presses the counter for us
+    await manager.start(game, discover_hardware=False)
+    try:
+        await manager.wait_ready(timeout_s=10)
+        (status,) = manager.statuses()
+        assert status.access == "unclaimed"
+        board = manager.virtual_counters[0]
+        assert not shows(board, game)  # an unclaimed counter gets nothing
+
+        board.open_claim_window()  # the long press on the counter
+        await manager.wait_for(lambda: manager.statuses()[0].access == "ours")
+        assert TokenStore(tmp_path / "counters.json").get(board.counter_id) == board.counter.token
+        await until(lambda: shows(board, game))
+
+        # Pull the cable and plug it in: the new session authenticates by challenge.
+        board.unplug()
+        await manager.wait_for(lambda: manager.statuses()[0].connection == "reconnecting")
+        board.plug()
+        game.apply(GoUpLevel(player=2))
+        await until(lambda: shows(board, game))
+        assert manager.statuses()[0].access == "ours"
+    finally:
+        await manager.stop()
+
+
+async def test_an_unauthenticated_write_is_refused_and_changes_nothing(tmp_path):
+    game, manager = await started(tmp_path, SERIAL_BOARD)
+    board = manager.virtual_counters[0]
+    path = board.address
+    await until(lambda: shows(board, game))
+    # The table's app lets go of the counter; a stranger opens the same port.
+    for connection in list(manager.connections.values()):
+        await connection.stop()
+    try:
+        async with SerialLink(path) as link, asyncio.timeout(5):
+            await link.send(wire.encode(wire.Hello(role=wire.ROLE_APP, seq=1)))
+            answers = [wire.decode(await link.recv()) for _ in range(2)]
+            assert isinstance(answers[0], wire.Hello) and answers[0].caps & wire.CAP_CLAIMED
+            assert isinstance(answers[1], wire.Challenge)
+            before = board.frame.rgb
+            forged = wire.Snapshot(999, (9, 9, 9), (0, 0, 0), seq=2)
+            await link.send(wire.encode(forged))
+            refusal = wire.decode(await link.recv())
+        assert isinstance(refusal, wire.Error)
+        assert refusal.code == wire.ERR_NOT_AUTHENTICATED
+        assert board.frame.rgb == before
+        assert board.counter.state.levels[0] == 1
+    finally:
+        await manager.stop()
+
+
+async def test_another_tables_counter_is_shown_as_such_and_never_taken_over(tmp_path):
+    radio = VirtualRadio()
+    counter = BleVirtualCounter("tracker", radio=radio)
+    await counter.start()
+    ours = fast_manager(tmp_path / "ours", backend=radio.bleak_backend())
+    theirs = fast_manager(tmp_path / "theirs", backend=radio.bleak_backend())
+    game = new_game()
+    try:
+        link = await BleLink.find(counter.address, backend=radio.bleak_backend())
+        ours.set_game(game)
+        ours.add_link(link, virtual=counter)
+        await ours.wait_ready(timeout_s=10)
+        assert ours.statuses()[0].access == "ours"
+        await ours.stop()
+
+        link = await BleLink.find(counter.address, backend=radio.bleak_backend())
+        theirs.set_game(new_game())
+        theirs.add_link(link)
+        await theirs.wait_for(lambda: theirs.statuses()[0].access == "claimed_elsewhere", 10)
+        token = counter.counter.token
+        counter.open_claim_window()  # a long press: still not taken without the app's consent
+        await asyncio.sleep(0.3)
+        assert theirs.statuses()[0].access == "claimed_elsewhere"
+        assert counter.counter.token == token
+
+        theirs.open_claiming()  # "add a counter" in the other app, then a long press
+        counter.open_claim_window()
+        await theirs.wait_for(lambda: theirs.statuses()[0].access == "ours", 5)
+        assert counter.counter.token != token
+    finally:
+        await theirs.stop()
+        await counter.stop()
+        await radio.close()
+
+
+@pytest.mark.parametrize("transport", ["serial", "ble"])
+async def test_a_link_cut_mid_game_reconnects_with_the_state_restored(tmp_path, transport):
+    setup = VirtualSetup(
+        boards=1, trackers=0, board_transport=transport, tracker_transport=transport, animate=False
+    )
+    game, manager = await started(tmp_path, setup)
+    try:
+        board = manager.virtual_counters[0]
+        game.apply(GoUpLevel(player=1, levels=2))
+        await until(lambda: shows(board, game))
+
+        if isinstance(board, SerialVirtualCounter):
+            board.unplug()
+        else:
+            await board.disconnect()
+        await manager.wait_for(lambda: manager.statuses()[0].connection != "connected")
+        game.apply(GoUpLevel(player=0, levels=3))
+        game.apply(EndTurn())
+        if isinstance(board, SerialVirtualCounter):
+            await asyncio.sleep(0.05)
+            board.plug()
+
+        await until(lambda: shows(board, game), timeout_s=10)
+        assert any(board_led(board, 4, 0))
+        assert manager.statuses()[0].reconnects >= 1
+    finally:
+        await manager.stop()
+
+
+async def test_status_reports_battery_and_link_quality(tmp_path):
+    _game, manager = await started(
+        tmp_path,
+        VirtualSetup(boards=0, trackers=1, tracker_transport="ble", animate=False),
+        ping_interval_s=0.05,
+    )
+    try:
+        await manager.wait_for(lambda: manager.statuses()[0].rtt_ms is not None)
+        status = manager.statuses()[0]
+        assert status.battery_percent is not None and 0 <= status.battery_percent <= 100
+        assert status.role == "tracker" and status.firmware == "1.0.0"
+        assert status.transport == "ble" and status.virtual and status.claimed
+        assert status.rtt_ms > 0
+    finally:
+        await manager.stop()
+
+
+async def test_identify_blinks_the_counter_and_assign_moves_a_tracker(tmp_path):
+    game, manager = await started(tmp_path, BLE_TRACKERS)
+    try:
+        first = manager.virtual_counters[0]
+        key = manager.statuses()[0].key
+        await manager.identify(key, 2)
+        await until(lambda: first.counter.state.identify_active)
+
+        manager.assign(key, 2)
+        game.apply(GoUpLevel(player=2, levels=4))
+        await until(lambda: shows(first, game) and first.counter.state.slot_map[0] == 2)
+        assert bar_lit(first) == 5 or first.counter.state.identify_active
+        with pytest.raises(ValueError, match="no player 8"):
+            manager.assign(key, 7)
+    finally:
+        await manager.stop()
