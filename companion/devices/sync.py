@@ -51,6 +51,7 @@ AUTH_TIMEOUT_S = 2.0  # s: one HMAC on a microcontroller takes a few ms
 ACK_TIMEOUT_S = 0.5  # s: a state change not acknowledged by then is sent again (lost on the way)
 REFRESH_INTERVAL_S = 10.0  # s: everything is sent again this often, acknowledged or not, in case
 # a message was damaged past the carrier's checks (BLE carries no CRC of ours)
+AUTH_ATTEMPTS = 3  # refused AUTHs in a row before the counter is taken as another table's
 PING_INTERVAL_S = 2.0  # s: often enough for a live link-quality figure, cheap on the radio
 PINGS_MISSED_MAX = 3  # unanswered pings in a row before a silent counter is taken for gone
 RECENT_PRESSES = 64  # button seqs remembered per counter, to treat a resent press as the same one
@@ -207,6 +208,7 @@ class CounterConnection:
         self._recent: OrderedDict[int, None] = OrderedDict()
         self._last_counter_seq = -1
         self._opens = 0
+        self._auth_failures = 0
         self._tasks: list[asyncio.Task[None]] = []
         self._spawned: set[asyncio.Task[None]] = set()
         self.reconnector = Reconnector(link, on_open=self._session, backoff=backoff)
@@ -353,11 +355,19 @@ class CounterConnection:
                 mac = wire.auth_mac(token, challenge.nonce, hello.counter_id)
                 answer = await self._request(wire.Auth(mac), manager.auth_timeout_s)
                 if isinstance(answer, wire.Error):
+                    if answer.code != wire.ERR_AUTH_FAILED:
+                        raise LinkError(f"{self.link.name}: authentication refused ({answer.code})")
+                    self._auth_failures += 1
+                    if self._auth_failures < AUTH_ATTEMPTS:
+                        # A damaged challenge or answer fails like a wrong token; only a
+                        # refusal that repeats means someone else holds the counter now.
+                        raise LinkError(f"{self.link.name}: authentication failed")
                     self._update(
                         access="claimed_elsewhere",
                         last_problem="claimed by another table since this app claimed it",
                     )
                     return
+                self._auth_failures = 0
                 self._authenticated()
             else:
                 self._update(access="unclaimed", last_problem="long-press the counter to add it")
@@ -391,6 +401,7 @@ class CounterConnection:
             self._update(last_problem="the claim window closed; long-press the counter again")
             return
         self.manager.tokens.put(hello.counter_id, token)
+        self._auth_failures = 0
         self._authenticated()
 
     # -- incoming ---------------------------------------------------------------------

@@ -1,0 +1,100 @@
+"""A simulated game through faulty links: after every burst of faults the counters come back to
+the app's state, and no button press the app acknowledged is lost.
+
+Serial counters get byte-level faults under the framing (flipped bits, lost spans, cut
+lines); BLE counters get message-level faults (lost and damaged messages, cuts).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+
+import pytest
+
+from companion.core import RuleError, SeededDice
+from companion.core.randomplay import random_action
+from companion.devices.ble_link import BleLink
+from companion.devices.bumble_backend import VirtualRadio
+from companion.devices.chaos import ChaosLink, FaultPlan
+from companion.devices.serial_link import SerialLink
+from companion.devices.virtual import BleVirtualCounter, SerialVirtualCounter, VirtualCounter
+
+from .helpers import fast_manager, new_game, shows, until
+
+pytestmark = pytest.mark.slow
+
+ROUNDS = 4
+STEPS = 40
+BUTTONS = {"tracker": ("plus", "minus"), "board": ("next",)}
+
+
+def calm(plans: list[FaultPlan]) -> None:
+    for plan in plans:
+        plan.corrupt_rate = plan.drop_rate = plan.cut_rate = 0.0
+
+
+def storm(plans: list[FaultPlan]) -> None:
+    for plan in plans:
+        plan.corrupt_rate, plan.drop_rate, plan.cut_rate = 0.04, 0.04, 0.01
+
+
+async def test_counters_converge_after_every_fault_and_no_acknowledged_press_is_lost(tmp_path):
+    rnd = random.Random(4)
+    game = new_game(4)
+    game._dice = SeededDice(11)  # replayable rolls for a replayable storm
+    radio = VirtualRadio()
+    manager = fast_manager(tmp_path, backend=radio.bleak_backend())
+    manager.set_game(game)
+    counters: list[VirtualCounter] = [
+        SerialVirtualCounter("board", link_path=tmp_path / "board", index=0),
+        SerialVirtualCounter("tracker", link_path=tmp_path / "tracker", index=0),
+        BleVirtualCounter("tracker", radio=radio, index=1),
+        BleVirtualCounter("board", radio=radio, index=1),
+    ]
+    plans = [FaultPlan(seed=100 + i) for i in range(len(counters))]
+    try:
+        for counter, plan in zip(counters, plans, strict=True):
+            await counter.start()
+            if isinstance(counter, SerialVirtualCounter):
+                manager.add_link(SerialLink(counter.address, faults=plan), virtual=counter)
+            else:
+                ble = await BleLink.find(counter.address, backend=radio.bleak_backend())
+                manager.add_link(ChaosLink(ble, plan), virtual=counter)
+        await manager.wait_ready(timeout_s=10)
+
+        for _round in range(ROUNDS):
+            storm(plans)
+            for _step in range(STEPS):
+                with contextlib.suppress(RuleError):  # a random action the rules refuse
+                    game.apply(random_action(game.state, rnd, allow_win=False))
+                counter = rnd.choice(counters)
+                counter.press(rnd.choice(BUTTONS[counter.role]))
+                await asyncio.sleep(rnd.uniform(0.0, 0.01))
+            calm(plans)
+            manager.resync()  # the periodic refresh, without waiting for it
+            try:
+                await until(lambda: all(shows(c, game) for c in counters), timeout_s=15)
+            except TimeoutError:
+                report = "\n".join(str(c.status) for c in manager.connections.values())
+                pytest.fail(f"counters did not converge after round {_round}:\n{report}")
+
+        assert sum(sum(plan.faults.values()) for plan in plans) > 20
+        assert all(plan.faults["cut"] for plan in plans[:2])  # serial lines were cut too
+        taken = {(p.counter, p.seq) for p in manager.presses}
+        keys = {id(c.virtual): key for key, c in manager.connections.items()}
+        acknowledged = 0
+        for counter in counters:
+            key = keys[id(counter)]
+            acknowledged += len(counter.acked_presses)
+            missing = [seq for seq in counter.acked_presses if (key, seq) not in taken]
+            assert not missing, (
+                f"{counter.name}: acknowledged presses {missing} never reached the game"
+            )
+        assert acknowledged > ROUNDS * STEPS // 4
+    finally:
+        await manager.stop()
+        for counter in counters:
+            await counter.stop()
+        await radio.close()
