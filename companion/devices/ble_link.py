@@ -36,6 +36,7 @@ _LOGGER = logging.getLogger(__name__)
 CONNECT_ATTEMPTS = 3  # tries per open: transient stack errors usually clear on the 2nd or 3rd
 FIND_TIMEOUT_S = 10.0  # s: a counter advertises every 100-500 ms, ten seconds is many chances
 DISCONNECT_TIMEOUT_S = 5.0  # s: BlueZ may take seconds to tear down; past that it is gone anyway
+BATTERY_LEVEL_CHAR_UUID = "00002a19-0000-1000-8000-00805f9b34fb"  # Bluetooth SIG Battery Level
 WRITE_TIMEOUT_S = 5.0  # s: a write-without-response only waits for a free buffer; stuck = dead
 
 
@@ -127,6 +128,22 @@ class BleLink(Link):
         except BaseException:
             await self._close()
             raise
+
+    async def read_battery_percent(self) -> int | None:
+        """The standard Battery Level characteristic (percent), or None if the counter has none."""
+        client = self._client
+        if client is None:
+            raise self.lost_reason or LinkLostError(f"{self.name} is not open")
+        char = client.services.get_characteristic(BATTERY_LEVEL_CHAR_UUID)
+        if char is None:
+            return None
+        try:
+            async with asyncio.timeout(WRITE_TIMEOUT_S):
+                value = await client.read_gatt_char(char)
+        except (BleakError, TimeoutError) as exc:
+            _LOGGER.debug("%s: battery level unreadable: %s", self.name, exc)
+            return None
+        return min(100, value[0]) if value else None
 
     def _on_notify(self, _characteristic: BleakGATTCharacteristic, data: bytearray) -> None:
         self._deliver(bytes(data))

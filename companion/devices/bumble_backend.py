@@ -55,6 +55,9 @@ from companion.devices.ble_link import BleBackend
 
 _LOGGER = logging.getLogger(__name__)
 
+BATTERY_SERVICE_UUID = 0x180F  # the Bluetooth SIG's Battery service ...
+BATTERY_LEVEL_UUID = 0x2A19  # ... and its Battery Level characteristic (percent)
+
 MAX_NAME_BYTES = 29  # bytes: the longest name a real counter's scan response can carry
 ATT_HEADER = 3  # bytes of every ATT write/notification that are not payload
 ADVERTISING_INTERVAL_MS = 20.0  # ms: the fastest legal interval, so virtual scans finish at once
@@ -208,6 +211,7 @@ class VirtualPeripheral:
         on_write: WriteHandler,
         on_connection_change: Callable[[bool], None] | None = None,
         address: str | None = None,
+        battery: Callable[[], int] | None = None,
     ) -> None:
         self.radio = radio
         self.name = name
@@ -226,6 +230,15 @@ class VirtualPeripheral:
             CharacteristicValue(write=self._written),
         )
         self.device.add_service(Service(service_uuid, [write_char, self._notify_char]))
+        if battery is not None:
+            # The standard Battery service, as the firmware offers it beside its own.
+            level = Characteristic(
+                f"{BATTERY_LEVEL_UUID:04X}",
+                Characteristic.Properties.READ,
+                Characteristic.READABLE,
+                CharacteristicValue(read=lambda _connection: bytes([battery()])),
+            )
+            self.device.add_service(Service(f"{BATTERY_SERVICE_UUID:04X}", [level]))
         self._started = False
         self._advertising_set: AdvertisingSet | None = None
         self.connections = 0  # how many times the app connected, for tests and the sim

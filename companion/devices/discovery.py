@@ -11,6 +11,7 @@ import asyncio
 import logging
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from bleak.backends.device import BLEDevice
 from bleak.exc import BleakError
@@ -28,6 +29,7 @@ SCAN_TIMEOUT_S = 3.0  # s: counters advertise at least every 500 ms; three secon
 BLE_PROBES_AT_ONCE = 1  # BLE stacks handle one connection attempt at a time; serial is unlimited
 HELLO_TIMEOUT_S = 2.0  # s: a running counter answers in milliseconds, a board still booting
 # MicroPython may need a second before its serial task reads
+BATTERY_WAIT_S = 0.3  # s: after an accepted AUTH, how long a scan waits for a BATTERY report
 
 
 @dataclass(frozen=True)
@@ -97,6 +99,10 @@ class CounterInfo:
     hello: wire.Hello
     #: The BLE device the scan found (None for serial): what `BleLink` connects to.
     device: BLEDevice | None = field(default=None, compare=False)
+    #: Charge in percent, if the counter told (BLE Battery service, or a session of ours).
+    battery_percent: int | None = None
+    #: True if this app holds the counter's token and the counter accepted it.
+    ours: bool = False
 
     @property
     def role(self) -> str:
@@ -183,14 +189,79 @@ async def hello(link: Link, *, timeout_s: float = HELLO_TIMEOUT_S) -> wire.Hello
         raise NotACounterError(f"{link.name} went away before its HELLO: {exc}") from exc
 
 
-async def probe(link: Link, name: str, *, timeout_s: float = HELLO_TIMEOUT_S) -> CounterInfo:
-    """Open `link`, exchange HELLO, close it again; raises a `LinkError` if it is no counter."""
+class TokenLookup(Protocol):
+    """Where probing finds the app's claim tokens (`companion.devices.tokens.TokenStore`)."""
+
+    def get(self, counter_id: int) -> bytes | None: ...
+
+
+async def probe(
+    link: Link,
+    name: str,
+    *,
+    timeout_s: float = HELLO_TIMEOUT_S,
+    tokens: TokenLookup | None = None,
+) -> CounterInfo:
+    """Open `link`, exchange HELLO, close it again; raises a `LinkError` if it is no counter.
+
+    With `tokens`, a claimed counter this app holds the token of is authenticated
+    (which proves it is ours, and lets it report its battery); a BLE counter's
+    battery is read from its Battery service.
+    """
+    battery: int | None = None
+    ours = False
     async with link:
         answer = await hello(link, timeout_s=timeout_s)
+        token = tokens.get(answer.counter_id) if tokens is not None else None
+        if token is not None and answer.caps & wire.CAP_CLAIMED:
+            ours, battery = await _authenticate(link, token, answer.counter_id, timeout_s)
+        if isinstance(link, BleLink):
+            battery = await link.read_battery_percent()
     device = link.device if isinstance(link, BleLink) else None
     return CounterInfo(
-        transport=link.transport, address=link.address, name=name, hello=answer, device=device
+        transport=link.transport,
+        address=link.address,
+        name=name,
+        hello=answer,
+        device=device,
+        battery_percent=battery,
+        ours=ours,
     )
+
+
+async def _authenticate(
+    link: Link, token: bytes, counter_id: int, timeout_s: float
+) -> tuple[bool, int | None]:
+    """Answer the counter's CHALLENGE; (accepted, battery percent if it reported one)."""
+    accepted = False
+    battery = None
+    try:
+        async with asyncio.timeout(timeout_s) as deadline:
+            while True:
+                message = _decoded(await link.recv())
+                if isinstance(message, wire.Challenge):
+                    mac = wire.auth_mac(token, message.nonce, counter_id)
+                    await link.send(wire.encode(wire.Auth(mac, seq=2)))
+                elif isinstance(message, wire.Ack) and message.ref_type == wire.MSG_AUTH:
+                    accepted = True
+                    loop = asyncio.get_running_loop()
+                    deadline.reschedule(loop.time() + BATTERY_WAIT_S)
+                elif isinstance(message, wire.Error) and message.ref_seq == 2:
+                    return False, None
+                elif isinstance(message, wire.Battery):
+                    return accepted, message.percent
+    except TimeoutError:
+        pass  # an accepted session that reported no battery (yet)
+    except LinkClosedError:
+        return False, None
+    return accepted, battery
+
+
+def _decoded(payload: bytes) -> wire.Message | None:
+    try:
+        return wire.decode(payload)
+    except wire.WireError:
+        return None
 
 
 async def discover(
@@ -200,6 +271,7 @@ async def discover(
     use_ble: bool = True,
     scan_timeout_s: float = SCAN_TIMEOUT_S,
     hello_timeout_s: float = HELLO_TIMEOUT_S,
+    tokens: TokenLookup | None = None,
 ) -> list[CounterInfo]:
     """Every counter that answers HELLO, on serial and BLE.
 
@@ -225,8 +297,8 @@ async def discover(
     async def probe_one(link: Link, name: str) -> CounterInfo:
         if isinstance(link, BleLink):
             async with ble_turns:
-                return await probe(link, name, timeout_s=hello_timeout_s)
-        return await probe(link, name, timeout_s=hello_timeout_s)
+                return await probe(link, name, timeout_s=hello_timeout_s, tokens=tokens)
+        return await probe(link, name, timeout_s=hello_timeout_s, tokens=tokens)
 
     results = await asyncio.gather(
         *(probe_one(link, name) for link, name in links), return_exceptions=True

@@ -149,6 +149,11 @@ class VirtualCounter(abc.ABC):
         self._tasks: list[asyncio.Task[None]] = []
         self.frame = self._render()
 
+    def battery_percent(self) -> int:
+        """The charge the counter's firmware computes from its (simulated) cell voltage."""
+        payload = self.counter.battery(self.battery_mv)
+        return wire.decode(payload).percent if payload is not None else 100
+
     @property
     def counter_id(self) -> int:
         return int(self.counter.counter_id)
@@ -348,6 +353,7 @@ class BleVirtualCounter(VirtualCounter):
             notify_uuid=wire.TX_CHAR_UUID,
             on_write=self._on_write,
             on_connection_change=self._on_connection_change,
+            battery=self.battery_percent if self.counter.board.battery is not None else None,
         )
 
     @property
