@@ -73,12 +73,20 @@ async def run(counter, outbox, stdin=None, stdout=None):
     # ipoll does not allocate a result list on every idle turn (MicroPython only).
     ready = getattr(poller, "ipoll", poller.poll)
     one = bytearray(1)
+    readinto = getattr(stdin, "readinto", None)
     micropython.kbd_intr(-1)  # a 0x03 inside a frame must not stop the firmware
     try:
         while True:
             got = False
             for _ in ready(0):
-                if stdin.readinto(one):
+                if readinto is not None:
+                    n = readinto(one)
+                else:  # a port whose stdin has no readinto
+                    data = stdin.read(1)
+                    n = len(data) if data else 0
+                    if n:
+                        one[0] = data[0]
+                if n:
                     got = True
                     for frame in proto.feed(one):
                         stdout.write(frame)
@@ -86,7 +94,7 @@ async def run(counter, outbox, stdin=None, stdout=None):
                 kind, payload = outbox.pop("serial")
                 if kind == "all" or proto.session.authenticated:
                     stdout.write(wire.frame(payload))
-            if not got:
-                await sleep_ms(_IDLE_MS)
+            # Give the LED and button tasks a turn even while bytes keep coming.
+            await sleep_ms(0 if got else _IDLE_MS)
     finally:
         micropython.kbd_intr(3)
