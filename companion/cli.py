@@ -18,6 +18,7 @@ COMMANDS: dict[str, str] = {
     "app": "app",
     "cards": "cards",
     "replay": "replay",
+    "sim": "sim",
 }
 
 # Started when `companion` is called with no sub-command, if registered.

@@ -209,6 +209,7 @@ class CounterConnection:
         self._last_counter_seq = -1
         self._opens = 0
         self._auth_failures = 0
+        self._claim_window_seen = False
         self._tasks: list[asyncio.Task[None]] = []
         self._spawned: set[asyncio.Task[None]] = set()
         self.reconnector = Reconnector(link, on_open=self._session, backoff=backoff)
@@ -325,6 +326,7 @@ class CounterConnection:
         self._pings.clear()
         self._pings_missed = 0
         self._handshake = asyncio.Queue()
+        self._claim_window_seen = False
         manager = self.manager
         try:
             await self._send(wire.Hello(role=wire.ROLE_APP))
@@ -371,7 +373,10 @@ class CounterConnection:
                 self._authenticated()
             else:
                 self._update(access="unclaimed", last_problem="long-press the counter to add it")
-                if self.virtual is not None and manager.claim_virtual:
+                if self._claim_window_seen:
+                    self._update(access="claiming")
+                    self._spawn(self._claim())
+                elif self.virtual is not None and manager.claim_virtual:
                     self.virtual.open_claim_window()
         finally:
             self._handshake = None
@@ -460,6 +465,9 @@ class CounterConnection:
 
     def _on_claim_open(self) -> None:
         access = self.status.access
+        if self._handshake is not None:
+            self._claim_window_seen = True  # act on it once the HELLO says who it is
+            return
         if access == "unclaimed" or (access == "claimed_elsewhere" and self.manager.claiming):
             self._update(access="claiming")
             self._spawn(self._claim())

@@ -122,6 +122,7 @@ class VirtualCounter(abc.ABC):
         name: str | None = None,
         animate: bool = False,
         battery_mv: int = 4000,
+        claim_on_hello: bool = False,
     ) -> None:
         if role not in ROLES:
             raise ValueError(f"a counter is a board or a tracker, not {role!r}")
@@ -140,6 +141,9 @@ class VirtualCounter(abc.ABC):
         )
         self.name = name or f"{wire.ADV_NAME_PREFIX}-{counter_id & 0xFFFF:04X}"
         self.animate = animate
+        #: Stand in for a person at the counter: long-press it whenever an app says
+        #: HELLO while it is unclaimed (the simulator, where nobody can press it).
+        self.claim_on_hello = claim_on_hello
         self.battery_mv = battery_mv
         self._listeners: dict[object, FrameListener] = {}
         self._frames = 0
@@ -219,6 +223,13 @@ class VirtualCounter(abc.ABC):
                 self._presses_sent.discard(ref_seq)
                 self.acked_presses.append(ref_seq)
         replies = self.counter.handle(payload, session)
+        if (
+            self.claim_on_hello
+            and payload[:1] == bytes([wire.MSG_HELLO])
+            and not self.counter.claimed
+        ):
+            # After the HELLO answer has gone out, as a person would press a moment later.
+            asyncio.get_running_loop().call_soon(self.open_claim_window)
         changed = False
         for reply in replies:
             if reply[0] == wire.MSG_ACK:

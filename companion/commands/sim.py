@@ -1,0 +1,225 @@
+"""`companion sim`: virtual counters running the firmware's own logic, their LEDs drawn live."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from typing import Any
+
+HELP = "start virtual LED counters (firmware logic on a pty or virtual BLE) and draw their LEDs"
+
+RENDER_FPS = 10  # terminal redraws a second: smooth enough to see breathing, light on the CPU
+
+
+def _count(text: str) -> int:
+    value = int(text)
+    if not 0 <= value <= 8:
+        raise argparse.ArgumentTypeError("between 0 and 8")
+    return value
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--boards", type=_count, default=1, help="level boards (default 1)")
+    parser.add_argument("--trackers", type=_count, default=0, help="trackers (default 0)")
+    parser.add_argument(
+        "--transport",
+        choices=("serial", "ble"),
+        default="serial",
+        help="serial: each counter on a pseudo-terminal other programs can open (default); "
+        "ble: on an in-process virtual radio, reachable from this process only (use --demo)",
+    )
+    parser.add_argument(
+        "--dir",
+        default=None,
+        help="folder for the serial device links (default: a new temporary folder)",
+    )
+    parser.add_argument(
+        "--demo",
+        action="store_true",
+        help="also run a demo game in this process that drives the counters and presses buttons",
+    )
+    parser.add_argument(
+        "--duration",
+        type=float,
+        default=None,
+        help="stop after this many seconds (default: Ctrl-C)",
+    )
+    parser.add_argument(
+        "--plain", action="store_true", help="print changed frames as lines instead of redrawing"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    if sys.platform == "win32" and args.transport == "serial":
+        print(
+            "companion sim: virtual serial counters need pseudo-terminals (Linux, macOS); "
+            "try --transport ble --demo",
+            file=sys.stderr,
+        )
+        return 1
+    if args.boards + args.trackers == 0:
+        print("companion sim: nothing to start: ask for --boards or --trackers", file=sys.stderr)
+        return 1
+    try:
+        return asyncio.run(_main(args))
+    except KeyboardInterrupt:
+        return 0
+
+
+async def _main(args: argparse.Namespace) -> int:
+    import contextlib
+    import shutil
+    import signal
+    import tempfile
+    from pathlib import Path
+
+    from companion.devices.virtual import BleVirtualCounter, SerialVirtualCounter, VirtualCounter
+
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    with contextlib.suppress(NotImplementedError, RuntimeError):  # no signals on this platform
+        loop.add_signal_handler(signal.SIGINT, stop.set)
+        loop.add_signal_handler(signal.SIGTERM, stop.set)
+    if args.duration is not None:
+        loop.call_later(args.duration, stop.set)
+
+    folder: Path | None = None
+    made_folder = False
+    radio = None
+    counters: list[VirtualCounter] = []
+    manager = None
+    demo_task = None
+    try:
+        roles = ["board"] * args.boards + ["tracker"] * args.trackers
+        if args.transport == "serial":
+            if args.dir:
+                folder = Path(args.dir)
+                folder.mkdir(parents=True, exist_ok=True)
+            else:
+                folder = Path(tempfile.mkdtemp(prefix="companion-sim-"))
+                made_folder = True
+        else:
+            from companion.devices.bumble_backend import VirtualRadio
+
+            radio = VirtualRadio()
+        indexes: dict[str, int] = {}
+        for role in roles:
+            index = indexes.get(role, 0)
+            indexes[role] = index + 1
+            counter: VirtualCounter
+            if folder is not None:
+                counter = SerialVirtualCounter(
+                    role,
+                    link_path=folder / f"{role}-{index}",
+                    index=index,
+                    animate=True,
+                    claim_on_hello=True,
+                )
+            else:
+                counter = BleVirtualCounter(
+                    role, radio=radio, index=index, animate=True, claim_on_hello=True
+                )
+            await counter.start()
+            counters.append(counter)
+
+        for counter in counters:
+            if counter.transport == "serial":
+                print(f"{counter.name} ({counter.role}) on serial port {counter.address}")
+            else:
+                print(f"{counter.name} ({counter.role}) on virtual BLE, address {counter.address}")
+        if args.transport == "ble" and not args.demo:
+            print("The virtual radio lives in this process: add --demo to see the counters driven.")
+        print("A connecting app may claim them (each is long-pressed for you). Ctrl-C stops.")
+        sys.stdout.flush()
+
+        if args.demo:
+            manager, demo_task = await _start_demo(counters, radio)
+
+        await _render(counters, stop, plain=args.plain or not sys.stdout.isatty())
+    finally:
+        if demo_task is not None:
+            demo_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await demo_task
+        if manager is not None:
+            await manager.stop()
+        for counter in counters:
+            await counter.stop()
+        if radio is not None:
+            await radio.close()
+        if made_folder and folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
+    print("companion sim: counters switched off")
+    return 0
+
+
+async def _start_demo(counters: list[Any], radio: Any) -> tuple[Any, asyncio.Task[None]]:
+    """A manager with a random game in this process, connected to every counter."""
+    import random
+    import tempfile
+    from pathlib import Path
+
+    from companion.core import Game, RuleError
+    from companion.core.randomplay import random_action, random_setup
+    from companion.devices.ble_link import BleLink
+    from companion.devices.serial_link import SerialLink
+    from companion.devices.sync import DeviceManager
+    from companion.devices.tokens import TokenStore
+
+    rnd = random.Random()
+    game = Game(random_setup(rnd))
+    tokens = TokenStore(Path(tempfile.mkdtemp(prefix="companion-sim-tokens-")) / "counters.json")
+    manager = DeviceManager(tokens=tokens, backend=radio.bleak_backend() if radio else None)
+    manager.set_game(game)
+    for counter in counters:
+        if counter.transport == "ble":
+            link = await BleLink.find(counter.address, backend=radio.bleak_backend())
+        else:
+            link = SerialLink(counter.address)
+        manager.add_link(link, virtual=counter)
+
+    async def play() -> None:
+        nonlocal game
+        while True:
+            await asyncio.sleep(1.0)
+            if game.state.winners:
+                game = Game(random_setup(rnd))
+                manager.set_game(game)
+                continue
+            if rnd.random() < 0.3 and counters:
+                counter = rnd.choice(counters)
+                counter.press("next" if counter.role == "board" else rnd.choice(("plus", "minus")))
+                continue
+            try:
+                game.apply(random_action(game.state, rnd, allow_win=True))
+            except RuleError:
+                continue
+
+    return manager, asyncio.get_running_loop().create_task(play())
+
+
+async def _render(counters: list[Any], stop: asyncio.Event, *, plain: bool) -> None:
+    import contextlib
+
+    shown: list[str] = []
+    seen: dict[str, tuple[object, ...]] = {}
+    while not stop.is_set():
+        lines = [counter.ansi() for counter in counters]
+        if plain:
+            # Not a terminal: one line per counter whenever what it shows really changed
+            # (not on every breathing step).
+            for counter, line in zip(counters, lines, strict=True):
+                key = (counter.frame.rev, counter.counter.claimed, counter.counter.authenticated)
+                if seen.get(counter.name) != key:
+                    seen[counter.name] = key
+                    print(f"{line}  rev {counter.frame.rev}")
+        else:
+            if shown:
+                sys.stdout.write(f"\x1b[{len(shown)}F")
+            sys.stdout.write("".join(f"{line}\x1b[K\n" for line in lines))
+            shown = lines
+        sys.stdout.flush()
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(1 / RENDER_FPS):
+                await stop.wait()
