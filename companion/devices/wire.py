@@ -1026,8 +1026,3 @@ def new_token() -> bytes:
 def new_nonce() -> bytes:
     """A fresh nonce for CHALLENGE."""
     return random_bytes(NONCE_SIZE)
-
-
-def seq_after(seq: int, last: int) -> bool:
-    """True when ``seq`` is newer than ``last`` within a session (no wrap: re-HELLO first)."""
-    return seq > last

@@ -264,14 +264,14 @@ def persistence(path):
 
 
 def heap(path, frames=100):
-    """Heap bytes used by start-up and heap growth over ``frames`` frames in several states."""
+    """Heap bytes of one Counter (state, buffers) and heap growth over ``frames`` frames."""
     import gc
 
     gc.collect()
     base = gc.mem_alloc()
     c, clock = claimed(path)
     gc.collect()
-    startup = gc.mem_alloc() - base
+    counter_bytes = gc.mem_alloc() - base
     c.handle(wire.encode(wire.Snapshot(1, [3, 5, 1, 10], [1, 2, 0, 8], seq=3)))
     growth = {}
     scenes = (
@@ -293,4 +293,4 @@ def heap(path, frames=100):
             c.frame(now + i * 33)
         growth[name] = gc.mem_alloc() - before
         gc.enable()
-    return {"startup_bytes": startup, "growth_bytes": growth, "frames": frames}
+    return {"counter_bytes": counter_bytes, "growth_bytes": growth, "frames": frames}
