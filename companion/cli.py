@@ -18,6 +18,7 @@ COMMANDS: dict[str, str] = {
     "app": "app",
     "cards": "cards",
     "replay": "replay",
+    "scan": "scan",
     "sim": "sim",
 }
 
