@@ -7,7 +7,11 @@ from collections.abc import Iterator
 
 import counterchecks
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from mpvm import PINOUTS, MicroPythonVM
+
+from companion.devices import wire
 
 pytestmark = pytest.mark.slow
 
@@ -90,3 +94,24 @@ def test_heap_of_a_fresh_start(pinout: str, capsys: pytest.CaptureFixture) -> No
             "(codec + firmware logic compiled from source, counter built, one frame drawn)"
         )
     assert used < 96 * 1024
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.binary(max_size=24),
+            st.tuples(st.sampled_from(sorted(wire.MESSAGE_TYPES)), st.binary(max_size=17)).map(
+                lambda t: bytes([t[0], 0xF0, 0xFF]) + t[1]
+            ),
+        ),
+        min_size=1,
+        max_size=20,
+    )
+)
+def test_fuzzed_messages_never_crash_the_counter_in_either_vm(vm: MicroPythonVM, inputs) -> None:
+    hexes = json.dumps([d.hex() for d in inputs])
+    in_vm = vm.call(f"counterchecks.fuzz_handle('/pinouts/{BOARD}', {hexes})")
+    assert not [r for r in in_vm if isinstance(r, str)], in_vm
+    in_cpython = counterchecks.fuzz_handle(str(PINOUTS / BOARD), [d.hex() for d in inputs])
+    assert in_vm == in_cpython

@@ -294,3 +294,16 @@ def heap(path, frames=100):
         growth[name] = gc.mem_alloc() - before
         gc.enable()
     return {"counter_bytes": counter_bytes, "growth_bytes": growth, "frames": frames}
+
+
+def fuzz_handle(path, hex_list):
+    """Feeds each input to one claimed counter: reply type names, or "LEAK:..." if it raised."""
+    c, _ = claimed(path)
+    out = []
+    for text in hex_list:
+        data = bytes([int(text[i : i + 2], 16) for i in range(0, len(text), 2)])
+        try:
+            out.append(names(c.handle(data)))
+        except Exception as exc:
+            out.append(f"LEAK:{exc!r}")
+    return out
