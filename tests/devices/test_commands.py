@@ -1,0 +1,100 @@
+"""`companion sim` and `companion scan` from the command line, as a user runs them."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from companion.cli import main
+
+RUN_TIMEOUT_S = 60  # s: each command finishes in a few seconds; a hang must fail the test
+
+pytestmark = pytest.mark.slow
+
+
+def companion(*args: str, env_dir: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "companion", *args],
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT_S,
+        env={"COMPANION_DATA_DIR": env_dir, "PATH": "/usr/bin:/bin"},
+        check=False,
+    )
+
+
+def test_scan_virtual_lists_a_serial_board_and_a_ble_tracker(tmp_path):
+    result = companion("scan", "--virtual", "--timeout", "1", env_dir=str(tmp_path))
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].split() == [
+        "transport",
+        "name",
+        "address",
+        "role",
+        "firmware",
+        "battery",
+        "claimed",
+    ]
+    serial = next(line for line in lines if line.startswith("serial "))
+    ble = next(line for line in lines if line.startswith("ble "))
+    assert " board " in serial and "1.0.0" in serial and serial.rstrip().endswith("no")
+    assert " tracker " in ble and "%" in ble
+
+
+def test_scan_without_counters_says_so_plainly(tmp_path):
+    result = companion("scan", "--no-ble", env_dir=str(tmp_path))
+    assert result.returncode == 0
+    assert "No counters found" in result.stdout
+    assert "Traceback" not in result.stderr
+
+
+def test_sim_prints_the_ports_and_draws_the_counters_until_it_stops(tmp_path):
+    result = companion(
+        "sim",
+        "--boards",
+        "1",
+        "--trackers",
+        "1",
+        "--demo",
+        "--duration",
+        "2",
+        "--dir",
+        str(tmp_path / "ports"),
+        env_dir=str(tmp_path),
+    )
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert f"on serial port {tmp_path / 'ports' / 'board-0'}" in out
+    assert f"on serial port {tmp_path / 'ports' / 'tracker-0'}" in out
+    assert "\x1b[38;2;" in out  # LEDs drawn in colour
+    assert "claimed   app connected" in out  # the demo game claimed and drives them
+    assert out.rstrip().endswith("counters switched off")
+    assert not (tmp_path / "ports" / "board-0").exists()
+
+
+def test_sim_over_ble_runs_with_the_demo(tmp_path):
+    result = companion(
+        "sim",
+        "--trackers",
+        "1",
+        "--boards",
+        "0",
+        "--transport",
+        "ble",
+        "--demo",
+        "--duration",
+        "2",
+        env_dir=str(tmp_path),
+    )
+    assert result.returncode == 0, result.stderr
+    assert "on virtual BLE" in result.stdout
+    assert "claimed   app connected" in result.stdout
+
+
+def test_sim_needs_at_least_one_counter(capsys):
+    assert main(["sim", "--boards", "0"]) == 1
+    assert "nothing to start" in capsys.readouterr().err

@@ -1,0 +1,47 @@
+"""Claim tokens survive a restart of the app and a damaged file never stops it."""
+
+from __future__ import annotations
+
+import pytest
+
+from companion.devices import wire
+from companion.devices.tokens import TokenStore
+
+
+def test_a_token_is_kept_across_restarts(tmp_path):
+    token = wire.new_token()
+    TokenStore(tmp_path / "counters.json").put(0x12345678, token)
+
+    again = TokenStore(tmp_path / "counters.json")
+    assert again.get(0x12345678) == token
+    assert 0x12345678 in again
+    assert again.get(0x1) is None
+
+
+def test_forgetting_a_token_is_saved(tmp_path):
+    store = TokenStore(tmp_path / "counters.json")
+    store.put(7, wire.new_token())
+    store.forget(7)
+    assert TokenStore(tmp_path / "counters.json").get(7) is None
+
+
+def test_the_default_file_is_in_the_users_data_folder(tmp_path, monkeypatch):
+    monkeypatch.setenv("COMPANION_DATA_DIR", str(tmp_path / "data"))
+    store = TokenStore()
+    store.put(1, bytes(16))
+    assert (tmp_path / "data" / "counters.json").exists()
+
+
+@pytest.mark.parametrize("content", ["{oops", "[]", '{"tokens": {"zz": "00"}}', '{"tokens": 3}'])
+def test_a_damaged_file_reads_as_no_tokens(tmp_path, content):
+    path = tmp_path / "counters.json"
+    path.write_text(content)
+    store = TokenStore(path)
+    assert store.get(0) is None
+    store.put(3, bytes(range(16)))  # and it can be written again
+    assert TokenStore(path).get(3) == bytes(range(16))
+
+
+def test_a_token_of_the_wrong_size_is_refused(tmp_path):
+    with pytest.raises(ValueError, match="16 bytes"):
+        TokenStore(tmp_path / "counters.json").put(1, b"short")
