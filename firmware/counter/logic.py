@@ -499,14 +499,14 @@ class Counter:
 
 
 def _detail(exc):
-    text = str(exc)
-    out = ""
-    for ch in text:
-        if 0x20 <= ord(ch) <= 0x7E:
-            out += ch
-        if len(out) >= wire.MAX_DETAIL:
-            break
-    return out
+    """A short fixed text per error code (the codec's own messages are too long)."""
+    if exc.code == wire.ERR_VERSION:
+        return "need %d.x" % wire.PROTOCOL_MAJOR
+    if exc.code == wire.ERR_UNKNOWN_TYPE:
+        return "unknown type"
+    if exc.code == wire.ERR_OVERSIZE:
+        return "over 20 bytes"
+    return "malformed"
 
 
 def _segment_text():
