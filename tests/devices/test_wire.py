@@ -214,3 +214,24 @@ def test_protocol_doc_has_the_uuids_label_and_escape() -> None:
         assert uuid in PROTOCOL_DOC
     assert wire.AUTH_LABEL.decode() in PROTOCOL_DOC
     assert f"the {len(wire.AUTH_LABEL)} ASCII bytes" in PROTOCOL_DOC
+
+
+def test_protocol_doc_session_example_is_real() -> None:
+    block = PROTOCOL_DOC.split("## 7. A session, byte by byte", 1)[1]
+    lines = [line for line in block.splitlines() if line.startswith(("app> ", "<ctr "))]
+    messages = []
+    for line in lines:
+        hex_part = line[5:].split("  ")[0]
+        messages.append(wire.decode(bytes.fromhex(hex_part)))
+    hello, challenge, auth = messages[1], messages[2], messages[3]
+    assert hello.caps & wire.CAP_CLAIMED and hello.counter_id == 0x12345678
+    assert auth.mac == wire.auth_mac(bytes(range(1, 17)), challenge.nonce, hello.counter_id)
+    assert [type(m).__name__ for m in messages] == [
+        "Hello",
+        "Hello",
+        "Challenge",
+        "Auth",
+        "Ack",
+        "Snapshot",
+        "Ack",
+    ]
