@@ -45,3 +45,25 @@ async def test_a_real_ble_counter_answers_hello_and_survives_a_reconnect(request
         async with link:
             answer = await hello(link)
             assert answer.role in (wire.ROLE_BOARD, wire.ROLE_TRACKER)
+
+
+async def test_the_sync_manager_reaches_a_real_counter_and_keeps_it_in_step(request, tmp_path):
+    port = request.config.getoption("--hw-port")
+    if not port:
+        pytest.skip("no --hw-port given")
+    from companion.devices.sync import DeviceManager
+    from companion.devices.tokens import TokenStore
+
+    from .helpers import new_game
+
+    manager = DeviceManager(tokens=TokenStore(tmp_path / "counters.json"))
+    await manager.start(new_game(), serial_ports=[port], use_ble=False, virtual_when_empty=False)
+    try:
+        await manager.wait_ready(timeout_s=15)
+        (status,) = manager.statuses()
+        # A board fresh from deploy is unclaimed; one claimed by a real app is another table's.
+        assert status.access in ("unclaimed", "claimed_elsewhere", "ours")
+        assert status.role in ("board", "tracker")
+        assert status.connection == "connected"
+    finally:
+        await manager.stop()
