@@ -295,3 +295,26 @@ async def test_identify_blinks_the_counter_and_assign_moves_a_tracker(tmp_path):
             manager.assign(key, 7)
     finally:
         await manager.stop()
+
+
+async def test_with_no_hardware_the_app_gets_virtual_counters_by_default(tmp_path):
+    game = new_game(2)
+    manager = fast_manager(tmp_path)  # the default VirtualSetup: a serial board, BLE trackers
+    await manager.start(game, serial_ports=[], use_ble=False)
+    try:
+        await manager.wait_ready(timeout_s=10)
+        statuses = manager.statuses()
+        assert [(s.role, s.transport, s.access) for s in statuses] == [
+            ("board", "serial", "ours"),
+            ("tracker", "ble", "ours"),
+            ("tracker", "ble", "ours"),
+        ]
+        assert set(manager.frames()) == {s.key for s in statuses}
+        drawn: list[str] = []
+        manager.on_frame(lambda key, frame: drawn.append(key))
+        game.apply(GoUpLevel(player=1))
+        await until(lambda: all(shows(c, game) for c in manager.virtual_counters))
+        assert drawn
+    finally:
+        await manager.stop()
+    assert manager.statuses() == []
