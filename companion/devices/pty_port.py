@@ -69,12 +69,20 @@ class PtyPort:
         self._loop.add_reader(master, self._readable)
 
     def unplug(self) -> None:
-        """Destroy the pty: the app's reads fail at once, as when the cable is pulled."""
+        """Destroy the pty: the app's reads fail at once, as when the cable is pulled.
+
+        The published name goes too, as `/dev/serial/by-id/...` does for real
+        hardware: the kernel hands the freed pty number to the next program that
+        asks for one, and an app reopening a stale link would talk to a stranger.
+        """
         master, slave = self._master, self._slave
         self._master = self._slave = None
         self._pending.clear()
         if master is None:
             return
+        if self._link_path is not None:
+            with contextlib.suppress(FileNotFoundError):
+                self._link_path.unlink()
         if self._loop is not None and not self._loop.is_closed():
             self._loop.remove_reader(master)
             self._loop.remove_writer(master)

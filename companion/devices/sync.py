@@ -204,7 +204,6 @@ class CounterConnection:
         self._wake = asyncio.Event()
         self._timer: asyncio.TimerHandle | None = None
         self._pings: dict[int, float] = {}
-        self._pings_missed = 0
         self._recent: OrderedDict[int, None] = OrderedDict()
         self._last_counter_seq = -1
         self._opens = 0
@@ -324,7 +323,6 @@ class CounterConnection:
         self._acked.clear()
         self._in_flight.clear()
         self._pings.clear()
-        self._pings_missed = 0
         self._handshake = asyncio.Queue()
         self._claim_window_seen = False
         manager = self.manager
@@ -436,7 +434,7 @@ class CounterConnection:
         if isinstance(message, wire.Pong):
             sent = self._pings.pop(message.token, None)
             if sent is not None:
-                self._pings_missed = 0
+                self._pings.clear()  # any answer proves the counter alive; older pings were lost
                 self._update(rtt_ms=(time.monotonic() - sent) * 1000)
             return
         if isinstance(message, wire.Battery):
