@@ -968,6 +968,9 @@ class DeviceManager:
             elif message.intent == wire.INTENT_LEVEL_UP:
                 action = GoUpLevel(player=player)
             elif message.intent == wire.INTENT_LEVEL_DOWN:
+                if game.state.players[player].level <= 1:
+                    # The engine would log a loss that changes nothing; a press asks for a change.
+                    raise ValueError("A Level is never below 1")
                 action = LoseLevel(player=player)
             else:
                 raise ValueError(f"unknown button intent {message.intent}")
