@@ -20,6 +20,7 @@ COMMANDS: dict[str, str] = {
     "replay": "replay",
     "scan": "scan",
     "sim": "sim",
+    "screenshots": "screenshots",
 }
 
 # Started when `companion` is called with no sub-command, if registered.

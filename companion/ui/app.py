@@ -25,6 +25,7 @@ from pydantic import ValidationError
 
 from companion.core import Game, GameSetup, GameState, RandomSource, RuleError, SecretsDice
 from companion.store import GameStore, Settings, SettingsStore, StoreError
+from companion.ui.awake import keep_awake
 from companion.ui.i18n import _, set_language
 from companion.ui.screens import ScreenEntry, discover, kv_path
 from companion.ui.screens.base import CompanionScreen
@@ -124,6 +125,7 @@ class CompanionApp(App):
         return root
 
     def on_start(self) -> None:
+        keep_awake(self.settings.keep_awake)
         self.services = self._start_services()
         self._resume_last_game()
         for problem in self._startup_problems:
@@ -230,6 +232,9 @@ class CompanionApp(App):
         except ValidationError as exc:
             self.notify(_first_problem(exc), error=True)
             return False
+        except ValueError as exc:  # any other refusal from the engine, in its own words
+            self.notify(str(exc), error=True)
+            return False
         return True
 
     @property
@@ -314,6 +319,13 @@ class CompanionApp(App):
             self.settings_store.save(self.settings)
         except OSError as exc:
             self.notify(str(exc), error=True)
+
+    def settings_changed(self, settings: Settings) -> None:
+        """Tell the background services that the settings changed (e.g. LED brightness)."""
+        for service in self.services:
+            hook = getattr(service, "settings_changed", None)
+            if hook is not None:
+                hook(settings)
 
     @property
     def cards(self) -> Any:

@@ -15,7 +15,9 @@ if TYPE_CHECKING:
     from companion.ui.app import CompanionApp
 
 # Service name -> "package.module:factory". Factories are called once, when the app starts.
-SERVICES: dict[str, str] = {}
+SERVICES: dict[str, str] = {
+    "devices": "companion.ui.device_service:DeviceService",
+}
 
 
 class AppService(Protocol):

@@ -1,0 +1,275 @@
+"""The app's side of the device layer: runs the `DeviceManager` beside the UI, on the same loop.
+
+The service starts with the app: it looks for counters, starts virtual ones when no
+hardware answers (unless they are switched off in Settings or by `--no-virtual`),
+follows whichever game is open, and publishes what the Devices screen shows as Kivy
+properties. Bursts of LED frames (virtual counters animate at 30 frames a second) are
+coalesced into at most `FRAME_RATE_HZ` updates of the screen.
+
+The device layer is imported only when the service runs, so starting the app stays quick.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable, Coroutine
+from typing import TYPE_CHECKING, Any
+
+from kivy.clock import Clock
+from kivy.event import EventDispatcher
+from kivy.properties import BooleanProperty, DictProperty, ListProperty, StringProperty
+
+from companion.ui.i18n import _
+
+if TYPE_CHECKING:
+    from companion.core import Game
+    from companion.store import Settings
+    from companion.ui.app import CompanionApp
+
+log = logging.getLogger(__name__)
+
+FRAME_RATE_HZ = 15  # LED pictures redraw this often at most: smooth enough, cheap on a phone
+IDENTIFY_S = 5  # how long a counter blinks when the table asks "which one is this?"
+STOP_TIMEOUT_S = 3.0  # s: closing every link takes milliseconds; past this the app quits anyway
+
+
+class DeviceService(EventDispatcher):
+    """Owns the `DeviceManager` for the app's lifetime; screens read its properties."""
+
+    # CounterStatus objects, in the order the counters were added.
+    statuses = ListProperty([])
+    # Counter key -> latest LedFrame (virtual counters only).
+    frames = DictProperty({})
+    # CounterInfo objects of the last scan that are not connected yet.
+    found = ListProperty([])
+    running = BooleanProperty(False)
+    scanning = BooleanProperty(False)
+    # A sentence for the Devices screen about what the service is doing.
+    activity = StringProperty("")
+
+    def __init__(self, app: CompanionApp, manager: Any = None) -> None:
+        super().__init__()
+        self.app = app
+        self.manager: Any = manager
+        self._game: Game | None = None
+        self._pending_frames: dict[str, Any] = {}
+        self._frames_trigger = Clock.create_trigger(self._publish_frames, 1 / FRAME_RATE_HZ)
+        self._statuses_trigger = Clock.create_trigger(self._publish_statuses)
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._unsubscribe: list[Callable[[], None]] = []
+
+    # -- AppService -----------------------------------------------------------------------
+    async def run(self) -> None:
+        """Find counters (or start virtual ones), then keep them in step until cancelled."""
+        manager = self.manager
+        if manager is None:
+            manager = self.manager = self._new_manager()
+        self._unsubscribe = [
+            manager.on_status(lambda _status: self._statuses_trigger()),
+            manager.on_frame(self._frame),
+        ]
+        self.running = True
+        try:
+            if self._game is not None:
+                manager.set_game(self._game)
+            self.activity = _("Looking for counters\u2026")
+            # Started apart and awaited through a shield: a cancellation that reaches a BLE
+            # connect in progress can be lost inside the stack, but ours must not be.
+            starting = asyncio.ensure_future(self._connect_all(virtual=self.virtual_wanted))
+            self._tasks.add(starting)
+            starting.add_done_callback(self._task_done)
+            await asyncio.shield(starting)
+            self.activity = ""
+            await asyncio.Event().wait()  # until the app cancels the service
+        finally:
+            self.running = False
+            for unsubscribe in self._unsubscribe:
+                unsubscribe()
+            for task in list(self._tasks):
+                task.cancel()
+            # Bounded: a connection caught half-open must not keep the window from closing.
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(asyncio.shield(manager.stop()), STOP_TIMEOUT_S)
+
+    def game_changed(self, game: Game | None) -> None:
+        """Counters follow the open game; with none open they keep the last one on show."""
+        self._game = game
+        if game is not None and self.manager is not None and self.running:
+            self.manager.set_game(game)
+
+    def settings_changed(self, settings: Settings) -> None:
+        """Brightness goes to the counters at once; virtual counters start or stop."""
+        if not self.running:
+            return
+        self._apply_brightness()
+        virtual = self.virtual_wanted
+        if virtual and not self.manager.virtual_counters:
+            self.spawn(self._start_virtual())
+        elif not virtual and self.manager.virtual_counters:
+            self.spawn(self._restart(virtual=False))
+
+    # -- what screens call ----------------------------------------------------------------
+    @property
+    def virtual_wanted(self) -> bool:
+        """Virtual counters are wanted unless switched off in Settings or on the command line."""
+        return bool(self.app.settings.virtual_counters and not self.app.no_virtual)
+
+    def scan(self) -> None:
+        """Look for counters that are not connected yet (results in `found`)."""
+        if self.running and not self.scanning:
+            self.spawn(self._scan())
+
+    def connect(self, info: Any) -> None:
+        """Connect to a counter from the last scan."""
+        if self.manager is None:
+            return
+        self.manager.add_counter(info)
+        self.found = [f for f in self.found if f is not info]
+        self._apply_brightness()
+        self._publish_statuses()
+
+    def identify(self, key: str) -> None:
+        """Blink one counter so the table can see which one it is."""
+        if self.manager is not None and key in self.manager.connections:
+            self.spawn(self.manager.identify(key, IDENTIFY_S))
+
+    def assign(self, key: str, seats: tuple[int, ...]) -> None:
+        """Show these players on a counter (one for a tracker), then blink it."""
+        if self.manager is None:
+            return
+        try:
+            self.manager.assign(key, seats)
+        except (ValueError, KeyError) as exc:
+            self.app.notify(str(exc).strip("'\""), error=True)
+            return
+        self.identify(key)
+        self._publish_statuses()
+
+    def claim(self, key: str) -> None:
+        """Let a long press on the counter add it to this table (a virtual one is pressed)."""
+        manager = self.manager
+        if manager is None or key not in manager.connections:
+            return
+        manager.open_claiming()
+        connection = manager.connections[key]
+        if connection.virtual is not None:
+            connection.virtual.open_claim_window()  # the long press a person would make
+
+    def is_virtual(self, key: str) -> bool:
+        """True for a counter simulated on this computer."""
+        manager = self.manager
+        return bool(manager and key in manager.connections and manager.connections[key].virtual)
+
+    def spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any] | None:
+        """Run a coroutine of the device layer on the app's loop."""
+        try:
+            task = asyncio.get_running_loop().create_task(coro)
+        except RuntimeError:
+            coro.close()
+            return None
+        self._tasks.add(task)
+        task.add_done_callback(self._task_done)
+        return task
+
+    # -- inside ---------------------------------------------------------------------------
+    def _new_manager(self) -> Any:
+        from companion.devices.sync import DeviceManager
+        from companion.devices.tokens import TOKENS_FILE, TokenStore
+
+        folder = self.app.data_dir
+        tokens = TokenStore(folder / TOKENS_FILE) if folder is not None else TokenStore()
+        return DeviceManager(tokens=tokens)
+
+    async def _connect_all(self, virtual: bool) -> None:
+        from companion.devices.discovery import discover
+
+        manager = self.manager
+        try:
+            found = await discover(backend=manager.backend)
+        except Exception as exc:  # a broken Bluetooth stack must not stop the table
+            log.warning("looking for counters failed: %s", exc)
+            found = []
+        for info in found:
+            manager.add_counter(info)
+        if not found and virtual:
+            await manager.start_virtual()
+        self._apply_brightness()
+        self._publish_statuses()
+
+    async def _start_virtual(self) -> None:
+        self.activity = _("Starting virtual counters\u2026")
+        try:
+            await self.manager.start_virtual()
+            self._apply_brightness()
+        finally:
+            self.activity = ""
+            self._publish_statuses()
+
+    async def _restart(self, virtual: bool) -> None:
+        """Stop every counter and connect again (how virtual counters are switched off)."""
+        self.activity = _("Reconnecting counters\u2026")
+        try:
+            await self.manager.stop()
+            self.frames = {}
+            if self._game is not None:
+                self.manager.set_game(self._game)
+            await self._connect_all(virtual=virtual)
+        finally:
+            self.activity = ""
+
+    async def _scan(self) -> None:
+        from companion.devices.discovery import discover
+
+        self.scanning = True
+        self.activity = _("Scanning\u2026")
+        try:
+            found = await discover(backend=self.manager.backend)
+        except Exception as exc:
+            log.warning("scan failed: %s", exc)
+            self.app.notify(str(exc), error=True)
+            found = []
+        finally:
+            self.scanning = False
+            self.activity = ""
+        known = {connection.link.address for connection in self.manager.connections.values()}
+        self.found = [info for info in found if info.address not in known]
+        if not found:
+            self.app.notify(_("No counter answered. Is it switched on and in range?"))
+
+    def _apply_brightness(self) -> None:
+        from companion.devices import wire
+
+        level = int(self.app.settings.led_brightness)
+        for connection in self.manager.connections.values():
+            connection.set_desired("brightness", wire.ConfigBrightness(level))
+
+    def _frame(self, key: str, frame: Any) -> None:
+        self._pending_frames[key] = frame
+        self._frames_trigger()
+
+    def _publish_frames(self, *_args: Any) -> None:
+        if self._pending_frames:
+            merged = dict(self.frames)
+            merged.update(self._pending_frames)
+            self._pending_frames = {}
+            self.frames = merged
+
+    def _publish_statuses(self, *_args: Any) -> None:
+        self.statuses = list(self.manager.statuses()) if self.manager is not None else []
+
+    def _task_done(self, task: asyncio.Task[Any]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            exc = task.exception()
+            log.warning("a counter task failed: %s", exc)
+            self.app.notify(str(exc), error=True)
+
+
+def device_service(app: Any) -> DeviceService | None:
+    """The app's device service, or None when it is not running in this app."""
+    for service in getattr(app, "services", ()):
+        if isinstance(service, DeviceService):
+            return service
+    return None

@@ -1,0 +1,110 @@
+"""Board: the level track for a TV or laptop, every player a coloured token on their level."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kivy.factory import Factory
+from kivy.properties import BooleanProperty, NumericProperty, StringProperty
+
+from companion.ui.i18n import N_, _
+from companion.ui.labels import phase_name
+from companion.ui.screens import ScreenEntry
+from companion.ui.screens.base import CompanionScreen
+from companion.ui.theme import colour
+from companion.ui.track import TrackToken
+
+ENTRY = ScreenEntry(
+    name="board_view", title=N_("Board"), cls="BoardViewScreen", nav_order=15, needs_game=True
+)
+
+
+def tokens_for(state: Any) -> list[TrackToken]:
+    """One token per player from a game state: level, turn, combat, death and victory."""
+    combat = state.combat
+    fighting = set() if combat is None else {combat.fighter, combat.helper} - {None}
+    return [
+        TrackToken(
+            seat=seat,
+            name=player.name,
+            colour=player.colour,
+            level=player.level,
+            turn=seat == state.current and not state.winners,
+            fighting=seat in fighting,
+            dead=player.dead,
+            winner=seat in state.winners,
+        )
+        for seat, player in enumerate(state.players)
+    ]
+
+
+class BoardViewScreen(CompanionScreen):
+    """The track fills the screen; the turn, a combat or the winners show in large type."""
+
+    headline = StringProperty("")
+    detail = StringProperty("")
+    combat_text = StringProperty("")
+    fighters_winning = BooleanProperty(False)
+    in_combat = BooleanProperty(False)
+    finished = BooleanProperty(False)
+    spaces = NumericProperty(10)
+
+    def refresh(self) -> None:
+        state = self.state
+        track = self.ids.track
+        if state is None:
+            track.tokens = []
+            return
+        self.spaces = state.winning_level
+        track.tokens = tokens_for(state)
+        self.finished = bool(state.winners)
+        if state.winners:
+            names = [state.players[seat].name for seat in state.winners]
+            self.headline = _("{names} won!").format(names=" & ".join(names))
+            self.detail = _("Level {level} reached on turn {turn}").format(
+                level=state.winning_level, turn=state.turn
+            )
+        else:
+            self.headline = _("Turn {n}: {name}").format(
+                n=state.turn, name=state.current_player.name
+            )
+            self.detail = phase_name(state.phase)
+        combat = state.combat
+        self.in_combat = combat is not None
+        if combat is not None:
+            fighters = state.players[combat.fighter].name
+            if combat.helper is not None:
+                fighters += " + " + state.players[combat.helper].name
+            monsters = ", ".join(m.spec.name for m in combat.monsters) or _("Monsters")
+            self.fighters_winning = combat.fighters_winning
+            verdict = _("winning") if combat.fighters_winning else _("losing")
+            self.combat_text = _("{fighters} {ours} vs {theirs} {monsters}: {verdict}").format(
+                fighters=fighters,
+                ours=combat.players_strength,
+                theirs=combat.monsters_strength,
+                monsters=monsters,
+                verdict=verdict,
+            )
+        else:
+            self.combat_text = ""
+        self._fill_legend(state)
+
+    def _fill_legend(self, state: Any) -> None:
+        legend = self.ids.legend
+        legend.clear_widgets()
+        for seat, player in enumerate(state.players):
+            marks = []
+            if seat == state.current and not state.winners:
+                marks.append("\u25b6")
+            if seat in state.winners:
+                marks.append("\u265b")
+            if player.dead:
+                marks.append("\u2620")
+            entry = Factory.BoardLegendEntry()
+            entry.swatch = colour(player.colour)
+            entry.name = player.name
+            entry.marks = " ".join(marks)
+            entry.detail = _("Level {level} \u00b7 Strength {strength}").format(
+                level=player.level, strength=state.strength_of(seat)
+            )
+            legend.add_widget(entry)

@@ -1,0 +1,259 @@
+"""Devices: find, connect, claim and assign LED counters; a live picture of each one's LEDs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kivy.properties import (
+    BooleanProperty,
+    ColorProperty,
+    NumericProperty,
+    ObjectProperty,
+    StringProperty,
+)
+from kivy.uix.boxlayout import BoxLayout
+
+from companion.ui.device_service import DeviceService, device_service
+from companion.ui.i18n import N_, _
+from companion.ui.screens import ScreenEntry
+from companion.ui.screens.base import CompanionScreen
+from companion.ui.theme import colour
+
+ENTRY = ScreenEntry(name="devices", title=N_("Devices"), cls="DevicesScreen", nav_order=70)
+
+# Brightness moves in sixteenths of full scale, as on the Settings screen.
+BRIGHTNESS_STEP = 16
+
+CONNECTION: dict[str, str] = {
+    "connecting": N_("connecting"),
+    "connected": N_("connected"),
+    "reconnecting": N_("reconnecting"),
+    "stopped": N_("stopped"),
+}
+ACCESS: dict[str, str] = {
+    "unknown": N_("saying hello"),
+    "ours": N_("ours"),
+    "unclaimed": N_("not claimed: long-press it to add it"),
+    "claiming": N_("claiming"),
+    "claimed_elsewhere": N_("claimed by another table"),
+    "version": N_("needs a firmware update"),
+}
+TRANSPORTS: dict[str, str] = {"serial": N_("USB serial"), "ble": N_("Bluetooth LE")}
+
+
+def status_line(status: Any) -> str:
+    """Connection, access, battery and link quality of one counter in words."""
+    parts = [_(CONNECTION.get(status.connection, status.connection))]
+    parts.append(_(ACCESS.get(status.access, status.access)))
+    if status.battery_percent is not None:
+        battery = _("battery {percent} %").format(percent=status.battery_percent)
+        if status.charging:
+            battery += " " + _("(charging)")
+        parts.append(battery)
+    if status.rtt_ms is not None:
+        parts.append(_("{ms:.0f} ms").format(ms=status.rtt_ms))
+    if status.errors:
+        parts.append(_("{n} errors").format(n=status.errors))
+    return " \u00b7 ".join(parts)
+
+
+class CounterRow(BoxLayout):
+    """One connected counter: what it is, its state, its LEDs and what can be done with it."""
+
+    key = StringProperty("")
+    title = StringProperty("")
+    detail = StringProperty("")
+    problem = StringProperty("")
+    players_text = StringProperty("")
+    swatch = ColorProperty([0, 0, 0, 0])
+    ours = BooleanProperty(False)
+    tracker = BooleanProperty(False)
+    frame = ObjectProperty(None, allownone=True)
+    owner = ObjectProperty(None)
+
+
+class FoundRow(BoxLayout):
+    """A counter from the last scan, not connected yet."""
+
+    title = StringProperty("")
+    detail = StringProperty("")
+    index = NumericProperty(0)
+    owner = ObjectProperty(None)
+
+
+class DevicesScreen(CompanionScreen):
+    """Counters connect by themselves at start; this screen shows them and hands out players."""
+
+    activity = StringProperty("")
+    virtual_counters = BooleanProperty(True)
+    brightness_text = StringProperty("")
+    available = BooleanProperty(False)
+    scanning = BooleanProperty(False)
+    count_text = StringProperty("")
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.rows: dict[str, CounterRow] = {}
+        self._found: list[Any] = []
+        self._bound: DeviceService | None = None
+        self.app.bind(state=lambda *_a: self._update_rows())
+
+    @property
+    def service(self) -> DeviceService | None:
+        """The app's device service (None in an app started without one)."""
+        service = device_service(self.app)
+        if service is not None and service is not self._bound:
+            service.bind(
+                statuses=lambda *_a: self._update_rows(),
+                frames=self._frames_changed,
+                found=lambda *_a: self._update_found(),
+                activity=lambda *_a: self._update_texts(),
+                scanning=lambda *_a: self._update_texts(),
+            )
+            self._bound = service
+        return service
+
+    # -- actions ----------------------------------------------------------------------
+    def scan(self) -> None:
+        """Look for counters that are not connected yet."""
+        if self.service is not None:
+            self.service.scan()
+
+    def connect(self, index: int) -> None:
+        """Connect to a counter found by the scan."""
+        if self.service is not None and 0 <= index < len(self._found):
+            self.service.connect(self._found[index])
+
+    def identify(self, key: str) -> None:
+        """Blink a counter to see which one it is."""
+        if self.service is not None:
+            self.service.identify(key)
+
+    def next_player(self, key: str) -> None:
+        """Give a tracker to the next player (it blinks to show which one it is)."""
+        service, state = self.service, self.app.live_state
+        if service is None or state is None:
+            self.app.notify(_("Start a game first."))
+            return
+        status = next((s for s in service.statuses if s.key == key), None)
+        if status is None:
+            return
+        count = min(len(state.players), 8)
+        seat = (status.players[0] + 1) % count if status.players else 0
+        service.assign(key, (seat,))
+
+    def claim(self, key: str) -> None:
+        """Add a counter to this table: the app allows it, a long press on the counter does it."""
+        if self.service is None:
+            return
+        self.service.claim(key)
+        if not self.service.is_virtual(key):
+            self.app.notify(_("Now long-press the button on the counter."))
+
+    def toggle_virtual(self) -> None:
+        """Virtual counters on or off (saved, like on the Settings screen)."""
+        settings = self.app.settings
+        settings.virtual_counters = not settings.virtual_counters
+        self._settings_saved()
+
+    def step_brightness(self, direction: int) -> None:
+        """All counters' LEDs a step brighter or dimmer."""
+        settings = self.app.settings
+        value = settings.led_brightness + direction * BRIGHTNESS_STEP
+        if direction > 0 and settings.led_brightness == 1:
+            value = BRIGHTNESS_STEP
+        settings.led_brightness = max(1, min(255, value))
+        self._settings_saved()
+
+    def _settings_saved(self) -> None:
+        self.app.save_settings()
+        self.app.settings_changed(self.app.settings)
+        self._update_texts()
+
+    # -- drawing ----------------------------------------------------------------------
+    def refresh(self) -> None:
+        self._update_texts()
+        self._update_rows()
+        self._update_found()
+
+    def _update_texts(self) -> None:
+        settings = self.app.settings
+        service = self.service
+        self.available = service is not None and service.running
+        self.scanning = bool(service and service.scanning)
+        self.virtual_counters = bool(settings.virtual_counters and not self.app.no_virtual)
+        self.brightness_text = _("{percent} %").format(
+            percent=round(100 * settings.led_brightness / 255)
+        )
+        if service is None or not service.running:
+            self.activity = _("The counters are not running in this window.")
+        else:
+            self.activity = service.activity
+
+    def _update_rows(self) -> None:
+        service = self.service
+        box = self.ids.counters
+        statuses = list(service.statuses) if service is not None else []
+        keys = [s.key for s in statuses]
+        if keys != list(self.rows):
+            box.clear_widgets()
+            self.rows = {}
+            for status in statuses:
+                row = CounterRow(key=status.key, owner=self)
+                self.rows[status.key] = row
+                box.add_widget(row)
+        state = self.app.live_state
+        for status in statuses:
+            self._fill_row(self.rows[status.key], status, state, service)
+        self.count_text = (
+            _("{n} counters").format(n=len(statuses)) if statuses else _("No counters yet.")
+        )
+
+    def _fill_row(self, row: CounterRow, status: Any, state: Any, service: Any) -> None:
+        kind = {"board": _("level board"), "tracker": _("tracker")}.get(status.role or "", "")
+        where = _(TRANSPORTS.get(status.transport, status.transport))
+        if status.virtual:
+            where = _("virtual") + ", " + where
+        row.title = f"{status.name}  \u00b7  {kind}" if kind else status.name
+        row.detail = f"{where}  \u00b7  {status_line(status)}"
+        row.problem = status.last_problem if status.access != "ours" else ""
+        row.ours = status.access == "ours"
+        row.tracker = status.role == "tracker"
+        names = []
+        if state is not None:
+            names = [state.players[s].name for s in status.players if s < len(state.players)]
+        if row.tracker and names:
+            row.players_text = _("Player: {name}").format(name=names[0])
+            row.swatch = colour(state.players[status.players[0]].colour)
+        elif names:
+            row.players_text = _("Shows: {names}").format(names=", ".join(names))
+            row.swatch = [0, 0, 0, 0]
+        else:
+            row.players_text = _("No player yet")
+            row.swatch = [0, 0, 0, 0]
+        if service is not None:
+            row.frame = service.frames.get(status.key)
+
+    def _frames_changed(self, _service: Any, frames: dict[str, Any]) -> None:
+        for key, frame in frames.items():
+            row = self.rows.get(key)
+            if row is not None:
+                row.frame = frame
+
+    def _update_found(self) -> None:
+        service = self.service
+        self._found = list(service.found) if service is not None else []
+        box = self.ids.found
+        box.clear_widgets()
+        for index, info in enumerate(self._found):
+            role = {"board": _("level board"), "tracker": _("tracker")}.get(info.role, info.role)
+            claimed = _("claimed") if info.claimed else _("free")
+            box.add_widget(
+                FoundRow(
+                    title=info.name,
+                    detail=f"{_(TRANSPORTS.get(info.transport, info.transport))} \u00b7 "
+                    f"{role} \u00b7 {info.firmware} \u00b7 {claimed}",
+                    index=index,
+                    owner=self,
+                )
+            )
