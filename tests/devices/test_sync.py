@@ -4,10 +4,11 @@ LED frame, and button presses back through the rules engine."""
 from __future__ import annotations
 
 import asyncio
+import threading
 
 import pytest
 
-from companion.core import EndTurn, GoUpLevel, SetLevel, StartCombat
+from companion.core import EndTurn, GoUpLevel, LoseLevel, SetLevel, StartCombat
 from companion.devices import wire
 from companion.devices.ble_link import BleLink
 from companion.devices.bumble_backend import VirtualRadio
@@ -318,3 +319,21 @@ async def test_with_no_hardware_the_app_gets_virtual_counters_by_default(tmp_pat
     finally:
         await manager.stop()
     assert manager.statuses() == []
+
+
+async def test_a_burst_of_changes_is_one_snapshot_and_no_thread_is_started(tmp_path):
+    threads = threading.active_count()
+    game, manager = await started(tmp_path, BOTH)
+    try:
+        assert threading.active_count() == threads  # serial and BLE both on this one loop
+        board = next(c for c in manager.virtual_counters if c.role == "board")
+        frames: list[int] = []
+        board.on_frame(lambda frame: frames.append(frame.rev))
+        for _ in range(25):  # e.g. an undo of many steps, or a loaded game
+            game.apply(GoUpLevel(player=0))
+            game.apply(LoseLevel(player=0))
+        await until(lambda: shows(board, game))
+        await manager.wait_synced()
+        assert frames == [game.sequence]
+    finally:
+        await manager.stop()
