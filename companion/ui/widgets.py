@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
 from pathlib import Path
 
 from kivy.clock import Clock
+from kivy.core.text import Label as CoreLabel
 from kivy.graphics import Color, Ellipse, Line, Rectangle, RoundedRectangle
+from kivy.graphics.texture import Texture
 from kivy.lang import Builder
 from kivy.metrics import dp, sp
 from kivy.properties import (
@@ -213,6 +214,8 @@ class LevelChart(Widget):
     series = ListProperty([])
     finish = NumericProperty(10)
     grid = ColorProperty([1, 1, 1, 0.12])
+    label_colour = ColorProperty([1, 1, 1, 0.6])
+    label_size = NumericProperty(sp(12))
 
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)
@@ -221,14 +224,24 @@ class LevelChart(Widget):
     def _draw(self, *_args: object) -> None:
         self.canvas.clear()
         pad = dp(8)
-        x0, y0 = self.x + pad, self.y + pad
-        w, h = max(1.0, self.width - 2 * pad), max(1.0, self.height - 2 * pad)
+        gutter = dp(26)  # room for the level numbers on the left
+        x0, y0 = self.x + pad + gutter, self.y + pad
+        w, h = max(1.0, self.width - 2 * pad - gutter), max(1.0, self.height - 2 * pad)
         top = max(2, int(self.finish))
+        labelled = {1, top, (top + 1) // 2}
         with self.canvas:
-            Color(*self.grid)
             for level in range(1, top + 1):
                 y = y0 + h * (level - 1) / (top - 1)
+                Color(*self.grid)
                 Rectangle(pos=(x0, y), size=(w, 1))
+                if level in labelled:
+                    texture = _text_texture(str(level), self.label_size)
+                    Color(*self.label_colour)
+                    Rectangle(
+                        texture=texture,
+                        pos=(x0 - gutter, y - texture.height / 2),
+                        size=texture.size,
+                    )
             longest = max((len(levels) for _c, levels in self.series), default=0)
             steps = max(1, longest - 1)
             for rgba, levels in self.series:
@@ -243,8 +256,7 @@ class LevelChart(Widget):
                 Line(points=points, width=dp(2))
 
 
-def series_from_levels(
-    colours: Sequence[Sequence[float]], history: Sequence[Sequence[int]]
-) -> list[tuple[list[float], list[int]]]:
-    """Turn per-step level rows ([p0, p1, …] per step) into chart series per player."""
-    return [(list(colour), [row[i] for row in history]) for i, colour in enumerate(colours)]
+def _text_texture(text: str, font_size: float) -> Texture:
+    label = CoreLabel(text=text, font_size=font_size)
+    label.refresh()
+    return label.texture

@@ -98,8 +98,13 @@ def test_combat_with_helper_and_two_monsters_won(ui: Harness) -> None:
 
     ui.tap(combat.ids.monsters_shots.ids.b2)  # someone makes it harder: 10 vs 9
     assert combat.verdict == "Monsters win"
-    ui.tap(combat.ids.players_shots.ids.b3)  # a one-shot for the fighters: 12 vs 10
-    assert (combat.players_strength, combat.monsters_strength) == (12, 10)
+    combat.ids.search.text = "overcaff"  # an enhancer card on the last monster
+    ui.pump()
+    ui.tap(combat.ids.results.children[-1])  # the first result (children are last-first)
+    assert ui.app.state.combat.monsters[1].strength == 10
+    assert ui.app.state.combat.treasure == 4
+    ui.tap(combat.ids.players_shots.ids.b10)  # a one-shot for the fighters: 19 vs 15
+    assert (combat.players_strength, combat.monsters_strength) == (19, 15)
 
     ui.tap(combat.ids.kill)
     assert combat.countdown > 0  # the kill waits for interference first
@@ -116,7 +121,7 @@ def test_combat_with_helper_and_two_monsters_won(ui: Harness) -> None:
     assert state.last_combat.outcome == "kill"
     assert state.players[0].level == 7  # two monsters killed
     assert state.players[1].level == 4  # the helper gains no level
-    assert "3 treasure" in combat.result_text
+    assert "4 treasure" in combat.result_text
 
 
 def test_combat_lost_then_run_away(ui: Harness) -> None:

@@ -16,10 +16,14 @@ from tests.ui.conftest import Harness
 
 pytestmark = pytest.mark.slow
 
+PROBE_TIMEOUT_S = 60
+
 # Starts the app exactly as `companion app` does (run_app on one asyncio loop), lets it
 # draw a few frames, reports what it shows as JSON, then closes the window.
 PROBE = textwrap.dedent(
     """
+    import faulthandler
+    faulthandler.dump_traceback_later(45, exit=True)  # a hang shows where it stuck
     import asyncio, json, sys
     from pathlib import Path
     from companion.commands.app import prepare_kivy
@@ -52,18 +56,32 @@ PROBE = textwrap.dedent(
 )
 
 
-def start_app(data_dir: Path) -> dict:
+def run_probe(script: str, data_dir: Path) -> object:
+    """Run a probe script in a fresh process; its last "REPORT {json}" line is the answer."""
     env = {**os.environ, "SDL_VIDEODRIVER": "offscreen", "KIVY_NO_ARGS": "1"}
-    done = subprocess.run(
-        [sys.executable, "-c", PROBE, str(data_dir)],
-        capture_output=True,
+    env.pop("KIVY_NO_CONSOLELOG", None)  # keep Kivy's log on stderr for the failure message
+    process = subprocess.Popen(
+        [sys.executable, "-c", script, str(data_dir)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
-        timeout=60,
         env=env,
     )
-    lines = [line for line in done.stdout.splitlines() if line.startswith("REPORT ")]
-    assert done.returncode == 0 and lines, done.stderr[-3000:]
+    try:
+        out, err = process.communicate(timeout=PROBE_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        out, err = process.communicate()
+        raise AssertionError(f"the app did not start and stop in time:\n{err[-4000:]}") from None
+    lines = [line for line in out.splitlines() if line.startswith("REPORT ")]
+    assert process.returncode == 0 and lines, err[-4000:]
     return json.loads(lines[-1].removeprefix("REPORT "))
+
+
+def start_app(data_dir: Path) -> dict:
+    report = run_probe(PROBE, data_dir)
+    assert isinstance(report, dict)
+    return report
 
 
 def test_first_start_opens_new_game(tmp_path: Path) -> None:
@@ -109,6 +127,8 @@ def test_command_line_options() -> None:
 
 SERVICE_PROBE = textwrap.dedent(
     """
+    import faulthandler
+    faulthandler.dump_traceback_later(45, exit=True)  # a hang shows where it stuck
     import asyncio, json, sys
     from pathlib import Path
     from companion.commands.app import prepare_kivy
@@ -155,19 +175,20 @@ SERVICE_PROBE = textwrap.dedent(
 def test_background_services_share_the_loop_and_follow_the_game(ui: Harness) -> None:
     ui.start_game(["Anna", "Bram"])
     ui.app.on_stop()
-    env = {**os.environ, "SDL_VIDEODRIVER": "offscreen", "KIVY_NO_ARGS": "1"}
-    done = subprocess.run(
-        [sys.executable, "-c", SERVICE_PROBE, str(ui.data_dir)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=env,
-    )
-    lines = [line for line in done.stdout.splitlines() if line.startswith("REPORT ")]
-    assert done.returncode == 0 and lines, done.stderr[-3000:]
-    events = json.loads(lines[-1].removeprefix("REPORT "))
+    events = run_probe(SERVICE_PROBE, ui.data_dir)
+    assert isinstance(events, list)
     assert events[0] == "created"
     assert "game:Anna,Bram" in events
     assert events.index("game:Anna,Bram") < events.index("running")
     assert "no_virtual=True" in events
     assert events[-1] == "cancelled"
+
+
+def test_damaged_last_game_is_reported_and_a_new_game_offered(tmp_path: Path) -> None:
+    games = tmp_path / "games"
+    games.mkdir()
+    (games / "20260101-120000-abcd.json").write_text("{ this is not a game")
+    (tmp_path / "last-game").write_text("20260101-120000-abcd\n")
+    report = start_app(tmp_path)
+    assert report["screen"] == "new_game"
+    assert "20260101-120000-abcd.json" in report["banner"]

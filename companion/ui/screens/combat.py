@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from kivy.clock import Clock
+from kivy.metrics import dp
 from kivy.properties import BooleanProperty, NumericProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
 
@@ -133,30 +134,47 @@ class CombatScreen(CompanionScreen):
         self._add_monster(spec)
 
     def search(self, text: str) -> None:
-        """Typing in the search box: show matching monsters from the card database."""
+        """Typing in the search box: matching monsters (and, in a fight, enhancers)."""
         self._search_text = text
         box = self.ids.results
         box.clear_widgets()
         cards = self.app.cards if text.strip() else None
         if cards is None:
             return
-        for card in cards.search(text, kind="monster", limit=SEARCH_RESULTS):
+        state = self.app.live_state
+        in_fight = state is not None and state.combat is not None
+        found = cards.search(text, kind="monster", limit=SEARCH_RESULTS)
+        if in_fight:
+            # Enhancers go on the monster that joined last.
+            found += cards.search(text, kind="enhancer", limit=SEARCH_RESULTS)
+        for card in found[:SEARCH_RESULTS]:
+            if card.kind == "enhancer":
+                label = _("{name} ({bonus:+d}) on the last monster").format(
+                    name=card.name, bonus=card.bonus
+                )
+            else:
+                label = f"{card.name}  ({_('Level')} {card.level})"
             button = FlatButton(
-                text=f"{card.name}  ({_('Level')} {card.level})",
-                size_hint_y=None,
-                height=48,
-                font_size=self.app.theme.body,
+                text=label, size_hint_y=None, height=dp(48), font_size=self.app.theme.body
             )
             button.card_id = card.id
             button.bind(on_release=lambda b: self.add_card(b.card_id))
             box.add_widget(button)
 
     def add_card(self, card_id: str) -> None:
-        """A search result was tapped."""
+        """A search result was tapped: a monster joins, or an enhancer is played."""
         cards = self.app.cards
         if cards is None:
             return
-        self._add_monster(cards.monster(card_id).to_spec())
+        card = cards.get(card_id)
+        if card.kind == "enhancer":
+            state = self.app.live_state
+            if state is None or state.combat is None:
+                return
+            last = len(state.combat.monsters) - 1
+            self.app.act(AddEnhancer, monster=last, enhancer=cards.enhancer(card_id).to_spec())
+        else:
+            self._add_monster(cards.monster(card_id).to_spec())
         self.ids.search.text = ""
 
     def _add_monster(self, spec: MonsterSpec) -> None:
