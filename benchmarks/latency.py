@@ -10,9 +10,10 @@ Figures printed per carrier, all measured in this same run (p50 and p99, ms):
   * action - `game.apply(...)` until the virtual counter, running the firmware
              logic, has rendered the LED frame for it: the whole chain of the
              sync manager, the link, the carrier and the firmware.
-Target: action p99 <= 1.5 x bare p99 + 2 ms. A machine busy with other work spoils
-a p99 with one scheduler hiccup, so a missed target is measured again, at most
---attempts times in all; the exit code is 1 if it is still missed.
+The three take turns sample by sample, so load from other work on the machine
+falls on all of them alike. Target: action p99 <= 1.5 x bare p99 + 2 ms. One
+scheduler hiccup can still spoil a p99, so a missed target is measured again, at
+most --attempts times in all; the exit code is 1 if it is still missed.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from companion.core import CLASSIC, Game, GameSetup, GoUpLevel, LoseLevel, Playe
 from companion.devices import wire
 from companion.devices.ble_link import BleLink
 from companion.devices.bumble_backend import VirtualPeripheral, VirtualRadio
+from companion.devices.link import Link
 from companion.devices.pty_port import PtyPort
 from companion.devices.serial_link import SerialLink
 from companion.devices.sync import DeviceManager
@@ -46,23 +48,31 @@ WAIT_S = 5.0  # s: one sample never takes this long unless something is broken
 RoundTrip = Callable[[], Awaitable[None]]
 
 
-async def sample(
-    round_trip: RoundTrip, samples: int, warmup: int, prepare: RoundTrip | None = None
-) -> list[float]:
-    """Durations of `samples` round trips in seconds, after `warmup` unmeasured ones.
+class Trip:
+    """One measured round trip, and what must happen before it, outside the measured time."""
 
-    `prepare`, if given, runs before each round trip, outside the measured time.
+    def __init__(self, round_trip: RoundTrip, prepare: RoundTrip | None = None) -> None:
+        self.round_trip = round_trip
+        self.prepare = prepare
+
+
+async def sample(trips: dict[str, Trip], samples: int, warmup: int) -> dict[str, list[float]]:
+    """Durations in seconds of `samples` rounds of every trip, after `warmup` unmeasured rounds.
+
+    The trips take turns, one sample each per round, so a busy spell of the
+    machine lands on all of them alike instead of spoiling one figure.
     """
-    out = []
+    out: dict[str, list[float]] = {name: [] for name in trips}
     for i in range(warmup + samples):
-        if prepare is not None:
+        for name, trip in trips.items():
             async with asyncio.timeout(WAIT_S):
-                await prepare()
-        start = time.perf_counter()
-        async with asyncio.timeout(WAIT_S):
-            await round_trip()
-        if i >= warmup:
-            out.append(time.perf_counter() - start)
+                if trip.prepare is not None:
+                    await trip.prepare()
+                start = time.perf_counter()
+                await trip.round_trip()
+                took = time.perf_counter() - start
+            if i >= warmup:
+                out[name].append(took)
     return out
 
 
@@ -83,14 +93,10 @@ def new_game() -> Game:
     return Game(GameSetup(players=players, edition=CLASSIC))
 
 
-async def action_to_frame(
-    manager: DeviceManager,
-    game: Game,
-    counter: SerialVirtualCounter | BleVirtualCounter,
-    samples: int,
-    warmup: int,
-) -> list[float]:
-    """Round trips of one level change until the counter rendered the frame for it."""
+def action_to_frame(
+    manager: DeviceManager, game: Game, counter: SerialVirtualCounter | BleVirtualCounter
+) -> Trip:
+    """One level change until the counter rendered the frame for it."""
     waiting: list[asyncio.Future[LedFrame]] = []
 
     def frame_drawn(frame: LedFrame) -> None:
@@ -109,18 +115,29 @@ async def action_to_frame(
         up[0] = not up[0]
         await waiting[0]
 
-    return await sample(round_trip, samples, warmup, prepare=settle)
+    return Trip(round_trip, settle)
+
+
+def echo_trip(link: Link) -> Trip:
+    """One message through the app's `Link` to an echoing far end and back."""
+
+    async def round_trip() -> None:
+        await link.send(PAYLOAD)
+        await link.recv()
+
+    return Trip(round_trip)
 
 
 async def serial_figures(samples: int, warmup: int, folder: Path) -> dict[str, list[float]]:
     loop = asyncio.get_running_loop()
-    figures: dict[str, list[float]] = {}
-
-    echo = PtyPort(folder / "echo")
-    echo.on_data(echo.write)  # the far end echoes every byte
-    echo.plug()
+    # Two echoing ptys: one read raw (bare), one through a SerialLink (link).
+    raw_echo = PtyPort(folder / "raw-echo")
+    link_echo = PtyPort(folder / "link-echo")
+    for port in (raw_echo, link_echo):
+        port.on_data(port.write)  # the far end echoes every byte
+        port.plug()
     frame = wire.frame(PAYLOAD)
-    fd = os.open(echo.path, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
+    fd = os.open(raw_echo.path, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
     arrived: asyncio.Queue[bytes] = asyncio.Queue()
     loop.add_reader(fd, lambda: arrived.put_nowait(os.read(fd, 4096)))
 
@@ -130,62 +147,52 @@ async def serial_figures(samples: int, warmup: int, folder: Path) -> dict[str, l
         while len(got) < len(frame):
             got += await arrived.get()
 
-    try:
-        figures["bare"] = await sample(bare, samples, warmup)
-    finally:
-        loop.remove_reader(fd)
-        os.close(fd)
-
-    async with SerialLink(echo.path) as link:
-
-        async def through_link() -> None:
-            await link.send(PAYLOAD)
-            await link.recv()
-
-        figures["link"] = await sample(through_link, samples, warmup)
-    echo.close()
-
     counter = SerialVirtualCounter("board", link_path=folder / "board")
     await counter.start()
     game = new_game()
     manager = DeviceManager(tokens=TokenStore(folder / "tokens-serial.json"))
     manager.set_game(game)
     manager.add_link(SerialLink(counter.address), virtual=counter)
+    link = SerialLink(link_echo.path)
     try:
+        await link.open()
         await manager.wait_ready(WAIT_S)
-        figures["action"] = await action_to_frame(manager, game, counter, samples, warmup)
+        trips = {
+            "bare": Trip(bare),
+            "link": echo_trip(link),
+            "action": action_to_frame(manager, game, counter),
+        }
+        return await sample(trips, samples, warmup)
     finally:
+        await link.close()
         await manager.stop()
         await counter.stop()
-    return figures
+        loop.remove_reader(fd)
+        os.close(fd)
+        raw_echo.close()
+        link_echo.close()
 
 
 async def ble_figures(samples: int, warmup: int, folder: Path) -> dict[str, list[float]]:
-    figures: dict[str, list[float]] = {}
     radio = VirtualRadio()
+    peripherals: list[VirtualPeripheral] = []
     try:
-        echo: list[VirtualPeripheral] = []
-
-        async def echo_back(payload: bytes) -> None:
-            await echo[0].notify(payload)
-
-        echo.append(
-            VirtualPeripheral(
+        # Two echoing GATT servers: one reached by a bare Bumble client, one through bleak.
+        for name in ("MCounter-ECH1", "MCounter-ECH2"):
+            peripheral = VirtualPeripheral(
                 radio,
-                "MCounter-ECHO",
+                name,
                 service_uuid=wire.SERVICE_UUID,
                 write_uuid=wire.RX_CHAR_UUID,
                 notify_uuid=wire.TX_CHAR_UUID,
-                on_write=echo_back,
+                on_write=_echo(peripherals, len(peripherals)),
             )
-        )
-        peripheral = echo[0]
-        await peripheral.start()
+            peripherals.append(peripheral)
+            await peripheral.start()
 
-        # Bare: a Bumble GATT client of its own, no bleak and no Link.
         client = radio.new_device("bare-client")
         await client.power_on()
-        connection = await client.connect(peripheral.device.random_address)
+        connection = await client.connect(peripherals[0].device.random_address)
         peer = Peer(connection)
         await peer.discover_services([UUID(wire.SERVICE_UUID)])
         service = peer.get_services_by_uuid(UUID(wire.SERVICE_UUID))[0]
@@ -199,21 +206,7 @@ async def ble_figures(samples: int, warmup: int, folder: Path) -> dict[str, list
             await rx.write_value(PAYLOAD, with_response=False)
             await notified.get()
 
-        figures["bare"] = await sample(bare, samples, warmup)
-        await connection.disconnect()
-        await client.power_off()
-        radio.remove_device(client)
-
-        link = await BleLink.find(peripheral.address, backend=radio.bleak_backend())
-        async with link:
-
-            async def through_link() -> None:
-                await link.send(PAYLOAD)
-                await link.recv()
-
-            figures["link"] = await sample(through_link, samples, warmup)
-        await peripheral.stop()
-
+        link = await BleLink.find(peripherals[1].address, backend=radio.bleak_backend())
         counter = BleVirtualCounter("board", radio=radio)
         await counter.start()
         game = new_game()
@@ -225,14 +218,32 @@ async def ble_figures(samples: int, warmup: int, folder: Path) -> dict[str, list
             await BleLink.find(counter.address, backend=radio.bleak_backend()), virtual=counter
         )
         try:
+            await link.open()
             await manager.wait_ready(WAIT_S)
-            figures["action"] = await action_to_frame(manager, game, counter, samples, warmup)
+            trips = {
+                "bare": Trip(bare),
+                "link": echo_trip(link),
+                "action": action_to_frame(manager, game, counter),
+            }
+            return await sample(trips, samples, warmup)
         finally:
+            await link.close()
             await manager.stop()
             await counter.stop()
+            await connection.disconnect()
+            await client.power_off()
+            radio.remove_device(client)
     finally:
+        for peripheral in peripherals:
+            await peripheral.stop()
         await radio.close()
-    return figures
+
+
+def _echo(peripherals: list[VirtualPeripheral], index: int) -> Callable[[bytes], Awaitable[None]]:
+    async def echo_back(payload: bytes) -> None:
+        await peripherals[index].notify(payload)
+
+    return echo_back
 
 
 def report(carrier: str, figures: dict[str, list[float]]) -> bool:
