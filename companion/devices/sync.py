@@ -348,9 +348,7 @@ class CounterConnection:
                 assert isinstance(challenge, wire.Challenge)
                 token = manager.tokens.get(hello.counter_id)
                 if token is None:
-                    self._update(
-                        access="claimed_elsewhere", last_problem="claimed by another table"
-                    )
+                    await self._held_elsewhere("claimed by another table")
                     return
                 mac = wire.auth_mac(token, challenge.nonce, hello.counter_id)
                 answer = await self._request(wire.Auth(mac), manager.auth_timeout_s)
@@ -362,18 +360,16 @@ class CounterConnection:
                         # A damaged challenge or answer fails like a wrong token; only a
                         # refusal that repeats means someone else holds the counter now.
                         raise LinkError(f"{self.link.name}: authentication failed")
-                    self._update(
-                        access="claimed_elsewhere",
-                        last_problem="claimed by another table since this app claimed it",
-                    )
+                    await self._held_elsewhere("claimed by another table since this app claimed it")
                     return
                 self._auth_failures = 0
                 self._authenticated()
             else:
                 self._update(access="unclaimed", last_problem="long-press the counter to add it")
-                if self._claim_window_seen:
+                if self._claim_window_seen or manager.claiming:
+                    # Its claim window may be open already (pressed before we connected).
                     self._update(access="claiming")
-                    self._spawn(self._claim())
+                    self._spawn(self._claim(quiet=not self._claim_window_seen))
                 elif self.virtual is not None and manager.claim_virtual:
                     self.virtual.open_claim_window()
         finally:
@@ -390,7 +386,26 @@ class CounterConnection:
         self._update(access="ours", last_problem="")
         self._wake.set()
 
-    async def _claim(self) -> None:
+    async def _held_elsewhere(self, problem: str) -> None:
+        """The counter belongs to another table: claim it only while the user allows it here."""
+        self._update(access="claimed_elsewhere", last_problem=problem)
+        if self.manager.claiming:
+            # The user asked to move counters here; the counter still needs its long press.
+            self._update(access="claiming")
+            await self._claim(quiet=True)
+            if self.authenticated:
+                return
+            self._update(
+                access="claimed_elsewhere",
+                last_problem=f"{problem}: long-press it now to move it to this table",
+            )
+            return
+        if self.link.transport == "ble":
+            # A BLE counter serves one app at a time: leave it free for its own table
+            # and look again later (the reconnect backoff grows to MAX_BACKOFF_S).
+            raise LinkError(f"{self.link.name}: {problem}")
+
+    async def _claim(self, *, quiet: bool = False) -> None:
         hello = self.hello
         if hello is None:
             return
@@ -401,7 +416,12 @@ class CounterConnection:
             self._update(last_problem=f"claim failed: {exc}")
             return
         if isinstance(answer, wire.Error):
-            self._update(last_problem="the claim window closed; long-press the counter again")
+            if self.status.access == "claiming":
+                self._update(
+                    access="unclaimed" if not hello.caps & wire.CAP_CLAIMED else "claimed_elsewhere"
+                )
+            if not quiet:
+                self._update(last_problem="the claim window closed; long-press the counter again")
             return
         self.manager.tokens.put(hello.counter_id, token)
         self._auth_failures = 0
@@ -827,9 +847,21 @@ class DeviceManager:
         if self._claiming_timer is not None:
             self._claiming_timer.cancel()
         self._claiming_timer = asyncio.get_running_loop().call_later(seconds, self._close_claiming)
+        for connection in self.connections.values():
+            if connection.status.access == "claimed_elsewhere" and not connection.link.is_open:
+                # Left free for its table (BLE): connect now, not when the backoff says.
+                connection._spawn(self._reconnect_now(connection))
+            elif connection.status.access in ("claimed_elsewhere", "unclaimed"):
+                connection._spawn(connection._claim(quiet=True))
 
     def _close_claiming(self) -> None:
         self.claiming = False
+
+    async def _reconnect_now(self, connection: CounterConnection) -> None:
+        reconnector = connection.reconnector
+        await reconnector.stop()
+        reconnector.backoff.reset()
+        reconnector.start()
 
     async def wait_for(self, condition: Callable[[], bool], timeout_s: float = 5.0) -> None:
         """Wait until `condition()` holds; it is checked on every status change and ACK."""

@@ -218,6 +218,8 @@ async def test_another_tables_counter_is_shown_as_such_and_never_taken_over(tmp_
         theirs.set_game(new_game())
         theirs.add_link(link)
         await theirs.wait_for(lambda: theirs.statuses()[0].access == "claimed_elsewhere", 10)
+        # A BLE counter serves one app at a time: this app leaves it free for its table.
+        await until(lambda: not counter.peripheral.is_connected)
         token = counter.counter.token
         counter.open_claim_window()  # a long press: still not taken without the app's consent
         await asyncio.sleep(0.3)
