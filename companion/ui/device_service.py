@@ -53,6 +53,7 @@ class DeviceService(EventDispatcher):
         super().__init__()
         self.app = app
         self.manager: Any = manager
+        self._injected = manager is not None
         self._game: Game | None = None
         self._pending_frames: dict[str, Any] = {}
         self._frames_trigger = Clock.create_trigger(self._publish_frames, 1 / FRAME_RATE_HZ)
@@ -64,8 +65,8 @@ class DeviceService(EventDispatcher):
     async def run(self) -> None:
         """Find counters (or start virtual ones), then keep them in step until cancelled."""
         manager = self.manager
-        if manager is None:
-            manager = self.manager = self._new_manager()
+        if manager is None or not self._injected:
+            manager = self.manager = self._new_manager()  # a fresh one for every run
         self._unsubscribe = [
             manager.on_status(lambda _status: self._statuses_trigger()),
             manager.on_frame(self._frame),
