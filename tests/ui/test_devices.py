@@ -1,0 +1,115 @@
+"""The Devices screen over the real device layer: virtual counters on a pty and on the
+virtual BLE radio, started by the app's device service, assigned by taps, following the game."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from tests.ui.conftest import Harness
+
+pytestmark = pytest.mark.slow
+
+WAIT_S = 20.0  # generous: five counters start, connect, claim and sync on a busy 2-core machine
+
+
+async def until(
+    ui: Harness, check: Callable[[], bool], what: str, timeout_s: float = WAIT_S
+) -> None:
+    """Run Kivy frames and the asyncio loop together until `check()` holds."""
+    end = time.monotonic() + timeout_s
+    while not check():
+        if time.monotonic() > end:
+            raise AssertionError(f"timed out waiting until {what}")
+        ui.pump(frames=1)
+        await asyncio.sleep(0.02)
+
+
+def lit_bar(frame: Any) -> int:
+    """LEDs lit on a tracker's bar."""
+    return sum(1 for pixel in frame.pixels[: frame.spaces] if any(pixel))
+
+
+def lit_space(frame: Any, level: int) -> int:
+    """LEDs lit in one level space of a board."""
+    first = (level - 1) * frame.positions
+    return sum(1 for pixel in frame.pixels[first : first + frame.positions] if any(pixel))
+
+
+async def test_virtual_counters_are_assigned_and_show_level_changes(ui: Harness) -> None:
+    from companion.ui.device_service import device_service
+
+    ui.start_game(["Anna", "Bram", "Cleo", "Dev"])
+    service = device_service(ui.app)
+    assert service is not None
+    running = asyncio.ensure_future(service.run())
+    try:
+        await until(
+            ui,
+            lambda: (
+                len(service.statuses) == 5 and all(s.access == "ours" for s in service.statuses)
+            ),
+            "a level board and four trackers are connected and claimed",
+        )
+        await service.manager.wait_synced(timeout_s=WAIT_S)
+        ui.nav("devices")
+        screen = ui.screen("devices")
+        await until(
+            ui,
+            lambda: (
+                len(screen.rows) == 5 and all(r.frame is not None for r in screen.rows.values())
+            ),
+            "every counter's LEDs are pictured",
+        )
+        statuses = {s.key: s for s in service.statuses}
+        trackers = [s for s in statuses.values() if s.role == "tracker"]
+        (board,) = [s for s in statuses.values() if s.role == "board"]
+        assert sorted(s.players[0] for s in trackers) == [0, 1, 2, 3]
+        assert board.players == (0, 1, 2, 3)
+        assert {s.transport for s in statuses.values()} == {"serial", "ble"}
+        assert "connected" in screen.rows[board.key].detail
+
+        # Hand Anna's tracker to Bram with a tap.
+        annas = next(s for s in trackers if s.players == (0,))
+        assert screen.rows[annas.key].players_text.endswith("Anna")
+        ui.tap(screen.rows[annas.key].ids.player)
+        await until(
+            ui,
+            lambda: {s.key: s for s in service.statuses}[annas.key].players == (1,),
+            "the tracker shows Bram",
+        )
+        assert screen.rows[annas.key].players_text.endswith("Bram")
+
+        # Cleo goes up two levels on the table; her tracker and the board show it.
+        cleos = next(s for s in trackers if s.players == (2,))
+        assert lit_bar(service.frames[cleos.key]) == 1
+        assert lit_space(service.frames[board.key], 3) == 0
+        ui.nav("table")
+        for _ in range(2):
+            ui.tap(ui.screen("table").tiles[2].ids.level.ids.plus)
+        assert ui.app.state.players[2].level == 3
+        await until(
+            ui,
+            lambda: (
+                lit_bar(service.frames[cleos.key]) == 3
+                and lit_space(service.frames[board.key], 3) > 0
+            ),
+            "Cleo's level 3 reaches the LEDs",
+        )
+        ui.nav("devices")
+        await until(
+            ui,
+            lambda: (
+                screen.rows[cleos.key].ids.leds.frame is not None
+                and lit_bar(screen.rows[cleos.key].ids.leds.frame) == 3
+            ),
+            "the Devices screen pictures the new frame",
+        )
+    finally:
+        running.cancel()
+        await asyncio.gather(running, return_exceptions=True)
+    assert not service.running
