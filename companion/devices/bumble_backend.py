@@ -162,6 +162,15 @@ class VirtualRadio:
         """Connect the app's adapter to a peripheral; one connection attempt at a time."""
         central = await self.central()
         async with self._connect_lock:
+            wanted = address.to_string(False)
+            for stale in list(central.connections.values()):
+                if stale.peer_address.to_string(False) == wanted:
+                    # An earlier connection whose teardown never finished (a machine so
+                    # busy the disconnect timed out): end it, or the controller refuses
+                    # every new connection to this peer.
+                    with contextlib.suppress(core.BaseBumbleError, hci.HCI_Error, TimeoutError):
+                        async with asyncio.timeout(DISCONNECT_TIMEOUT_S):
+                            await stale.disconnect()
             return await central.connect(address, timeout=timeout_s)
 
     async def add_scan_listener(self, listener: Callable[[Advertisement], None]) -> None:

@@ -848,8 +848,12 @@ class DeviceManager:
             self._claiming_timer.cancel()
         self._claiming_timer = asyncio.get_running_loop().call_later(seconds, self._close_claiming)
         for connection in self.connections.values():
-            if connection.status.access == "claimed_elsewhere" and not connection.link.is_open:
-                # Left free for its table (BLE): connect now, not when the backoff says.
+            if (
+                connection.status.access == "claimed_elsewhere"
+                and connection.link.transport == "ble"
+            ):
+                # Left free for its table: a fresh session now, not when the backoff says,
+                # and that session may claim it.
                 connection._spawn(self._reconnect_now(connection))
             elif connection.status.access in ("claimed_elsewhere", "unclaimed"):
                 connection._spawn(connection._claim(quiet=True))

@@ -12,6 +12,7 @@ from companion.core import EndTurn, GoUpLevel, LoseLevel, SetLevel, StartCombat
 from companion.devices import wire
 from companion.devices.ble_link import BleLink
 from companion.devices.bumble_backend import VirtualRadio
+from companion.devices.reconnect import Backoff
 from companion.devices.serial_link import SerialLink
 from companion.devices.sync import VirtualSetup
 from companion.devices.tokens import TokenStore
@@ -204,7 +205,12 @@ async def test_another_tables_counter_is_shown_as_such_and_never_taken_over(tmp_
     counter = BleVirtualCounter("tracker", radio=radio)
     await counter.start()
     ours = fast_manager(tmp_path / "ours", backend=radio.bleak_backend())
-    theirs = fast_manager(tmp_path / "theirs", backend=radio.bleak_backend())
+    theirs = fast_manager(
+        tmp_path / "theirs",
+        backend=radio.bleak_backend(),
+        # It lets the counter go and looks again: not in a tight loop, even in a test.
+        backoff=lambda: Backoff(initial_s=0.05, max_s=0.2),
+    )
     game = new_game()
     try:
         link = await BleLink.find(counter.address, backend=radio.bleak_backend())
@@ -228,7 +234,10 @@ async def test_another_tables_counter_is_shown_as_such_and_never_taken_over(tmp_
 
         theirs.open_claiming()  # "add a counter" in the other app, then a long press
         counter.open_claim_window()
-        await theirs.wait_for(lambda: theirs.statuses()[0].access == "ours", 5)
+        try:
+            await theirs.wait_for(lambda: theirs.statuses()[0].access == "ours", 10)
+        except TimeoutError:
+            pytest.fail(f"the claim did not happen: {theirs.statuses()[0]}")
         assert counter.counter.token != token
     finally:
         await theirs.stop()
