@@ -31,7 +31,7 @@ from companion.ui.screens import ScreenEntry, discover, kv_path
 from companion.ui.screens.base import CompanionScreen
 from companion.ui.services import AppService, make_services
 from companion.ui.theme import Theme
-from companion.ui.widgets import Banner, FlatButton
+from companion.ui.widgets import Banner, NavButton
 
 log = logging.getLogger(__name__)
 
@@ -53,11 +53,20 @@ class AppRoot(FloatLayout):
         for entry in sorted(
             (e for e in entries if e.nav_order is not None), key=lambda e: e.nav_order or 0
         ):
-            button = FlatButton(text=_(entry.title), font_size=self.app_theme().small)
-            button.shorten = True
+            button = NavButton(text=_(entry.title), font_size=self.app_theme().small * 1.1)
             button.screen_name = entry.name
             button.bind(on_release=lambda b: show(b.screen_name))
+            button.bind(size_hint_min_x=self._fit_nav)
             bar.add_widget(button)
+        self.ids.nav_scroll.bind(width=self._fit_nav)
+        self._fit_nav()
+
+    def _fit_nav(self, *_args: Any) -> None:
+        # The buttons share the bar; when their words do not fit, the bar scrolls instead.
+        bar = self.ids.nav
+        needed = sum(b.size_hint_min_x or 0 for b in bar.children)
+        needed += bar.spacing * len(bar.children) + bar.padding[0] + bar.padding[2]
+        bar.width = max(self.ids.nav_scroll.width, needed)
 
     def mark_nav(self, name: str) -> None:
         """Highlight the button of the screen on show."""

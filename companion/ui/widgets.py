@@ -40,6 +40,14 @@ class FlatButton(ButtonBehavior, Label):
     fg = ColorProperty([1, 1, 1, 1])
     selected = BooleanProperty(False)
     radius = NumericProperty(dp(10))
+    # Wrap long words onto more lines within the button's width (else one line).
+    wrap = BooleanProperty(True)
+
+
+class NavButton(FlatButton):
+    """A navigation-bar button: one line, at least as wide as its words."""
+
+    wrap = BooleanProperty(False)
 
 
 class Stepper(BoxLayout):
