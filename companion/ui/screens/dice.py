@@ -5,7 +5,7 @@ from __future__ import annotations
 from kivy.properties import ListProperty, NumericProperty, StringProperty
 
 from companion.core import RollDie
-from companion.ui.i18n import N_, _
+from companion.ui.i18n import N_
 from companion.ui.screens import ScreenEntry
 from companion.ui.screens.base import CompanionScreen
 
@@ -24,7 +24,7 @@ class DiceScreen(CompanionScreen):
         """Roll one d6 and show it tumbling onto the result."""
         app = self.app
         if app.game is not None:
-            if not app.act(RollDie, player=app.game.state.current, purpose=_("Dice")):
+            if not app.act(RollDie, player=app.game.state.current, purpose="dice"):
                 return
             result = app.game.state.last_roll
             value = result.value if result is not None else 0
