@@ -32,7 +32,9 @@ log = logging.getLogger(__name__)
 
 FRAME_RATE_HZ = 15  # LED pictures redraw this often at most: smooth enough, cheap on a phone
 IDENTIFY_S = 5  # how long a counter blinks when the table asks "which one is this?"
+FIRST_FRAME_WAIT_S = 2.0  # s: a window that has not drawn by then is not coming soon
 STOP_TIMEOUT_S = 3.0  # s: closing every link takes milliseconds; past this the app quits anyway
+PERMISSION_WAIT_S = 120.0  # s: the user reads the system's permission dialog
 
 
 class DeviceService(EventDispatcher):
@@ -60,10 +62,15 @@ class DeviceService(EventDispatcher):
         self._statuses_trigger = Clock.create_trigger(self._publish_statuses)
         self._tasks: set[asyncio.Task[Any]] = set()
         self._unsubscribe: list[Callable[[], None]] = []
+        # False on an Android phone whose user refused the Bluetooth permissions.
+        self.ble_allowed = True
 
     # -- AppService -----------------------------------------------------------------------
     async def run(self) -> None:
         """Find counters (or start virtual ones), then keep them in step until cancelled."""
+        # The table comes first: the device layer (bleak, Bumble, pyserial) is imported and
+        # the counters are looked for only once the window has drawn its first frame.
+        await _first_frame()
         manager = self.manager
         if manager is None or not self._injected:
             manager = self.manager = self._new_manager()  # a fresh one for every run
@@ -187,8 +194,9 @@ class DeviceService(EventDispatcher):
         from companion.devices.discovery import discover
 
         manager = self.manager
+        self.ble_allowed = await _ask_android_permissions()
         try:
-            found = await discover(backend=manager.backend)
+            found = await discover(backend=manager.backend, use_ble=self.ble_allowed)
         except Exception as exc:  # a broken Bluetooth stack must not stop the table
             log.warning("looking for counters failed: %s", exc)
             found = []
@@ -226,7 +234,7 @@ class DeviceService(EventDispatcher):
         self.scanning = True
         self.activity = _("Scanning\u2026")
         try:
-            found = await discover(backend=self.manager.backend)
+            found = await discover(backend=self.manager.backend, use_ble=self.ble_allowed)
         except Exception as exc:
             log.warning("scan failed: %s", exc)
             self.app.notify(str(exc), error=True)
@@ -266,6 +274,52 @@ class DeviceService(EventDispatcher):
             exc = task.exception()
             log.warning("a counter task failed: %s", exc)
             self.app.notify(str(exc), error=True)
+
+
+async def _ask_android_permissions(timeout_s: float = PERMISSION_WAIT_S) -> bool:
+    """On Android, ask for the Bluetooth permissions; answers whether BLE may be used."""
+    from kivy.utils import platform
+
+    if platform != "android":
+        return True
+    from android.permissions import Permission, request_permissions  # type: ignore[import-not-found]
+
+    loop = asyncio.get_running_loop()
+    answer: asyncio.Future[bool] = loop.create_future()
+
+    def answered(_permissions: list[str], grants: list[bool]) -> None:
+        # Called on Android's UI thread, not on the loop's.
+        def settle() -> None:
+            if not answer.done():
+                answer.set_result(all(grants))
+
+        loop.call_soon_threadsafe(settle)
+
+    wanted = [Permission.BLUETOOTH_SCAN, Permission.BLUETOOTH_CONNECT]
+    wanted.append(Permission.ACCESS_FINE_LOCATION)  # BLE scans on Android 6 to 11
+    request_permissions(wanted, answered)
+    try:
+        return await asyncio.wait_for(answer, timeout_s)
+    except TimeoutError:
+        return False
+
+
+async def _first_frame(timeout_s: float = FIRST_FRAME_WAIT_S) -> None:
+    from kivy.core.window import Window
+
+    drawn = asyncio.Event()
+
+    def flipped(*_args: Any) -> None:
+        drawn.set()
+
+    Window.bind(on_flip=flipped)
+    try:
+        async with asyncio.timeout(timeout_s):
+            await drawn.wait()
+    except TimeoutError:
+        log.info("no frame drawn within %.1f s; starting the counters anyway", timeout_s)
+    finally:
+        Window.unbind(on_flip=flipped)
 
 
 def device_service(app: Any) -> DeviceService | None:

@@ -1,0 +1,150 @@
+"""Start-up time: launch to the first drawn frame, the companion beside a bare Kivy window.
+
+    .venv/bin/python benchmarks/startup.py [--runs 7] [--size 360x640] [--no-virtual]
+
+Each start is a fresh Python process (a cold start as far as Python and Kivy are
+concerned; the OS file cache is warm for both, as it is for a user who opened the
+app before). The clock starts in this process just before the child is spawned and
+stops when the child's window has drawn its first frame after `on_start`. The two
+kinds of start alternate, so a busy moment on the machine hits both alike.
+
+  * bare      - a Kivy App whose root is one Label, run with `async_run` on asyncio;
+  * companion - the real app as `companion app` starts it (`run_app`): settings,
+                saved games, the screen registry, resuming the last game onto the
+                Table screen, and the device service starting virtual counters.
+
+The median of --runs starts is reported for each; the target is companion <= 1.5 x bare.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from pathlib import Path
+
+TARGET_RATIO = 1.5
+
+# Both children stop the clock the same way: the first Window flip after on_start.
+_COMMON = """
+import asyncio, json, sys, time
+from companion.commands.app import prepare_kivy
+prepare_kivy(({w}, {h}))
+from kivy.core.window import Window
+
+def first_frame(app):
+    def flipped(*_args):
+        Window.unbind(on_flip=flipped)
+        print("FIRST_FRAME " + json.dumps(time.time()), flush=True)
+        app.stop()
+    app.bind(on_start=lambda *_a: Window.bind(on_flip=flipped))
+"""
+
+BARE = _COMMON + textwrap.dedent(
+    """
+    from kivy.app import App
+    from kivy.uix.label import Label
+
+    class Bare(App):
+        def build(self):
+            return Label(text="Munchkin Companion")
+
+    app = Bare()
+    first_frame(app)
+    asyncio.run(app.async_run(async_lib="asyncio"))
+    """
+)
+
+COMPANION = _COMMON + textwrap.dedent(
+    """
+    from pathlib import Path
+    from companion.ui.app import CompanionApp, run_app
+
+    app = CompanionApp(data_dir=Path(sys.argv[1]), no_virtual={no_virtual})
+    first_frame(app)
+    asyncio.run(run_app(app))
+    """
+)
+
+
+def start_once(script: Path, data_dir: Path) -> float:
+    """Seconds from spawning a child (running the file `script`) to its first frame."""
+    env = {**os.environ, "KIVY_NO_ARGS": "1"}
+    env.setdefault("SDL_VIDEODRIVER", "offscreen")
+    started = time.time()
+    done = subprocess.run(
+        [sys.executable, str(script), str(data_dir)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        check=False,
+    )
+    stamps = [line for line in done.stdout.splitlines() if line.startswith("FIRST_FRAME ")]
+    if not stamps:
+        raise RuntimeError(
+            f"the child did not draw a frame (exit {done.returncode}):\n{done.stderr[-3000:]}"
+        )
+    if done.returncode != 0:
+        print(f"  (a child exited with {done.returncode} after its first frame)", file=sys.stderr)
+    return json.loads(stamps[0].removeprefix("FIRST_FRAME ")) - started
+
+
+def saved_game(folder: Path) -> None:
+    """A game in progress to resume, as after an evening's first session."""
+    from companion.commands.screenshots import demo_actions, demo_setup
+    from companion.core import Game
+    from companion.store import GameStore
+
+    store = GameStore(folder)
+    game = Game(demo_setup())
+    for action in demo_actions():
+        game.apply(action)
+    game_id = store.new_id()
+    store.save(game_id, game)
+    store.last_id = game_id
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=7, help="starts of each kind (default 7)")
+    parser.add_argument("--size", default="360x640", help="window size WxH (default 360x640)")
+    parser.add_argument(
+        "--no-virtual", action="store_true", help="start the companion without virtual counters"
+    )
+    args = parser.parse_args(argv)
+    width, height = (int(part) for part in args.size.lower().split("x"))
+    bare: list[float] = []
+    companion: list[float] = []
+    with tempfile.TemporaryDirectory(prefix="companion-startup-") as folder:
+        data = Path(folder) / "data"
+        data.mkdir()
+        saved_game(data)
+        # Scripts run from files: Kivy's App takes its name and folder from sys.argv[0].
+        bare_script = Path(folder) / "bare.py"
+        bare_script.write_text(BARE.format(w=width, h=height))
+        app_script = Path(folder) / "companion_start.py"
+        app_script.write_text(COMPANION.format(w=width, h=height, no_virtual=args.no_virtual))
+        start_once(bare_script, data)  # one unmeasured start of each warms the file cache
+        start_once(app_script, data)
+        for _ in range(args.runs):
+            bare.append(start_once(bare_script, data))
+            companion.append(start_once(app_script, data))
+    bare_s, app_s = statistics.median(bare), statistics.median(companion)
+    ratio = app_s / bare_s
+    print(f"window {width}x{height}, {args.runs} cold starts each, median to first frame:")
+    print(f"  bare Kivy window  {bare_s * 1000:7.0f} ms  (min {min(bare) * 1000:.0f})")
+    print(f"  companion         {app_s * 1000:7.0f} ms  (min {min(companion) * 1000:.0f})")
+    verdict = "ok" if ratio <= TARGET_RATIO else "over target"
+    print(f"  ratio             {ratio:7.2f} x  (target <= {TARGET_RATIO} x: {verdict})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
