@@ -111,7 +111,9 @@ async def test_serial_byte_faults_are_caught_by_the_crc(tmp_path):
         async with SerialLink(port.path, faults=plan) as link:
             for payload in sent:
                 port.write(wire.frame(payload))
-                await asyncio.sleep(0)  # one frame per read, so faults hit single frames
+                # One frame per read, so faults hit single frames; a bare sleep(0) lets a
+                # busy machine batch many frames into one read and draw few faults.
+                await asyncio.sleep(0.001)
             received = await drain(link)
     finally:
         port.close()
