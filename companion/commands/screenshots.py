@@ -16,6 +16,8 @@ DESKTOP = (1280, 800)
 _SIZE = re.compile(r"^(\d{3,5})x(\d{3,5})$")
 # Frames to draw after a change before the picture is taken (layouts settle in 2-3).
 SETTLE_FRAMES = 8
+# A rolled die tumbles for 0.6 s before it shows the result.
+DIE_SETTLE_S = 1.0
 
 
 def _size(text: str) -> tuple[int, int]:
@@ -184,7 +186,7 @@ async def _take_screenshots(
     from kivy.base import EventLoop
     from kivy.core.window import Window
 
-    from companion.core import FixedDice, Game, PlayOneShot, RunAway
+    from companion.core import FixedDice, Game, PlayOneShot
     from companion.store import Settings, SettingsStore
     from companion.ui.app import CompanionApp
 
@@ -199,6 +201,11 @@ async def _take_screenshots(
             EventLoop.idle()
             await asyncio.sleep(0.01)
 
+    async def settle(seconds: float) -> None:
+        end = asyncio.get_running_loop().time() + seconds
+        while asyncio.get_running_loop().time() < end:
+            await pump(1)
+
     def open_demo() -> None:
         game = Game(demo_setup(), rng=app.dice)
         for action in demo_actions():
@@ -208,8 +215,12 @@ async def _take_screenshots(
 
     async def capture(name: str, **params: Any) -> Path:
         app.root.ids.banner.hide()
-        app.show(name, **params)
+        screen = app.show(name, **params)
         await pump()
+        if name == "dice" and screen is not None:
+            screen.roll()  # the current player rolls; the picture shows the die landed
+            await settle(DIE_SETTLE_S)
+            app.root.ids.banner.hide()
         target = out / f"{name}-{size[0]}x{size[1]}.png"
         shot = Path(Window.screenshot(name=str(out / ".shot.png")))
         shot.replace(target)
@@ -229,9 +240,13 @@ async def _take_screenshots(
             params = {"seat": 0} if name == "player" else {}
             written.append(await capture(name, **params))
         if "run_away" in wanted:
-            # The same fight turned against the fighters; Anna has rolled once.
+            # The same fight turned against the fighters; Anna rolls a 3 and is caught.
             app.act(PlayOneShot, side="monsters", bonus=10, name="Wandering monster")
-            app.act(RunAway, fighter=0, monster=0, roll=3)
+            flee = app.show("run_away")
+            await pump()
+            flee.choose(0, 0)
+            flee.roll(3)
+            await settle(DIE_SETTLE_S)
             written.append(await capture("run_away"))
         if "game_over" in wanted:
             app.show("table")

@@ -16,6 +16,8 @@ UNLIT = (0.22, 0.22, 0.24, 1.0)
 LIFT_GAMMA = 0.5
 # LEDs never grow past this on screen (a tracker's bar on a wide window).
 MAX_CELL = dp(30)
+# A level space's cluster of LEDs narrower than this wraps a board's track onto two lines.
+MIN_CLUSTER = dp(40)
 
 
 def lifted(channel: int) -> float:
@@ -85,12 +87,17 @@ class LedPicture(Widget):
         rows = max(1, math.ceil(positions / cols))
         extra = pixels[spaces * positions :]
         width = self.width - 2 * pad
-        cluster_w = width / max(1, spaces)
-        cell = min(cluster_w / (cols + 0.6), (self.height - 2 * pad) / rows)
+        # The track wraps onto a second line when its clusters would be too small to read.
+        lines = 1 if width / max(1, spaces) >= MIN_CLUSTER else 2
+        per_line = max(1, math.ceil(spaces / lines))
+        cluster_w = width / per_line
+        line_h = (self.height - 2 * pad) / lines
+        cell = min(cluster_w / (cols + 0.6), line_h / (rows + 1.0))
         r = cell * 0.38
         for space in range(spaces):
-            x0 = self.x + pad + space * cluster_w + (cluster_w - cols * cell) / 2
-            y0 = self.center_y + rows * cell / 2
+            line, at = divmod(space, per_line)
+            x0 = self.x + pad + at * cluster_w + (cluster_w - cols * cell) / 2
+            y0 = self.top - pad - line * line_h - (line_h - rows * cell) / 2
             for i in range(positions):
                 index = space * positions + i
                 if index >= len(pixels):

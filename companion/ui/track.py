@@ -178,6 +178,9 @@ class LevelTrack(Widget):
             Line(circle=(cx, cy, r + dp(9)), width=dp(2))
         Color(*(self.dead_colour if token.dead else colour(token.colour)))
         Ellipse(pos=(cx - r, cy - r), size=(2 * r, 2 * r))
+        if token.dead:  # greyed, but still ringed in the player's colour
+            Color(*colour(token.colour))
+            Line(circle=(cx, cy, r - dp(2)), width=dp(3))
 
     @staticmethod
     def _token_label(token: TrackToken, cx: float, cy: float, r: float) -> Label:
