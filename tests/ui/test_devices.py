@@ -113,3 +113,26 @@ async def test_virtual_counters_are_assigned_and_show_level_changes(ui: Harness)
         running.cancel()
         await asyncio.gather(running, return_exceptions=True)
     assert not service.running
+
+
+def test_virtual_counters_follow_the_setting_and_the_command_line(ui: Harness) -> None:
+    from companion.ui.device_service import device_service
+
+    service = device_service(ui.app)
+    assert service is not None and service.virtual_wanted
+    ui.nav("devices")
+    screen = ui.screen("devices")
+    assert "not running" in screen.activity  # nothing runs the loop in this test
+    ui.tap(screen.ids.virtual)
+    assert ui.app.settings.virtual_counters is False
+    assert not service.virtual_wanted
+    assert screen.ids.virtual.text.endswith("off")
+    ui.tap(screen.ids.virtual)
+    assert service.virtual_wanted
+    try:
+        ui.app.no_virtual = True  # `companion app --no-virtual`
+        assert not service.virtual_wanted
+        screen.refresh_now()
+        assert screen.ids.virtual.text.endswith("off")
+    finally:
+        ui.app.no_virtual = False
