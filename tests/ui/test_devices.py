@@ -136,3 +136,35 @@ def test_virtual_counters_follow_the_setting_and_the_command_line(ui: Harness) -
         assert screen.ids.virtual.text.endswith("off")
     finally:
         ui.app.no_virtual = False
+
+
+async def test_switching_virtual_counters_off_and_on_again(ui: Harness) -> None:
+    from companion.ui.device_service import device_service
+
+    ui.start_game(["Anna", "Bram"])
+    service = device_service(ui.app)
+    assert service is not None
+    running = asyncio.ensure_future(service.run())
+
+    def all_ours(count: int) -> bool:
+        statuses = service.statuses
+        return len(statuses) == count and all(s.access == "ours" for s in statuses)
+
+    try:
+        await until(ui, lambda: all_ours(3), "a board and a tracker per player are ours")
+        ui.nav("devices")
+        screen = ui.screen("devices")
+        ui.tap(screen.ids.virtual)
+        await until(
+            ui,
+            lambda: not service.statuses and not service.manager.virtual_counters,
+            "the virtual counters are gone",
+        )
+        assert screen.rows == {} and "No counters" in screen.count_text
+        ui.tap(screen.ids.virtual)
+        await until(ui, lambda: all_ours(3), "virtual counters are back")
+        await service.manager.wait_synced(timeout_s=WAIT_S)
+        assert len(screen.rows) == 3
+    finally:
+        running.cancel()
+        await asyncio.gather(running, return_exceptions=True)
