@@ -33,7 +33,7 @@ log = logging.getLogger(__name__)
 FRAME_RATE_HZ = 15  # LED pictures redraw this often at most: smooth enough, cheap on a phone
 IDENTIFY_S = 5  # how long a counter blinks when the table asks "which one is this?"
 FIRST_FRAME_WAIT_S = 2.0  # s: a window that has not drawn by then is not coming soon
-STOP_TIMEOUT_S = 3.0  # s: closing every link takes milliseconds; past this the app quits anyway
+STOP_TIMEOUT_S = 2.0  # s: closing every link takes milliseconds; past this the app quits anyway
 PERMISSION_WAIT_S = 120.0  # s: the user reads the system's permission dialog
 
 
