@@ -51,10 +51,18 @@ def test_player_details(ui: Harness) -> None:
     ui.tap(player.ids.run_bonus.ids.plus)
     assert ui.app.state.players[1].run_away_bonus == 1
 
+    player.ids.gold.text = "1900"
+    ui.tap(player.ids.sell)  # not Bram's turn: refused, and the banner says why
+    assert ui.app.state.players[1].level == 1
+    assert "own turn" in ui.banner()
+
     ui.tap(player.ids.die)
     bram = ui.app.state.players[1]
     assert bram.dead and bram.ally is None
     assert player.ids.die.disabled
+    ui.tap(player.ids.loot)
+    assert ui.app.state.loot.dead == 1
+    assert player.loot_text.startswith("Looting order:")
 
     if ui.banner():
         ui.tap(ui.app.root.ids.banner)  # a tap on a message puts it away
@@ -64,6 +72,17 @@ def test_player_details(ui: Harness) -> None:
     tile = ui.screen("table").tiles[1]
     assert tile.dead
     assert "Wizard" in tile.traits and "Elf" in tile.traits
+
+
+def test_selling_items_for_levels_on_your_turn(ui: Harness) -> None:
+    ui.start_game(["Anna", "Bram"])
+    ui.tap(ui.screen("table").tiles[0])
+    player = ui.screen("player")
+    player.ids.gold.text = "1900"  # no change is given: one level
+    ui.tap(player.ids.sell)
+    assert ui.app.state.players[0].level == 2
+    assert "1 level" in ui.banner()
+    assert player.ids.gold.text == ""
 
 
 def test_saved_games_export_import_resume_delete(ui: Harness, tmp_path: Path) -> None:

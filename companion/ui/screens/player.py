@@ -17,15 +17,17 @@ from companion.core import (
     DiscardAlly,
     GainTrait,
     GoUpLevel,
+    LootTheBody,
     LoseLevel,
     LoseTrait,
+    SellItems,
     SetAlly,
     SetGearBonus,
     SetRunAwayBonus,
     SetTraitBoost,
     Sex,
 )
-from companion.ui.i18n import N_, _
+from companion.ui.i18n import N_, _, ngettext
 from companion.ui.labels import sex_name
 from companion.ui.screens import ScreenEntry
 from companion.ui.screens.base import CompanionScreen
@@ -60,6 +62,7 @@ class PlayerScreen(CompanionScreen):
     dead = BooleanProperty(False)
     override = BooleanProperty(False)
     ally_text = StringProperty("")
+    loot_text = StringProperty("")
 
     def prepare(self, **params: Any) -> None:
         seat = params.pop("seat", None)
@@ -137,6 +140,26 @@ class PlayerScreen(CompanionScreen):
         """The character dies (keeps Level and traits, loses items and Ally)."""
         self.app.act(Die, player=self.seat)
 
+    def loot(self) -> None:
+        """Who takes a card from the body, in order (ties settled by dice the game rolls)."""
+        self.app.act(LootTheBody, player=self.seat)
+        self.refresh_now()
+
+    def sell(self) -> None:
+        """Sell items worth the gold in the box for levels (the rules decide how many)."""
+        try:
+            gold = int(self.ids.gold.text or "0")
+        except ValueError:
+            self.app.notify(_("The gold value must be a whole number."), True)
+            return
+        before = self._player()
+        if self.app.act(SellItems, player=self.seat, gold=gold) and before is not None:
+            gained = self._player().level - before.level
+            self.app.notify(
+                ngettext("Sold: {n} level", "Sold: {n} levels", gained).format(n=gained)
+            )
+            self.ids.gold.text = ""
+
     # -- drawing --------------------------------------------------------------------
     def _player(self) -> Any:
         state = self.app.live_state
@@ -165,6 +188,10 @@ class PlayerScreen(CompanionScreen):
         )
         for sex in Sex:
             self.ids[f"sex_{sex.value}"].selected = player.sex == sex
+        self.loot_text = ""
+        if state.loot is not None and state.loot.dead == self.seat:
+            names = ", ".join(state.players[s].name for s in state.loot.order)
+            self.loot_text = _("Looting order: {names}").format(names=names)
         box = self.ids.traits
         box.clear_widgets()
         edition = state.setup.edition
