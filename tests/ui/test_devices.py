@@ -34,6 +34,11 @@ def lit_bar(frame: Any) -> int:
     return sum(1 for pixel in frame.pixels[: frame.spaces] if any(pixel))
 
 
+def brightest(frame: Any) -> int:
+    """The strongest channel of any LED on a tracker's bar."""
+    return max(max(pixel) for pixel in frame.pixels[: frame.spaces])
+
+
 def lit_space(frame: Any, level: int) -> int:
     """LEDs lit in one level space of a board."""
     first = (level - 1) * frame.positions
@@ -108,6 +113,17 @@ async def test_virtual_counters_are_assigned_and_show_level_changes(ui: Harness)
                 and lit_bar(screen.rows[cleos.key].ids.leds.frame) == 3
             ),
             "the Devices screen pictures the new frame",
+        )
+
+        # Dimmer LEDs from the brightness stepper reach the counters.
+        before = brightest(service.frames[cleos.key])
+        for _ in range(4):
+            ui.tap(screen.ids.brightness.ids.minus)
+        assert ui.app.settings.led_brightness == 96 - 4 * 16
+        await until(
+            ui,
+            lambda: 0 < brightest(service.frames[cleos.key]) < before,
+            "the tracker's LEDs dim",
         )
     finally:
         running.cancel()
