@@ -8,12 +8,14 @@ only routes actions, shows rule errors, saves after every action and navigates.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from kivy.app import App
+from kivy.base import ExceptionHandler, ExceptionManager
 from kivy.clock import Clock
 from kivy.core.window import Window
 from kivy.lang import Builder
@@ -419,6 +421,26 @@ def _first_problem(exc: ValidationError) -> str:
     return f"{where}: {error['msg']}" if where else str(error["msg"])
 
 
+class KeepPlaying(ExceptionHandler):
+    """An unexpected error inside a Kivy callback is logged and shown, not a crash.
+
+    The game is saved after every action, so carrying on is safe; closing the app on
+    a bug in one screen would cost the table more than the bug does.
+    """
+
+    def __init__(self, app: CompanionApp) -> None:
+        super().__init__()
+        self.app = app
+
+    def handle_exception(self, inst: BaseException) -> int:
+        if not isinstance(inst, Exception):  # KeyboardInterrupt, SystemExit: really stop
+            return ExceptionManager.RAISE
+        log.error("unexpected error, the app carries on", exc_info=inst)
+        with contextlib.suppress(Exception):
+            self.app.notify(_("Something went wrong: {problem}").format(problem=inst), True)
+        return ExceptionManager.PASS
+
+
 async def run_app(app: CompanionApp) -> None:
     """Run the app and its background services on one asyncio loop until the window closes."""
 
@@ -452,4 +474,9 @@ async def run_app(app: CompanionApp) -> None:
         tasks.extend(asyncio.ensure_future(guarded(s)) for s in app.services)
         await asyncio.gather(*tasks, return_exceptions=True)
 
-    await asyncio.gather(ui(), services())
+    guard = KeepPlaying(app)
+    ExceptionManager.add_handler(guard)
+    try:
+        await asyncio.gather(ui(), services())
+    finally:
+        ExceptionManager.remove_handler(guard)

@@ -158,3 +158,15 @@ def test_desktop_window_uses_wide_layouts(ui: Harness) -> None:
         ui.pump(frames=5)
     assert not ui.app.wide
     assert ui.screen("table").columns == 2
+
+
+def test_an_unexpected_error_is_shown_not_a_crash(ui: Harness) -> None:
+    from kivy.base import ExceptionManager
+
+    from companion.ui.app import KeepPlaying
+
+    guard = KeepPlaying(ui.app)
+    assert guard.handle_exception(RuntimeError("the dog ate the dice")) == ExceptionManager.PASS
+    ui.pump()
+    assert "the dog ate the dice" in ui.banner()
+    assert guard.handle_exception(KeyboardInterrupt()) == ExceptionManager.RAISE

@@ -5,7 +5,7 @@ from __future__ import annotations
 from kivy.factory import Factory
 from kivy.properties import ListProperty, NumericProperty
 
-from companion.core import describe
+from companion.core import BaseAction, GameState, describe
 from companion.ui.i18n import N_
 from companion.ui.screens import ScreenEntry
 from companion.ui.screens.base import CompanionScreen
@@ -40,7 +40,7 @@ class HistoryScreen(CompanionScreen):
         log = game.log
         first = max(0, len(log) - SHOWN_ACTIONS)
         rows = [
-            f"{revision + 1}.  {describe(log[revision], game.state_at(revision))}"
+            f"{revision + 1}.  {_in_words(log[revision], game.state_at(revision))}"
             for revision in range(first, len(log))
         ]
         rows.reverse()
@@ -50,3 +50,11 @@ class HistoryScreen(CompanionScreen):
         box.clear_widgets()
         for text in rows:
             box.add_widget(Factory.HistoryLine(text=text))
+
+
+def _in_words(action: BaseAction, before: GameState) -> str:
+    try:
+        return describe(action, before)
+    except (ValueError, LookupError, AttributeError):
+        # A log written by a newer version may hold actions this one cannot word.
+        return action.type.replace("_", " ")
