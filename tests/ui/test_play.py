@@ -241,3 +241,23 @@ def test_one_shots_can_be_cleared_and_flipped_negative(ui: Harness) -> None:
     ui.tap(combat.ids.defeat)  # a card takes the monster away: no level
     assert ui.app.state.last_combat.outcome == "defeat"
     assert ui.app.state.players[0].level == 1
+
+
+def test_charity_at_the_end_of_the_turn(ui: Harness) -> None:
+    ui.start_game(NAMES[:3])
+    tap_level(ui, 0, times=2)  # Anna 3, Bram and Cleo 1: they share her excess cards
+    table = ui.screen("table")
+    assert not table.charity_phase
+    ui.tap(table.ids.next_phase)
+    ui.tap(table.ids.next_phase)
+    assert ui.app.state.phase == "charity"
+    assert table.charity_phase
+    ui.tap(table.ids.excess.ids.plus)
+    ui.tap(table.ids.excess.ids.plus)  # three cards over the limit
+    ui.tap(table.ids.give)
+    charity = ui.app.state.charity
+    assert charity.shares == {1: 2, 2: 1}
+    assert "Bram 2" in table.charity_text
+    ui.tap(table.ids.end_turn)
+    assert ui.app.state.current == 1
+    assert not table.charity_phase

@@ -7,13 +7,15 @@ from typing import Any
 from kivy.metrics import dp
 from kivy.properties import BooleanProperty, NumericProperty, StringProperty
 
-from companion.core import AdvancePhase, EndTurn, GoUpLevel, LoseLevel, SetGearBonus
+from companion.core import AdvancePhase, Charity, EndTurn, GoUpLevel, LoseLevel, Phase, SetGearBonus
 from companion.ui.i18n import N_, _
 from companion.ui.labels import phase_name, traits_line
 from companion.ui.screens import ScreenEntry
 from companion.ui.screens.base import CompanionScreen
 from companion.ui.theme import colour
 from companion.ui.widgets import PlayerTile
+
+CHARITY_MAX_CARDS = 20
 
 ENTRY = ScreenEntry(
     name="table", title=N_("Table"), cls="TableScreen", nav_order=10, needs_game=True
@@ -26,6 +28,10 @@ class TableScreen(CompanionScreen):
     turn_text = StringProperty("")
     phase_text = StringProperty("")
     in_combat = BooleanProperty(False)
+    # Charity phase: how many cards the current player has over the hand limit.
+    charity_phase = BooleanProperty(False)
+    excess = NumericProperty(1)
+    charity_text = StringProperty("")
     columns = NumericProperty(2)
     fill = BooleanProperty(False)
 
@@ -62,6 +68,16 @@ class TableScreen(CompanionScreen):
         """Pass play to the left."""
         self.app.act(EndTurn)
 
+    def step_excess(self, delta: int) -> None:
+        """The stepper of cards over the hand limit."""
+        self.excess = max(1, min(CHARITY_MAX_CARDS, self.excess + delta))
+
+    def give_charity(self) -> None:
+        """The current player gives the excess cards away (the rules pick who gets them)."""
+        state = self.app.live_state
+        if state is not None and self.app.act(Charity, giver=state.current, cards=self.excess):
+            self.excess = 1
+
     def fight(self) -> None:
         """Open the combat screen (the current player fights)."""
         self.app.show("combat")
@@ -87,6 +103,19 @@ class TableScreen(CompanionScreen):
         self.turn_text = _("Turn {n}: {name}").format(n=state.turn, name=current)
         self.phase_text = phase_name(state.phase)
         self.in_combat = state.combat is not None
+        self.charity_phase = state.phase == Phase.CHARITY
+        self.charity_text = self._charity_words(state)
+
+    def _charity_words(self, state: Any) -> str:
+        result = state.charity
+        if result is None or result.giver != state.current:
+            return ""
+        if not result.shares:
+            return _("{n} card(s) discarded: nobody is lower.").format(n=result.discarded)
+        given = ", ".join(
+            f"{state.players[seat].name} {count}" for seat, count in result.shares.items()
+        )
+        return _("Charity: {given}").format(given=given)
 
     def _make_tiles(self, count: int) -> None:
         grid = self.ids.tiles
