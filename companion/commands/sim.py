@@ -144,6 +144,7 @@ async def _main(args: argparse.Namespace) -> int:
                 await demo_task
         if manager is not None:
             await manager.stop()
+            shutil.rmtree(manager.tokens.path.parent, ignore_errors=True)
         for counter in counters:
             await counter.stop()
         if radio is not None:
@@ -169,6 +170,7 @@ async def _start_demo(counters: list[Any], radio: Any) -> tuple[Any, asyncio.Tas
 
     rnd = random.Random()
     game = Game(random_setup(rnd))
+    # The demo is a table of its own: its claims do not go into the user's token file.
     tokens = TokenStore(Path(tempfile.mkdtemp(prefix="companion-sim-tokens-")) / "counters.json")
     manager = DeviceManager(tokens=tokens, backend=radio.bleak_backend() if radio else None)
     manager.set_game(game)

@@ -23,6 +23,7 @@ import secrets
 import shutil
 import tempfile
 import time
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -786,6 +787,9 @@ class DeviceManager:
         elif transport == "serial":
             if self._pty_dir is None:
                 self._pty_dir = Path(tempfile.mkdtemp(prefix="companion-counters-"))
+                # Removed by stop(); and at the latest when the program ends, should a
+                # stop be cut short (the app gives it a few seconds on exit).
+                weakref.finalize(self, shutil.rmtree, self._pty_dir, ignore_errors=True)
             name = f"{role}-{index}"
             counter = SerialVirtualCounter(
                 role, link_path=self._pty_dir / name, index=index, animate=animate
