@@ -248,6 +248,17 @@ class CompanionApp(App):
             return False
         return True
 
+    def allowed(self, action: Any, **fields: Any) -> bool:
+        """Whether the rules would accept the action now (for dimming buttons); changes nothing."""
+        if self.game is None:
+            return False
+        try:
+            if isinstance(action, type):
+                action = action(**fields)
+        except ValueError:
+            return False
+        return self.game.check(action) is None
+
     @property
     def live_state(self) -> GameState | None:
         """The game's state right now (`state` follows it on the next frame)."""

@@ -106,6 +106,9 @@ def test_combat_with_helper_and_two_monsters_won(ui: Harness) -> None:
     ui.tap(combat.ids.players_shots.ids.b10)  # a one-shot for the fighters: 19 vs 15
     assert (combat.players_strength, combat.monsters_strength) == (19, 15)
 
+    ui.tap(combat.ids.run_away)  # winning fighters have no reason to flee
+    assert ui.app.manager.current == "combat"
+    assert ui.banner()
     ui.tap(combat.ids.kill)
     assert combat.countdown > 0  # the kill waits for interference first
     assert ui.app.state.combat is not None
@@ -252,6 +255,9 @@ def test_charity_at_the_end_of_the_turn(ui: Harness) -> None:
     ui.tap(table.ids.next_phase)
     assert ui.app.state.phase == "charity"
     assert table.charity_phase
+    assert not table.can_advance  # charity is the last phase: dimmed, a tap says why
+    ui.tap(table.ids.next_phase)
+    assert "end the turn" in ui.banner()
     ui.tap(table.ids.excess.ids.plus)
     ui.tap(table.ids.excess.ids.plus)  # three cards over the limit
     ui.tap(table.ids.give)

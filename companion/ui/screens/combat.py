@@ -20,6 +20,7 @@ from companion.core import (
     RemoveHelper,
     RemoveMonster,
     ResolveCombat,
+    RunAway,
     StartCombat,
 )
 from companion.ui.i18n import N_, _
@@ -66,6 +67,8 @@ class CombatScreen(CompanionScreen):
     # Seconds left before the kill is final; 0 when no countdown runs.
     countdown = NumericProperty(0)
     running = BooleanProperty(False)
+    # Dimmed (still tappable: a tap says why) when the rules would refuse right now.
+    can_run = BooleanProperty(False)
     result_text = StringProperty("")
 
     def __init__(self, **kwargs: Any) -> None:
@@ -252,9 +255,15 @@ class CombatScreen(CompanionScreen):
         self.app.act(ResolveCombat, outcome="defeat")
 
     def run_away(self) -> None:
-        """The fighters cannot win: go and roll to run away."""
+        """The fighters cannot win: go and roll to run away (or hear why not)."""
         self._stop_tick()
         self.countdown = 0
+        game, state = self.app.game, self.app.live_state
+        if game is not None and state is not None and state.combat and not state.combat.running:
+            problem = game.check(RunAway(fighter=state.combat.fighter, monster=0))
+            if problem is not None:
+                self.app.notify(str(problem), error=True)
+                return
         self.app.show("run_away")
 
     def _count(self, dt: float) -> bool:
@@ -322,6 +331,7 @@ class CombatScreen(CompanionScreen):
         self.winning = combat.fighters_winning
         self.running = combat.running
         self.verdict = _("Players win") if combat.fighters_winning else _("Monsters win")
+        self.can_run = self.app.allowed(RunAway, fighter=combat.fighter, monster=0)
         self.rewards = _("Kill: {levels} level(s), {treasure} treasure(s)").format(
             levels=combat.levels, treasure=combat.treasure
         )

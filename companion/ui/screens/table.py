@@ -32,6 +32,9 @@ class TableScreen(CompanionScreen):
     charity_phase = BooleanProperty(False)
     excess = NumericProperty(1)
     charity_text = StringProperty("")
+    # Dimmed (still tappable: a tap says why) when the rules would refuse right now.
+    can_advance = BooleanProperty(True)
+    can_end_turn = BooleanProperty(True)
     columns = NumericProperty(2)
     fill = BooleanProperty(False)
 
@@ -104,6 +107,8 @@ class TableScreen(CompanionScreen):
         self.phase_text = phase_name(state.phase)
         self.in_combat = state.combat is not None
         self.charity_phase = state.phase == Phase.CHARITY
+        self.can_advance = self.app.allowed(AdvancePhase)
+        self.can_end_turn = self.app.allowed(EndTurn)
         self.charity_text = self._charity_words(state)
 
     def _charity_words(self, state: Any) -> str:
