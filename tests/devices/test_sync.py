@@ -348,3 +348,33 @@ async def test_a_burst_of_changes_is_one_snapshot_and_no_thread_is_started(tmp_p
         assert frames == [game.sequence]
     finally:
         await manager.stop()
+
+
+async def test_a_serial_counter_of_another_table_stays_connected_until_claimed_here(tmp_path):
+    counter = SerialVirtualCounter("board", link_path=tmp_path / "board")
+    await counter.start()
+    first = fast_manager(tmp_path / "first")
+    second = fast_manager(tmp_path / "second")
+    try:
+        first.set_game(new_game())
+        first.add_link(SerialLink(counter.address), virtual=counter)
+        await first.wait_ready(timeout_s=10)
+        await first.stop()
+
+        game = new_game()
+        game.apply(GoUpLevel(player=0, levels=3))
+        second.set_game(game)
+        second.add_link(SerialLink(counter.address))
+        await second.wait_for(lambda: second.statuses()[0].access == "claimed_elsewhere", 10)
+        await asyncio.sleep(0.2)
+        assert second.statuses()[0].connection == "connected"  # the cable is this table's
+        assert counter.counter.state.levels[0] == 1  # this table's game is not on it
+
+        counter.open_claim_window()  # the long press first, then "add a counter" in the app
+        second.open_claiming()
+        await second.wait_for(lambda: second.statuses()[0].access == "ours", 10)
+        game.apply(GoUpLevel(player=1))
+        await until(lambda: shows(counter, game))
+    finally:
+        await second.stop()
+        await counter.stop()
