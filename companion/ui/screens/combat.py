@@ -76,6 +76,19 @@ class CombatScreen(CompanionScreen):
         self.fighter = 0
         self._tick = None
         self._search_text = ""
+        self.app.bind(wide=self._arrange)
+        self._arrange()
+
+    def _arrange(self, *_args: Any) -> None:
+        # One-shots are the most used buttons of a fight: on a phone they sit right under
+        # the monsters; on a wide window they get the right-hand column.
+        shots, left, right = self.ids.block_shots, self.ids.left, self.ids.right
+        if shots.parent is not None:
+            shots.parent.remove_widget(shots)
+        if self.app.wide:
+            right.add_widget(shots, index=len(right.children))
+        else:
+            left.add_widget(shots, index=left.children.index(self.ids.block_add) + 1)
 
     # -- choosing who fights ------------------------------------------------------------
     def prepare(self, **params: Any) -> None:
