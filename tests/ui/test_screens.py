@@ -154,14 +154,14 @@ def test_desktop_window_uses_wide_layouts(ui: Harness) -> None:
         ui.tap(table.tiles[3].ids.level.ids.plus)
         assert ui.app.state.players[3].level == 2
         combat = ui.screen("combat")
-        assert combat.ids.block_shots.parent is combat.ids.right  # one-shots get a column
+        assert combat.ids.block_shots.parent == combat.ids.right  # one-shots get a column
     finally:
         Window.size = (360, 640)
         ui.pump(frames=5)
     assert not ui.app.wide
     assert ui.screen("table").columns == 2
     combat = ui.screen("combat")
-    assert combat.ids.block_shots.parent is combat.ids.left  # under the monsters
+    assert combat.ids.block_shots.parent == combat.ids.left  # under the monsters
 
 
 def test_an_unexpected_error_is_shown_not_a_crash(ui: Harness) -> None:
