@@ -5,7 +5,9 @@
 Each start is a fresh Python process (a cold start as far as Python and Kivy are
 concerned; the OS file cache is warm for both, as it is for a user who opened the
 app before). The clock starts in this process just before the child is spawned and
-stops when the child's window has drawn its first frame after `on_start`. The two
+stops when the child's window has drawn its first frame after `on_start`. Compiled
+bytecode is cached as on a user's machine (the first, unmeasured start of each
+writes it), even if this shell sets PYTHONDONTWRITEBYTECODE. The two
 kinds of start alternate, so a busy moment on the machine hits both alike.
 
   * bare      - a Kivy App whose root is one Label, run with `async_run` on asyncio;
@@ -77,6 +79,9 @@ def start_once(script: Path, data_dir: Path) -> float:
     """Seconds from spawning a child (running the file `script`) to its first frame."""
     env = {**os.environ, "KIVY_NO_ARGS": "1"}
     env.setdefault("SDL_VIDEODRIVER", "offscreen")
+    # A user's Python caches compiled modules after the first start; a shell that
+    # forbids it would make every start recompile the app's sources, which no user sees.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     started = time.time()
     done = subprocess.run(
         [sys.executable, str(script), str(data_dir)],
