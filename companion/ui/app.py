@@ -25,7 +25,15 @@ from kivy.uix.floatlayout import FloatLayout
 from kivy.uix.screenmanager import ScreenManager
 from pydantic import ValidationError
 
-from companion.core import Game, GameSetup, GameState, RandomSource, RuleError, SecretsDice
+from companion.core import (
+    Game,
+    GameSetup,
+    GameState,
+    RandomSource,
+    RuleError,
+    SecretsDice,
+    describe,
+)
 from companion.store import GameStore, Settings, SettingsStore, StoreError
 from companion.ui.awake import keep_awake
 from companion.ui.i18n import _, set_language
@@ -264,19 +272,36 @@ class CompanionApp(App):
         """The game's state right now (`state` follows it on the next frame)."""
         return self.game.state if self.game is not None else None
 
-    def undo(self) -> None:
-        """Take back the last action."""
-        if self.game is None or not self.game.can_undo:
+    def undo(self, steps: int = 1) -> None:
+        """Take back the last `steps` actions, saying what was taken back."""
+        game = self.game
+        if game is None or not game.can_undo:
             self.notify(_("Nothing to undo."))
             return
-        self.game.undo()
+        steps = max(1, min(steps, len(game.log)))
+        last = self._last_in_words(game)
+        game.undo(steps)
+        if steps == 1:
+            self.notify(_("Undone: {what}").format(what=last))
+        else:
+            self.notify(_("Undone: the last {n} actions").format(n=steps))
 
     def redo(self) -> None:
-        """Apply again the last action taken back."""
-        if self.game is None or not self.game.can_redo:
+        """Apply again the last action taken back, saying what it was."""
+        game = self.game
+        if game is None or not game.can_redo:
             self.notify(_("Nothing to redo."))
             return
-        self.game.redo()
+        game.redo()
+        self.notify(_("Redone: {what}").format(what=self._last_in_words(game)))
+
+    @staticmethod
+    def _last_in_words(game: Game) -> str:
+        revision = len(game.log) - 1
+        try:
+            return describe(game.log[revision], game.state_at(revision))
+        except (ValueError, LookupError, AttributeError):
+            return game.log[revision].type.replace("_", " ")
 
     def start_game(self, setup: GameSetup) -> Game:
         """Open a new game from a setup, save it at once and show the table."""

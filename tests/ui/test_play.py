@@ -172,6 +172,7 @@ def test_undo_and_redo(ui: Harness) -> None:
     top = ui.app.root.ids
     ui.tap(top.undo)
     assert ui.app.state.players[1].level == 2
+    assert ui.banner().startswith("Undone: ")  # the table hears what was taken back
     assert tile(ui, 1).level == 2
     ui.nav("history")
     history = ui.screen("history")
@@ -182,9 +183,15 @@ def test_undo_and_redo(ui: Harness) -> None:
     assert not ui.app.can_undo
     ui.tap(history.ids.redo)
     assert ui.app.state.players[1].level == 2
+    ui.tap(top.redo)
+    assert ui.app.state.players[1].level == 3
+    # A tap on the oldest entry takes it back with everything after it.
+    ui.tap(history.ids.lines.children[0])  # children are last-first: the oldest entry
+    assert ui.app.state.players[1].level == 1
+    assert ui.app.can_redo
     # The saved file follows every step.
     saved = ui.app.games.load(ui.app.game_id)
-    assert saved.state.players[1].level == 2
+    assert saved.state.players[1].level == 1
 
 
 def test_winning_shows_game_over_with_chart(ui: Harness) -> None:

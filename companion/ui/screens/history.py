@@ -27,6 +27,10 @@ class HistoryScreen(CompanionScreen):
         """Take back the newest action."""
         self.app.undo()
 
+    def undo_to(self, steps: int) -> None:
+        """A tap on an entry: take back that action and every one after it (redo restores)."""
+        self.app.undo(steps)
+
     def redo(self) -> None:
         """Apply again the action taken back last."""
         self.app.redo()
@@ -48,8 +52,11 @@ class HistoryScreen(CompanionScreen):
         self.count = len(log)
         box = self.ids.lines
         box.clear_widgets()
-        for text in rows:
-            box.add_widget(Factory.HistoryLine(text=text))
+        for offset, text in enumerate(rows):
+            line = Factory.HistoryLine(text=text)
+            line.steps = offset + 1  # undoing this entry takes back everything after it too
+            line.bind(on_release=lambda entry: self.undo_to(entry.steps))
+            box.add_widget(line)
 
 
 def _in_words(action: BaseAction, before: GameState) -> str:
