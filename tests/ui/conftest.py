@@ -8,8 +8,10 @@ exactly where a finger would land.
 
 from __future__ import annotations
 
+import ctypes
 import os
 import shutil
+import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -25,6 +27,38 @@ os.environ.setdefault("KIVY_NO_CONSOLELOG", "1")
 
 PHONE = (360, 640)
 FRAME_S = 1 / 60
+UI_TESTS = Path(__file__).resolve().parent
+
+
+def missing_opengl() -> str | None:
+    """Why Kivy cannot open a window here, or None. Desktops have OpenGL; a bare server may not.
+
+    SDL loads the OpenGL libraries (Mesa on Linux) only when the window opens, so a
+    machine without them fails late and obscurely; say what to install instead.
+    """
+    if not sys.platform.startswith("linux"):
+        return None
+    for library in ("libEGL.so.1", "libGL.so.1"):
+        try:
+            ctypes.CDLL(library)
+        except OSError:
+            return (
+                f"OpenGL is not installed ({library} not found); to run the UI tests install "
+                "Mesa: sudo apt install libegl1 libgl1 libgl1-mesa-dri"
+            )
+    return None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    reason = missing_opengl()
+    if reason is None:
+        return
+    skip = pytest.mark.skip(reason=reason)
+    for item in items:
+        if UI_TESTS in Path(str(item.path)).parents:
+            item.add_marker(skip)
+
+
 _touch_ids = count(1)
 
 

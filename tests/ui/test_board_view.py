@@ -100,6 +100,7 @@ def test_epic_track_has_twenty_spaces_on_a_phone_and_a_desktop(ui: Harness) -> N
     ui.start_game(["Anna", "Bram"])
     ui.app.act(SetLevel, player=1, level=14, override="A card says otherwise")
     ui.nav("board_view")
+    ui.pump(frames=5)  # let the layout give the track its phone-sized shape first
     track = ui.screen("board_view").ids.track
     assert track.spaces == 20
     assert track.per_row == 5  # a phone held upright: rows of five keep the tokens large
