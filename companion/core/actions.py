@@ -312,6 +312,13 @@ class PlayOneShot(BaseAction):
     card_id: str | None = None
 
 
+class ClearOneShots(BaseAction):
+    """Take back every one-shot entered for one side, e.g. after a mistaken tap (RULES.md §5)."""
+
+    type: Literal["clear_one_shots"] = "clear_one_shots"
+    side: Literal["players", "monsters"]
+
+
 class FightWithLevelOnly(BaseAction):
     """A card makes a fighter count only their Level (RULES.md §6)."""
 
@@ -387,6 +394,7 @@ ACTION_TYPES: tuple[type[BaseAction], ...] = (
     AddHelper,
     RemoveHelper,
     PlayOneShot,
+    ClearOneShots,
     FightWithLevelOnly,
     SetWinsTies,
     ResolveCombat,
@@ -426,6 +434,7 @@ Action = Annotated[
     | AddHelper
     | RemoveHelper
     | PlayOneShot
+    | ClearOneShots
     | FightWithLevelOnly
     | SetWinsTies
     | ResolveCombat

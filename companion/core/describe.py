@@ -12,6 +12,7 @@ from companion.core.actions import (
     BaseAction,
     ChangeSex,
     Charity,
+    ClearOneShots,
     Die,
     DiscardAlly,
     DiscardItem,
@@ -265,6 +266,11 @@ def _(a: RemoveHelper, s: GameState) -> str:
 def _(a: PlayOneShot, s: GameState) -> str:
     what = a.name or "a one-shot"
     return f"{what} ({a.bonus:+d}) for the {a.side}"
+
+
+@_words.register
+def _(a: ClearOneShots, s: GameState) -> str:
+    return f"One-shots for the {a.side} taken back"
 
 
 @_words.register

@@ -20,6 +20,7 @@ from companion.core.actions import (
     BaseAction,
     ChangeSex,
     Charity,
+    ClearOneShots,
     Die,
     DiscardAlly,
     DiscardItem,
@@ -942,6 +943,16 @@ def _(action: PlayOneShot, state: GameState, checked: bool) -> GameState:
     combat = _combat(state)
     shot = OneShot(side=action.side, bonus=action.bonus, name=action.name, card_id=action.card_id)
     return _combat_update(state, checked, one_shots=(*combat.one_shots, shot))
+
+
+@_step.register
+def _(action: ClearOneShots, state: GameState, checked: bool) -> GameState:
+    """One-shots entered for a side can be taken back while the fight is still on (§5)."""
+    combat = _combat(state)
+    kept = tuple(shot for shot in combat.one_shots if shot.side != action.side)
+    if checked and len(kept) == len(combat.one_shots):
+        raise RuleError("no_one_shots", f"No one-shots have been played for the {action.side}")
+    return _combat_update(state, checked, one_shots=kept)
 
 
 @_step.register

@@ -17,6 +17,7 @@ from companion.core.actions import (
     BaseAction,
     ChangeSex,
     Charity,
+    ClearOneShots,
     Die,
     DiscardAlly,
     DiscardItem,
@@ -148,6 +149,8 @@ def random_action(state: GameState, rnd: random.Random, allow_win: bool = True) 
         if choice < 0.4:
             return AddHelper(helper=seat)
         if choice < 0.55:
+            if combat.one_shots and rnd.random() < 0.15:
+                return ClearOneShots(side=rnd.choice(combat.one_shots).side)
             return PlayOneShot(side=rnd.choice(("players", "monsters")), bonus=rnd.randint(1, 5))
         if choice < 0.65:
             return AddEnhancer(

@@ -11,6 +11,7 @@ from companion.core import (
     AddMonster,
     AdvancePhase,
     AllySpec,
+    ClearOneShots,
     Condition,
     Die,
     EndTurn,
@@ -213,6 +214,19 @@ def test_one_shots_on_either_side(game: Game) -> None:
     assert game.state.combat.monsters_strength == 6  # type: ignore[union-attr]
     game.apply(ResolveCombat(outcome="defeat"))
     assert game.state.combat is None
+
+
+def test_one_shots_of_one_side_can_be_taken_back(game: Game) -> None:
+    fight(game, monster(3))
+    game.apply(PlayOneShot(side="players", bonus=5))
+    game.apply(PlayOneShot(side="players", bonus=2))
+    game.apply(PlayOneShot(side="monsters", bonus=4))
+    game.apply(ClearOneShots(side="players"))
+    combat = game.state.combat
+    assert combat is not None and combat.players_strength == 1
+    assert combat.monsters_strength == 7  # the monsters' one-shot stays
+    with pytest.raises(RuleError, match="No one-shots have been played for the players"):
+        game.apply(ClearOneShots(side="players"))
 
 
 def test_one_shots_are_gone_after_the_combat() -> None:

@@ -247,6 +247,7 @@ def test_one_shots_can_be_cleared_and_flipped_negative(ui: Harness) -> None:
     assert combat.monsters_strength == 0
     ui.tap(combat.ids.players_shots.ids.wipe)
     assert combat.players_strength == 1
+    assert ui.app.game.log[-1].type == "clear_one_shots"  # History reads "taken back"
     assert combat.verdict == "Players win"
     ui.tap(combat.ids.defeat)  # a card takes the monster away: no level
     assert ui.app.state.last_combat.outcome == "defeat"

@@ -14,6 +14,7 @@ from companion.core import (
     AddEnhancer,
     AddHelper,
     AddMonster,
+    ClearOneShots,
     EnhancerSpec,
     MonsterSpec,
     PlayOneShot,
@@ -223,13 +224,8 @@ class CombatScreen(CompanionScreen):
         self.app.act(PlayOneShot, side=side, bonus=bonus, name=_("One-shot"))
 
     def clear_side(self, side: str) -> None:
-        """Cancel the one-shots played for one side (logged as one balancing entry)."""
-        state = self.app.live_state
-        if state is None or state.combat is None:
-            return
-        total = sum(s.bonus for s in state.combat.one_shots if s.side == side)
-        if total:
-            self.app.act(PlayOneShot, side=side, bonus=-total, name=_("Cleared"))
+        """Take back the one-shots played for one side."""
+        self.app.act(ClearOneShots, side=side)
 
     # -- the end of the fight ------------------------------------------------------------
     def press_kill(self) -> None:
