@@ -10,6 +10,8 @@ import platformdirs
 APP_DIR_NAME = "munchkin-companion"
 # Overrides the platform's data folder (tests, portable installs).
 DATA_DIR_ENV = "COMPANION_DATA_DIR"
+# The user's settings, in the data folder (read by companion.store.settings).
+SETTINGS_FILE = "settings.json"
 
 _PACKAGE = Path(__file__).resolve().parent
 # An installed wheel carries the top-level data folders inside the package

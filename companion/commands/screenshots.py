@@ -192,9 +192,11 @@ async def _take_screenshots(
 
     SettingsStore(data_dir).save(Settings(theme=theme))  # type: ignore[arg-type]
     app = CompanionApp(data_dir=data_dir)
+    app._run_prepare()  # what App.run() does before its main loop
+    while not app.ready:  # settings, saved games and the rules engine load after frame one
+        EventLoop.idle()
     # Dice fixed so the pictures are the same on every run.
     app.dice = FixedDice([2, 5, 3, 6, 4, 1] * 20)
-    app._run_prepare()  # what App.run() does before its main loop
 
     async def pump(frames: int = SETTLE_FRAMES) -> None:
         for _frame in range(frames):

@@ -9,9 +9,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from companion.resources import SETTINGS_FILE
 from companion.store.files import atomic_write_text, data_dir
-
-SETTINGS_FILE = "settings.json"
 
 
 class Settings(BaseModel):

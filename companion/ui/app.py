@@ -3,16 +3,22 @@
 The App holds the open game and publishes its state as a Kivy property; screens read
 that state and send actions through `act()`. Rules live in `companion.core`; the App
 only routes actions, shows rule errors, saves after every action and navigates.
+
+Start-up comes in two steps so the window shows at once: the first frame needs only
+Kivy (the frame of the app, in the user's theme and language); right after it, the
+settings, saved games and rules engine are loaded and the last game is resumed
+(`ready` turns True then).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kivy.app import App
 from kivy.base import ExceptionHandler, ExceptionManager
@@ -22,26 +28,25 @@ from kivy.lang import Builder
 from kivy.metrics import dp
 from kivy.properties import BooleanProperty, ObjectProperty, StringProperty
 from kivy.uix.floatlayout import FloatLayout
-from kivy.uix.screenmanager import ScreenManager
-from pydantic import ValidationError
+from kivy.uix.label import Label
+from kivy.uix.screenmanager import Screen, ScreenManager
 
-from companion.core import (
-    Game,
-    GameSetup,
-    GameState,
-    RandomSource,
-    RuleError,
-    SecretsDice,
-    describe,
-)
-from companion.store import GameStore, Settings, SettingsStore, StoreError
+from companion.resources import SETTINGS_FILE, user_data_dir
 from companion.ui.awake import keep_awake
 from companion.ui.i18n import _, set_language
-from companion.ui.screens import ScreenEntry, discover, kv_path
+from companion.ui.screens import ScreenEntry, kv_path, registry
 from companion.ui.screens.base import CompanionScreen
 from companion.ui.services import AppService, make_services
 from companion.ui.theme import Theme
 from companion.ui.widgets import Banner, NavButton
+
+if TYPE_CHECKING:
+    # Loaded after the first frame (see `CompanionApp._finish_start`): pydantic and the
+    # rules engine are the larger part of the app's start-up.
+    from pydantic import ValidationError
+
+    from companion.core import Game, GameSetup, GameState, RandomSource
+    from companion.store import GameStore, Settings, SettingsStore
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +56,28 @@ WIDE_LAYOUT_DP = 720
 BACK_KEYS = (27,)
 HOME_SCREEN = "table"
 START_SCREEN = "new_game"
+# Shown for the moment between the first frame and the game being loaded.
+OPENING_SCREEN = "opening"
+
+
+def first_look(data_dir: Path | None) -> tuple[str, str]:
+    """Theme and language for the first frame, read before anything heavy is imported.
+
+    Only these two values are peeked at, without validation; the full settings are
+    loaded and checked right after the first frame, and a damaged file is reported then.
+    """
+    path = (data_dir if data_dir is not None else user_data_dir()) / SETTINGS_FILE
+    try:
+        saved = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        saved = {}
+    if not isinstance(saved, dict):
+        saved = {}
+    theme, language = saved.get("theme"), saved.get("language")
+    return (
+        theme if theme in ("dark", "light") else "dark",
+        language if isinstance(language, str) and language else "en",
+    )
 
 
 class AppRoot(FloatLayout):
@@ -103,6 +130,9 @@ class CompanionApp(App):
     wide = BooleanProperty(False)
     # Reserved for the device layer: do not start virtual counters.
     no_virtual = BooleanProperty(False)
+    # True once settings, saved games and the rules engine are loaded (just after the
+    # first frame); background services start then.
+    ready = BooleanProperty(False)
 
     def __init__(
         self, data_dir: Path | None = None, no_virtual: bool = False, **kwargs: Any
@@ -111,42 +141,64 @@ class CompanionApp(App):
         self.title = "Munchkin Companion"
         self.data_dir = Path(data_dir) if data_dir is not None else None
         self.no_virtual = no_virtual
-        self.settings_store = SettingsStore(self.data_dir)
-        self.settings: Settings = self.settings_store.load()
-        set_language(self.settings.language)
-        self.theme = Theme(self.settings.theme)
-        self.games = GameStore(self.data_dir)
+        theme, language = first_look(self.data_dir)
+        set_language(language)
+        self.theme = Theme(theme)
+        # Set by _finish_start, right after the first frame.
+        self.settings_store: SettingsStore
+        self.settings: Settings
+        self.games: GameStore
+        self.dice: RandomSource  # where the app's own dice come from (tests fix them)
         self.game: Game | None = None
-        # Where the app's own dice come from (tests put fixed dice here).
-        self.dice: RandomSource = SecretsDice()
         self._cards: Any = None
         self.services: list[AppService] = []
-        self.entries: dict[str, ScreenEntry] = {}
-        self._modules: dict[str, Any] = {}
+        self.entries: dict[str, ScreenEntry] = registry()
         self._loaded_kv: set[str] = set()
         self._back: list[str] = []
         self._unsubscribe: Callable[[], None] | None = None
         self._startup_problems: list[str] = []
-        if self.settings_store.problem:
-            self._startup_problems.append(self.settings_store.problem)
         self._publish_trigger = Clock.create_trigger(self._publish)
 
     # -- Kivy life cycle ---------------------------------------------------------------
     def build(self) -> AppRoot:
-        for name, (entry, module) in discover().items():
-            self.entries[name] = entry
-            self._modules[name] = module
         Builder.load_file(str(Path(__file__).with_suffix(".kv")))
         root = AppRoot()
+        self.screen_title = _("Companion")
+        opening = Screen(name=OPENING_SCREEN)
+        opening.add_widget(
+            Label(text=_("Opening your game…"), color=self.theme.dim, font_size=self.theme.body)
+        )
+        root.ids.manager.add_widget(opening)
         root.build_nav(list(self.entries.values()), self.show)
         Window.bind(on_keyboard=self._on_keyboard, size=self._on_window_size)
         self._on_window_size(Window, Window.size)
         return root
 
     def on_start(self) -> None:
-        keep_awake(self.settings.keep_awake)
+        # The window shows the app's frame first; the rest loads on the frame after.
+        Window.bind(on_flip=self._first_frame_drawn)
+
+    def _first_frame_drawn(self, *_args: Any) -> None:
+        Window.unbind(on_flip=self._first_frame_drawn)
+        Clock.schedule_once(self._finish_start, 0)
+
+    def _finish_start(self, *_args: Any) -> None:
+        from companion.core import SecretsDice
+        from companion.store import GameStore, SettingsStore
+
+        self.settings_store = SettingsStore(self.data_dir)
+        self.settings = self.settings_store.load()
+        if self.settings_store.problem:
+            self._startup_problems.append(self.settings_store.problem)
+        if self.settings.theme != self.theme.name:  # the file was damaged: defaults apply
+            self.theme.apply(self.settings.theme)
+        self.games = GameStore(self.data_dir)
+        self.dice = SecretsDice()
         self.services = self._start_services()
+        self.ready = True
+        keep_awake(self.settings.keep_awake)
         self._resume_last_game()
+        self.manager.remove_widget(self.manager.get_screen(OPENING_SCREEN))
         for problem in self._startup_problems:
             self.notify(problem, error=True)
 
@@ -165,7 +217,8 @@ class CompanionApp(App):
             return manager.get_screen(name)
         if name not in self.entries:
             raise KeyError(f"no screen called '{name}'")
-        entry, module = self.entries[name], self._modules[name]
+        entry = self.entries[name]
+        module = entry.load()
         path = kv_path(module)
         if str(path) not in self._loaded_kv and path.exists():
             Builder.load_file(str(path))
@@ -181,6 +234,8 @@ class CompanionApp(App):
         if entry is None:
             self.notify(_("That screen is not available."), error=True)
             return None
+        if not self.ready:
+            return None  # a tap in the split second before the game is loaded
         if entry.needs_game and self.game is None:
             self.notify(_("Start a game first."))
             name = START_SCREEN
@@ -188,7 +243,7 @@ class CompanionApp(App):
         screen.prepare(**params)
         manager = self.manager
         if manager.current != name:
-            if manager.current:
+            if manager.current in self.entries:
                 self._back.append(manager.current)
                 del self._back[:-20]
             manager.current = name
@@ -238,6 +293,10 @@ class CompanionApp(App):
         A broken rule or a bad value is shown to the user and changes nothing; the
         answer says whether the action was applied.
         """
+        from pydantic import ValidationError
+
+        from companion.core import RuleError
+
         if self.game is None:
             self.notify(_("Start a game first."))
             return False
@@ -297,6 +356,8 @@ class CompanionApp(App):
 
     @staticmethod
     def _last_in_words(game: Game) -> str:
+        from companion.core import describe
+
         revision = len(game.log) - 1
         try:
             return describe(game.log[revision], game.state_at(revision))
@@ -305,6 +366,8 @@ class CompanionApp(App):
 
     def start_game(self, setup: GameSetup) -> Game:
         """Open a new game from a setup, save it at once and show the table."""
+        from companion.core import Game
+
         game = Game(setup, rng=self.dice)
         self._open(self.games.new_id(), game)
         self._save()
@@ -314,6 +377,8 @@ class CompanionApp(App):
 
     def open_game(self, game_id: str) -> bool:
         """Open a saved game; a damaged file is reported and nothing changes."""
+        from companion.store import StoreError
+
         try:
             game = self.games.load(game_id)
         except StoreError as exc:
@@ -332,6 +397,8 @@ class CompanionApp(App):
 
     def delete_game(self, game_id: str) -> None:
         """Delete a saved game (closing it first if it is open)."""
+        from companion.store import StoreError
+
         if game_id == self.game_id:
             self._open("", None)
         try:
@@ -341,6 +408,8 @@ class CompanionApp(App):
 
     def export_game(self, game_id: str, dest: Path) -> Path | None:
         """Write a saved game's log to `dest`; returns the file written."""
+        from companion.store import StoreError
+
         self._save()
         try:
             written = self.games.export(game_id, dest)
@@ -352,6 +421,8 @@ class CompanionApp(App):
 
     def import_game(self, src: Path) -> str | None:
         """Add a game-log file to the saved games; returns its id."""
+        from companion.store import StoreError
+
         try:
             game_id = self.games.import_file(src)
         except (StoreError, OSError) as exc:
@@ -423,12 +494,16 @@ class CompanionApp(App):
     def _save(self) -> None:
         if self.game is None or not self.game_id:
             return
+        from companion.store import StoreError
+
         try:
             self.games.save(self.game_id, self.game)
         except (StoreError, OSError) as exc:
             self.notify(_("The game could not be saved: {problem}").format(problem=exc), True)
 
     def _resume_last_game(self) -> None:
+        from companion.store import StoreError
+
         try:
             last = self.games.load_last()
         except StoreError as exc:
@@ -491,7 +566,8 @@ async def run_app(app: CompanionApp) -> None:
     started = asyncio.Event()
     finished = False
     tasks: list[asyncio.Future[None]] = []
-    app.bind(on_start=lambda *_args: started.set())
+    # Services start once the app has loaded its settings and game (just after the first frame).
+    app.bind(ready=lambda *_args: started.set())
 
     async def ui() -> None:
         nonlocal finished

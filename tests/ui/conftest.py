@@ -160,7 +160,10 @@ def _session_app() -> Iterator[Harness]:
     app = CompanionApp(data_dir=data_dir)
     app._run_prepare()  # what App.run() does before the main loop
     harness = Harness(app, data_dir)
-    harness.pump(frames=5)
+    deadline = time.monotonic() + 30
+    while not app.ready:  # the rules engine and the saved games load after the first frame
+        assert time.monotonic() < deadline, "the app did not finish starting"
+        harness.pump(frames=1)
     yield harness
     app.stop()
     shutil.rmtree(data_dir, ignore_errors=True)

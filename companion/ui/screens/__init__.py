@@ -1,45 +1,58 @@
-"""The registry of screens: every module in this package that defines `ENTRY` is a screen.
+"""The registry of screens, in one place: name, title, class and where it sits in the navigation.
 
 A screen is a `CompanionScreen` subclass in `<name>.py` with its layout in `<name>.kv`
-beside it. Adding a screen means adding those two files; nothing else needs editing.
-Modules are imported at start (cheap); the widgets are built on first visit.
+beside it, plus one line in `SCREENS` below. A screen's module is imported, and its
+layout loaded, on the first visit: the app draws its first frame without any of them.
 """
 
 from __future__ import annotations
 
 import importlib
-import pkgutil
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
+
+from companion.ui.i18n import N_
 
 
 @dataclass(frozen=True)
 class ScreenEntry:
     """How the app knows a screen: its name, title and place in the navigation."""
 
-    name: str  # also the Kivy Screen.name
+    name: str  # the module name in this package, and the Kivy Screen.name
     title: str  # an untranslated message id (mark it with N_), translated on display
     cls: str  # class name inside the module
     nav_order: int | None = None  # position in the navigation bar; None = reached otherwise
     needs_game: bool = False  # only reachable while a game is open
 
+    def load(self) -> ModuleType:
+        """Import the screen's module (once; Python caches it)."""
+        return importlib.import_module(f"{__name__}.{self.name}")
 
-_EXCLUDED = {"base"}
+
+SCREENS: tuple[ScreenEntry, ...] = (
+    ScreenEntry("table", N_("Table"), "TableScreen", nav_order=10, needs_game=True),
+    ScreenEntry("board_view", N_("Board"), "BoardViewScreen", nav_order=15, needs_game=True),
+    ScreenEntry("combat", N_("Combat"), "CombatScreen", nav_order=20, needs_game=True),
+    ScreenEntry("dice", N_("Dice"), "DiceScreen", nav_order=30),
+    ScreenEntry("history", N_("History"), "HistoryScreen", nav_order=40, needs_game=True),
+    ScreenEntry("games", N_("Games"), "GamesScreen", nav_order=50),
+    ScreenEntry("devices", N_("Devices"), "DevicesScreen", nav_order=70),
+    ScreenEntry("settings", N_("Settings"), "SettingsScreen", nav_order=90),
+    ScreenEntry("new_game", N_("New game"), "NewGameScreen"),
+    ScreenEntry("player", N_("Player"), "PlayerScreen", needs_game=True),
+    ScreenEntry("run_away", N_("Run away"), "RunAwayScreen", needs_game=True),
+    ScreenEntry("game_over", N_("Game over"), "GameOverScreen", needs_game=True),
+)
 
 
-def discover() -> dict[str, tuple[ScreenEntry, ModuleType]]:
-    """Every screen in this package, by name."""
-    found: dict[str, tuple[ScreenEntry, ModuleType]] = {}
-    for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
-        if info.name in _EXCLUDED or info.name.startswith("_"):
-            continue
-        module = importlib.import_module(f"{__name__}.{info.name}")
-        entry = getattr(module, "ENTRY", None)
-        if isinstance(entry, ScreenEntry):
-            if entry.name in found:
-                raise ValueError(f"two screens are called '{entry.name}'")
-            found[entry.name] = (entry, module)
+def registry() -> dict[str, ScreenEntry]:
+    """Every screen, by name."""
+    found: dict[str, ScreenEntry] = {}
+    for entry in SCREENS:
+        if entry.name in found:
+            raise ValueError(f"two screens are called '{entry.name}'")
+        found[entry.name] = entry
     return found
 
 

@@ -7,16 +7,11 @@ from typing import Any
 from kivy.factory import Factory
 from kivy.properties import BooleanProperty, NumericProperty, StringProperty
 
-from companion.ui.i18n import N_, _
+from companion.ui.i18n import _
 from companion.ui.labels import phase_name
-from companion.ui.screens import ScreenEntry
 from companion.ui.screens.base import CompanionScreen
 from companion.ui.theme import colour
 from companion.ui.track import TrackToken
-
-ENTRY = ScreenEntry(
-    name="board_view", title=N_("Board"), cls="BoardViewScreen", nav_order=15, needs_game=True
-)
 
 
 def tokens_for(state: Any) -> list[TrackToken]:

@@ -24,14 +24,9 @@ from companion.core import (
     RunAway,
     StartCombat,
 )
-from companion.ui.i18n import N_, _
-from companion.ui.screens import ScreenEntry
+from companion.ui.i18n import _
 from companion.ui.screens.base import CompanionScreen
 from companion.ui.widgets import FlatButton
-
-ENTRY = ScreenEntry(
-    name="combat", title=N_("Combat"), cls="CombatScreen", nav_order=20, needs_game=True
-)
 
 ONE_SHOT_VALUES = (1, 2, 3, 5, 10)
 COUNTDOWN_STEP_S = 0.1

@@ -15,11 +15,8 @@ from kivy.uix.boxlayout import BoxLayout
 
 from companion.ui.device_service import DeviceService, device_service
 from companion.ui.i18n import N_, _
-from companion.ui.screens import ScreenEntry
 from companion.ui.screens.base import CompanionScreen
 from companion.ui.theme import colour
-
-ENTRY = ScreenEntry(name="devices", title=N_("Devices"), cls="DevicesScreen", nav_order=70)
 
 # Brightness moves in sixteenths of full scale, as on the Settings screen.
 BRIGHTNESS_STEP = 16

@@ -5,11 +5,8 @@ from __future__ import annotations
 from kivy.properties import ListProperty, NumericProperty, StringProperty
 
 from companion.core import RollDie
-from companion.ui.i18n import N_
-from companion.ui.screens import ScreenEntry
 from companion.ui.screens.base import CompanionScreen
 
-ENTRY = ScreenEntry(name="dice", title=N_("Dice"), cls="DiceScreen", nav_order=30)
 RECENT_ROLLS = 8
 
 

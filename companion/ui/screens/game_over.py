@@ -8,12 +8,9 @@ from kivy.factory import Factory
 from kivy.properties import ListProperty, NumericProperty, StringProperty
 
 from companion.core import ResolveCombat
-from companion.ui.i18n import N_, _, ngettext
-from companion.ui.screens import ScreenEntry
+from companion.ui.i18n import _, ngettext
 from companion.ui.screens.base import CompanionScreen
 from companion.ui.theme import colour
-
-ENTRY = ScreenEntry(name="game_over", title=N_("Game over"), cls="GameOverScreen", needs_game=True)
 
 
 def game_statistics(game: Any) -> dict[str, Any]:

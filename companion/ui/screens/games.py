@@ -7,11 +7,9 @@ from pathlib import Path
 from kivy.factory import Factory
 from kivy.properties import StringProperty
 
-from companion.ui.i18n import N_, _
-from companion.ui.screens import ScreenEntry
+from companion.ui.i18n import _
 from companion.ui.screens.base import CompanionScreen
 
-ENTRY = ScreenEntry(name="games", title=N_("Games"), cls="GamesScreen", nav_order=50)
 EXPORTS_DIR = "exports"
 
 

@@ -6,15 +6,9 @@ from kivy.factory import Factory
 from kivy.properties import ListProperty, NumericProperty
 
 from companion.core import BaseAction, GameState, describe
-from companion.ui.i18n import N_
-from companion.ui.screens import ScreenEntry
 from companion.ui.screens.base import CompanionScreen
 
 SHOWN_ACTIONS = 300
-
-ENTRY = ScreenEntry(
-    name="history", title=N_("History"), cls="HistoryScreen", nav_order=40, needs_game=True
-)
 
 
 class HistoryScreen(CompanionScreen):

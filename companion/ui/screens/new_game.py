@@ -24,13 +24,11 @@ from companion.core import (
     Sex,
     Variants,
 )
-from companion.ui.i18n import N_, _
+from companion.ui.i18n import _
 from companion.ui.labels import sex_name
-from companion.ui.screens import ScreenEntry
 from companion.ui.screens.base import CompanionScreen
 from companion.ui.theme import PLAYER_COLOURS, colour
 
-ENTRY = ScreenEntry(name="new_game", title=N_("New game"), cls="NewGameScreen")
 MIN_PLAYERS = 2
 MAX_PLAYERS = 8
 EPIC_LEVEL = 20

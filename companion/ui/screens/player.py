@@ -29,11 +29,8 @@ from companion.core import (
 )
 from companion.ui.i18n import N_, _, ngettext
 from companion.ui.labels import sex_name
-from companion.ui.screens import ScreenEntry
 from companion.ui.screens.base import CompanionScreen
 from companion.ui.widgets import FlatButton
-
-ENTRY = ScreenEntry(name="player", title=N_("Player"), cls="PlayerScreen", needs_game=True)
 
 TRAIT_KINDS: tuple[tuple[str, str, str], ...] = (
     # kind, heading, field of Edition with the names

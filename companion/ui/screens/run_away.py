@@ -9,11 +9,8 @@ from kivy.uix.behaviors import ButtonBehavior
 from kivy.uix.boxlayout import BoxLayout
 
 from companion.core import RUN_AWAY_TARGET, RunAway, SacrificeAlly
-from companion.ui.i18n import N_, _
-from companion.ui.screens import ScreenEntry
+from companion.ui.i18n import _
 from companion.ui.screens.base import CompanionScreen
-
-ENTRY = ScreenEntry(name="run_away", title=N_("Run away"), cls="RunAwayScreen", needs_game=True)
 
 
 class FleeRow(ButtonBehavior, BoxLayout):

@@ -9,11 +9,8 @@ from pydantic import ValidationError
 
 from companion.core import EDITIONS
 from companion.ui.awake import keep_awake
-from companion.ui.i18n import LANGUAGES, N_, _, set_language
-from companion.ui.screens import ScreenEntry
+from companion.ui.i18n import LANGUAGES, _, set_language
 from companion.ui.screens.base import CompanionScreen
-
-ENTRY = ScreenEntry(name="settings", title=N_("Settings"), cls="SettingsScreen", nav_order=90)
 
 EPIC_LEVEL = 20
 NORMAL_LEVEL = 10

@@ -8,18 +8,13 @@ from kivy.metrics import dp
 from kivy.properties import BooleanProperty, NumericProperty, StringProperty
 
 from companion.core import AdvancePhase, Charity, EndTurn, GoUpLevel, LoseLevel, Phase, SetGearBonus
-from companion.ui.i18n import N_, _
+from companion.ui.i18n import _
 from companion.ui.labels import phase_name, traits_line
-from companion.ui.screens import ScreenEntry
 from companion.ui.screens.base import CompanionScreen
 from companion.ui.theme import colour
 from companion.ui.widgets import PlayerTile
 
 CHARITY_MAX_CARDS = 20
-
-ENTRY = ScreenEntry(
-    name="table", title=N_("Table"), cls="TableScreen", nav_order=10, needs_game=True
-)
 
 
 class TableScreen(CompanionScreen):
