@@ -74,6 +74,7 @@ async def _main(args: argparse.Namespace) -> int:
     import tempfile
     from pathlib import Path
 
+    from companion.devices.tasks import cancel_and_wait
     from companion.devices.virtual import BleVirtualCounter, SerialVirtualCounter, VirtualCounter
 
     loop = asyncio.get_running_loop()
@@ -139,9 +140,7 @@ async def _main(args: argparse.Namespace) -> int:
         await _render(counters, stop, plain=args.plain or not sys.stdout.isatty())
     finally:
         if demo_task is not None:
-            demo_task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await demo_task
+            await cancel_and_wait(demo_task)
         if manager is not None:
             await manager.stop()
             shutil.rmtree(manager.tokens.path.parent, ignore_errors=True)

@@ -9,12 +9,12 @@ runs as one task on the shared loop.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import random
 from collections.abc import Awaitable, Callable
 
 from companion.devices.link import Link, LinkError, LinkOpenError, LinkState
+from companion.devices.tasks import cancel_and_wait
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -106,9 +106,7 @@ class Reconnector:
         """Stop retrying and close the link."""
         task, self._task = self._task, None
         if task is not None:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+            await cancel_and_wait(task)
         await self.link.close()
 
     async def wait_open(self) -> None:
@@ -123,6 +121,7 @@ class Reconnector:
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()
         while True:
+            _raise_if_cancelled()
             self.attempts += 1
             try:
                 await self.link.open()
@@ -132,6 +131,7 @@ class Reconnector:
                 _LOGGER.debug("%s: %s; next try in %.2f s", self.link.name, exc, delay)
                 await asyncio.sleep(delay)
                 continue
+            _raise_if_cancelled()
             self.opens += 1
             opened_at = loop.time()
             if self._on_open is not None:
@@ -142,6 +142,7 @@ class Reconnector:
                     # as it should (still booting, say): cut it and try again later.
                     self.last_error = exc
                     await self.link.drop(f"setup failed: {exc}")
+            _raise_if_cancelled()
             if self.link.is_open:
                 self._opened.set()
             while self.link.is_open:
@@ -153,3 +154,15 @@ class Reconnector:
             if loop.time() - opened_at >= self.stable_after_s:
                 self.backoff.reset()
             await asyncio.sleep(self.backoff.next_delay())
+
+
+def _raise_if_cancelled() -> None:
+    """Honour a cancellation that a carrier's library swallowed while connecting.
+
+    A BLE stack that catches CancelledError mid-connect lets the task run on as if
+    nothing happened; the task still counts the request (`Task.cancelling()`), so
+    stopping the reconnect loop works even then instead of hanging until a timeout.
+    """
+    task = asyncio.current_task()
+    if task is not None and task.cancelling():
+        raise asyncio.CancelledError

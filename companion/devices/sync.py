@@ -37,6 +37,7 @@ from companion.devices.discovery import CounterInfo, discover
 from companion.devices.link import Link, LinkClosedError, LinkError, LinkState
 from companion.devices.reconnect import Backoff, Reconnector
 from companion.devices.serial_link import SerialLink
+from companion.devices.tasks import cancel_and_wait
 from companion.devices.tokens import TokenStore
 from companion.devices.virtual import (
     BleVirtualCounter,
@@ -228,11 +229,7 @@ class CounterConnection:
         ]
 
     async def stop(self) -> None:
-        for task in [*self._tasks, *self._spawned]:
-            task.cancel()
-        for task in [*self._tasks, *self._spawned]:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        await cancel_and_wait(*self._tasks, *self._spawned)
         self._tasks = []
         if self._timer is not None:
             self._timer.cancel()

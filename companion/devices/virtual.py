@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import abc
 import asyncio
-import contextlib
 import logging
 import sys
 from collections.abc import Callable
@@ -25,6 +24,7 @@ from typing import Any
 from companion.devices import wire
 from companion.devices.bumble_backend import VirtualPeripheral, VirtualRadio
 from companion.devices.pty_port import PtyPort
+from companion.devices.tasks import cancel_and_wait
 from companion.resources import shipped
 
 _LOGGER = logging.getLogger(__name__)
@@ -207,11 +207,7 @@ class VirtualCounter(abc.ABC):
     async def stop(self) -> None:
         """Switch the counter off: what it showed is kept, as flash would."""
         tasks, self._tasks = self._tasks, []
-        for task in tasks:
-            task.cancel()
-        for task in tasks:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        await cancel_and_wait(*tasks)
         await self._stop_carrier()
 
     # -- for carriers ---------------------------------------------------------------

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 
 import pytest
@@ -127,3 +128,41 @@ async def test_a_failed_setup_is_dropped_and_retried(tmp_path):
 
     assert reconnector.opens == 2
     assert isinstance(reconnector.last_error, NotACounterError)
+
+
+class SwallowingLink(Link):
+    """A carrier whose connect eats a cancellation and reports success, as some BLE stacks do."""
+
+    transport = "memory"
+
+    def __init__(self) -> None:
+        super().__init__("swallower")
+        self.connecting = asyncio.Event()
+
+    async def _open(self) -> None:
+        self.connecting.set()
+        # The library's bug: the cancellation is lost and the connect "succeeds".
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.sleep(30)
+
+    async def _send(self, payload: bytes) -> None:
+        return None
+
+    async def _close(self) -> None:
+        return None
+
+
+async def test_stop_is_prompt_even_when_the_carrier_swallows_the_cancellation():
+    link = SwallowingLink()
+    reconnector = Reconnector(link, backoff=Backoff(**FAST))
+    reconnector.start()
+    await asyncio.wait_for(link.connecting.wait(), 2)
+
+    stopping = asyncio.ensure_future(reconnector.stop())
+    done, _ = await asyncio.wait({stopping}, timeout=2)  # before the fix: forever
+    if not done:
+        stopping.cancel()
+    assert done, "stop() hung on a carrier that swallowed the cancellation"
+
+    assert not reconnector.running
+    assert link.state is LinkState.CLOSED
