@@ -12,26 +12,32 @@ class FileStore:
         try:
             os.mkdir(root)
         except OSError:
-            pass
+            pass  # already there (MicroPython has no exist_ok)
 
     def _path(self, name):
         return self.root + "/" + name
 
     def read(self, name):
-        try:
-            with open(self._path(name), "rb") as f:
-                return f.read()
-        except OSError:
-            return None
+        # A power cut between removing the old file and renaming the new one leaves
+        # only the finished ".tmp" copy; it is the newest whole version, so use it.
+        for path in (self._path(name), self._path(name + ".tmp")):
+            try:
+                with open(path, "rb") as f:
+                    return f.read()
+            except OSError:
+                continue
+        return None
 
     def write(self, name, data):
         tmp = self._path(name + ".tmp")
         with open(tmp, "wb") as f:
             f.write(data)
+        # Not every flash file system renames over an existing file, so remove it first;
+        # read() covers the moment in between.
         try:
             os.remove(self._path(name))
         except OSError:
-            pass
+            pass  # nothing to replace yet
         os.rename(tmp, self._path(name))
         self.writes += 1
 
@@ -39,7 +45,7 @@ class FileStore:
         try:
             os.remove(self._path(name))
         except OSError:
-            pass
+            pass  # already gone
 
 
 class MemoryStore:

@@ -96,6 +96,16 @@ def test_file_store_replaces_files_whole(tmp_path: Path) -> None:
     assert store.read("state.bin") is None
 
 
+def test_file_store_survives_a_power_cut_between_remove_and_rename(tmp_path: Path) -> None:
+    store = FileStore(str(tmp_path / "data"))
+    store.write("state.bin", b"one")
+    # What flash holds if power fails after the old file was removed, before the rename.
+    (tmp_path / "data" / "state.bin").replace(tmp_path / "data" / "state.bin.tmp")
+    (tmp_path / "data" / "state.bin.tmp").write_bytes(b"two")
+
+    assert FileStore(str(tmp_path / "data")).read("state.bin") == b"two"
+
+
 def test_outbox_fans_out_and_keeps_the_newest() -> None:
     box = Outbox(["serial", "ble"])
     for i in range(10):
