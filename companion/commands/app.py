@@ -12,7 +12,8 @@ HELP = "open the companion app (the default when no command is given)"
 _SIZE = re.compile(r"^(\d{3,5})x(\d{3,5})$")
 
 
-def _size(text: str) -> tuple[int, int]:
+def window_size(text: str) -> tuple[int, int]:
+    """Parse a window size such as 360x640 (an argparse type)."""
     match = _SIZE.match(text.strip().lower())
     if not match:
         raise argparse.ArgumentTypeError(f"size must look like 360x640, not {text!r}")
@@ -28,7 +29,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--size",
-        type=_size,
+        type=window_size,
         default=None,
         metavar="WxH",
         help="window size in pixels, e.g. 360x640 (phone) or 1280x800 (desktop)",

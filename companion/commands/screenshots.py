@@ -4,27 +4,20 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import tempfile
 from pathlib import Path
 from typing import Any
+
+from companion.commands.app import window_size
 
 HELP = "save a PNG of every screen at phone (360x640) and desktop (1280x800) sizes"
 
 PHONE = (360, 640)
 DESKTOP = (1280, 800)
-_SIZE = re.compile(r"^(\d{3,5})x(\d{3,5})$")
 # Frames to draw after a change before the picture is taken (layouts settle in 2-3).
 SETTLE_FRAMES = 8
 # A rolled die tumbles for 0.6 s before it shows the result.
 DIE_SETTLE_S = 1.0
-
-
-def _size(text: str) -> tuple[int, int]:
-    match = _SIZE.match(text.strip().lower())
-    if not match:
-        raise argparse.ArgumentTypeError(f"size must look like 360x640, not {text!r}")
-    return int(match.group(1)), int(match.group(2))
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -36,7 +29,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--size",
-        type=_size,
+        type=window_size,
         action="append",
         metavar="WxH",
         help="a window size to capture (repeatable; default: 360x640 and 1280x800)",
