@@ -43,6 +43,9 @@ class GameStore:
         self.root = folder if folder is not None else data_dir()
         self.folder = self.root / GAMES_DIR
         self.folder.mkdir(parents=True, exist_ok=True)
+        # The id this store last wrote into the marker file, so autosaving the same game
+        # after every action does not rewrite (and sync) the marker each time.
+        self._marked: str | None = None
 
     # -- ids and paths ---------------------------------------------------------------
     def new_id(self) -> str:
@@ -60,7 +63,8 @@ class GameStore:
         """Write the whole game log atomically and remember it as the last game."""
         path = self.path_of(game_id)
         atomic_write_text(path, game.to_json())
-        self.last_id = game_id
+        if self._marked != game_id:
+            self.last_id = game_id
         return path
 
     def load(self, game_id: str) -> Game:
@@ -97,6 +101,7 @@ class GameStore:
             marker.unlink(missing_ok=True)
         else:
             atomic_write_text(marker, game_id + "\n")
+        self._marked = game_id
 
     def load_last(self) -> tuple[str, Game] | None:
         """The last game and its id, or None when there is none (a damaged one raises)."""

@@ -134,3 +134,17 @@ def test_importing_a_file_that_is_not_a_game_log_is_refused_and_adds_nothing(
     with pytest.raises(StoreError, match=r"missing\.json: no such saved game"):
         store.import_file(tmp_path / "missing.json")
     assert store.list() == []
+
+
+def test_the_game_saved_last_is_the_one_resumed(tmp_path: Path) -> None:
+    store = GameStore(tmp_path)
+    first, second = store.new_id() + "a", store.new_id() + "b"
+    store.save(first, make_game(levels=1))
+    store.save(second, make_game(levels=2))
+    assert store.last_id == second
+    store.save(first, make_game(levels=3))  # back to the first game
+
+    resumed = GameStore(tmp_path).load_last()
+
+    assert resumed is not None and resumed[0] == first
+    assert resumed[1].state.players[1].level == 4
