@@ -40,7 +40,12 @@ from companion.devices.pty_port import PtyPort
 from companion.devices.serial_link import SerialLink
 from companion.devices.sync import DeviceManager
 from companion.devices.tokens import TokenStore
-from companion.devices.virtual import BleVirtualCounter, LedFrame, SerialVirtualCounter
+from companion.devices.virtual import (
+    BleVirtualCounter,
+    LedFrame,
+    SerialVirtualCounter,
+    VirtualCounter,
+)
 
 PAYLOAD = bytes(range(1, 18))  # a SNAPSHOT-sized message
 WAIT_S = 5.0  # s: one sample never takes this long unless something is broken
@@ -155,6 +160,25 @@ async def serial_figures(samples: int, warmup: int, folder: Path) -> dict[str, l
     manager.add_link(SerialLink(counter.address), virtual=counter)
     link = SerialLink(link_echo.path)
     try:
+        return await measure_carrier(bare, link, manager, game, counter, samples, warmup)
+    finally:
+        loop.remove_reader(fd)
+        os.close(fd)
+        raw_echo.close()
+        link_echo.close()
+
+
+async def measure_carrier(
+    bare: Callable[[], Awaitable[None]],
+    link: Link,
+    manager: DeviceManager,
+    game: Game,
+    counter: VirtualCounter,
+    samples: int,
+    warmup: int,
+) -> dict[str, list[float]]:
+    """Sample the three trips of one carrier in turn, then close what was opened for them."""
+    try:
         await link.open()
         await manager.wait_ready(WAIT_S)
         trips = {
@@ -167,10 +191,6 @@ async def serial_figures(samples: int, warmup: int, folder: Path) -> dict[str, l
         await link.close()
         await manager.stop()
         await counter.stop()
-        loop.remove_reader(fd)
-        os.close(fd)
-        raw_echo.close()
-        link_echo.close()
 
 
 async def ble_figures(samples: int, warmup: int, folder: Path) -> dict[str, list[float]]:
@@ -218,18 +238,8 @@ async def ble_figures(samples: int, warmup: int, folder: Path) -> dict[str, list
             await BleLink.find(counter.address, backend=radio.bleak_backend()), virtual=counter
         )
         try:
-            await link.open()
-            await manager.wait_ready(WAIT_S)
-            trips = {
-                "bare": Trip(bare),
-                "link": echo_trip(link),
-                "action": action_to_frame(manager, game, counter),
-            }
-            return await sample(trips, samples, warmup)
+            return await measure_carrier(bare, link, manager, game, counter, samples, warmup)
         finally:
-            await link.close()
-            await manager.stop()
-            await counter.stop()
             await connection.disconnect()
             await client.power_off()
             radio.remove_device(client)
