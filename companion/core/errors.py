@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
+
 
 class RuleError(ValueError):
     """An action broke a rule of the game; the message says which, in the table's words.
@@ -17,3 +22,32 @@ class RuleError(ValueError):
     def __init__(self, rule: str, message: str) -> None:
         super().__init__(message)
         self.rule = rule
+
+
+def first_validation_error(exc: ValidationError) -> tuple[str, str, int]:
+    """The first problem pydantic found: (where, what, how many problems in all).
+
+    `where` is the dotted field path ("players.0.name"), empty for the whole object.
+    Every place that turns a ValidationError into one line for a person uses this.
+    """
+    first = exc.errors()[0]
+    where = ".".join(str(part) for part in first["loc"])
+    return where, str(first["msg"]), exc.error_count()
+
+
+def validation_error_line(exc: ValidationError) -> str:
+    """One line for a person out of a pydantic error: where, what, and how many more.
+
+    >>> from pydantic import BaseModel, ValidationError
+    >>> class Seat(BaseModel):
+    ...     name: str
+    ...     level: int
+    >>> try:
+    ...     Seat.model_validate({"name": 3, "level": "x"})
+    ... except ValidationError as exc:
+    ...     print(validation_error_line(exc))
+    name: Input should be a valid string (and 1 more)
+    """
+    where, what, count = first_validation_error(exc)
+    more = f" (and {count - 1} more)" if count > 1 else ""
+    return f"{where}: {what}{more}" if where else f"{what}{more}"

@@ -1,8 +1,16 @@
-"""Stopping background tasks without swallowing a cancellation meant for the caller."""
+"""Owning background tasks: start them by name, log their failures, stop them all.
+
+Stopping never swallows a cancellation meant for the caller.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import logging
+from collections.abc import Callable, Coroutine, Iterator
+from typing import Any
+
+log = logging.getLogger(__name__)
 
 
 async def cancel_and_wait(*tasks: asyncio.Future[object]) -> None:
@@ -21,3 +29,47 @@ async def cancel_and_wait(*tasks: asyncio.Future[object]) -> None:
             current = asyncio.current_task()
             if current is not None and current.cancelling():
                 raise
+
+
+class TaskSet:
+    """The background tasks one object owns: started by name, kept alive, stopped together.
+
+    A task that ends with an exception is logged with its name at once (never a silent
+    "Task exception was never retrieved"), and `on_error` is told so its owner can
+    recover, e.g. restart the task or drop the link.
+    """
+
+    def __init__(self, owner: str, on_error: Callable[[str, BaseException], None] | None = None):
+        self._owner = owner
+        self._on_error = on_error
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    def spawn(self, coro: Coroutine[Any, Any, Any], name: str) -> asyncio.Task[Any]:
+        """Start `coro` as a task of this set; it leaves the set when it ends."""
+        task = asyncio.get_running_loop().create_task(coro, name=f"{self._owner}: {name}")
+        self._tasks.add(task)
+        task.add_done_callback(self._finished)
+        return task
+
+    def _finished(self, task: asyncio.Task[Any]) -> None:
+        self._tasks.discard(task)
+        if task.cancelled():
+            return
+        exc = task.exception()
+        if exc is None:
+            return
+        log.error("%s failed", task.get_name(), exc_info=exc)
+        if self._on_error is not None:
+            self._on_error(task.get_name(), exc)
+
+    async def cancel_all(self) -> None:
+        """Cancel every task of the set and wait for each to finish."""
+        tasks = list(self._tasks)
+        self._tasks.clear()
+        await cancel_and_wait(*tasks)
+
+    def __len__(self) -> int:
+        return len(self._tasks)
+
+    def __iter__(self) -> Iterator[asyncio.Task[Any]]:
+        return iter(list(self._tasks))

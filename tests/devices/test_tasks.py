@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from companion.devices.tasks import cancel_and_wait
+from companion.devices.tasks import TaskSet, cancel_and_wait
 
 
 async def test_the_tasks_are_cancelled_and_waited_for():
@@ -44,3 +44,20 @@ async def test_a_cancellation_of_the_caller_is_passed_on():
     release.set()
     await asyncio.wait({task}, timeout=1)
     assert task.done()
+
+
+async def test_a_task_set_reports_a_failed_task_and_stops_the_rest(caplog) -> None:
+    failures: list[tuple[str, str]] = []
+    tasks = TaskSet("counter 1", on_error=lambda name, exc: failures.append((name, str(exc))))
+
+    async def fail() -> None:
+        raise OSError("notify on a dropped link")
+
+    forever = tasks.spawn(asyncio.sleep(3600), "ping")
+    tasks.spawn(fail(), "push")
+    await asyncio.sleep(0.01)
+    assert failures == [("counter 1: push", "notify on a dropped link")]
+    assert "counter 1: push failed" in caplog.text
+    assert len(tasks) == 1
+    await tasks.cancel_all()
+    assert forever.cancelled() and len(tasks) == 0
