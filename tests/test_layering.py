@@ -16,13 +16,18 @@ ALLOWED = {
     "store": {"core", "resources"},
     "devices": {"core", "store", "resources"},
     "ui": {"core", "cards", "store", "devices", "resources"},
+    # The command line sits on top: it may use every layer but never the other way round.
+    "commands": {"core", "cards", "store", "devices", "ui", "resources"},
 }
+# Nothing below the command line may reach up into it.
+TOP = {"commands", "cli"}
 # Third-party packages a layer must not touch (the UI toolkit stays in the UI).
 FORBIDDEN_THIRD_PARTY = {
     "core": {"kivy", "serial", "bleak", "bumble", "platformdirs"},
     "cards": {"kivy", "serial", "bleak", "bumble"},
     "store": {"kivy", "serial", "bleak", "bumble"},
     "devices": {"kivy"},
+    "commands": set(),
 }
 
 
@@ -50,4 +55,36 @@ def test_layer_imports_only_what_it_may(layer: str) -> None:
                     wrong.append(f"{path.relative_to(PACKAGE)} imports {name}")
             elif parts[0] in FORBIDDEN_THIRD_PARTY.get(layer, set()):
                 wrong.append(f"{path.relative_to(PACKAGE)} imports {name}")
+    assert wrong == []
+
+
+def test_no_layer_reaches_up_into_the_command_line() -> None:
+    wrong = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE)
+        if rel.parts[0] in TOP or rel.name == "cli.py" or rel.name == "__main__.py":
+            continue
+        for name in imported_modules(path):
+            parts = name.split(".")
+            if parts[0] == "companion" and len(parts) > 1 and parts[1] in TOP:
+                wrong.append(f"{rel} imports {name}")
+    assert wrong == []
+
+
+def test_no_module_imports_private_names_of_another() -> None:
+    """`from x import _name` across files means two modules share one's insides."""
+    wrong = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                private = [
+                    a.name
+                    for a in node.names
+                    # `_` is gettext's marker and dunders are public by convention
+                    if a.name.startswith("_") and a.name != "_" and not a.name.endswith("__")
+                ]
+                if private and not node.module.startswith("__"):
+                    wrong.append(
+                        f"{path.relative_to(PACKAGE)}: from {node.module} import {private}"
+                    )
     assert wrong == []

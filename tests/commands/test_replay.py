@@ -9,7 +9,7 @@ import pytest
 
 from companion.cli import main
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "docs" / "examples" / "game.json"
+EXAMPLE = Path(__file__).resolve().parents[2] / "docs" / "examples" / "game.json"
 
 
 def test_the_example_game_replays_to_its_winners(capsys: pytest.CaptureFixture[str]) -> None:
