@@ -8,6 +8,10 @@ import os
 import sys
 from pathlib import Path
 
+# A game log takes about 100 bytes per action: 32 MiB is some 300,000 actions, far
+# beyond any evening's game, and small enough to read and check in memory.
+MAX_LOG_BYTES = 32 * 2**20
+
 HELP = "replay a saved game log with every rule checked and print the final state as JSON"
 
 
@@ -24,9 +28,18 @@ def run(args: argparse.Namespace) -> int:
 
     path: Path = args.game
     try:
-        text = path.read_bytes()
+        # Read at most one byte past the limit: /dev/zero or a pipe has no size to ask for.
+        with path.open("rb") as handle:
+            text = handle.read(MAX_LOG_BYTES + 1)
     except OSError as err:
         print(f"companion replay: {path}: cannot read: {err.strerror or err}", file=sys.stderr)
+        return 1
+    if len(text) > MAX_LOG_BYTES:
+        print(
+            f"companion replay: {path}: larger than {MAX_LOG_BYTES // 2**20} MiB, "
+            "the most a game log may hold",
+            file=sys.stderr,
+        )
         return 1
     try:
         game = Game.from_json(text)
