@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import re
 from bisect import bisect_right
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, get_args
 
@@ -36,8 +38,14 @@ class PackError(ValueError):
 
 
 def _display(path: Path) -> str:
+    return _relative(path, os.getcwd())
+
+
+@lru_cache(maxsize=256)
+def _relative(path: Path, cwd: str) -> str:
+    # Resolving costs several system calls; a report names the same few files thousands of times.
     try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
+        return str(path.resolve().relative_to(Path(cwd).resolve()))
     except ValueError:
         return str(path)
 
