@@ -16,9 +16,11 @@ from collections.abc import AsyncIterator, Callable
 from types import TracebackType
 from typing import Self
 
+from companion.devices import wire
+
 _LOGGER = logging.getLogger(__name__)
 
-MAX_PAYLOAD = 20  # bytes: one default BLE ATT payload (MTU 23 minus the 3-byte ATT header)
+MAX_PAYLOAD = wire.MAX_MESSAGE  # bytes: one message, the codec's limit (one BLE ATT payload)
 
 
 class LinkState(enum.Enum):

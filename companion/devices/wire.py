@@ -3,7 +3,7 @@
 This one module is shared by the app (``companion.devices.wire``) and the
 firmware (a top-level ``wire`` module on the board), so it is written in the
 subset of Python that both CPython and MicroPython >= 1.22 run: it imports only
-``struct`` and ``hashlib`` (plus ``os``/``random`` for nonces), and uses plain
+``struct``, ``hashlib`` and ``os`` (for random tokens and nonces), and uses plain
 classes, bytes and ints. ``docs/protocol.md`` is the specification; the vectors
 in ``tests/vectors/`` pin its bytes.
 """
@@ -38,6 +38,12 @@ MANUFACTURER_CHAR_UUID = 0x2A29
 MODEL_CHAR_UUID = 0x2A24
 FIRMWARE_REV_CHAR_UUID = 0x2A26
 ADV_NAME_PREFIX = "MCounter"
+
+
+def counter_name(counter_id: int) -> str:
+    """The name a counter advertises: "MCounter-" and the low 16 bits of its id, upper-case hex."""
+    return f"{ADV_NAME_PREFIX}-{counter_id & 0xFFFF:04X}"
+
 
 # --- enumerations ------------------------------------------------------------
 
@@ -847,6 +853,11 @@ def decode(data: bytes) -> Message:
     return cls._decode(seq, body)
 
 
+def peek_type(data: bytes) -> int:
+    """The header's message type even of a message that does not decode (0 if empty)."""
+    return data[0] if data else 0
+
+
 def peek_seq(data: bytes) -> int:
     """The header's seq even of a message that does not decode (0 if too short), for ERROR."""
     if len(data) < HEADER_SIZE:
@@ -924,7 +935,6 @@ class Deframer:
         self._len = 0
         self._overflow = False
         self.dropped = 0  # frames thrown away: bad COBS, bad CRC, too long
-        self.accepted = 0
 
     def reset(self) -> None:
         """Forget a partial frame (after the carrier reconnects)."""
@@ -949,7 +959,6 @@ class Deframer:
                 if payload is None:
                     self.dropped += 1
                 else:
-                    self.accepted += 1
                     out.append(payload)
             self._len = 0
             self._overflow = False
@@ -1007,22 +1016,20 @@ def check_auth(token: bytes, nonce: bytes, counter_id: int, mac: bytes) -> bool:
 
 
 def random_bytes(size: int) -> bytes:
-    """Unpredictable bytes: os.urandom where the port has it (hardware RNG on ESP32/RP2040)."""
-    try:
-        import os
+    """Unpredictable bytes for tokens and nonces, from the port's ``os.urandom``.
 
-        return os.urandom(size)
-    except (ImportError, AttributeError, NotImplementedError):
-        import random
+    ESP32 and RP2040 builds draw it from their hardware RNG. A port without it
+    raises instead of falling back to a predictable generator: a guessable
+    nonce or token would let anyone answer a CHALLENGE.
+    """
+    import os  # only here: the codec itself needs no more than struct and hashlib
 
-        return bytes([random.getrandbits(8) for _ in range(size)])
+    urandom = getattr(os, "urandom", None)
+    if urandom is None:
+        raise NotImplementedError("this port has no os.urandom: no safe source for tokens")
+    return urandom(size)
 
 
 def new_token() -> bytes:
     """A fresh claim token for CLAIM."""
     return random_bytes(TOKEN_SIZE)
-
-
-def new_nonce() -> bytes:
-    """A fresh nonce for CHALLENGE."""
-    return random_bytes(NONCE_SIZE)

@@ -140,7 +140,22 @@ def test_hmac_matches_the_standard_library(key: bytes) -> None:
 
 def test_new_tokens_and_nonces_are_fresh() -> None:
     assert len(wire.new_token()) == wire.TOKEN_SIZE
-    assert len({wire.new_nonce() for _ in range(20)}) == 20
+    assert len({wire.random_bytes(wire.NONCE_SIZE) for _ in range(20)}) == 20
+
+
+def test_no_predictable_fallback_when_the_port_has_no_urandom(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import os
+
+    monkeypatch.delattr(os, "urandom")
+    with pytest.raises(NotImplementedError, match="urandom"):
+        wire.new_token()
+
+
+def test_one_spelling_of_the_advertised_name() -> None:
+    assert wire.counter_name(0x12341A2B) == "MCounter-1A2B"
+    assert wire.counter_name(0x5) == "MCounter-0005"
 
 
 @pytest.mark.parametrize(
