@@ -347,7 +347,7 @@ class Counter:
             elif key == wire.CFG_WIN_LEVEL:
                 s.win_level = msg.win_level
         else:
-            effect = msg.EFFECT
+            effect = msg.KEY
             if effect == wire.SHOW_IDENTIFY:
                 s.identify_active = msg.duration_s > 0
                 s.identify_until = timebase.ticks_add(now, msg.duration_s * 1000)

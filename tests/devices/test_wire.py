@@ -47,10 +47,11 @@ def test_vectors_cover_every_message_type_and_sub_type() -> None:
     kinds = set()
     for vector in MESSAGES:
         msg = build(vector["message"])
-        kinds.add((msg.TYPE, getattr(msg, "KEY", None), getattr(msg, "EFFECT", None)))
-    expected = {(t, None, None) for t in wire.MESSAGE_TYPES if t not in (3, 4)}
-    expected |= {(wire.MSG_CONFIG, key, None) for key in wire.CONFIG_TYPES}
-    expected |= {(wire.MSG_SHOW, None, effect) for effect in wire.SHOW_TYPES}
+        kinds.add((msg.TYPE, msg.KEY))
+    no_sub_type = -1
+    expected = {(t, no_sub_type) for t in wire.MESSAGE_TYPES if t not in (3, 4)}
+    expected |= {(wire.MSG_CONFIG, key) for key in wire.CONFIG_TYPES}
+    expected |= {(wire.MSG_SHOW, effect) for effect in wire.SHOW_TYPES}
     assert kinds == expected
 
 
