@@ -86,6 +86,16 @@ def test_damaged_settings_in_a_read_only_folder_start_with_defaults(tmp_path: Pa
     assert settings.read_bytes() == b'{"theme": "light", "winning_level": 12}'
 
 
+def test_a_read_only_folder_the_app_never_used_still_starts(tmp_path: Path) -> None:
+    (tmp_path / "settings.json").write_bytes(b"\xff")
+
+    with read_only(tmp_path):
+        report = start_app(tmp_path)
+
+    assert report["screen"] == "new_game"
+    assert "not UTF-8 text" in report["banner"] and "could not be set aside" in report["banner"]
+
+
 def test_companion_app_keeps_running_on_deeply_nested_settings(tmp_path: Path) -> None:
     """The command itself, not a probe: it used to exit 1 without a word."""
     (tmp_path / "settings.json").write_bytes(b"[" * 100_000)
