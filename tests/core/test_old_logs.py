@@ -22,7 +22,19 @@ CORPUS = Path(__file__).resolve().parent / "corpus" / "v1"
 LOGS = sorted(p for p in CORPUS.glob("*.json") if not p.name.endswith(".final.json"))
 
 # state fields that version 1 did not have; they may appear with any value
-ADDED_SINCE_V1: frozenset[str] = frozenset()
+ADDED_SINCE_V1 = frozenset(
+    {
+        "trait_bonuses",  # PlayerState: lasting combat bonuses of traits
+        "removed_treasure",  # CombatState: treasure of monsters a card removed
+        "levels_lost",  # RunAwayRoll: what the Bad Stuff did, as facts
+        "gear_lost",
+        "items_lost",
+        "traits_lost",
+        "died",
+        "no_limit",  # Variants: the no-limit variant
+        "lose",  # BadStuff: things it names as lost
+    }
+)
 WORDS = frozenset({"bad_stuff"})
 
 

@@ -129,5 +129,6 @@ def test_the_live_verdict_always_matches_the_rules(seed: int, length: int) -> No
         assert combat.fighters_winning == fighters_win(
             combat.players_strength, combat.monsters_strength, combat.wins_ties
         )
-        treasure = sum(monster_treasure(m.spec, m.enhancers) for m in combat.monsters)
+        in_play = sum(monster_treasure(m.spec, m.enhancers) for m in combat.monsters)
+        treasure = in_play + combat.removed_treasure
         assert combat.treasure == treasure
