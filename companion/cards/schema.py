@@ -318,8 +318,14 @@ class _Trait(Card):
 
 class _CharacterTrait(_Trait):
     def gain_action(self, player: int) -> core.GainTrait:
-        """Giving this class, race, style or motivation to the player in `player`'s seat."""
-        return core.GainTrait(player=player, kind=self.kind, name=self.name)  # type: ignore[arg-type]
+        """Giving this class, race, style or motivation to the player in `player`'s seat,
+        with its lasting combat bonus (the part that always applies)."""
+        return core.GainTrait(
+            player=player,
+            kind=self.kind,  # type: ignore[arg-type]
+            name=self.name,
+            bonus=self.combat_bonus,
+        )
 
 
 class ClassCard(_CharacterTrait):

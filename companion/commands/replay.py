@@ -179,4 +179,12 @@ def _combat_lines(state: GameState) -> list[str]:
         "ran_away": f"{fighter} ran from {monsters}",
         "fighter_died": f"{fighter} died fighting {monsters}",
     }[last.outcome]
-    return [f"Last combat: {outcome}"]
+    lines = [f"Last combat: {outcome}"]
+    for roll in last.rolls:
+        name = state.players[roll.fighter].name
+        monster = last.monsters[roll.monster] if roll.monster < len(last.monsters) else "?"
+        result = "escaped" if roll.escaped else f"caught: {roll.bad_stuff or 'no Bad Stuff'}"
+        lines.append(
+            f"  {name} rolled {roll.roll} ({roll.modifier:+d}) against {monster}: {result}"
+        )
+    return lines

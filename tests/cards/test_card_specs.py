@@ -76,6 +76,7 @@ def test_class_cards_give_their_abilities() -> None:
     assert cards.get("gen-race-elf").run_away_bonus == 2
     action = warrior.gain_action(2)
     assert (action.player, action.kind, action.name) == (2, "class", "Warrior")
+    assert action.bonus == 1  # the war cry's +1 stays with the character
 
 
 def test_unknown_edition_names_the_known_ones() -> None:

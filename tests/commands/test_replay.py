@@ -105,3 +105,105 @@ def test_at_outside_the_log_is_one_line(capsys: pytest.CaptureFixture[str], at: 
     assert captured.err.strip().splitlines() == [
         f"companion replay: {EXAMPLE}: --at {at} is not in the log: it has actions 0 to 25"
     ]
+
+
+PLAYS = EXAMPLE.with_name("table-plays.json")
+NO_LIMIT = EXAMPLE.with_name("no-limit.json")
+
+
+def replay_json(capsys: pytest.CaptureFixture[str], path: Path, at: int) -> dict:  # type: ignore[type-arg]
+    assert main(["replay", "--json", "--at", str(at), str(path)]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_the_table_plays_example_names_its_edition_by_id(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert json.loads(PLAYS.read_text())["setup"]["edition"] == "fu"
+    assert main(["replay", str(PLAYS)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Martial arts: 3 players, to Level 10\n")
+
+
+def test_trait_bonuses_count_in_combat_and_outlive_death(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    fight = replay_json(capsys, PLAYS, 5)  # Mei, Monk with Tiger +3 and Crane +1, wears +1
+    assert fight["combat"]["players_strength"] == 1 + 3 + 1 + 1
+    end = replay_json(capsys, PLAYS, 23)
+    ravi = end["players"][1]
+    assert ravi["dead"] and ravi["classes"] == ["Ninja"]
+    assert ravi["trait_bonuses"] == [{"kind": "class", "name": "Ninja", "bonus": 1}]
+    assert ravi["strength"] == 2
+
+
+def test_named_bad_stuff_takes_the_headgear_and_the_chosen_style(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    state = replay_json(capsys, PLAYS, 18)
+    mei = state["players"][0]
+    assert mei["items"] == [] and mei["styles"] == ["Tiger"] and mei["level"] == 1
+    roll = state["last_combat"]["rolls"][0]
+    assert roll["items_lost"] == ["Iron Headband"] and roll["traits_lost"] == ["Crane"]
+    assert main(["replay", "--at", "18", str(PLAYS)]) == 0
+    assert (
+        "  Mei rolled 2 (+0) against Headband Thief: caught: "
+        "lost a level; lost Iron Headband; lost Crane"
+    ) in capsys.readouterr().out.splitlines()
+
+
+def test_a_sale_over_the_cap_stops_at_9_and_says_so(capsys: pytest.CaptureFixture[str]) -> None:
+    assert replay_json(capsys, PLAYS, 20)["players"][0]["level"] == 9
+    assert main(["replay", "--at", "20", str(PLAYS)]) == 0
+    assert (
+        "Last action: Mei sells items worth 2900 gold: up to Level 9, "
+        "the rest is lost (levels lost: 1)"
+    ) in capsys.readouterr().out
+
+
+def test_treasure_after_a_defeat_without_a_kill(capsys: pytest.CaptureFixture[str]) -> None:
+    edited = replay_json(capsys, PLAYS, 12)["last_combat"]
+    assert edited["outcome"] == "defeat" and edited["treasure"] == 3
+    shown = replay_json(capsys, PLAYS, 15)["last_combat"]  # a card removed the only monster
+    assert shown["outcome"] == "defeat" and shown["treasure"] == 1
+
+
+def test_no_limit_goes_past_10_without_a_winner(capsys: pytest.CaptureFixture[str]) -> None:
+    state = replay_json(capsys, NO_LIMIT, 6)
+    assert state["setup"]["variants"]["no_limit"] is True
+    assert state["players"][0]["level"] == 15 and state["winners"] == []
+    assert main(["replay", str(NO_LIMIT)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "Classic fantasy: 2 players, no limit"
+    assert out[-1] == "No winner yet (no limit: nobody wins by Level)"
+
+
+def test_errors_count_as_the_file_does(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = json.loads(PLAYS.read_text())
+    data["actions"][10] = {"type": "remove_monster", "monster": 2}
+    crane = data["actions"][2]
+    data["actions"][2] = {"type": "gain_trait", "player": 0, "kind": "style", "nmae": "Crane"}
+    bad = tmp_path / "typo.json"
+    bad.write_text(json.dumps(data))
+    assert main(["replay", str(bad)]) == 1
+    assert capsys.readouterr().err.strip() == (
+        f"companion replay: {bad}: action 3 is malformed: gain_trait: unknown field 'nmae' "
+        "(and 1 more)"
+    )
+    data["actions"][2] = crane
+    bad.write_text(json.dumps(data))
+    assert main(["replay", str(bad)]) == 1
+    assert (
+        capsys.readouterr()
+        .err.strip()
+        .endswith(
+            "action 11 (remove_monster) breaks a rule: "
+            "There is no monster 2 in this combat (monsters count from 0)"
+        )
+    )
+
+
+def test_an_old_version_1_log_still_replays(capsys: pytest.CaptureFixture[str]) -> None:
+    assert json.loads(EXAMPLE.read_text())["version"] == 1
+    assert main(["replay", str(EXAMPLE)]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "Won by Cy and Ann: Cy reached Level 10"

@@ -32,7 +32,7 @@ from companion.core.state import (
     TraitKind,
 )
 
-TraitBonusValue = Annotated[int, Field(ge=-20, le=20)]
+TraitBonusValue = Annotated[int, Field(ge=-50, le=50)]
 
 _TRAIT_WORDS = {"class": "class", "race": "race", "motivation": "motivation", "style": "style"}
 _TRAIT_FIELDS = {
