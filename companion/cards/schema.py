@@ -109,6 +109,7 @@ class BadStuff(_Strict):
     lose_levels: int = Field(default=0, ge=0, le=20)
     death: bool = False
     lose_gear: int = Field(default=0, ge=0, le=10)
+    lose: tuple[core.Loss, ...] = ()  # tracked items and traits it takes, by what they are
     text: str = ""
 
     def to_spec(self) -> core.BadStuff:
@@ -117,6 +118,7 @@ class BadStuff(_Strict):
             lose_levels=self.lose_levels,
             death=self.death,
             lose_gear=self.lose_gear,
+            lose=self.lose,
             text=self.text,
         )
 

@@ -218,7 +218,8 @@ class BadStuff(Frozen):
 
     `lose_gear` lowers the hand-kept gear bonus by that many points; `lose` names the
     tracked items and traits that go (when several fit, the victim chooses); `text` is
-    the rest, for the table.
+    the rest, for the table. When `lose` took a tracked item, `lose_gear` is not applied
+    as well: beside a named item it is the same loss for tables that count gear by hand.
     """
 
     lose_levels: int = Field(default=0, ge=0)

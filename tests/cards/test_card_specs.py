@@ -92,3 +92,9 @@ def test_asking_for_the_wrong_kind_says_what_the_card_is() -> None:
         cards.monster("gen-tin-crown")
     with pytest.raises(ValueError, match="no card has the id 'nope'"):
         cards.get("nope")
+
+
+def test_bad_stuff_names_what_it_takes() -> None:
+    cards = load_database(user=False)
+    bad = cards.monster("gen-sock-gremlin").to_spec().bad_stuff
+    assert bad.lose == ("footgear",) and bad.lose_gear == 1

@@ -377,3 +377,25 @@ class TestErrorsCountAsTheFileDoes:
         with pytest.raises(GameLogError) as err:
             Game.from_dict(data)
         assert str(err.value) == "bad setup: variants: unknown field 'winning_levle'"
+
+
+class TestNamedLossBesideAGearFigure:
+    """A card that says "lose your footgear" gives both the thing and a gear figure, for
+    tables that track items and for tables that count gear by hand."""
+
+    def test_a_tracked_item_is_taken_and_the_hand_kept_bonus_is_spared(self) -> None:
+        game = make_game()
+        game.apply(GainItem(player=0, item=BOOTS, equip=True))
+        game.apply(SetGearBonus(player=0, bonus=2))
+        game.apply(StartCombat(fighter=0, monsters=(bully("footgear", lose_gear=1),)))
+        state = game.apply(RunAway(fighter=0, monster=0, roll=1))
+        assert state.players[0].items == () and state.players[0].gear_bonus == 2
+
+    def test_without_a_tracked_item_the_hand_kept_bonus_pays(self) -> None:
+        game = make_game()
+        game.apply(SetGearBonus(player=0, bonus=2))
+        game.apply(StartCombat(fighter=0, monsters=(bully("footgear", lose_gear=1),)))
+        state = game.apply(RunAway(fighter=0, monster=0, roll=1))
+        assert state.players[0].gear_bonus == 1
+        roll = state.last_combat.rolls[0]  # type: ignore[union-attr]
+        assert roll.bad_stuff == "had no footgear to lose; lost 1 gear bonus"

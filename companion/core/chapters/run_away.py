@@ -185,7 +185,9 @@ def _bad_stuff(
         facts["items_lost"] = tuple(items_lost)
     if traits_lost:
         facts["traits_lost"] = tuple(traits_lost)
-    if bad.lose_gear and not bad.death:
+    # A gear figure beside a named item is for tables that count that gear by hand: when
+    # a tracked item was taken, the hand-kept bonus does not pay a second time.
+    if bad.lose_gear and not bad.death and not items_lost:
         player = state.players[seat]
         lost = min(bad.lose_gear, max(0, player.gear_bonus))
         if lost:
