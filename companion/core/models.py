@@ -114,7 +114,7 @@ class Variants(Frozen):
     `winning_level` is then only where the level track starts out.
     """
 
-    winning_level: int = Field(default=10, ge=2, le=MAX_LEVEL)
+    winning_level: int = Field(default=10, ge=2, le=100)
     no_limit: bool = False
     shared_victory: bool = False
     faster_play: bool = False
