@@ -14,7 +14,9 @@ Beside them, `frame` is the one-way part of the action: until the LED frame show
 
 `table` is the app's own configuration: 1 level board (serial) + 8 trackers
 (BLE), one per player, with autosave on as the app orders it (the save runs
-where the app runs it), in a game of 10 and of 3,000 actions. There `bare` is
+where the app runs it: the store's queued `save_soon` where it exists, else the
+whole-file `save` on the loop), in a game of 10 and of 3,000 actions, and once
+more at 10 actions with autosave off (the counters' share alone). There `bare` is
 the same fan-out on bare carriers: one message to each of the nine echoing far
 ends at once, until every echo is back; `action` is until all nine counters
 acknowledged; `frame` until all nine rendered the frame.
@@ -61,6 +63,7 @@ TABLE_GAME_LENGTHS = (10, 3000)  # actions already in the game when the table is
 COLOURS = ("#e6194b", "#3cb44b", "#4363d8", "#f58231", "#911eb4", "#46f0f0", "#f032e6", "#bcf60c")
 
 RoundTrip = Callable[[], Awaitable[None]]
+Figures = dict[str, list[float]]
 
 
 class Trip:
@@ -336,16 +339,27 @@ async def ble_figures(samples: int, warmup: int, folder: Path) -> dict[str, list
 # -- the app's table --------------------------------------------------------------------------
 
 
+def autosave(store: GameStore, game_id: str, game: Game) -> tuple[Callable[[object], None], str]:
+    """The app's autosave after every change, and how it saves.
+
+    The store's queued save (`save_soon`, written off the loop) where the store
+    offers it, else the whole-file save the app has always made on the loop.
+    """
+    save_soon = getattr(store, "save_soon", None)
+    if save_soon is not None:
+        return (lambda _state: save_soon(game_id, game)), "GameStore.save_soon, off the loop"
+    return (lambda _state: store.save(game_id, game)), "GameStore.save, whole file on the loop"
+
+
 async def table_figures(
-    samples: int, warmup: int, folder: Path, actions: int
+    samples: int, warmup: int, folder: Path, actions: int, *, save: bool = True
 ) -> dict[str, list[float]]:
-    """1 board (serial) + 8 trackers (BLE) with autosave, in a game of `actions` actions."""
+    """1 board (serial) + 8 trackers (BLE) in a game of `actions` actions; autosave if `save`."""
     game = new_game(TABLE_TRACKERS)
     play(game, actions)
     store = GameStore(folder / f"games-{actions}")
-    game_id = store.new_id()
     # Autosave as the app orders it: its subscriber comes before the counters'.
-    unsubscribe = game.subscribe(lambda _state: store.save(game_id, game))
+    unsubscribe = game.subscribe(autosave(store, store.new_id(), game)[0]) if save else None
     manager = DeviceManager(
         tokens=TokenStore(folder / f"tokens-table-{actions}.json"),
         virtual=VirtualSetup(
@@ -376,7 +390,8 @@ async def table_figures(
         }
         return await sample(trips, samples, warmup)
     finally:
-        unsubscribe()
+        if unsubscribe is not None:
+            unsubscribe()
         await bare_gatt.close()
         bare_pty.close()
         await manager.stop()
@@ -424,17 +439,20 @@ async def run(transports: list[str], samples: int, warmup: int, attempts: int) -
         folder = Path(folder_name)
         for carrier in transports:
             if carrier == "table":
+                how = autosave(GameStore(folder / "probe"), "probe", new_game())[1]
                 print(
-                    f"table: 1 board (serial) + {TABLE_TRACKERS} trackers (BLE), autosave on "
-                    f"({GameStore.__module__}.GameStore.save after every action, as the app does)"
+                    f"table: 1 board (serial) + {TABLE_TRACKERS} trackers (BLE); autosave "
+                    f"after every action as the app orders it: {how}"
                 )
-                for actions in TABLE_GAME_LENGTHS:
+                configurations = [(actions, True) for actions in TABLE_GAME_LENGTHS]
+                configurations.append((TABLE_GAME_LENGTHS[0], False))  # the counters alone
+                for actions, save in configurations:
 
-                    async def one(actions: int = actions) -> dict[str, list[float]]:
+                    async def one(actions: int = actions, save: bool = save) -> Figures:
                         where = Path(tempfile.mkdtemp(dir=folder))
-                        return await table_figures(samples, warmup, where, actions)
+                        return await table_figures(samples, warmup, where, actions, save=save)
 
-                    name = f"table {actions} actions"
+                    name = f"table {actions} actions" + ("" if save else " no autosave")
                     all_met &= await measure(name, one, attempts, "all 9 counters")
                 continue
             figures_of = {"serial": serial_figures, "ble": ble_figures}[carrier]
