@@ -48,6 +48,7 @@ AUTH_ATTEMPTS = 3  # refused AUTHs in a row before the counter is taken as anoth
 PING_INTERVAL_S = 2.0  # s: often enough for a live link-quality figure, cheap on the radio
 PINGS_MISSED_MAX = 3  # unanswered pings in a row before a silent counter is taken for gone
 RECENT_PRESSES = 64  # button seqs remembered per counter, to treat a resent press as the same one
+TASK_RESTART_S = 1.0  # s: a task that keeps failing is started again once a second, not in a spin
 
 
 @dataclass(frozen=True)
@@ -211,12 +212,17 @@ class CounterConnection:
         """A task of this connection failed (the `TaskSet` logged it): a life-long one is
         started again, and the counter gets a fresh session, since the failure may have
         left the old one out of step."""
-        loop = self._loops().get(name.rsplit(": ", 1)[-1])
+        short_name = name.rsplit(": ", 1)[-1]
+        loop = self._loops().get(short_name)
         if loop is None:
             return
-        self._tasks.spawn(loop(), name.rsplit(": ", 1)[-1])
+        self._tasks.spawn(self._restart(loop), short_name)
         if self.link.is_open:
             self._tasks.spawn(self.link.drop(f"a task failed: {exc}"), "drop")
+
+    async def _restart(self, loop: Callable[[], Coroutine[Any, Any, None]]) -> None:
+        await asyncio.sleep(TASK_RESTART_S)
+        await loop()
 
     async def stop(self) -> None:
         """Stop every task of this connection and close its link."""
