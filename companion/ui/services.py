@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 # Service name -> "package.module:factory". Factories are called once, when the app starts.
 SERVICES: dict[str, str] = {
     "devices": "companion.ui.device_service:DeviceService",
+    "dice": "companion.ui.dice_service:DiceService",
 }
 
 

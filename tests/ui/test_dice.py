@@ -1,0 +1,137 @@
+"""Smart dice on the Run-away screen, headless: virtual dice on the virtual radio, found and
+connected by the app's dice service, thrown, and the screen takes and logs their rolls."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import pytest
+
+from tests.ui.conftest import Harness
+
+pytestmark = pytest.mark.slow
+
+WAIT_S = 15.0  # generous for a busy machine; each step takes milliseconds
+
+
+async def until(ui: Harness, check: Callable[[], bool], what: str) -> None:
+    """Run Kivy frames and the asyncio loop together until `check()` holds."""
+    end = time.monotonic() + WAIT_S
+    while not check():
+        if time.monotonic() > end:
+            raise AssertionError(f"timed out waiting until {what}")
+        ui.pump(frames=1)
+        await asyncio.sleep(0.01)
+
+
+@pytest.fixture
+async def table(ui: Harness) -> AsyncIterator[dict[str, Any]]:
+    """Two players, a fight the fighter cannot win, the dice service on a virtual radio."""
+    from companion.core import MonsterSpec, StartCombat
+    from companion.devices.bumble_backend import VirtualRadio
+    from companion.devices.dice import DiceHub
+    from companion.ui.dice_service import dice_service
+
+    ui.start_game(["Anna", "Bram"])
+    monsters = (MonsterSpec(name="Slime", level=20), MonsterSpec(name="Bog", level=20))
+    assert ui.app.act(StartCombat, fighter=0, monsters=monsters)
+    service = dice_service(ui.app)
+    assert service is not None
+    radio = VirtualRadio()
+    service.backend = radio.bleak_backend()
+    service.attach(DiceHub())
+    on_air: list[Any] = []
+    yield {"service": service, "radio": radio, "on_air": on_air}
+    ui.app.show("table")
+    ui.pump()
+    await service.hub.close()
+    for die in on_air:
+        await die.stop()
+    await radio.close()
+
+
+async def connect(ui: Harness, table: dict[str, Any], die: Any, seat: int) -> None:
+    """Switch a virtual die on, find it through the service, connect it, give it to `seat`."""
+    service = table["service"]
+    await die.start()
+    table["on_air"].append(die)
+    service.scan()
+    await until(ui, lambda: any(f.name == die.name for f in service.found), f"{die.name} is found")
+    (found,) = [f for f in service.found if f.name == die.name]
+    service.connect(found)
+    await until(
+        ui,
+        lambda: any(r.label.startswith(die.name) and r.connected for r in service.rows),
+        f"{die.name} is connected",
+    )
+    (row,) = [r for r in service.rows if r.label.startswith(die.name)]
+    service.assign(row.die_id, seat)
+
+
+def run_away_rolls(ui: Harness) -> list[tuple[int, int]]:
+    from companion.core import RunAway
+
+    return [(a.monster, a.roll) for a in ui.app.game.log if isinstance(a, RunAway)]
+
+
+async def test_a_pixels_die_rolls_for_the_fighter_and_the_screen_logs_it(
+    ui: Harness, table: dict[str, Any]
+) -> None:
+    from companion.devices.dice.virtual import VirtualGoDice, VirtualPixelsDie
+
+    ruby = VirtualPixelsDie(table["radio"], "Ruby")
+    bram_die = VirtualGoDice(table["radio"])
+    await connect(ui, table, ruby, seat=0)
+    await connect(ui, table, bram_die, seat=1)
+    ui.app.show("run_away")
+    screen = ui.screen("run_away")
+    await until(ui, lambda: "Throw your die" in screen.die_text, "the screen asks for a throw")
+    await until(ui, lambda: len(ruby.blinks) == 1, "the awaited die lights up")
+    assert bram_die.blinks == []  # Bram's die is not the one the screen waits for
+    await bram_die.roll(6)  # Bram is not running away: his die changes nothing
+    await ruby.roll(5)
+    await until(ui, lambda: run_away_rolls(ui) == [(0, 5)], "Ruby's 5 is logged")
+    assert "Ruby (d6) rolled 5" in screen.die_text
+    assert ui.app.game.state.combat.rolls[0].escaped
+    await ruby.tumble()  # tumbling ...
+    await ruby.settle(2)  # ... then settling: one roll, for the next monster
+    await ruby.settle(2)
+    await until(ui, lambda: ui.app.game.state.combat is None, "the second roll ends the run")
+    assert run_away_rolls(ui) == [(0, 5), (1, 2)]
+
+
+async def test_a_die_lost_mid_roll_leaves_the_on_screen_roll(
+    ui: Harness, table: dict[str, Any]
+) -> None:
+    from companion.devices.dice.virtual import VirtualPixelsDie
+
+    ruby = VirtualPixelsDie(table["radio"], "Ruby")
+    await connect(ui, table, ruby, seat=0)
+    ui.app.show("run_away")
+    screen = ui.screen("run_away")
+    await until(ui, lambda: "Throw your die" in screen.die_text, "the screen asks for a throw")
+    await ruby.tumble()
+    await ruby.leave()
+    await until(ui, lambda: "went away" in ui.banner(), "the table is told the die went away")
+    assert "Throw your die" not in screen.die_text
+    ui.tap(screen.ids.physical.children[2])  # the "4" button: typed from any die
+    assert run_away_rolls(ui) == [(0, 4)]
+
+
+async def test_a_d20_is_refused_and_the_screen_keeps_waiting(
+    ui: Harness, table: dict[str, Any]
+) -> None:
+    from companion.devices.dice import DieType
+    from companion.devices.dice.virtual import VirtualPixelsDie
+
+    big = VirtualPixelsDie(table["radio"], "Big", die_type=DieType.D20)
+    await connect(ui, table, big, seat=0)
+    ui.app.show("run_away")
+    await until(ui, lambda: "Throw your die" in ui.screen("run_away").die_text, "waiting")
+    await big.roll(17)
+    await until(ui, lambda: "Big is a d20, not a d6" in ui.banner(), "the d20 is refused")
+    assert run_away_rolls(ui) == []
+    assert ui.app.game.state.combat is not None
