@@ -1,7 +1,8 @@
 """The app's side of the smart dice: a `DiceHub` beside the UI, what the Devices screen shows
 of each die, and "take the next settled roll for this player" for the screens that roll.
 
-The dice layer is imported only when first used, so starting the app stays quick. Nothing
+The device service owns one (`DeviceService.dice`) and closes it when the app closes. The
+dice layer is imported only when first used, so starting the app stays quick. Nothing
 here blocks a screen: a wait for a die is a task that calls back, and the screen's own
 roll and typed values keep working while it runs.
 """
@@ -17,11 +18,11 @@ from typing import TYPE_CHECKING, Any
 from kivy.event import EventDispatcher
 from kivy.properties import BooleanProperty, ListProperty, StringProperty
 
+from companion.devices.tasks import TaskSet
 from companion.ui.i18n import _
 
 if TYPE_CHECKING:
-    from companion.core import Game
-    from companion.ui.app import CompanionApp
+    from companion.ui.host import Host
 
 log = logging.getLogger(__name__)
 
@@ -51,26 +52,19 @@ class DiceService(EventDispatcher):
     scanning = BooleanProperty(False)
     waiting_text = StringProperty("")  # "Waiting for Ruby (d6)" while a screen waits
 
-    def __init__(self, app: CompanionApp, hub: Any = None, backend: Any = None) -> None:
+    def __init__(self, app: Host, backend: Any = None) -> None:
         super().__init__()
         self.app = app
-        self._hub: Any = hub
+        self._hub: Any = None
+        # The bleak backend dice are reached through (None: the platform's own).
         self.backend: Any = backend
-        self._tasks: set[asyncio.Task[Any]] = set()
+        self._tasks = TaskSet("dice", on_error=self._task_failed)
 
-    # -- AppService -----------------------------------------------------------------------
-    async def run(self) -> None:
-        """Keep the dice until the app closes, then disconnect them."""
-        try:
-            await asyncio.Event().wait()
-        finally:
-            for task in list(self._tasks):
-                task.cancel()
-            if self._hub is not None:
-                await self._hub.close()
-
-    def game_changed(self, game: Game | None) -> None:
-        """Dice stay assigned by seat across games; nothing to follow."""
+    async def close(self) -> None:
+        """Stop waiting and disconnect every die (the app is closing)."""
+        await self._tasks.cancel_all()
+        if self._hub is not None:
+            await self._hub.close()
 
     # -- what screens call ----------------------------------------------------------------
     @property
@@ -144,13 +138,10 @@ class DiceService(EventDispatcher):
     def spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any] | None:
         """Run a coroutine of the dice layer on the app's loop."""
         try:
-            task = asyncio.get_running_loop().create_task(coro)
-        except RuntimeError:
+            return self._tasks.spawn(coro, getattr(coro, "__name__", "dice task"))
+        except RuntimeError:  # no loop running: the app is closing
             coro.close()
             return None
-        self._tasks.add(task)
-        task.add_done_callback(self._task_done)
-        return task
 
     # -- inside ---------------------------------------------------------------------------
     async def _wait(self, seat: int, on_roll: RollCallback, on_problem: ProblemCallback) -> None:
@@ -212,12 +203,8 @@ class DiceService(EventDispatcher):
             for s in hub.dice
         ]
 
-    def _task_done(self, task: asyncio.Task[Any]) -> None:
-        self._tasks.discard(task)
-        if not task.cancelled() and task.exception() is not None:
-            exc = task.exception()
-            log.warning("a dice task failed: %s", exc)
-            self.app.notify(str(exc), error=True)
+    def _task_failed(self, _name: str, exc: BaseException) -> None:
+        self.app.notify(str(exc), error=True)
 
 
 def _nothing() -> None:
@@ -225,8 +212,6 @@ def _nothing() -> None:
 
 
 def dice_service(app: Any) -> DiceService | None:
-    """The app's dice service, or None when it is not running in this app."""
-    for service in getattr(app, "services", ()):
-        if isinstance(service, DiceService):
-            return service
-    return None
+    """The app's dice service, or None when the device service is not running in this app."""
+    dice = getattr(getattr(app, "devices", None), "dice", None)
+    return dice if isinstance(dice, DiceService) else None

@@ -37,12 +37,12 @@ async def table(ui: Harness) -> AsyncIterator[dict[str, Any]]:
 
     ui.start_game(["Anna", "Bram"])
     monsters = (MonsterSpec(name="Slime", level=20), MonsterSpec(name="Bog", level=20))
-    assert ui.app.act(StartCombat, fighter=0, monsters=monsters)
+    assert ui.app.session.act(StartCombat, fighter=0, monsters=monsters)
     service = dice_service(ui.app)
     assert service is not None
     radio = VirtualRadio()
     service.backend = radio.bleak_backend()
-    service.attach(DiceHub())
+    service.attach(DiceHub())  # a fresh hub per test
     on_air: list[Any] = []
     yield {"service": service, "radio": radio, "on_air": on_air}
     ui.app.show("table")
@@ -74,7 +74,7 @@ async def connect(ui: Harness, table: dict[str, Any], die: Any, seat: int) -> No
 def run_away_rolls(ui: Harness) -> list[tuple[int, int]]:
     from companion.core import RunAway
 
-    return [(a.monster, a.roll) for a in ui.app.game.log if isinstance(a, RunAway)]
+    return [(a.monster, a.roll) for a in ui.app.session.game.log if isinstance(a, RunAway)]
 
 
 async def test_a_pixels_die_rolls_for_the_fighter_and_the_screen_logs_it(
@@ -95,11 +95,11 @@ async def test_a_pixels_die_rolls_for_the_fighter_and_the_screen_logs_it(
     await ruby.roll(5)
     await until(ui, lambda: run_away_rolls(ui) == [(0, 5)], "Ruby's 5 is logged")
     assert "Ruby (d6) rolled 5" in screen.die_text
-    assert ui.app.game.state.combat.rolls[0].escaped
+    assert ui.app.session.game.state.combat.rolls[0].escaped
     await ruby.tumble()  # tumbling ...
     await ruby.settle(2)  # ... then settling: one roll, for the next monster
     await ruby.settle(2)
-    await until(ui, lambda: ui.app.game.state.combat is None, "the second roll ends the run")
+    await until(ui, lambda: ui.app.session.game.state.combat is None, "the second roll ends")
     assert run_away_rolls(ui) == [(0, 5), (1, 2)]
 
 
@@ -134,4 +134,4 @@ async def test_a_d20_is_refused_and_the_screen_keeps_waiting(
     await big.roll(17)
     await until(ui, lambda: "Big is a d20, not a d6" in ui.banner(), "the d20 is refused")
     assert run_away_rolls(ui) == []
-    assert ui.app.game.state.combat is not None
+    assert ui.app.session.game.state.combat is not None
