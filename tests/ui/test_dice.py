@@ -77,6 +77,12 @@ def run_away_rolls(ui: Harness) -> list[tuple[int, int]]:
     return [(a.monster, a.roll) for a in ui.app.session.game.log if isinstance(a, RunAway)]
 
 
+def logged_dice(ui: Harness) -> list[str]:
+    from companion.core import RunAway
+
+    return [a.die for a in ui.app.session.game.log if isinstance(a, RunAway)]
+
+
 async def test_a_pixels_die_rolls_for_the_fighter_and_the_screen_logs_it(
     ui: Harness, table: dict[str, Any]
 ) -> None:
@@ -95,6 +101,7 @@ async def test_a_pixels_die_rolls_for_the_fighter_and_the_screen_logs_it(
     await ruby.roll(5)
     await until(ui, lambda: run_away_rolls(ui) == [(0, 5)], "Ruby's 5 is logged")
     assert "Ruby (d6) rolled 5" in screen.die_text
+    assert logged_dice(ui) == ["Ruby (d6)"]
     assert ui.app.session.game.state.combat.rolls[0].escaped
     await ruby.tumble()  # tumbling ...
     await ruby.settle(2)  # ... then settling: one roll, for the next monster
@@ -119,6 +126,7 @@ async def test_a_die_lost_mid_roll_leaves_the_on_screen_roll(
     assert "Throw your die" not in screen.die_text
     ui.tap(screen.ids.physical.children[2])  # the "4" button: typed from any die
     assert run_away_rolls(ui) == [(0, 4)]
+    assert logged_dice(ui) == [""]  # typed: no die named
 
 
 async def test_a_d20_is_refused_and_the_screen_keeps_waiting(

@@ -11,6 +11,7 @@ from companion.core import rules
 from companion.core.chapters.base import (
     D6,
     BaseAction,
+    DieName,
     Override,
     Seat,
     monster_name,
@@ -84,6 +85,7 @@ class RunAway(BaseAction):
     monster: Annotated[int, Field(ge=0)]
     roll: D6 | None = None
     override: Override = None
+    die: DieName = ""
 
 
 @step.register
@@ -131,7 +133,8 @@ def _(action: RunAway, state: GameState, dice: RandomSource) -> BaseAction:
 
 @words.register
 def _(a: RunAway, s: GameState) -> str:
-    return f"{player_name(s, a.fighter)} rolls {a.roll} to run from {monster_name(s, a.monster)}"
+    rolled = f"{player_name(s, a.fighter)} rolls {a.roll} to run from {monster_name(s, a.monster)}"
+    return f"{rolled} (on {a.die})" if a.die else rolled
 
 
 class SacrificeAlly(BaseAction):

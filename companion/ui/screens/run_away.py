@@ -67,6 +67,8 @@ class RunAwayScreen(CompanionScreen):
         fields: dict[str, Any] = {"fighter": self.fighter, "monster": self.monster}
         if value is not None:
             fields["roll"] = value
+        if die:
+            fields["die"] = die
         if not self.session.act(RunAway, **fields):
             self._listen_to_die()
             return
