@@ -143,3 +143,40 @@ async def test_a_d20_is_refused_and_the_screen_keeps_waiting(
     await until(ui, lambda: "Big is a d20, not a d6" in ui.banner(), "the d20 is refused")
     assert run_away_rolls(ui) == []
     assert ui.app.session.game.state.combat is not None
+
+
+async def test_the_devices_screen_finds_connects_and_assigns_a_die(
+    ui: Harness, table: dict[str, Any]
+) -> None:
+    from companion.devices.dice.virtual import VirtualPixelsDie
+
+    ruby = VirtualPixelsDie(table["radio"], "Ruby", battery_percent=64)
+    await ruby.start()
+    table["on_air"].append(ruby)
+    ui.app.show("devices")
+    screen = ui.screen("devices")
+    ui.tap(screen.ids.find_dice)
+    await until(ui, lambda: bool(screen._found_dice), "the die is found")
+    found_row = screen.ids.dice.children[0]
+    assert found_row.title == "Ruby"
+    ui.tap(found_row.ids.connect)
+    await until(
+        ui,
+        lambda: any(c.title.startswith("Ruby (d6)") for c in screen.ids.dice.children),
+        "the die is connected and has said what it is",
+    )
+    card = _card(screen)
+    assert card.connected and "battery 64 %" in card.detail
+    assert card.assign_text == "Rolls for: whoever is rolling"
+    ui.tap(card.ids.assign)
+    await until(ui, lambda: "Rolls for: Anna" in _card(screen).assign_text, "Anna has the die")
+    await until(ui, lambda: len(ruby.blinks) == 1, "the die blinks to show which it is")
+    await ruby.roll(4)
+    await until(ui, lambda: "shows 4" in _card(screen).detail, "the last face is shown")
+    ui.tap(_card(screen).ids.blink)
+    await until(ui, lambda: len(ruby.blinks) == 2, "Blink lights the die")
+
+
+def _card(screen: Any) -> Any:
+    (card,) = [c for c in screen.ids.dice.children if hasattr(c, "assign_text")]
+    return card
