@@ -180,3 +180,30 @@ async def test_the_devices_screen_finds_connects_and_assigns_a_die(
 def _card(screen: Any) -> Any:
     (card,) = [c for c in screen.ids.dice.children if hasattr(c, "assign_text")]
     return card
+
+
+async def test_the_dice_screen_takes_the_current_players_die(
+    ui: Harness, table: dict[str, Any]
+) -> None:
+    from companion.core import RollDie
+    from companion.devices.dice.virtual import VirtualGoDice
+
+    die = VirtualGoDice(table["radio"])
+    await connect(ui, table, die, seat=0)  # Anna's turn: her die
+    ui.app.show("dice")
+    screen = ui.screen("dice")
+    await until(ui, lambda: table["service"].hub.waiting_for(_die_id(table)), "the screen waits")
+    await die.roll(3)
+    await until(ui, lambda: screen.value == 3, "the die's 3 is shown")
+    assert screen.die_text == "Rolled on GoDice_000001_R_v04 (d6)"
+    logged = [a for a in ui.app.session.game.log if isinstance(a, RollDie)]
+    assert [(a.player, a.roll, a.die) for a in logged] == [(0, 3, "GoDice_000001_R_v04 (d6)")]
+    await die.roll(6)  # the screen keeps listening: every throw is a roll
+    await until(ui, lambda: screen.recent[:2] == [6, 3], "the next throw is taken too")
+    ui.tap(screen.ids.roll)  # and the on-screen roll still works
+    assert len([a for a in ui.app.session.game.log if isinstance(a, RollDie)]) == 3
+
+
+def _die_id(table: dict[str, Any]) -> str:
+    (source,) = table["service"].hub.dice
+    return source.die_id
