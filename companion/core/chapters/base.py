@@ -14,6 +14,8 @@ from companion.core.state import GameState
 
 Seat = Annotated[int, Field(ge=0, le=7)]
 D6 = Annotated[int, Field(ge=1, le=6)]
+# Which smart die gave a roll ("Ruby (d6)"); empty for the app's own roll or a typed value.
+DieName = Annotated[str, Field(max_length=80)]
 Override = Annotated[str, Field(min_length=1, max_length=200)] | None
 
 _BY_TYPE: dict[str, type[BaseAction]] = {}

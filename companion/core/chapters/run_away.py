@@ -11,6 +11,7 @@ from companion.core import rules
 from companion.core.chapters.base import (
     D6,
     BaseAction,
+    DieName,
     Override,
     Seat,
     monster_name,
@@ -217,6 +218,7 @@ class RunAway(BaseAction):
     # class" with two classes): item ids or trait names. Ignored on an escape.
     picks: tuple[Annotated[str, Field(min_length=1, max_length=60)], ...] = ()
     override: Override = None
+    die: DieName = ""
 
 
 @step.register
@@ -264,7 +266,8 @@ def _(action: RunAway, state: GameState, dice: RandomSource) -> BaseAction:
 
 @words.register
 def _(a: RunAway, s: GameState) -> str:
-    return f"{player_name(s, a.fighter)} rolls {a.roll} to run from {monster_name(s, a.monster)}"
+    rolled = f"{player_name(s, a.fighter)} rolls {a.roll} to run from {monster_name(s, a.monster)}"
+    return f"{rolled} (on {a.die})" if a.die else rolled
 
 
 class SacrificeAlly(BaseAction):
