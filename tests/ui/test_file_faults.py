@@ -124,15 +124,13 @@ def test_partial_writes_from_a_crash_are_removed_at_start(tmp_path: Path) -> Non
 
 def test_a_player_name_with_a_direction_override_is_refused_on_screen(ui: Harness) -> None:
     ui.start_game(["Anna\u202eevil", "Bram"])
-    assert ui.app.state is None
+    assert ui.app.session.state is None
     assert "control or text-direction characters (U+202E)" in ui.banner()
 
 
 async def test_damaged_claim_tokens_are_set_aside_and_said_on_the_devices_screen(
     ui: Harness,
 ) -> None:
-    from companion.ui.device_service import device_service
-
     tokens = ui.data_dir / "counters.json"
     for old in ui.data_dir.glob("counters.json.damaged-*"):
         old.unlink()
@@ -141,7 +139,7 @@ async def test_damaged_claim_tokens_are_set_aside_and_said_on_the_devices_screen
     tokens.write_bytes(truncated)
 
     ui.start_game(["Anna", "Bram"])
-    service = device_service(ui.app)
+    service = ui.app.devices
     assert service is not None
     running = asyncio.ensure_future(service.run())
     try:
