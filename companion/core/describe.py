@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from companion.core.actions import BaseAction
 from companion.core.chapters.base import words
+from companion.core.phrase import Phrase
 from companion.core.state import GameState
 
 
@@ -25,4 +26,6 @@ def describe(action: BaseAction, state_before: GameState) -> str:
     """
     text = words(action, state_before)
     override = getattr(action, "override", None)
-    return f"{text} (a card says otherwise: {override})" if override else text
+    if not override:
+        return text
+    return Phrase("{text} (a card says otherwise: {override})", text=text, override=override)

@@ -18,6 +18,7 @@ from companion.core.chapters.base import step
 from companion.core.chapters.combat import refresh_combat
 from companion.core.chapters.rolls import fill_rolls
 from companion.core.errors import RuleError
+from companion.core.phrase import Phrase, joined
 from companion.core.state import GameState
 
 __all__ = ["apply_action", "fill_rolls", "replay"]
@@ -32,8 +33,8 @@ _HANDLERS: dict[type, Handler] = {kind: step.dispatch(kind) for kind in ACTION_T
 def apply_action(state: GameState, action: BaseAction) -> GameState:
     """Check every rule, then apply the action; on a broken rule raise RuleError."""
     if state.winners:
-        names = " and ".join(state.players[w].name for w in state.winners)
-        raise RuleError("game_over", f"The game is over: {names} won")
+        names = joined(state.players[w].name for w in state.winners)
+        raise RuleError("game_over", Phrase("The game is over: {names} won", names=names))
     return _apply(state, action, True)
 
 

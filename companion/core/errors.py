@@ -12,7 +12,8 @@ class RuleError(ValueError):
     """An action broke a rule of the game; the message says which, in the table's words.
 
     `rule` is a short stable id (e.g. "sell_to_win") that screens and tests can match
-    on instead of the message text.
+    on instead of the message text. The message is usually a `Phrase` (its English
+    text, plus the template and values the app translates); `phrase` gives it back.
 
     >>> err = RuleError("sell_to_win", "Selling items cannot take you to Level 10")
     >>> err.rule, str(err)
@@ -22,6 +23,11 @@ class RuleError(ValueError):
     def __init__(self, rule: str, message: str) -> None:
         super().__init__(message)
         self.rule = rule
+
+    @property
+    def phrase(self) -> str:
+        """The message as given (a `Phrase` when the engine made one), not a copy of its text."""
+        return self.args[0]
 
 
 def first_validation_error(exc: ValidationError) -> tuple[str, str, int]:

@@ -23,6 +23,7 @@ from companion.core.log_versions import (
     upgrade_actions,
 )
 from companion.core.models import Edition, GameSetup
+from companion.core.phrase import Phrase
 from companion.core.state import GameState
 
 Subscriber = Callable[[GameState], None]
@@ -134,7 +135,10 @@ class Game:
     def undo(self, steps: int = 1) -> GameState:
         """Take back the last `steps` actions; they can be redone."""
         if steps < 1 or steps > self._cursor:
-            raise RuleError("nothing_to_undo", f"There are only {self._cursor} actions to undo")
+            raise RuleError(
+                "nothing_to_undo",
+                Phrase("There are only {count} actions to undo", count=self._cursor),
+            )
         self._cursor -= steps
         self._notify()
         return self.state
@@ -143,7 +147,9 @@ class Game:
         """Apply again the last `steps` undone actions."""
         left = len(self._actions) - self._cursor
         if steps < 1 or steps > left:
-            raise RuleError("nothing_to_redo", f"There are only {left} actions to redo")
+            raise RuleError(
+                "nothing_to_redo", Phrase("There are only {count} actions to redo", count=left)
+            )
         self._cursor += steps
         self._notify()
         return self.state

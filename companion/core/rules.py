@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from companion.core.errors import RuleError
 from companion.core.models import Condition, EnhancerSpec, MonsterSpec
+from companion.core.phrase import Phrase
 from companion.core.state import PlayerState, TraitKind
 
 GOLD_PER_LEVEL = 1000
@@ -184,4 +185,4 @@ def check_level_loss(player: PlayerState) -> None:
     a Level still applies at Level 1 and simply leaves it there.
     """
     if player.level <= 1:
-        raise RuleError("level_floor", "A Level is never below 1")
+        raise RuleError("level_floor", Phrase("A Level is never below 1"))

@@ -10,6 +10,7 @@ from pydantic import Field
 
 from companion.core.errors import RuleError
 from companion.core.models import Frozen
+from companion.core.phrase import Phrase, plural_phrase
 from companion.core.state import GameState
 
 Seat = Annotated[int, Field(ge=0, le=7)]
@@ -46,7 +47,10 @@ def registered_actions() -> tuple[type[BaseAction], ...]:
 def step(action: BaseAction, state: GameState, checked: bool) -> GameState:
     """Apply one action to a state and return the next one; with `checked`, every rule
     is checked first and a broken one raises RuleError. Each chapter registers its own."""
-    raise RuleError("unknown_action", f"The game does not know the action {action.type!r}")
+    raise RuleError(
+        "unknown_action",
+        Phrase("The game does not know the action {action}", action=repr(action.type)),
+    )
 
 
 @singledispatch
@@ -55,19 +59,40 @@ def words(action: BaseAction, state: GameState) -> str:
     return action.type.replace("_", " ")
 
 
+# The words for a kind of character card, a slot and a sex, as sentences name them.
+TRAIT_KIND_WORDS: dict[str, str] = {
+    "class": Phrase("class"),
+    "race": Phrase("race"),
+    "motivation": Phrase("motivation"),
+    "style": Phrase("style"),
+}
+SLOT_WORDS: dict[str, str] = {
+    "headgear": Phrase("headgear"),
+    "armor": Phrase("armor"),
+    "footgear": Phrase("footgear"),
+    "hands": Phrase("hands"),
+    "other": Phrase("other"),
+}
+SEX_WORDS: dict[str, str] = {
+    "male": Phrase("male"),
+    "female": Phrase("female"),
+    "none": Phrase("none"),
+}
+
+
 # --- names the History sentences use --------------------------------------------------------
 
 
 def player_name(state: GameState, seat: int | None) -> str:
     """The name of the player in a seat, or "someone" for no seat or a seat out of range."""
     if seat is None or not 0 <= seat < len(state.players):
-        return "someone"
+        return Phrase("someone")
     return state.players[seat].name
 
 
 def levels_words(n: int) -> str:
     """ "a level" or "N levels"."""
-    return "a level" if n == 1 else f"{n} levels"
+    return plural_phrase("a level", "{n} levels", n, n=n)
 
 
 def item_name(state: GameState, seat: int, item_id: str) -> str:
@@ -83,4 +108,4 @@ def monster_name(state: GameState, index: int) -> str:
     """The name of a monster in the current combat, by its 0-based place."""
     if state.combat is not None and 0 <= index < len(state.combat.monsters):
         return state.combat.monsters[index].spec.name
-    return f"monster {index}"
+    return Phrase("monster {index}", index=index)

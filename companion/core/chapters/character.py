@@ -10,6 +10,8 @@ from pydantic import Field
 from companion.core import rules
 from companion.core.chapters.base import (
     D6,
+    SEX_WORDS,
+    TRAIT_KIND_WORDS,
     BaseAction,
     Override,
     Seat,
@@ -23,6 +25,7 @@ from companion.core.chapters.table import alive, player_at, with_player
 from companion.core.dice import RandomSource
 from companion.core.errors import RuleError
 from companion.core.models import AllySpec, Sex
+from companion.core.phrase import Phrase, phrase_template
 from companion.core.state import (
     CombatResult,
     DieRoll,
@@ -34,7 +37,7 @@ from companion.core.state import (
 
 TraitBonusValue = Annotated[int, Field(ge=-50, le=50)]
 
-_TRAIT_WORDS = {"class": "class", "race": "race", "motivation": "motivation", "style": "style"}
+_TRAIT_WORDS = TRAIT_KIND_WORDS
 _TRAIT_FIELDS = {
     "class": "classes",
     "race": "races",
@@ -42,9 +45,9 @@ _TRAIT_FIELDS = {
     "style": "styles",
 }
 _BOOSTS = {
-    "class": ("super_munchkin", "Super Munchkin"),
-    "race": ("half_breed", "Half-Breed"),
-    "motivation": ("extra_motivated", "Extra Motivated"),
+    "class": ("super_munchkin", phrase_template("Super Munchkin")),
+    "race": ("half_breed", phrase_template("Half-Breed")),
+    "motivation": ("extra_motivated", phrase_template("Extra Motivated")),
 }
 
 
@@ -108,20 +111,32 @@ def _(action: GainTrait, state: GameState, checked: bool) -> GameState:
         edition = state.setup.edition.name
         if action.override is None:
             if not known:
-                raise RuleError("no_such_trait", f"{edition} has no {word} cards")
+                raise RuleError(
+                    "no_such_trait",
+                    Phrase("{edition} has no {word} cards", edition=edition, word=word),
+                )
             if name not in known:
-                raise RuleError("no_such_trait", f"{name} is not a {word} in {edition}")
+                raise RuleError(
+                    "no_such_trait",
+                    Phrase(
+                        "{name} is not a {word} in {edition}", name=name, word=word, edition=edition
+                    ),
+                )
         if any(h.casefold() == name.casefold() for h in have):
-            raise RuleError("has_trait", f"{player.name} is already a {name}")
+            raise RuleError(
+                "has_trait", Phrase("{name} is already a {trait}", name=player.name, trait=name)
+            )
         limit = rules.trait_limit(player, kind)
         if len(have) >= limit and action.override is None:
-            extra = {
-                "class": "unless you are a Super Munchkin",
-                "race": "unless you are a Half-Breed",
-                "motivation": "unless you are Extra Motivated",
-                "style": "unless you are a Monk",
-            }[kind]
-            raise RuleError("trait_limit", f"You can have only one {word} at a time {extra}")
+            limit_words = {
+                "class": "You can have only one class at a time unless you are a Super Munchkin",
+                "race": "You can have only one race at a time unless you are a Half-Breed",
+                "motivation": (
+                    "You can have only one motivation at a time unless you are Extra Motivated"
+                ),
+                "style": "You can have only one style at a time unless you are a Monk",
+            }
+            raise RuleError("trait_limit", Phrase(limit_words[kind]))
     bonuses = _with_trait_bonus(player.trait_bonuses, kind, name, action.bonus)
     return with_player(
         state, action.player, **{_TRAIT_FIELDS[kind]: (*have, name), "trait_bonuses": bonuses}
@@ -131,16 +146,27 @@ def _(action: GainTrait, state: GameState, checked: bool) -> GameState:
 @words.register
 def _(a: GainTrait, s: GameState) -> str:
     if a.bonus:
-        return GAINED_TRAIT_WITH_BONUS.format(
-            name=player_name(s, a.player), trait=a.name, kind=a.kind, bonus=a.bonus
+        return Phrase(
+            GAINED_TRAIT_WITH_BONUS,
+            name=player_name(s, a.player),
+            trait=a.name,
+            kind=TRAIT_KIND_WORDS[a.kind],
+            bonus=a.bonus,
         )
-    return f"{player_name(s, a.player)} becomes a {a.name} ({a.kind})"
+    return Phrase(
+        "{name} becomes a {trait} ({kind})",
+        name=player_name(s, a.player),
+        trait=a.name,
+        kind=TRAIT_KIND_WORDS[a.kind],
+    )
 
 
 # History sentences are whole templates with named parameters, ready to be translated.
-GAINED_TRAIT_WITH_BONUS = "{name} becomes a {trait} ({kind}), {bonus:+d} in every combat"
-TRAIT_BONUS_SET = "{name}'s {trait} now gives {bonus:+d} in every combat"
-TRAIT_BONUS_REMOVED = "{name}'s {trait} no longer gives a combat bonus"
+GAINED_TRAIT_WITH_BONUS = phrase_template(
+    "{name} becomes a {trait} ({kind}), {bonus:+d} in every combat"
+)
+TRAIT_BONUS_SET = phrase_template("{name}'s {trait} now gives {bonus:+d} in every combat")
+TRAIT_BONUS_REMOVED = phrase_template("{name}'s {trait} no longer gives a combat bonus")
 
 
 class SetTraitBonus(BaseAction):
@@ -166,7 +192,10 @@ def _(action: SetTraitBonus, state: GameState, checked: bool) -> GameState:
         (b.bonus for b in player.trait_bonuses if b.kind == action.kind and b.name == name), 0
     )
     if checked and old == action.bonus:
-        raise RuleError("bonus_unchanged", f"{name} already gives {action.bonus:+d}")
+        raise RuleError(
+            "bonus_unchanged",
+            Phrase("{name} already gives {bonus:+d}", name=name, bonus=action.bonus),
+        )
     bonuses = _with_trait_bonus(player.trait_bonuses, action.kind, name, action.bonus)
     return with_player(state, action.player, trait_bonuses=bonuses)
 
@@ -174,7 +203,7 @@ def _(action: SetTraitBonus, state: GameState, checked: bool) -> GameState:
 @words.register
 def _(a: SetTraitBonus, s: GameState) -> str:
     template = TRAIT_BONUS_SET if a.bonus else TRAIT_BONUS_REMOVED
-    return template.format(name=player_name(s, a.player), trait=a.name, bonus=a.bonus)
+    return Phrase(template, name=player_name(s, a.player), trait=a.name, bonus=a.bonus)
 
 
 class LoseTrait(BaseAction):
@@ -198,7 +227,7 @@ def _(action: LoseTrait, state: GameState, checked: bool) -> GameState:
 
 @words.register
 def _(a: LoseTrait, s: GameState) -> str:
-    return f"{player_name(s, a.player)} is no longer a {a.name}"
+    return Phrase("{name} is no longer a {trait}", name=player_name(s, a.player), trait=a.name)
 
 
 class SetTraitBoost(BaseAction):
@@ -216,21 +245,25 @@ def _(action: SetTraitBoost, state: GameState, checked: bool) -> GameState:
     field, card = _BOOSTS[action.kind]
     if checked:
         if getattr(player, field) == action.on:
-            state_word = "already" if action.on else "not"
-            raise RuleError("boost_unchanged", f"{player.name} is {state_word} {card}")
+            how = "{name} is already {card}" if action.on else "{name} is not {card}"
+            raise RuleError("boost_unchanged", Phrase(how, name=player.name, card=Phrase(card)))
         if not action.on and len(player.traits(action.kind)) > 1:
             raise RuleError(
                 "boost_in_use",
-                f"Discard one {_TRAIT_WORDS[action.kind]} before losing {card}",
+                Phrase(
+                    "Discard one {word} before losing {card}",
+                    word=_TRAIT_WORDS[action.kind],
+                    card=Phrase(card),
+                ),
             )
     return with_player(state, action.player, **{field: action.on})
 
 
 @words.register
 def _(a: SetTraitBoost, s: GameState) -> str:
-    card = {"class": "Super Munchkin", "race": "Half-Breed", "motivation": "Extra Motivated"}
-    verb = "plays" if a.on else "loses"
-    return f"{player_name(s, a.player)} {verb} {card[a.kind]}"
+    card = {kind: name for kind, (_field, name) in _BOOSTS.items()}
+    how = "{name} plays {card}" if a.on else "{name} loses {card}"
+    return Phrase(how, name=player_name(s, a.player), card=Phrase(card[a.kind]))
 
 
 class ChangeSex(BaseAction):
@@ -251,7 +284,9 @@ def _(action: ChangeSex, state: GameState, checked: bool) -> GameState:
 
 @words.register
 def _(a: ChangeSex, s: GameState) -> str:
-    return f"{player_name(s, a.player)}'s sex becomes {a.sex.value}"
+    return Phrase(
+        "{name}'s sex becomes {sex}", name=player_name(s, a.player), sex=SEX_WORDS[a.sex.value]
+    )
 
 
 class SetAlly(BaseAction):
@@ -268,7 +303,7 @@ def _(action: SetAlly, state: GameState, checked: bool) -> GameState:
     """At most one Ally; it may be played any time, even in combat (§4)."""
     player = player_at(state, action.player)
     if checked:
-        alive(player, "play an Ally")
+        alive(player, Phrase("play an Ally"))
         if player.ally is not None and action.override is None:
             raise RuleError("one_ally", "You can have only one Ally at a time")
     return with_player(state, action.player, ally=action.ally)
@@ -276,7 +311,7 @@ def _(action: SetAlly, state: GameState, checked: bool) -> GameState:
 
 @words.register
 def _(a: SetAlly, s: GameState) -> str:
-    return f"{player_name(s, a.player)} gains the Ally {a.ally.name}"
+    return Phrase("{name} gains the Ally {ally}", name=player_name(s, a.player), ally=a.ally.name)
 
 
 class DiscardAlly(BaseAction):
@@ -296,7 +331,7 @@ def _(action: DiscardAlly, state: GameState, checked: bool) -> GameState:
 
 @words.register
 def _(a: DiscardAlly, s: GameState) -> str:
-    return f"{player_name(s, a.player)} loses their Ally"
+    return Phrase("{name} loses their Ally", name=player_name(s, a.player))
 
 
 class Die(BaseAction):
@@ -333,8 +368,8 @@ def _(action: Die, state: GameState, checked: bool) -> GameState:
 
 @words.register
 def _(a: Die, s: GameState) -> str:
-    why = f" ({a.reason})" if a.reason else ""
-    return f"{player_name(s, a.player)} dies{why}"
+    how = "{name} dies ({why})" if a.reason else "{name} dies"
+    return Phrase(how, name=player_name(s, a.player), why=a.reason)
 
 
 class LootTheBody(BaseAction):
@@ -355,7 +390,7 @@ def _(action: LootTheBody, state: GameState, checked: bool) -> GameState:
     if checked and not player.dead:
         raise RuleError("not_dead", f"{player.name} is alive: only a dead player's body is looted")
     groups = rules.loot_groups(state.players, action.player)
-    order = ordered_by_rolls(groups, action.rolls, "the looting order", checked)
+    order = ordered_by_rolls(groups, action.rolls, Phrase("the looting order"), checked)
     rolls = action.rolls or ()
     update: dict[str, object] = {
         "loot": LootOrder(dead=action.player, order=order, rolls=rolls),
@@ -382,5 +417,10 @@ def _(action: LootTheBody, state: GameState, dice: RandomSource) -> BaseAction:
 
 @words.register
 def _(a: LootTheBody, s: GameState) -> str:
-    rolls = f", tie rolls {', '.join(map(str, a.rolls))}" if a.rolls else ""
-    return f"The others loot {player_name(s, a.player)}'s body{rolls}"
+    how = (
+        "The others loot {name}'s body, tie rolls {rolls}"
+        if a.rolls
+        else ("The others loot {name}'s body")
+    )
+    rolls = ", ".join(map(str, a.rolls or ()))
+    return Phrase(how, name=player_name(s, a.player), rolls=rolls)

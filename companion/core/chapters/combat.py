@@ -21,6 +21,7 @@ from companion.core.chapters.levels import raise_level
 from companion.core.chapters.table import alive, current_combat, not_running, player_at, win
 from companion.core.errors import RuleError
 from companion.core.models import EnhancerSpec, MonsterSpec
+from companion.core.phrase import Phrase, joined, phrase_template
 from companion.core.state import (
     CombatResult,
     CombatState,
@@ -114,7 +115,9 @@ def monster_index(combat: CombatState, index: int) -> int:
     if not 0 <= index < len(combat.monsters):
         raise RuleError(
             "no_such_monster",
-            f"There is no monster {index} in this combat (monsters count from 0)",
+            Phrase(
+                "There is no monster {index} in this combat (monsters count from 0)", index=index
+            ),
         )
     return index
 
@@ -134,15 +137,18 @@ def _(action: StartCombat, state: GameState, checked: bool) -> GameState:
     fighter = player_at(state, action.fighter)
     if checked:
         if state.combat is not None:
-            raise RuleError("one_combat", "A combat is already going on")
-        alive(fighter, "fight")
+            raise RuleError("one_combat", Phrase("A combat is already going on"))
+        alive(fighter, Phrase("fight"))
         if action.override is None:
             if action.fighter != state.current:
-                raise RuleError("fight_own_turn", "Monsters are fought on your own turn")
+                raise RuleError("fight_own_turn", Phrase("Monsters are fought on your own turn"))
             if state.phase not in _COMBAT_PHASES:
                 raise RuleError(
                     "fight_phase",
-                    "Monsters are fought after kicking open the door or when looking for trouble",
+                    Phrase(
+                        "Monsters are fought after kicking open the door "
+                        "or when looking for trouble"
+                    ),
                 )
     combat = CombatState(
         fighter=action.fighter,
@@ -154,8 +160,8 @@ def _(action: StartCombat, state: GameState, checked: bool) -> GameState:
 
 @words.register
 def _(a: StartCombat, s: GameState) -> str:
-    names = " and ".join(f"{m.name} (Level {m.level})" for m in a.monsters)
-    return f"{player_name(s, a.fighter)} fights {names}"
+    names = joined(Phrase(_MONSTER_AT, name=m.name, level=m.level) for m in a.monsters)
+    return Phrase("{name} fights {monsters}", name=player_name(s, a.fighter), monsters=names)
 
 
 class AddMonster(BaseAction):
@@ -175,7 +181,10 @@ def _(action: AddMonster, state: GameState, checked: bool) -> GameState:
 
 @words.register
 def _(a: AddMonster, s: GameState) -> str:
-    return f"{a.monster.name} (Level {a.monster.level}) joins the combat"
+    return Phrase(
+        "{monster} joins the combat",
+        monster=Phrase(_MONSTER_AT, name=a.monster.name, level=a.monster.level),
+    )
 
 
 class RemoveMonster(BaseAction):
@@ -220,8 +229,26 @@ def _(action: RemoveMonster, state: GameState, checked: bool) -> GameState:
 
 
 # History sentences are whole templates with named parameters, ready to be translated.
-MONSTER_REMOVED = "{monster} leaves the combat (its treasure still counts: {treasure})"
-DEFEATED_WITHOUT_KILL = "{fighter} defeats the monsters without killing them (treasure: {treasure})"
+# Sentences that differ by side are whole sentences, so each translates as a whole.
+_NO_ONE_SHOTS = {
+    "players": phrase_template("No one-shots have been played for the players"),
+    "monsters": phrase_template("No one-shots have been played for the monsters"),
+}
+_ONE_SHOT_FOR = {
+    "players": phrase_template("{what} ({bonus:+d}) for the players"),
+    "monsters": phrase_template("{what} ({bonus:+d}) for the monsters"),
+}
+_ONE_SHOTS_BACK = {
+    "players": phrase_template("One-shots for the players taken back"),
+    "monsters": phrase_template("One-shots for the monsters taken back"),
+}
+_MONSTER_AT = phrase_template("{name} (Level {level})")
+MONSTER_REMOVED = phrase_template(
+    "{monster} leaves the combat (its treasure still counts: {treasure})"
+)
+DEFEATED_WITHOUT_KILL = phrase_template(
+    "{fighter} defeats the monsters without killing them (treasure: {treasure})"
+)
 
 
 @words.register
@@ -229,7 +256,7 @@ def _(a: RemoveMonster, s: GameState) -> str:
     treasure = a.treasure
     if treasure is None and s.combat is not None and 0 <= a.monster < len(s.combat.monsters):
         treasure = s.combat.monsters[a.monster].treasure
-    return MONSTER_REMOVED.format(monster=monster_name(s, a.monster), treasure=treasure or 0)
+    return Phrase(MONSTER_REMOVED, monster=monster_name(s, a.monster), treasure=treasure or 0)
 
 
 class AddEnhancer(BaseAction):
@@ -253,7 +280,12 @@ def _(action: AddEnhancer, state: GameState, checked: bool) -> GameState:
 
 @words.register
 def _(a: AddEnhancer, s: GameState) -> str:
-    return f"{a.enhancer.name} ({a.enhancer.bonus:+d}) is played on {monster_name(s, a.monster)}"
+    return Phrase(
+        "{enhancer} ({bonus:+d}) is played on {monster}",
+        enhancer=a.enhancer.name,
+        bonus=a.enhancer.bonus,
+        monster=monster_name(s, a.monster),
+    )
 
 
 class AddHelper(BaseAction):
@@ -270,16 +302,16 @@ def _(action: AddHelper, state: GameState, checked: bool) -> GameState:
     helper = player_at(state, action.helper)
     if checked:
         if action.helper == combat.fighter:
-            raise RuleError("help_self", "A fighter cannot help themselves")
+            raise RuleError("help_self", Phrase("A fighter cannot help themselves"))
         if combat.helper is not None:
-            raise RuleError("one_helper", "Only one player can help in a combat")
-        alive(helper, "help in combat")
+            raise RuleError("one_helper", Phrase("Only one player can help in a combat"))
+        alive(helper, Phrase("help in combat"))
     return _combat_update(state, checked, helper=action.helper)
 
 
 @words.register
 def _(a: AddHelper, s: GameState) -> str:
-    return f"{player_name(s, a.helper)} helps"
+    return Phrase("{name} helps", name=player_name(s, a.helper))
 
 
 class RemoveHelper(BaseAction):
@@ -292,7 +324,7 @@ class RemoveHelper(BaseAction):
 def _(action: RemoveHelper, state: GameState, checked: bool) -> GameState:
     combat = current_combat(state)
     if checked and combat.helper is None:
-        raise RuleError("no_helper", "Nobody is helping in this combat")
+        raise RuleError("no_helper", Phrase("Nobody is helping in this combat"))
     return _combat_update(
         state, checked, helper=None, level_only=combat.level_only - {combat.helper}
     )
@@ -301,7 +333,7 @@ def _(action: RemoveHelper, state: GameState, checked: bool) -> GameState:
 @words.register
 def _(a: RemoveHelper, s: GameState) -> str:
     helper = s.combat.helper if s.combat else None
-    return f"{player_name(s, helper)} stops helping"
+    return Phrase("{name} stops helping", name=player_name(s, helper))
 
 
 class PlayOneShot(BaseAction):
@@ -324,8 +356,8 @@ def _(action: PlayOneShot, state: GameState, checked: bool) -> GameState:
 
 @words.register
 def _(a: PlayOneShot, s: GameState) -> str:
-    what = a.name or "a one-shot"
-    return f"{what} ({a.bonus:+d}) for the {a.side}"
+    what = a.name or Phrase("a one-shot")
+    return Phrase(_ONE_SHOT_FOR[a.side], what=what, bonus=a.bonus)
 
 
 class ClearOneShots(BaseAction):
@@ -341,13 +373,13 @@ def _(action: ClearOneShots, state: GameState, checked: bool) -> GameState:
     combat = current_combat(state)
     kept = tuple(shot for shot in combat.one_shots if shot.side != action.side)
     if checked and len(kept) == len(combat.one_shots):
-        raise RuleError("no_one_shots", f"No one-shots have been played for the {action.side}")
+        raise RuleError("no_one_shots", Phrase(_NO_ONE_SHOTS[action.side]))
     return _combat_update(state, checked, one_shots=kept)
 
 
 @words.register
 def _(a: ClearOneShots, s: GameState) -> str:
-    return f"One-shots for the {a.side} taken back"
+    return Phrase(_ONE_SHOTS_BACK[a.side])
 
 
 class FightWithLevelOnly(BaseAction):
@@ -364,15 +396,15 @@ def _(action: FightWithLevelOnly, state: GameState, checked: bool) -> GameState:
     combat = current_combat(state)
     if checked and action.player not in combat.fighters:
         name = player_at(state, action.player).name
-        raise RuleError("not_fighting", f"{name} is not in this combat")
+        raise RuleError("not_fighting", Phrase("{name} is not in this combat", name=name))
     only = combat.level_only | {action.player} if action.on else combat.level_only - {action.player}
     return _combat_update(state, checked, level_only=frozenset(only))
 
 
 @words.register
 def _(a: FightWithLevelOnly, s: GameState) -> str:
-    how = "fights with Level only" if a.on else "fights with full strength again"
-    return f"{player_name(s, a.player)} {how}"
+    how = "{name} fights with Level only" if a.on else "{name} fights with full strength again"
+    return Phrase(how, name=player_name(s, a.player))
 
 
 class SetWinsTies(BaseAction):
@@ -392,8 +424,11 @@ def _(action: SetWinsTies, state: GameState, checked: bool) -> GameState:
 
 @words.register
 def _(a: SetWinsTies, s: GameState) -> str:
-    why = f" ({a.reason})" if a.reason else ""
-    return ("The players win ties" if a.on else "Monsters win ties again") + why
+    if a.reason:
+        how = "The players win ties ({why})" if a.on else "Monsters win ties again ({why})"
+    else:
+        how = "The players win ties" if a.on else "Monsters win ties again"
+    return Phrase(how, why=a.reason)
 
 
 class ResolveCombat(BaseAction):
@@ -417,10 +452,12 @@ def _(action: ResolveCombat, state: GameState, checked: bool) -> GameState:
             p, m = combat.players_strength, combat.monsters_strength
             if p == m:
                 raise RuleError(
-                    "monsters_win_ties", f"Monsters win ties: {p} against {m} is not a kill"
+                    "monsters_win_ties",
+                    Phrase("Monsters win ties: {p} against {m} is not a kill", p=p, m=m),
                 )
             raise RuleError(
-                "fighters_losing", f"The monsters are stronger: {p} against {m} is not a kill"
+                "fighters_losing",
+                Phrase("The monsters are stronger: {p} against {m} is not a kill", p=p, m=m),
             )
     names = tuple(m.spec.name for m in combat.monsters)
     if action.outcome == "defeat":
@@ -448,7 +485,7 @@ def _(action: ResolveCombat, state: GameState, checked: bool) -> GameState:
         combat.fighter,
         combat.levels,
         checked,
-        source="A kill",
+        source=Phrase("A kill"),
         override=action.override,
         by_kill=True,
     )
@@ -461,8 +498,8 @@ def _(action: ResolveCombat, state: GameState, checked: bool) -> GameState:
 def _(a: ResolveCombat, s: GameState) -> str:
     fighter = player_name(s, s.combat.fighter if s.combat else None)
     if a.outcome == "kill":
-        return f"{fighter} kills the monsters"
+        return Phrase("{fighter} kills the monsters", fighter=fighter)
     treasure = a.treasure
     if treasure is None:
         treasure = s.combat.treasure if s.combat else 0
-    return DEFEATED_WITHOUT_KILL.format(fighter=fighter, treasure=treasure)
+    return Phrase(DEFEATED_WITHOUT_KILL, fighter=fighter, treasure=treasure)

@@ -8,6 +8,8 @@ from pydantic import Field
 
 from companion.core import rules
 from companion.core.chapters.base import (
+    SLOT_WORDS,
+    TRAIT_KIND_WORDS,
     BaseAction,
     Override,
     Seat,
@@ -19,13 +21,15 @@ from companion.core.chapters.base import (
 from companion.core.chapters.table import alive, find_item, player_at, with_player
 from companion.core.errors import RuleError
 from companion.core.models import ItemSpec
+from companion.core.phrase import Phrase
 from companion.core.state import GameState, Item, PlayerState
 
 
 def _no_gear_change_in_combat(state: GameState, override: str | None) -> None:
     if state.combat is not None and override is None:
         raise RuleError(
-            "equipment_in_combat", "Equipment cannot be changed during combat or running away"
+            "equipment_in_combat",
+            Phrase("Equipment cannot be changed during combat or running away"),
         )
 
 
@@ -34,7 +38,9 @@ def _check_big(player: PlayerState, spec: ItemSpec) -> None:
     if not spec.big or any(r.casefold() == "dwarf" for r in player.races):
         return
     if any(i.spec.big for i in player.items):
-        raise RuleError("one_big_item", f"{player.name} can carry only one Big item")
+        raise RuleError(
+            "one_big_item", Phrase("{name} can carry only one Big item", name=player.name)
+        )
 
 
 def _check_equip(player: PlayerState, spec: ItemSpec, override: str | None) -> None:
@@ -44,13 +50,21 @@ def _check_equip(player: PlayerState, spec: ItemSpec, override: str | None) -> N
     if spec.requires is not None and not rules.qualifies(player, spec.requires):
         raise RuleError(
             "item_restricted",
-            f"{spec.name} can be used only by a {spec.requires.value} ({spec.requires.kind})",
+            Phrase(
+                "{item} can be used only by a {trait} ({kind})",
+                item=spec.name,
+                trait=spec.requires.value,
+                kind=TRAIT_KIND_WORDS[spec.requires.kind],
+            ),
         )
     worn = [i.spec for i in player.items if i.equipped]
     if spec.slot in ("headgear", "armor", "footgear") and any(w.slot == spec.slot for w in worn):
-        raise RuleError("slot_taken", f"{player.name} already wears {spec.slot}")
+        raise RuleError(
+            "slot_taken",
+            Phrase("{name} already wears {slot}", name=player.name, slot=SLOT_WORDS[spec.slot]),
+        )
     if spec.hands and sum(w.hands for w in worn) + player.hands_used + spec.hands > 2:
-        raise RuleError("hands_full", f"{player.name} has only two hands")
+        raise RuleError("hands_full", Phrase("{name} has only two hands", name=player.name))
 
 
 def _equipped(item: Item, on: bool) -> Item:
@@ -74,14 +88,16 @@ def _(action: SetGearBonus, state: GameState, checked: bool) -> GameState:
     if checked:
         _no_gear_change_in_combat(state, action.override)
         if action.bonus != player.gear_bonus:
-            alive(player, "have gear")
+            alive(player, Phrase("have gear"))
     hands = player.hands_used if action.hands_used is None else action.hands_used
     return with_player(state, action.player, gear_bonus=action.bonus, hands_used=hands)
 
 
 @words.register
 def _(a: SetGearBonus, s: GameState) -> str:
-    return f"{player_name(s, a.player)}'s gear bonus becomes {a.bonus:+d}"
+    return Phrase(
+        "{name}'s gear bonus becomes {bonus:+d}", name=player_name(s, a.player), bonus=a.bonus
+    )
 
 
 class SetRunAwayBonus(BaseAction):
@@ -100,7 +116,9 @@ def _(action: SetRunAwayBonus, state: GameState, checked: bool) -> GameState:
 
 @words.register
 def _(a: SetRunAwayBonus, s: GameState) -> str:
-    return f"{player_name(s, a.player)}'s run-away bonus becomes {a.bonus:+d}"
+    return Phrase(
+        "{name}'s run-away bonus becomes {bonus:+d}", name=player_name(s, a.player), bonus=a.bonus
+    )
 
 
 class GainItem(BaseAction):
@@ -118,7 +136,7 @@ def _(action: GainItem, state: GameState, checked: bool) -> GameState:
     """Dead players cannot receive cards; one Big item; equip limits (§5, §8)."""
     player = player_at(state, action.player)
     if checked:
-        alive(player, "receive cards")
+        alive(player, Phrase("receive cards"))
         if action.override is None:
             _check_big(player, action.item)
         if action.equip:
@@ -131,8 +149,10 @@ def _(action: GainItem, state: GameState, checked: bool) -> GameState:
 
 @words.register
 def _(a: GainItem, s: GameState) -> str:
-    how = "equips" if a.equip else "takes"
-    return f"{player_name(s, a.player)} {how} {a.item.name} ({a.item.bonus:+d})"
+    template = (
+        "{name} equips {item} ({bonus:+d})" if a.equip else "{name} takes {item} ({bonus:+d})"
+    )
+    return Phrase(template, name=player_name(s, a.player), item=a.item.name, bonus=a.item.bonus)
 
 
 class EquipItem(BaseAction):
@@ -150,7 +170,9 @@ def _(action: EquipItem, state: GameState, checked: bool) -> GameState:
     item = find_item(player, action.item_id)
     if checked:
         if item.equipped:
-            raise RuleError("already_equipped", f"{item.spec.name} is already equipped")
+            raise RuleError(
+                "already_equipped", Phrase("{item} is already equipped", item=item.spec.name)
+            )
         _no_gear_change_in_combat(state, action.override)
         _check_equip(player, item.spec, action.override)
     items = tuple(_equipped(i, True) if i is item else i for i in player.items)
@@ -159,7 +181,11 @@ def _(action: EquipItem, state: GameState, checked: bool) -> GameState:
 
 @words.register
 def _(a: EquipItem, s: GameState) -> str:
-    return f"{player_name(s, a.player)} equips {item_name(s, a.player, a.item_id)}"
+    return Phrase(
+        "{name} equips {item}",
+        name=player_name(s, a.player),
+        item=item_name(s, a.player, a.item_id),
+    )
 
 
 class UnequipItem(BaseAction):
@@ -177,7 +203,7 @@ def _(action: UnequipItem, state: GameState, checked: bool) -> GameState:
     item = find_item(player, action.item_id)
     if checked:
         if not item.equipped:
-            raise RuleError("not_equipped", f"{item.spec.name} is not equipped")
+            raise RuleError("not_equipped", Phrase("{item} is not equipped", item=item.spec.name))
         _no_gear_change_in_combat(state, action.override)
     items = tuple(_equipped(i, False) if i is item else i for i in player.items)
     return with_player(state, action.player, items=items)
@@ -185,7 +211,11 @@ def _(action: UnequipItem, state: GameState, checked: bool) -> GameState:
 
 @words.register
 def _(a: UnequipItem, s: GameState) -> str:
-    return f"{player_name(s, a.player)} takes off {item_name(s, a.player, a.item_id)}"
+    return Phrase(
+        "{name} takes off {item}",
+        name=player_name(s, a.player),
+        item=item_name(s, a.player, a.item_id),
+    )
 
 
 class DiscardItem(BaseAction):
@@ -205,7 +235,11 @@ def _(action: DiscardItem, state: GameState, checked: bool) -> GameState:
 
 @words.register
 def _(a: DiscardItem, s: GameState) -> str:
-    return f"{player_name(s, a.player)} discards {item_name(s, a.player, a.item_id)}"
+    return Phrase(
+        "{name} discards {item}",
+        name=player_name(s, a.player),
+        item=item_name(s, a.player, a.item_id),
+    )
 
 
 class TradeItem(BaseAction):
@@ -229,11 +263,11 @@ def _(action: TradeItem, state: GameState, checked: bool) -> GameState:
     item = find_item(giver, action.item_id)
     if checked:
         if action.giver == action.receiver:
-            raise RuleError("trade_self", "A player cannot trade with themselves")
-        alive(receiver, "receive cards")
-        alive(giver, "trade")
+            raise RuleError("trade_self", Phrase("A player cannot trade with themselves"))
+        alive(receiver, Phrase("receive cards"))
+        alive(giver, Phrase("trade"))
         if state.combat is not None and action.override is None:
-            raise RuleError("trade_in_combat", "Items cannot be traded during combat")
+            raise RuleError("trade_in_combat", Phrase("Items cannot be traded during combat"))
         if action.override is None:
             _check_big(receiver, item.spec)
     state = with_player(state, action.giver, items=tuple(i for i in giver.items if i is not item))
@@ -247,4 +281,9 @@ def _(action: TradeItem, state: GameState, checked: bool) -> GameState:
 @words.register
 def _(a: TradeItem, s: GameState) -> str:
     item = item_name(s, a.giver, a.item_id)
-    return f"{player_name(s, a.giver)} gives {item} to {player_name(s, a.receiver)}"
+    return Phrase(
+        "{giver} gives {item} to {receiver}",
+        giver=player_name(s, a.giver),
+        item=item,
+        receiver=player_name(s, a.receiver),
+    )

@@ -20,6 +20,7 @@ from companion.core.chapters.base import (
 from companion.core.chapters.table import alive, find_item, player_at, win, with_player
 from companion.core.errors import RuleError
 from companion.core.models import MAX_LEVEL
+from companion.core.phrase import Phrase, phrase_template
 from companion.core.state import GameState
 
 
@@ -40,13 +41,19 @@ def raise_level(
     """
     player = state.players[number]
     if checked and player.dead and override is None:
-        raise RuleError("dead_cannot_level", f"{player.name} is dead and cannot go up a level")
+        raise RuleError(
+            "dead_cannot_level",
+            Phrase("{name} is dead and cannot go up a level", name=player.name),
+        )
     if state.no_limit:
         return with_player(state, number, level=min(MAX_LEVEL, player.level + levels))
     target = state.winning_level
     new_level = min(target, player.level + levels)
     if checked and new_level >= target and not by_kill and override is None:
-        raise RuleError("winning_level_by_kill", f"{source} cannot take you to Level {target}")
+        raise RuleError(
+            "winning_level_by_kill",
+            Phrase("{source} cannot take you to Level {level}", source=source, level=target),
+        )
     state = with_player(state, number, level=new_level)
     return win(state, (number,)) if new_level >= target else state
 
@@ -87,14 +94,16 @@ def _(action: GoUpLevel, state: GameState, checked: bool) -> GameState:
         action.player,
         action.levels,
         checked,
-        source="A Go Up a Level card",
+        source=Phrase("A Go Up a Level card"),
         override=action.override,
     )
 
 
 @words.register
 def _(a: GoUpLevel, s: GameState) -> str:
-    return f"{player_name(s, a.player)} goes up {levels_words(a.levels)}"
+    return Phrase(
+        "{name} goes up {levels}", name=player_name(s, a.player), levels=levels_words(a.levels)
+    )
 
 
 class LoseLevel(BaseAction):
@@ -114,7 +123,9 @@ def _(action: LoseLevel, state: GameState, checked: bool) -> GameState:
 
 @words.register
 def _(a: LoseLevel, s: GameState) -> str:
-    return f"{player_name(s, a.player)} loses {levels_words(a.levels)}"
+    return Phrase(
+        "{name} loses {levels}", name=player_name(s, a.player), levels=levels_words(a.levels)
+    )
 
 
 class SetLevel(BaseAction):
@@ -132,7 +143,8 @@ def _(action: SetLevel, state: GameState, checked: bool) -> GameState:
     player = player_at(state, action.player)
     if checked and not state.no_limit and action.level > state.winning_level:
         raise RuleError(
-            "no_such_level", f"Levels go up to {state.winning_level} in this game, not beyond"
+            "no_such_level",
+            Phrase("Levels go up to {level} in this game, not beyond", level=state.winning_level),
         )
     if action.level <= player.level:
         return with_player(state, action.player, level=action.level)
@@ -141,14 +153,14 @@ def _(action: SetLevel, state: GameState, checked: bool) -> GameState:
         action.player,
         action.level - player.level,
         checked,
-        source="Setting a Level by hand",
+        source=Phrase("Setting a Level by hand"),
         override=action.override,
     )
 
 
 @words.register
 def _(a: SetLevel, s: GameState) -> str:
-    return f"{player_name(s, a.player)} is set to Level {a.level}"
+    return Phrase("{name} is set to Level {level}", name=player_name(s, a.player), level=a.level)
 
 
 class SellItems(BaseAction):
@@ -171,22 +183,26 @@ def _(action: SellItems, state: GameState, checked: bool) -> GameState:
     gold = action.gold + sum(i.spec.gold for i in sold)
     levels = rules.levels_for_gold(gold)
     if checked:
-        alive(player, "sell items")
+        alive(player, Phrase("sell items"))
         if len(set(action.item_ids)) != len(action.item_ids):
-            raise RuleError("no_such_item", "The same item cannot be sold twice")
+            raise RuleError("no_such_item", Phrase("The same item cannot be sold twice"))
         if action.override is None:
             if action.player != state.current:
-                raise RuleError("sell_own_turn", "You can sell items only on your own turn")
+                raise RuleError("sell_own_turn", Phrase("You can sell items only on your own turn"))
             if state.combat is not None:
-                raise RuleError("sell_in_combat", "You cannot sell items during combat")
+                raise RuleError("sell_in_combat", Phrase("You cannot sell items during combat"))
         if levels < 1:
             raise RuleError(
                 "sell_minimum",
-                f"{gold} gold buys no level: a level costs 1000 gold and no change is given",
+                Phrase(
+                    "{gold} gold buys no level: a level costs 1000 gold and no change is given",
+                    gold=gold,
+                ),
             )
         if levels_to_sell(state, action.player, gold, action.override) < 1:
             raise RuleError(
-                "sell_to_win", f"Selling items cannot take you to Level {state.winning_level}"
+                "sell_to_win",
+                Phrase("Selling items cannot take you to Level {level}", level=state.winning_level),
             )
     if sold:
         keep = tuple(i for i in player.items if i.id not in action.item_ids)
@@ -196,7 +212,7 @@ def _(action: SellItems, state: GameState, checked: bool) -> GameState:
         action.player,
         levels_to_sell(state, action.player, gold, action.override),
         False,
-        source="Selling items",
+        source=Phrase("Selling items"),
         override=action.override,
     )
 
@@ -204,18 +220,28 @@ def _(action: SellItems, state: GameState, checked: bool) -> GameState:
 @words.register
 def _(a: SellItems, s: GameState) -> str:
     names = [item_name(s, a.player, i) for i in a.item_ids]
-    what = ", ".join(names) if names else "items"
-    extra = f" and {a.gold} gold more" if names and a.gold else ""
-    worth = f" worth {a.gold} gold" if not names else extra
-    sentence = f"{player_name(s, a.player)} sells {what}{worth}"
+    name = player_name(s, a.player)
+    if not names:
+        sentence = Phrase("{name} sells items worth {gold} gold", name=name, gold=a.gold)
+    elif a.gold:
+        sentence = Phrase(
+            "{name} sells {items} and {gold} gold more",
+            name=name,
+            items=", ".join(names),
+            gold=a.gold,
+        )
+    else:
+        sentence = Phrase("{name} sells {items}", name=name, items=", ".join(names))
     surplus = _sale_surplus(a, s)
     if not surplus:
         return sentence
-    return SOLD_OVER_THE_CAP.format(sale=sentence, level=s.winning_level - 1, surplus=surplus)
+    return Phrase(SOLD_OVER_THE_CAP, sale=sentence, level=s.winning_level - 1, surplus=surplus)
 
 
 # History sentences are whole templates with named parameters, ready to be translated.
-SOLD_OVER_THE_CAP = "{sale}: up to Level {level}, the rest is lost (levels lost: {surplus})"
+SOLD_OVER_THE_CAP = phrase_template(
+    "{sale}: up to Level {level}, the rest is lost (levels lost: {surplus})"
+)
 
 
 def _sale_surplus(a: SellItems, s: GameState) -> int:

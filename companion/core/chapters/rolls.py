@@ -22,6 +22,7 @@ from companion.core.chapters.base import (
 from companion.core.chapters.table import player_at
 from companion.core.dice import RandomSource
 from companion.core.errors import RuleError
+from companion.core.phrase import Phrase
 from companion.core.state import DieRoll, GameState
 
 
@@ -41,7 +42,9 @@ def fill_rolls(action: BaseAction, state: GameState, dice: RandomSource) -> Base
 
 def _draw(rolls: tuple[int, ...] | None, what: str) -> tuple[Iterator[int], list[int]]:
     if rolls is None:
-        raise RuleError("roll_missing", f"The die roll for {what} was not recorded")
+        raise RuleError(
+            "roll_missing", Phrase("The die roll for {what} was not recorded", what=what)
+        )
     used: list[int] = []
     source = iter(rolls)
 
@@ -62,11 +65,15 @@ def ordered_by_rolls(
         try:
             return next(values)
         except StopIteration:
-            raise RuleError("roll_missing", f"More die rolls are needed for {what}") from None
+            raise RuleError(
+                "roll_missing", Phrase("More die rolls are needed for {what}", what=what)
+            ) from None
 
     order, _ = rules.order_by_rolls(groups, draw)
     if checked and rolls is not None and len(used) != len(rolls):
-        raise RuleError("extra_rolls", f"More die rolls were recorded than {what} needs")
+        raise RuleError(
+            "extra_rolls", Phrase("More die rolls were recorded than {what} needs", what=what)
+        )
     return order
 
 
@@ -91,7 +98,7 @@ def _(action: RollDie, state: GameState, checked: bool) -> GameState:
     if action.player is not None:
         player_at(state, action.player)
     if action.roll is None:
-        raise RuleError("roll_missing", "The die roll was not recorded")
+        raise RuleError("roll_missing", Phrase("The die roll was not recorded"))
     roll = DieRoll(value=action.roll, player=action.player, purpose=action.purpose)
     return state.evolve(last_roll=roll)
 
@@ -106,9 +113,13 @@ def _(action: RollDie, state: GameState, dice: RandomSource) -> BaseAction:
 
 @words.register
 def _(a: RollDie, s: GameState) -> str:
-    why = f" for {a.purpose}" if a.purpose else ""
-    on = f" on {a.die}" if a.die else ""
-    return f"{player_name(s, a.player)} rolls {a.roll}{on}{why}"
+    how = {
+        (True, True): "{name} rolls {roll} on {die} for {purpose}",
+        (True, False): "{name} rolls {roll} on {die}",
+        (False, True): "{name} rolls {roll} for {purpose}",
+        (False, False): "{name} rolls {roll}",
+    }[bool(a.die), bool(a.purpose)]
+    return Phrase(how, name=player_name(s, a.player), roll=a.roll, die=a.die, purpose=a.purpose)
 
 
 class RollForFirstPlayer(BaseAction):
@@ -122,9 +133,14 @@ class RollForFirstPlayer(BaseAction):
 def _(action: RollForFirstPlayer, state: GameState, checked: bool) -> GameState:
     """Who goes first: everyone rolls, highest first, ties roll again (§2)."""
     if checked and (state.turn != 1 or state.combat is not None or state.last_combat is not None):
-        raise RuleError("first_player_chosen", "The first player is chosen before play begins")
+        raise RuleError(
+            "first_player_chosen", Phrase("The first player is chosen before play begins")
+        )
     order = ordered_by_rolls(
-        [list(range(len(state.players)))], action.rolls, "choosing the first player", checked
+        [list(range(len(state.players)))],
+        action.rolls,
+        Phrase("choosing the first player"),
+        checked,
     )
     rolls = action.rolls or ()
     return state.evolve(
@@ -149,4 +165,4 @@ def _(action: RollForFirstPlayer, state: GameState, dice: RandomSource) -> BaseA
 @words.register
 def _(a: RollForFirstPlayer, s: GameState) -> str:
     rolls = ", ".join(map(str, a.rolls or ()))
-    return f"Everyone rolls for the first player ({rolls})"
+    return Phrase("Everyone rolls for the first player ({rolls})", rolls=rolls)

@@ -26,6 +26,7 @@ from companion.core.chapters.table import current_combat, player_at, with_player
 from companion.core.dice import RandomSource
 from companion.core.errors import RuleError
 from companion.core.models import Loss
+from companion.core.phrase import Phrase, joined
 from companion.core.state import (
     CombatState,
     DieRoll,
@@ -38,17 +39,24 @@ from companion.core.state import (
 
 def _no_need_to_run(combat: CombatState, override: str | None) -> None:
     if combat.fighters_winning and not combat.running and override is None:
-        raise RuleError("no_need_to_run", "The players are winning: nobody needs to run away")
+        raise RuleError(
+            "no_need_to_run", Phrase("The players are winning: nobody needs to run away")
+        )
 
 
 def _running_fighter(state: GameState, combat: CombatState, seat: int) -> PlayerState:
     player = player_at(state, seat)
     if seat not in combat.fighters:
-        raise RuleError("not_fighting", f"{player.name} is not in this combat")
+        raise RuleError("not_fighting", Phrase("{name} is not in this combat", name=player.name))
     if player.dead:
-        raise RuleError("dead_stops_rolling", f"{player.name} is dead and stops rolling")
+        raise RuleError(
+            "dead_stops_rolling", Phrase("{name} is dead and stops rolling", name=player.name)
+        )
     if seat in combat.escaped:
-        raise RuleError("already_escaped", f"{player.name} has already escaped every monster")
+        raise RuleError(
+            "already_escaped",
+            Phrase("{name} has already escaped every monster", name=player.name),
+        )
     return player
 
 
@@ -131,15 +139,27 @@ def _pick(
     if len(chosen) == 1 or (chosen and not checked):
         return chosen[0]
     if checked:
-        names = " or ".join(name for _, name in options)
+        names = joined((name for _, name in options), "or")
         what = LOSS_WORDS[loss]
         if chosen:
             raise RuleError(
-                "bad_stuff_choice", f"{player.name} loses one {what} to {monster}, not several"
+                "bad_stuff_choice",
+                Phrase(
+                    "{name} loses one {what} to {monster}, not several",
+                    name=player.name,
+                    what=what,
+                    monster=monster,
+                ),
             )
         raise RuleError(
             "bad_stuff_choice",
-            f"{player.name} must choose which {what} {monster} takes: {names}",
+            Phrase(
+                "{name} must choose which {what} {monster} takes: {names}",
+                name=player.name,
+                what=what,
+                monster=monster,
+                names=names,
+            ),
         )
     return options[0]
 
@@ -230,12 +250,17 @@ def _(action: RunAway, state: GameState, checked: bool) -> GameState:
     index = monster_index(combat, action.monster)
     monster = combat.monsters[index]
     if action.roll is None:
-        raise RuleError("roll_missing", "The run-away roll was not recorded")
+        raise RuleError("roll_missing", Phrase("The run-away roll was not recorded"))
     if checked:
         _no_need_to_run(combat, action.override)
         if any(r.fighter == action.fighter and r.monster == index for r in combat.rolls):
             raise RuleError(
-                "already_rolled", f"{player.name} has already run from {monster.spec.name}"
+                "already_rolled",
+                Phrase(
+                    "{name} has already run from {monster}",
+                    name=player.name,
+                    monster=monster.spec.name,
+                ),
             )
     modifier = player.total_run_away_bonus + monster.spec.run_away_modifier
     escaped = rules.run_away_escapes(action.roll, modifier)
@@ -266,8 +291,14 @@ def _(action: RunAway, state: GameState, dice: RandomSource) -> BaseAction:
 
 @words.register
 def _(a: RunAway, s: GameState) -> str:
-    rolled = f"{player_name(s, a.fighter)} rolls {a.roll} to run from {monster_name(s, a.monster)}"
-    return f"{rolled} (on {a.die})" if a.die else rolled
+    rolled = "{name} rolls {roll} to run from {monster} (on {die})" if a.die else None
+    return Phrase(
+        rolled or "{name} rolls {roll} to run from {monster}",
+        name=player_name(s, a.fighter),
+        roll=a.roll,
+        monster=monster_name(s, a.monster),
+        die=a.die,
+    )
 
 
 class SacrificeAlly(BaseAction):
@@ -285,7 +316,7 @@ def _(action: SacrificeAlly, state: GameState, checked: bool) -> GameState:
     player = _running_fighter(state, combat, action.player)
     if checked:
         if player.ally is None:
-            raise RuleError("no_ally", f"{player.name} has no Ally to sacrifice")
+            raise RuleError("no_ally", Phrase("{name} has no Ally to sacrifice", name=player.name))
         _no_need_to_run(combat, None)
     escaped = {action.player}
     partners = [s for s in combat.fighters if s != action.player]
@@ -300,5 +331,9 @@ def _(action: SacrificeAlly, state: GameState, checked: bool) -> GameState:
 
 @words.register
 def _(a: SacrificeAlly, s: GameState) -> str:
-    partner = " (the partner too)" if a.partner_escapes else ""
-    return f"{player_name(s, a.player)} sacrifices their Ally and escapes{partner}"
+    template = (
+        "{name} sacrifices their Ally and escapes (the partner too)"
+        if a.partner_escapes
+        else "{name} sacrifices their Ally and escapes"
+    )
+    return Phrase(template, name=player_name(s, a.player))

@@ -4,6 +4,7 @@ several chapters share."""
 from __future__ import annotations
 
 from companion.core.errors import RuleError
+from companion.core.phrase import Phrase
 from companion.core.state import CombatState, GameState, Item, Phase, PlayerState
 
 
@@ -11,7 +12,8 @@ def player_at(state: GameState, number: int) -> PlayerState:
     """The player in a seat, or RuleError when the seat is empty."""
     if not 0 <= number < len(state.players):
         raise RuleError(
-            "no_such_player", f"There is no player in seat {number} (seats count from 0)"
+            "no_such_player",
+            Phrase("There is no player in seat {number} (seats count from 0)", number=number),
         )
     return state.players[number]
 
@@ -26,13 +28,16 @@ def with_player(state: GameState, number: int, **changes: object) -> GameState:
 def alive(player: PlayerState, doing: str) -> None:
     """Dead players cannot receive cards, level up or act (RULES.md §8)."""
     if player.dead:
-        raise RuleError("dead_player", f"{player.name} is dead and cannot {doing}")
+        raise RuleError(
+            "dead_player",
+            Phrase("{name} is dead and cannot {doing}", name=player.name, doing=doing),
+        )
 
 
 def current_combat(state: GameState) -> CombatState:
     """The combat going on, or RuleError when there is none."""
     if state.combat is None:
-        raise RuleError("no_combat", "There is no combat going on")
+        raise RuleError("no_combat", Phrase("There is no combat going on"))
     return state.combat
 
 
@@ -40,7 +45,8 @@ def not_running(combat: CombatState) -> None:
     """Once running away has started, nothing else about the combat changes (§7)."""
     if combat.running:
         raise RuleError(
-            "running_away", "Running away has started: finish the rolls before anything else"
+            "running_away",
+            Phrase("Running away has started: finish the rolls before anything else"),
         )
 
 
@@ -49,7 +55,9 @@ def find_item(player: PlayerState, item_id: str) -> Item:
     for item in player.items:
         if item.id == item_id:
             return item
-    raise RuleError("no_such_item", f"{player.name} has no item {item_id}")
+    raise RuleError(
+        "no_such_item", Phrase("{name} has no item {item}", name=player.name, item=item_id)
+    )
 
 
 def win(state: GameState, seats: tuple[int, ...]) -> GameState:

@@ -10,6 +10,7 @@ from companion.core import rules
 from companion.core.chapters.base import BaseAction, Override, Seat, player_name, step, words
 from companion.core.chapters.table import alive, player_at
 from companion.core.errors import RuleError
+from companion.core.phrase import Phrase, plural_phrase
 from companion.core.state import CharityResult, GameState, Phase
 
 
@@ -25,9 +26,9 @@ def _(action: AdvancePhase, state: GameState, checked: bool) -> GameState:
     Trouble or Loot the Room, Charity (§3)."""
     if checked:
         if state.combat is not None:
-            raise RuleError("finish_combat", "Finish the combat first")
+            raise RuleError("finish_combat", Phrase("Finish the combat first"))
         if state.phase == Phase.CHARITY:
-            raise RuleError("end_turn", "Charity is the last phase: end the turn")
+            raise RuleError("end_turn", Phrase("Charity is the last phase: end the turn"))
     following = {
         Phase.LISTEN_AT_THE_DOOR: Phase.KICK_OPEN_THE_DOOR,
         Phase.KICK_OPEN_THE_DOOR: Phase.LOOT_OR_TROUBLE,
@@ -39,11 +40,11 @@ def _(action: AdvancePhase, state: GameState, checked: bool) -> GameState:
 @words.register
 def _(a: AdvancePhase, s: GameState) -> str:
     following = {
-        Phase.LISTEN_AT_THE_DOOR: "kicks open the door",
-        Phase.KICK_OPEN_THE_DOOR: "looks for trouble or loots the room",
-        Phase.LOOT_OR_TROUBLE: "moves on to Charity",
+        Phase.LISTEN_AT_THE_DOOR: "{name} kicks open the door",
+        Phase.KICK_OPEN_THE_DOOR: "{name} looks for trouble or loots the room",
+        Phase.LOOT_OR_TROUBLE: "{name} moves on to Charity",
     }
-    return f"{player_name(s, s.current)} {following.get(s.phase, 'moves on')}"
+    return Phrase(following.get(s.phase, "{name} moves on"), name=player_name(s, s.current))
 
 
 class EndTurn(BaseAction):
@@ -56,7 +57,7 @@ class EndTurn(BaseAction):
 def _(action: EndTurn, state: GameState, checked: bool) -> GameState:
     """Play passes to the left; the dead return at the start of the next turn (§2, §8)."""
     if checked and state.combat is not None:
-        raise RuleError("finish_combat", "Finish the combat before ending the turn")
+        raise RuleError("finish_combat", Phrase("Finish the combat before ending the turn"))
     players = state.players
     if any(p.dead for p in players):
         players = tuple(p.evolve(dead=False) if p.dead else p for p in players)
@@ -76,7 +77,9 @@ def _(action: EndTurn, state: GameState, checked: bool) -> GameState:
 @words.register
 def _(a: EndTurn, s: GameState) -> str:
     after = player_name(s, (s.current + 1) % len(s.players))
-    return f"{player_name(s, s.current)} ends the turn; {after} is next"
+    return Phrase(
+        "{name} ends the turn; {after} is next", name=player_name(s, s.current), after=after
+    )
 
 
 class Charity(BaseAction):
@@ -102,11 +105,13 @@ def _(action: Charity, state: GameState, checked: bool) -> GameState:
     to_left = [s for s in rules.seats_to_the_left(action.giver, len(state.players))]
     ordered = [s for s in to_left if s in recipients]
     if checked:
-        alive(giver, "give Charity")
+        alive(giver, Phrase("give Charity"))
         if state.combat is not None:
-            raise RuleError("finish_combat", "Charity comes after the combat")
+            raise RuleError("finish_combat", Phrase("Charity comes after the combat"))
         if action.giver != state.current and action.override is None:
-            raise RuleError("charity_own_turn", "Charity is given at the end of your own turn")
+            raise RuleError(
+                "charity_own_turn", Phrase("Charity is given at the end of your own turn")
+            )
     if action.shares is None:
         shares = rules.even_split(action.cards, ordered)
     else:
@@ -117,7 +122,10 @@ def _(action: Charity, state: GameState, checked: bool) -> GameState:
                 if shares:
                     raise RuleError(
                         "charity_discard",
-                        f"{giver.name} has the lowest Level, so the excess cards are discarded",
+                        Phrase(
+                            "{name} has the lowest Level, so the excess cards are discarded",
+                            name=giver.name,
+                        ),
                     )
             elif (
                 any(s not in recipients for s in shares)
@@ -127,8 +135,11 @@ def _(action: Charity, state: GameState, checked: bool) -> GameState:
                 names = ", ".join(state.players[s].name for s in ordered)
                 raise RuleError(
                     "charity_split",
-                    f"Charity goes to the lowest-Level players ({names}), "
-                    "split as evenly as possible",
+                    Phrase(
+                        "Charity goes to the lowest-Level players ({names}), "
+                        "split as evenly as possible",
+                        names=names,
+                    ),
                 )
     result = CharityResult(
         giver=action.giver,
@@ -141,4 +152,10 @@ def _(action: Charity, state: GameState, checked: bool) -> GameState:
 
 @words.register
 def _(a: Charity, s: GameState) -> str:
-    return f"{player_name(s, a.giver)} gives away {a.cards} card(s) as Charity"
+    return plural_phrase(
+        "{name} gives away {count} card as Charity",
+        "{name} gives away {count} cards as Charity",
+        a.cards,
+        name=player_name(s, a.giver),
+        count=a.cards,
+    )

@@ -1,0 +1,91 @@
+"""Sentences the rules engine says to people, kept translatable: a template plus its values.
+
+A `Phrase` is the English sentence itself (a `str`, so logs, tests and `str(err)` read
+as before) that also remembers the `{placeholder}` template it came from and the values
+filled in. The app translates the template and fills in the same values, so names and
+numbers never have to be cut out of a translated sentence; a value that is itself a
+Phrase is translated too. The core never translates anything itself.
+
+>>> p = Phrase("{name} goes up to Level {level}", name="Ann", level=3)
+>>> p, p.template, p.params["level"]
+('Ann goes up to Level 3', '{name} goes up to Level {level}', 3)
+>>> plural_phrase("{n} level", "{n} levels", 2, n=2)
+'2 levels'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+
+class Phrase(str):
+    """An English sentence with the template and values it was made from.
+
+    `plural` and `count` are set for a sentence with singular and plural forms
+    (made by `plural_phrase`); the translation then picks the form for `count`.
+    """
+
+    template: str
+    plural: str | None
+    count: int | None
+    params: dict[str, Any]
+
+    def __new__(cls, template: str, /, **params: Any) -> Phrase:
+        return cls._make(template, None, None, params)
+
+    @classmethod
+    def _make(
+        cls, template: str, plural: str | None, count: int | None, params: dict[str, Any]
+    ) -> Phrase:
+        chosen = template if plural is None or count == 1 else plural
+        phrase = str.__new__(cls, chosen.format(**params))
+        phrase.template = template
+        phrase.plural = plural
+        phrase.count = count
+        phrase.params = params
+        return phrase
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Copies and pickles keep the template, not only the English text.
+        return (_rebuild, (self.template, self.plural, self.count, self.params))
+
+
+def _rebuild(
+    template: str, plural: str | None, count: int | None, params: dict[str, Any]
+) -> Phrase:
+    return Phrase._make(template, plural, count, params)
+
+
+def plural_phrase(singular: str, plural: str, count: int, /, **params: Any) -> Phrase:
+    """A Phrase with a singular and a plural template; `count` chooses between them.
+
+    >>> plural_phrase("{n} card", "{n} cards", 1, n=1)
+    '1 card'
+    """
+    return Phrase._make(singular, plural, count, params)
+
+
+def phrase_template(template: str) -> str:
+    """Marks a template kept in a constant so the translation tools find it (returns it)."""
+    return template
+
+
+def joined(names: Iterable[str], word: str = "and") -> str:
+    """Names joined with "and" (or "or"): "A and B and C", as a Phrase the app can translate.
+
+    >>> joined(["Ann", "Bo", "Cy"])
+    'Ann and Bo and Cy'
+    >>> joined(["Ann"])
+    'Ann'
+    """
+    items = list(names)
+    if not items:
+        return ""
+    text: str = items[0]
+    for name in items[1:]:
+        if word == "or":
+            text = Phrase("{first} or {second}", first=text, second=name)
+        else:
+            text = Phrase("{first} and {second}", first=text, second=name)
+    return text
