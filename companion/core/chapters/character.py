@@ -129,12 +129,20 @@ def _(action: GainTrait, state: GameState, checked: bool) -> GameState:
         limit = rules.trait_limit(player, kind)
         if len(have) >= limit and action.override is None:
             limit_words = {
-                "class": "You can have only one class at a time unless you are a Super Munchkin",
-                "race": "You can have only one race at a time unless you are a Half-Breed",
-                "motivation": (
-                    "You can have only one motivation at a time unless you are Extra Motivated"
+                "class": phrase_template(
+                    "You can have only one class at a time unless you are a Super Munchkin"
                 ),
-                "style": "You can have only one style at a time unless you are a Monk",
+                "race": phrase_template(
+                    "You can have only one race at a time unless you are a Half-Breed"
+                ),
+                "motivation": (
+                    phrase_template(
+                        "You can have only one motivation at a time unless you are Extra Motivated"
+                    )
+                ),
+                "style": phrase_template(
+                    "You can have only one style at a time unless you are a Monk"
+                ),
             }
             raise RuleError("trait_limit", Phrase(limit_words[kind]))
     bonuses = _with_trait_bonus(player.trait_bonuses, kind, name, action.bonus)
@@ -245,7 +253,11 @@ def _(action: SetTraitBoost, state: GameState, checked: bool) -> GameState:
     field, card = _BOOSTS[action.kind]
     if checked:
         if getattr(player, field) == action.on:
-            how = "{name} is already {card}" if action.on else "{name} is not {card}"
+            how = (
+                phrase_template("{name} is already {card}")
+                if action.on
+                else phrase_template("{name} is not {card}")
+            )
             raise RuleError("boost_unchanged", Phrase(how, name=player.name, card=Phrase(card)))
         if not action.on and len(player.traits(action.kind)) > 1:
             raise RuleError(
@@ -262,7 +274,7 @@ def _(action: SetTraitBoost, state: GameState, checked: bool) -> GameState:
 @words.register
 def _(a: SetTraitBoost, s: GameState) -> str:
     card = {kind: name for kind, (_field, name) in _BOOSTS.items()}
-    how = "{name} plays {card}" if a.on else "{name} loses {card}"
+    how = phrase_template("{name} plays {card}") if a.on else phrase_template("{name} loses {card}")
     return Phrase(how, name=player_name(s, a.player), card=Phrase(card[a.kind]))
 
 
@@ -368,7 +380,7 @@ def _(action: Die, state: GameState, checked: bool) -> GameState:
 
 @words.register
 def _(a: Die, s: GameState) -> str:
-    how = "{name} dies ({why})" if a.reason else "{name} dies"
+    how = phrase_template("{name} dies ({why})") if a.reason else phrase_template("{name} dies")
     return Phrase(how, name=player_name(s, a.player), why=a.reason)
 
 
@@ -418,9 +430,9 @@ def _(action: LootTheBody, state: GameState, dice: RandomSource) -> BaseAction:
 @words.register
 def _(a: LootTheBody, s: GameState) -> str:
     how = (
-        "The others loot {name}'s body, tie rolls {rolls}"
+        phrase_template("The others loot {name}'s body, tie rolls {rolls}")
         if a.rolls
-        else ("The others loot {name}'s body")
+        else (phrase_template("The others loot {name}'s body"))
     )
     rolls = ", ".join(map(str, a.rolls or ()))
     return Phrase(how, name=player_name(s, a.player), rolls=rolls)

@@ -403,7 +403,11 @@ def _(action: FightWithLevelOnly, state: GameState, checked: bool) -> GameState:
 
 @words.register
 def _(a: FightWithLevelOnly, s: GameState) -> str:
-    how = "{name} fights with Level only" if a.on else "{name} fights with full strength again"
+    how = (
+        phrase_template("{name} fights with Level only")
+        if a.on
+        else phrase_template("{name} fights with full strength again")
+    )
     return Phrase(how, name=player_name(s, a.player))
 
 
@@ -425,9 +429,17 @@ def _(action: SetWinsTies, state: GameState, checked: bool) -> GameState:
 @words.register
 def _(a: SetWinsTies, s: GameState) -> str:
     if a.reason:
-        how = "The players win ties ({why})" if a.on else "Monsters win ties again ({why})"
+        how = (
+            phrase_template("The players win ties ({why})")
+            if a.on
+            else phrase_template("Monsters win ties again ({why})")
+        )
     else:
-        how = "The players win ties" if a.on else "Monsters win ties again"
+        how = (
+            phrase_template("The players win ties")
+            if a.on
+            else phrase_template("Monsters win ties again")
+        )
     return Phrase(how, why=a.reason)
 
 

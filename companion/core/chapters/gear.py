@@ -21,7 +21,7 @@ from companion.core.chapters.base import (
 from companion.core.chapters.table import alive, find_item, player_at, with_player
 from companion.core.errors import RuleError
 from companion.core.models import ItemSpec
-from companion.core.phrase import Phrase
+from companion.core.phrase import Phrase, phrase_template
 from companion.core.state import GameState, Item, PlayerState
 
 
@@ -150,7 +150,9 @@ def _(action: GainItem, state: GameState, checked: bool) -> GameState:
 @words.register
 def _(a: GainItem, s: GameState) -> str:
     template = (
-        "{name} equips {item} ({bonus:+d})" if a.equip else "{name} takes {item} ({bonus:+d})"
+        phrase_template("{name} equips {item} ({bonus:+d})")
+        if a.equip
+        else phrase_template("{name} takes {item} ({bonus:+d})")
     )
     return Phrase(template, name=player_name(s, a.player), item=a.item.name, bonus=a.item.bonus)
 

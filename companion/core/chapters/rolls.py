@@ -22,7 +22,7 @@ from companion.core.chapters.base import (
 from companion.core.chapters.table import player_at
 from companion.core.dice import RandomSource
 from companion.core.errors import RuleError
-from companion.core.phrase import Phrase
+from companion.core.phrase import Phrase, phrase_template
 from companion.core.state import DieRoll, GameState
 
 
@@ -114,10 +114,10 @@ def _(action: RollDie, state: GameState, dice: RandomSource) -> BaseAction:
 @words.register
 def _(a: RollDie, s: GameState) -> str:
     how = {
-        (True, True): "{name} rolls {roll} on {die} for {purpose}",
-        (True, False): "{name} rolls {roll} on {die}",
-        (False, True): "{name} rolls {roll} for {purpose}",
-        (False, False): "{name} rolls {roll}",
+        (True, True): phrase_template("{name} rolls {roll} on {die} for {purpose}"),
+        (True, False): phrase_template("{name} rolls {roll} on {die}"),
+        (False, True): phrase_template("{name} rolls {roll} for {purpose}"),
+        (False, False): phrase_template("{name} rolls {roll}"),
     }[bool(a.die), bool(a.purpose)]
     return Phrase(how, name=player_name(s, a.player), roll=a.roll, die=a.die, purpose=a.purpose)
 

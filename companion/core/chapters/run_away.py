@@ -26,7 +26,7 @@ from companion.core.chapters.table import current_combat, player_at, with_player
 from companion.core.dice import RandomSource
 from companion.core.errors import RuleError
 from companion.core.models import Loss
-from companion.core.phrase import Phrase, joined
+from companion.core.phrase import Phrase, joined, phrase_template
 from companion.core.state import (
     CombatState,
     DieRoll,
@@ -62,14 +62,14 @@ def _running_fighter(state: GameState, combat: CombatState, seat: int) -> Player
 
 # What a failed roll did, as whole sentences with named parameters (ready to translate).
 BAD_STUFF_WORDS = {
-    "lost_a_level": "lost a level",
-    "lost_levels": "lost {levels} levels",
-    "kept_level_1": "kept Level 1 (it cannot go lower)",
-    "lost_gear": "lost {points} gear bonus",
-    "no_gear": "had no hand-kept gear bonus to lose",
-    "lost_thing": "lost {thing}",
-    "nothing_to_lose": "had no {what} to lose",
-    "died": "died",
+    "lost_a_level": phrase_template("lost a level"),
+    "lost_levels": phrase_template("lost {levels} levels"),
+    "kept_level_1": phrase_template("kept Level 1 (it cannot go lower)"),
+    "lost_gear": phrase_template("lost {points} gear bonus"),
+    "no_gear": phrase_template("had no hand-kept gear bonus to lose"),
+    "lost_thing": phrase_template("lost {thing}"),
+    "nothing_to_lose": phrase_template("had no {what} to lose"),
+    phrase_template("died"): phrase_template("died"),
 }
 # The words for each thing a Bad Stuff can name.
 LOSS_WORDS: dict[Loss, str] = {
@@ -218,8 +218,8 @@ def _bad_stuff(
         else:
             said.append(BAD_STUFF_WORDS["no_gear"])
     if bad.death:
-        said.append(BAD_STUFF_WORDS["died"])
-        facts["died"] = True
+        said.append(BAD_STUFF_WORDS[phrase_template("died")])
+        facts[phrase_template("died")] = True
         state = kill_player(state, seat)
     if bad.text:
         said.append(bad.text)
@@ -291,9 +291,11 @@ def _(action: RunAway, state: GameState, dice: RandomSource) -> BaseAction:
 
 @words.register
 def _(a: RunAway, s: GameState) -> str:
-    rolled = "{name} rolls {roll} to run from {monster} (on {die})" if a.die else None
+    rolled = (
+        phrase_template("{name} rolls {roll} to run from {monster} (on {die})") if a.die else None
+    )
     return Phrase(
-        rolled or "{name} rolls {roll} to run from {monster}",
+        rolled or phrase_template("{name} rolls {roll} to run from {monster}"),
         name=player_name(s, a.fighter),
         roll=a.roll,
         monster=monster_name(s, a.monster),
@@ -332,8 +334,8 @@ def _(action: SacrificeAlly, state: GameState, checked: bool) -> GameState:
 @words.register
 def _(a: SacrificeAlly, s: GameState) -> str:
     template = (
-        "{name} sacrifices their Ally and escapes (the partner too)"
+        phrase_template("{name} sacrifices their Ally and escapes (the partner too)")
         if a.partner_escapes
-        else "{name} sacrifices their Ally and escapes"
+        else phrase_template("{name} sacrifices their Ally and escapes")
     )
     return Phrase(template, name=player_name(s, a.player))

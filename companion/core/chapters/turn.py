@@ -10,7 +10,7 @@ from companion.core import rules
 from companion.core.chapters.base import BaseAction, Override, Seat, player_name, step, words
 from companion.core.chapters.table import alive, player_at
 from companion.core.errors import RuleError
-from companion.core.phrase import Phrase, plural_phrase
+from companion.core.phrase import Phrase, phrase_template, plural_phrase
 from companion.core.state import CharityResult, GameState, Phase
 
 
@@ -40,11 +40,13 @@ def _(action: AdvancePhase, state: GameState, checked: bool) -> GameState:
 @words.register
 def _(a: AdvancePhase, s: GameState) -> str:
     following = {
-        Phase.LISTEN_AT_THE_DOOR: "{name} kicks open the door",
-        Phase.KICK_OPEN_THE_DOOR: "{name} looks for trouble or loots the room",
-        Phase.LOOT_OR_TROUBLE: "{name} moves on to Charity",
+        Phase.LISTEN_AT_THE_DOOR: phrase_template("{name} kicks open the door"),
+        Phase.KICK_OPEN_THE_DOOR: phrase_template("{name} looks for trouble or loots the room"),
+        Phase.LOOT_OR_TROUBLE: phrase_template("{name} moves on to Charity"),
     }
-    return Phrase(following.get(s.phase, "{name} moves on"), name=player_name(s, s.current))
+    return Phrase(
+        following.get(s.phase, phrase_template("{name} moves on")), name=player_name(s, s.current)
+    )
 
 
 class EndTurn(BaseAction):
