@@ -26,13 +26,13 @@ from kivy.base import ExceptionHandler, ExceptionManager
 from kivy.clock import Clock
 from kivy.core.window import Window
 from kivy.metrics import dp
-from kivy.properties import BooleanProperty, ObjectProperty
+from kivy.properties import BooleanProperty, ObjectProperty, StringProperty
 from kivy.uix.label import Label
 from kivy.uix.screenmanager import Screen, ScreenManager
 
 from companion.resources import SETTINGS_FILE, user_data_dir
 from companion.ui.awake import keep_awake
-from companion.ui.i18n import _, set_language
+from companion.ui.i18n import _, language, on_change, set_language, system_language
 from companion.ui.navigator import HOME_SCREEN, START_SCREEN, Navigator
 from companion.ui.root import AppRoot, load_layout
 from companion.ui.screens import registry
@@ -58,11 +58,12 @@ BACK_KEYS = (27,)
 OPENING_SCREEN = "opening"
 
 
-def first_look(data_dir: Path | None) -> tuple[str, str]:
+def first_look(data_dir: Path | None) -> tuple[str, str | None]:
     """Theme and language for the first frame, read before anything heavy is imported.
 
     Only these two values are peeked at, without validation; the full settings are
     loaded and checked right after the first frame, and a damaged file is reported then.
+    The language is None when none was ever chosen (the system's is used then).
     """
     path = (data_dir if data_dir is not None else user_data_dir()) / SETTINGS_FILE
     try:
@@ -74,7 +75,7 @@ def first_look(data_dir: Path | None) -> tuple[str, str]:
     theme, language = saved.get("theme"), saved.get("language")
     return (
         theme if theme in ("dark", "light") else "dark",
-        language if isinstance(language, str) and language else "en",
+        language if isinstance(language, str) and language else None,
     )
 
 
@@ -91,6 +92,8 @@ class CompanionApp(App):
     # True once settings, saved games and the rules engine are loaded (just after the
     # first frame); the counters' service starts then.
     ready = BooleanProperty(False)
+    # The language on show; kv rules that read it re-translate when it changes.
+    language = StringProperty("en")
 
     def __init__(
         self,
@@ -103,8 +106,11 @@ class CompanionApp(App):
         self.title = "Munchkin Companion"
         self.data_dir = Path(data_dir) if data_dir is not None else None
         self.no_virtual = no_virtual
-        theme, language = first_look(self.data_dir)
-        set_language(language)
+        theme, chosen = first_look(self.data_dir)
+        # A first start speaks the system's language when the app has it.
+        self._language_chosen = chosen is not None
+        self.language = set_language(chosen or system_language())
+        self._stop_following_language = on_change(self._language_changed)
         self.theme = Theme(theme)
         self.session = GameSession(notify=self.notify)
         self.navigator = Navigator(registry(), has_game=self._has_game, notify=self.notify)
@@ -154,6 +160,10 @@ class CompanionApp(App):
             self._startup_problems.append(self.settings_store.problem)
         if self.settings.theme != self.theme.name:  # the file was damaged: defaults apply
             self.theme.apply(self.settings.theme)
+        if not self._language_chosen:
+            self.settings.language = language()
+        elif self.settings.language != language():
+            set_language(self.settings.language)
         self.session.load(self.data_dir)
         self.devices = self._start_devices()
         self.navigator.enabled = True
@@ -169,6 +179,7 @@ class CompanionApp(App):
             self.notify(problem, error=True)
 
     def on_stop(self) -> None:
+        self._stop_following_language()
         self.session.save()
 
     # -- what screens call --------------------------------------------------------------
@@ -224,6 +235,15 @@ class CompanionApp(App):
         return self._cards or None
 
     # -- wiring ---------------------------------------------------------------------------
+    def _language_changed(self, code: str) -> None:
+        """Every text follows a new language at once: the frame, and the screens rebuilt."""
+        self.language = code
+        if self.root is None:
+            return
+        self.root.build_nav(list(self.navigator.entries.values()), self.show)
+        self.navigator.retranslate()
+        self.root.mark_nav(self.manager.current)
+
     def _has_game(self) -> bool:
         return self.session.game is not None
 

@@ -1,7 +1,9 @@
 """Keeps the translation catalogues in step with the UI's texts, using Babel at build time.
 
 `./tasks i18n` (that is, `python -m companion.ui.catalogues`) extracts every `_()`,
-`N_()` and `ngettext()` text of companion/ui (.py and .kv files) into the template
+`N_()` and `ngettext()` text of companion/ui (.py and .kv files), and every `Phrase()`,
+`plural_phrase()` and `phrase_template()` sentence of the rules engine and the device
+layer (`companion.core.phrase`), into the template
 `locale/companion.pot`, updates each language's `.po` from it (creating English, the
 source language, when missing) and compiles the `.mo` files. The app only reads the
 committed `.mo` files, with the standard library's gettext (`companion.ui.i18n`), so
@@ -22,14 +24,24 @@ from babel.messages.extract import extract_from_dir
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po, write_po
 
-from companion.ui.i18n import DOMAIN, LOCALE_DIR
+from companion.ui.i18n import DOMAIN, LANGUAGES, LOCALE_DIR
 
 UI_DIR = Path(__file__).parent
+PACKAGE_DIR = UI_DIR.parent
 SOURCE_LANGUAGE = "en"
 PROJECT = "munchkin-companion"
 HEADER_COMMENT = "# Texts of the companion app; `./tasks i18n` keeps this file up to date.\n#"
 # The calls that mark a text for translation, and which arguments are the texts.
 KEYWORDS: dict[str, tuple[int, ...] | None] = {"_": None, "N_": None, "ngettext": (1, 2)}
+# The engine's sentences (companion.core.phrase); the UI's `_` is not looked for there,
+# since the chapters name their registered functions `_`.
+PHRASE_KEYWORDS: dict[str, tuple[int, ...] | None] = {
+    "Phrase": (1,),
+    "plural_phrase": (1, 2),
+    "phrase_template": (1,),
+}
+# Folders outside the UI whose sentences reach a player.
+PHRASE_DIRS = ("core", "devices")
 # Kivy's .kv rules are Python expressions, so Babel's Python extractor reads them too.
 METHOD_MAP = [("**.py", "python"), ("**.kv", "python")]
 # Lines of a catalogue that change on every run without any text changing.
@@ -39,15 +51,31 @@ Message = str | tuple[str, str]  # a plain message, or (singular, plural) from n
 
 
 def extract_messages(root: Path = UI_DIR) -> dict[Message, list[str]]:
-    """Every message used by the UI's .py and .kv files -> where it is used ("file:line")."""
-    prefix = root.resolve().relative_to(UI_DIR.parent.parent.resolve()).as_posix()
+    """Every message the app shows -> where it is used ("file:line").
+
+    The UI's .py and .kv files under `root`, plus (for the app's own UI folder) the
+    engine's and device layer's Phrases.
+    """
     found: dict[Message, list[str]] = {}
+    _extract(root, METHOD_MAP, KEYWORDS, found)
+    if root.resolve() == UI_DIR.resolve():
+        for name in PHRASE_DIRS:
+            _extract(PACKAGE_DIR / name, [("**.py", "python")], PHRASE_KEYWORDS, found)
+    return found
+
+
+def _extract(
+    root: Path,
+    method_map: list[tuple[str, str]],
+    keywords: dict[str, tuple[int, ...] | None],
+    found: dict[Message, list[str]],
+) -> None:
+    prefix = root.resolve().relative_to(PACKAGE_DIR.parent.resolve()).as_posix()
     for filename, lineno, message, _comments, _context in extract_from_dir(
-        root, METHOD_MAP, keywords=KEYWORDS
+        root, method_map, keywords=keywords
     ):
         key: Message = message if isinstance(message, str) else (message[0], message[1])
         found.setdefault(key, []).append(f"{prefix}/{filename}:{lineno}")
-    return found
 
 
 def template(messages: Mapping[Message, list[str]]) -> Catalog:
@@ -93,9 +121,9 @@ def _write_if_changed(path: Path, data: bytes) -> bool:
 
 
 def languages() -> list[str]:
-    """Every language with a catalogue folder, the source language always among them."""
+    """Every language the app offers or has a catalogue folder for, English among them."""
     found = {p.parent.parent.name for p in LOCALE_DIR.glob(f"*/LC_MESSAGES/{DOMAIN}.po")}
-    return sorted(found | {SOURCE_LANGUAGE})
+    return sorted(found | set(LANGUAGES) | {SOURCE_LANGUAGE})
 
 
 def update_catalogues(root: Path = UI_DIR) -> list[Path]:

@@ -23,7 +23,7 @@ from kivy.properties import BooleanProperty, DictProperty, ListProperty, StringP
 
 from companion.devices.tasks import TaskSet
 from companion.ui.dice_service import DiceService
-from companion.ui.i18n import _
+from companion.ui.i18n import _, tr
 
 if TYPE_CHECKING:
     from companion.core import Game
@@ -246,7 +246,7 @@ class DeviceService(EventDispatcher):
             found = await discover(backend=self.manager.backend, use_ble=self.ble_allowed)
         except Exception as exc:
             log.warning("scan failed: %s", exc)
-            self.app.notify(str(exc), error=True)
+            self.app.notify(tr(exc), error=True)
             found = []
         finally:
             self.scanning = False
@@ -278,7 +278,7 @@ class DeviceService(EventDispatcher):
         self.statuses = list(self.manager.statuses()) if self.manager is not None else []
 
     def _task_failed(self, _name: str, exc: BaseException) -> None:
-        self.app.notify(str(exc), error=True)
+        self.app.notify(tr(exc), error=True)
 
 
 async def _ask_android_permissions(timeout_s: float = PERMISSION_WAIT_S) -> bool:

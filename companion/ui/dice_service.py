@@ -19,7 +19,7 @@ from kivy.event import EventDispatcher
 from kivy.properties import BooleanProperty, ListProperty, StringProperty
 
 from companion.devices.tasks import TaskSet
-from companion.ui.i18n import _
+from companion.ui.i18n import _, tr
 
 if TYPE_CHECKING:
     from companion.ui.host import Host
@@ -157,10 +157,10 @@ class DiceService(EventDispatcher):
                     roll = await self.hub.next_roll(seat, blink=True)
                     value = roll.d6()
                 except NotAD6Error as exc:
-                    on_problem(str(exc))
+                    on_problem(tr(exc))
                     continue  # a d6 may still come
                 except DiceError as exc:
-                    on_problem(str(exc))
+                    on_problem(tr(exc))
                     return
                 on_roll(value, roll.label)
                 return
@@ -204,7 +204,7 @@ class DiceService(EventDispatcher):
         ]
 
     def _task_failed(self, _name: str, exc: BaseException) -> None:
-        self.app.notify(str(exc), error=True)
+        self.app.notify(tr(exc), error=True)
 
 
 def _nothing() -> None:

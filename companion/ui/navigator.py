@@ -51,6 +51,7 @@ class Navigator(EventDispatcher):
         self._notify = notify
         self._loaded_kv: set[str] = set()
         self._back: list[str] = []
+        self._params: dict[str, dict[str, Any]] = {}  # each screen's last parameters
         self.manager: ScreenManager
 
     def on_shown(self, name: str) -> None:
@@ -96,6 +97,7 @@ class Navigator(EventDispatcher):
             name = START_SCREEN
         screen = self.screen(name)
         screen.prepare(**params)
+        self._params[name] = params
         manager = self.manager
         if manager.current != name:
             if manager.current in self.entries:
@@ -117,6 +119,20 @@ class Navigator(EventDispatcher):
             self._shown(name)
             return True
         return False
+
+    def retranslate(self) -> None:
+        """After a language change: drop the built screens (their kv texts were translated
+        when they were built) and build the one on show again, with its last parameters."""
+        manager = self.manager
+        current = manager.current
+        for screen in list(manager.screens):
+            if screen.name in self.entries:
+                manager.remove_widget(screen)
+        if current in self.entries:
+            screen = self.screen(current)
+            screen.prepare(**self._params.get(current, {}))
+            manager.current = current
+            self._shown(current)
 
     def forget_back(self) -> None:
         """Start the way back afresh (after a game is opened, say)."""

@@ -21,7 +21,7 @@ from kivy.clock import Clock
 from kivy.event import EventDispatcher
 from kivy.properties import BooleanProperty, ObjectProperty, StringProperty
 
-from companion.ui.i18n import _
+from companion.ui.i18n import _, tr
 
 if TYPE_CHECKING:
     from companion.core import Game, GameSetup, GameState, RandomSource
@@ -114,13 +114,13 @@ class GameSession(EventDispatcher):
                 action = action(**fields)
             self.game.apply(action)
         except RuleError as exc:
-            self._notify(str(exc), True)
+            self._notify(tr(exc), True)
             return False
         except ValidationError as exc:
             self._notify(validation_error_line(exc), True)
             return False
         except ValueError as exc:  # any other refusal from the engine, in its own words
-            self._notify(str(exc), True)
+            self._notify(tr(exc), True)
             return False
         return True
 
@@ -164,7 +164,7 @@ class GameSession(EventDispatcher):
 
         revision = len(game.log) - 1
         try:
-            return describe(game.log[revision], game.state_at(revision))
+            return tr(describe(game.log[revision], game.state_at(revision)))
         except (ValueError, LookupError, AttributeError):
             return game.log[revision].type.replace("_", " ")
 
@@ -185,7 +185,7 @@ class GameSession(EventDispatcher):
         try:
             game = self.games.load(game_id)
         except StoreError as exc:
-            self._notify(str(exc), True)
+            self._notify(tr(exc), True)
             return False
         self.games.last_id = game_id
         self._open(game_id, game)
@@ -210,7 +210,7 @@ class GameSession(EventDispatcher):
         try:
             self.games.delete(game_id)
         except (StoreError, OSError) as exc:
-            self._notify(str(exc), True)
+            self._notify(tr(exc), True)
 
     def export(self, game_id: str, dest: Path) -> Path | None:
         """Write a saved game's log to `dest`; returns the file written."""
@@ -220,7 +220,7 @@ class GameSession(EventDispatcher):
         try:
             written = self.games.export(game_id, dest)
         except (StoreError, OSError) as exc:
-            self._notify(str(exc), True)
+            self._notify(tr(exc), True)
             return None
         self._notify(_("Saved to {path}").format(path=written), False)
         return written
@@ -232,7 +232,7 @@ class GameSession(EventDispatcher):
         try:
             game_id = self.games.import_file(src)
         except (StoreError, OSError) as exc:
-            self._notify(str(exc), True)
+            self._notify(tr(exc), True)
             return None
         self._notify(_("Game imported."), False)
         return game_id

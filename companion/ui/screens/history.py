@@ -6,6 +6,7 @@ from kivy.factory import Factory
 from kivy.properties import ListProperty, NumericProperty
 
 from companion.core import BaseAction, GameState, describe
+from companion.ui.i18n import tr
 from companion.ui.screens.base import CompanionScreen
 
 SHOWN_ACTIONS = 300
@@ -55,7 +56,7 @@ class HistoryScreen(CompanionScreen):
 
 def _in_words(action: BaseAction, before: GameState) -> str:
     try:
-        return describe(action, before)
+        return tr(describe(action, before))
     except (ValueError, LookupError, AttributeError):
         # A log written by a newer version may hold actions this one cannot word.
         return action.type.replace("_", " ")

@@ -25,12 +25,13 @@ BRIGHTNESS_MAX = 255
 
 
 class SettingsScreen(CompanionScreen):
-    """Every choice is saved at once and takes effect at once (the language on restart)."""
+    """Every choice is saved at once and takes effect at once, the language included."""
 
     theme_name = StringProperty("dark")
     keep_awake = BooleanProperty(True)
     language_name = StringProperty("")
-    language_changed = BooleanProperty(False)
+    # Every language the app speaks, each in its own words.
+    language_list = StringProperty(" · ".join(LANGUAGES.values()))
     edition_name = StringProperty("")
     epic = BooleanProperty(False)
     shared_victory = BooleanProperty(False)
@@ -39,11 +40,6 @@ class SettingsScreen(CompanionScreen):
     virtual_counters = BooleanProperty(True)
     brightness = NumericProperty(96)
     brightness_text = StringProperty("")
-
-    def __init__(self, **kwargs: Any) -> None:
-        self._started_language = ""
-        super().__init__(**kwargs)
-        self._started_language = self.app.settings.language
 
     # -- changes ----------------------------------------------------------------------
     def toggle_theme(self) -> None:
@@ -59,7 +55,7 @@ class SettingsScreen(CompanionScreen):
             keep_awake(on)
 
     def next_language(self) -> None:
-        """The next language that has a catalogue."""
+        """The next language the app speaks; every screen shows it at once."""
         codes = list(LANGUAGES)
         current = self.app.settings.language
         at = codes.index(current) if current in codes else -1
@@ -118,9 +114,6 @@ class SettingsScreen(CompanionScreen):
         self.theme_name = settings.theme
         self.keep_awake = settings.keep_awake
         self.language_name = LANGUAGES.get(settings.language, settings.language)
-        self.language_changed = bool(self._started_language) and (
-            settings.language != self._started_language
-        )
         edition = EDITIONS.get(settings.edition)
         self.edition_name = edition.name if edition is not None else settings.edition
         self.epic = settings.winning_level == EPIC_LEVEL
