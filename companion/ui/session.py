@@ -21,7 +21,7 @@ from kivy.clock import Clock
 from kivy.event import EventDispatcher
 from kivy.properties import BooleanProperty, ObjectProperty, StringProperty
 
-from companion.ui.i18n import _, tr
+from companion.ui.i18n import _, ngettext, tr
 
 if TYPE_CHECKING:
     from companion.core import Game, GameSetup, GameState, RandomSource
@@ -147,7 +147,12 @@ class GameSession(EventDispatcher):
         if steps == 1:
             self._notify(_("Undone: {what}").format(what=last), False)
         else:
-            self._notify(_("Undone: the last {n} actions").format(n=steps), False)
+            self._notify(
+                ngettext(
+                    "Undone: the last {n} action", "Undone: the last {n} actions", steps
+                ).format(n=steps),
+                False,
+            )
 
     def redo(self) -> None:
         """Apply again the last action taken back, saying what it was."""

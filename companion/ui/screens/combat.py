@@ -24,7 +24,7 @@ from companion.core import (
     RunAway,
     StartCombat,
 )
-from companion.ui.i18n import _
+from companion.ui.i18n import _, ngettext
 from companion.ui.screens.base import CompanionScreen
 from companion.ui.widgets import FlatButton
 
@@ -336,8 +336,8 @@ class CombatScreen(CompanionScreen):
         self.running = combat.running
         self.verdict = _("Players win") if combat.fighters_winning else _("Monsters win")
         self.can_run = self.session.allowed(RunAway, fighter=combat.fighter, monster=0)
-        self.rewards = _("Kill: {levels} level(s), {treasure} treasure(s)").format(
-            levels=combat.levels, treasure=combat.treasure
+        self.rewards = _("Kill: {levels}, {treasures}").format(
+            levels=_levels(combat.levels), treasures=_treasures(combat.treasure)
         )
         for index, monster in enumerate(combat.monsters):
             row = MonsterRow(index=index)
@@ -345,7 +345,7 @@ class CombatScreen(CompanionScreen):
             row.title = f"{monster.spec.name}  \u00b7  {monster.strength}"
             parts = [_("Level {n}").format(n=monster.spec.level)]
             parts += [e.name for e in monster.enhancers]
-            parts.append(_("{n} treasure(s)").format(n=monster.treasure))
+            parts.append(_treasures(monster.treasure))
             row.detail = "  \u00b7  ".join(parts)
             box.add_widget(row)
 
@@ -355,11 +355,19 @@ class CombatScreen(CompanionScreen):
             return ""
         names = ", ".join(result.monsters)
         if result.outcome == "kill":
-            return _("Killed {monsters}: +{levels} level(s), {treasure} treasure(s).").format(
-                monsters=names, levels=result.levels, treasure=result.treasure
+            return _("Killed {monsters}: +{levels}, {treasures}.").format(
+                monsters=names, levels=_levels(result.levels), treasures=_treasures(result.treasure)
             )
         if result.outcome == "defeat":
             return _("Defeated {monsters} without killing.").format(monsters=names)
         if result.outcome == "fighter_died":
             return _("The fighter died fleeing {monsters}.").format(monsters=names)
         return _("Ran away from {monsters}.").format(monsters=names)
+
+
+def _levels(n: int) -> str:
+    return ngettext("{n} level", "{n} levels", n).format(n=n)
+
+
+def _treasures(n: int) -> str:
+    return ngettext("{n} treasure", "{n} treasures", n).format(n=n)

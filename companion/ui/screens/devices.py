@@ -15,7 +15,7 @@ from kivy.uix.boxlayout import BoxLayout
 
 from companion.ui.device_service import DeviceService
 from companion.ui.dice_service import DiceService, dice_service
-from companion.ui.i18n import N_, _
+from companion.ui.i18n import N_, _, ngettext
 from companion.ui.screens.base import CompanionScreen
 from companion.ui.theme import colour
 
@@ -51,7 +51,7 @@ def status_line(status: Any) -> str:
     if status.rtt_ms is not None:
         parts.append(_("{ms:.0f} ms").format(ms=status.rtt_ms))
     if status.errors:
-        parts.append(_("{n} errors").format(n=status.errors))
+        parts.append(ngettext("{n} error", "{n} errors", status.errors).format(n=status.errors))
     return " \u00b7 ".join(parts)
 
 
@@ -266,7 +266,9 @@ class DevicesScreen(CompanionScreen):
         for status in statuses:
             self._fill_row(self.rows[status.key], status, state, service)
         self.count_text = (
-            _("{n} counters").format(n=len(statuses)) if statuses else _("No counters yet.")
+            ngettext("{n} counter", "{n} counters", len(statuses)).format(n=len(statuses))
+            if statuses
+            else _("No counters yet.")
         )
 
     def _fill_row(self, row: CounterRow, status: Any, state: Any, service: Any) -> None:

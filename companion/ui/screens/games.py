@@ -7,7 +7,7 @@ from pathlib import Path
 from kivy.factory import Factory
 from kivy.properties import StringProperty
 
-from companion.ui.i18n import _
+from companion.ui.i18n import _, ngettext
 from companion.ui.screens.base import CompanionScreen
 
 EXPORTS_DIR = "exports"
@@ -65,9 +65,9 @@ class GamesScreen(CompanionScreen):
             if item.problem:
                 detail = item.problem
             else:
-                detail = _("{n} actions · {when}").format(
-                    n=item.actions, when=item.updated.astimezone().strftime("%Y-%m-%d %H:%M")
-                )
+                detail = ngettext(
+                    "{n} action · {when}", "{n} actions · {when}", item.actions
+                ).format(n=item.actions, when=item.updated.astimezone().strftime("%Y-%m-%d %H:%M"))
                 if item.winners:
                     detail += " · " + _("won by {names}").format(names=", ".join(item.winners))
             # Properties declared in kv exist only once the rule applied: set them after.

@@ -25,7 +25,7 @@ from companion.core import (
     Variants,
 )
 from companion.core.errors import first_validation_error
-from companion.ui.i18n import _
+from companion.ui.i18n import _, ngettext
 from companion.ui.labels import sex_name
 from companion.ui.screens.base import CompanionScreen
 from companion.ui.theme import PLAYER_COLOURS, colour
@@ -99,7 +99,12 @@ class NewGameScreen(CompanionScreen):
     def add_player(self) -> None:
         """Add a seat at the end of the table."""
         if len(self.players) >= MAX_PLAYERS:
-            self.app.notify(_("A game has at most {n} players.").format(n=MAX_PLAYERS), True)
+            self.app.notify(
+                ngettext(
+                    "A game has at most {n} player.", "A game has at most {n} players.", MAX_PLAYERS
+                ).format(n=MAX_PLAYERS),
+                True,
+            )
             return
         self.players.append(self._new_player(len(self.players)))
         self._rebuild()
@@ -107,7 +112,14 @@ class NewGameScreen(CompanionScreen):
     def remove_player(self, index: int) -> None:
         """Remove a seat."""
         if len(self.players) <= MIN_PLAYERS:
-            self.app.notify(_("A game needs at least {n} players.").format(n=MIN_PLAYERS), True)
+            self.app.notify(
+                ngettext(
+                    "A game needs at least {n} player.",
+                    "A game needs at least {n} players.",
+                    MIN_PLAYERS,
+                ).format(n=MIN_PLAYERS),
+                True,
+            )
             return
         del self.players[index]
         if self.first >= len(self.players):
@@ -240,7 +252,9 @@ class NewGameScreen(CompanionScreen):
 
     def _update_texts(self) -> None:
         self.edition_name = EDITIONS[self.edition_id].name
-        self.count_text = _("{n} players").format(n=len(self.players))
+        self.count_text = ngettext("{n} player", "{n} players", len(self.players)).format(
+            n=len(self.players)
+        )
         self._update_first_text()
 
     def _update_first_text(self) -> None:

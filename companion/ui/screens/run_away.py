@@ -11,7 +11,7 @@ from kivy.uix.boxlayout import BoxLayout
 
 from companion.core import RUN_AWAY_TARGET, RunAway, SacrificeAlly
 from companion.ui.dice_service import dice_service
-from companion.ui.i18n import _
+from companion.ui.i18n import _, ngettext
 from companion.ui.screens.base import CompanionScreen
 
 
@@ -224,7 +224,9 @@ def _bad_stuff_words(bad: Any) -> str:
     if bad.death:
         parts.append(_("death"))
     if bad.lose_levels:
-        parts.append(_("lose {n} level(s)").format(n=bad.lose_levels))
+        parts.append(
+            ngettext("lose {n} level", "lose {n} levels", bad.lose_levels).format(n=bad.lose_levels)
+        )
     if bad.lose_gear:
         parts.append(_("lose {n} gear").format(n=bad.lose_gear))
     if bad.text:

@@ -8,7 +8,7 @@ from kivy.metrics import dp
 from kivy.properties import BooleanProperty, NumericProperty, StringProperty
 
 from companion.core import AdvancePhase, Charity, EndTurn, GoUpLevel, LoseLevel, Phase, SetGearBonus
-from companion.ui.i18n import _
+from companion.ui.i18n import _, ngettext
 from companion.ui.labels import phase_name, traits_line
 from companion.ui.screens.base import CompanionScreen
 from companion.ui.theme import colour
@@ -111,7 +111,11 @@ class TableScreen(CompanionScreen):
         if result is None or result.giver != state.current:
             return ""
         if not result.shares:
-            return _("{n} card(s) discarded: nobody is lower.").format(n=result.discarded)
+            return ngettext(
+                "{n} card discarded: nobody is lower.",
+                "{n} cards discarded: nobody is lower.",
+                result.discarded,
+            ).format(n=result.discarded)
         given = ", ".join(
             f"{state.players[seat].name} {count}" for seat, count in result.shares.items()
         )
