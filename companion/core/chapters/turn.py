@@ -44,9 +44,8 @@ def _(a: AdvancePhase, s: GameState) -> str:
         Phase.KICK_OPEN_THE_DOOR: phrase_template("{name} looks for trouble or loots the room"),
         Phase.LOOT_OR_TROUBLE: phrase_template("{name} moves on to Charity"),
     }
-    return Phrase(
-        following.get(s.phase, phrase_template("{name} moves on")), name=player_name(s, s.current)
-    )
+    template = following.get(s.phase) or phrase_template("{name} moves on")
+    return Phrase(template, name=player_name(s, s.current))
 
 
 class EndTurn(BaseAction):
