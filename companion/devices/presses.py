@@ -6,6 +6,7 @@ import time
 from dataclasses import dataclass, field
 
 from companion.core import Action, EndTurn, GameState, GoUpLevel, LoseLevel, RuleError
+from companion.core.phrase import Phrase
 from companion.core.rules import check_level_loss
 from companion.devices import wire
 
@@ -33,7 +34,7 @@ def action_for_press(state: GameState, intent: int, slot: int, seats: tuple[int,
         return EndTurn()
     player = slot if slot != wire.NO_SLOT else (seats[0] if len(seats) == 1 else None)
     if player is None or player >= len(state.players):
-        raise RuleError("no_such_player", "this counter shows no player to change")
+        raise RuleError("no_such_player", Phrase("this counter shows no player to change"))
     if intent == wire.INTENT_LEVEL_UP:
         return GoUpLevel(player=player)
     if intent == wire.INTENT_LEVEL_DOWN:

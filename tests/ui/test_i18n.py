@@ -7,6 +7,11 @@ import gettext
 import re
 from pathlib import Path
 
+import pytest
+from babel.messages.catalog import Catalog
+from babel.messages.pofile import read_po
+
+from companion.core.phrase import Phrase
 from companion.ui import catalogues, i18n
 
 _MSGID = re.compile(r'^msgid "(.*)"$', re.MULTILINE)
@@ -52,3 +57,258 @@ def test_unknown_language_falls_back_to_english() -> None:
         assert i18n._("Start game") == "Start game"
     finally:
         i18n.set_language("en")
+
+
+# --- every shipped language is complete -------------------------------------------------------
+
+_FIELD = re.compile(r"\{([a-z_]*)[^{}]*\}")
+_PERCENT = re.compile(r"%(?:\([a-z_]+\))?[-+ #0]*\d*(?:\.\d+)?[sdifr%]")
+
+
+def _fields(text: str) -> list[str]:
+    """The {placeholders} and %-style conversions of a text, sorted (with repeats)."""
+    return sorted(_FIELD.findall(text) + _PERCENT.findall(text))
+
+
+def _catalogue(language: str) -> Catalog:
+    path = i18n.LOCALE_DIR / language / "LC_MESSAGES" / f"{i18n.DOMAIN}.po"
+    with path.open("rb") as handle:
+        return read_po(handle, locale=language, domain=i18n.DOMAIN)
+
+
+TRANSLATED = sorted(set(i18n.LANGUAGES) - {i18n.SOURCE_LANGUAGE})
+
+
+def test_at_least_six_languages_are_offered_each_by_its_own_name() -> None:
+    assert len(i18n.LANGUAGES) >= 6
+    assert i18n.LANGUAGES["de"] == "Deutsch" and i18n.LANGUAGES["ru"] == "Русский"
+    assert set(i18n.LANGUAGES) == set(catalogues.languages())
+
+
+@pytest.mark.parametrize("language", TRANSLATED)
+def test_every_text_the_app_uses_is_translated(language: str) -> None:
+    catalogue = _catalogue(language)
+    used = catalogues.extract_messages()
+    missing = []
+    for message in used:
+        key = message if isinstance(message, str) else message[0]
+        entry = catalogue.get(key)
+        strings = () if entry is None else entry.string
+        strings = strings if isinstance(strings, tuple) else (strings,)
+        if entry is None or entry.fuzzy or not strings or not all(strings):
+            missing.append(key)
+    assert not missing, f"{language}: {len(missing)} untranslated, e.g. {missing[:3]}"
+
+
+@pytest.mark.parametrize("language", TRANSLATED)
+def test_translations_keep_every_placeholder_and_plural_form(language: str) -> None:
+    catalogue = _catalogue(language)
+    forms = catalogue.num_plurals
+    assert forms == {"pl": 3, "ru": 3}.get(language, 2), "Plural-Forms header"
+    assert f"nplurals={forms};" in catalogue.plural_forms
+    for entry in catalogue:
+        if not entry.id:
+            continue
+        if isinstance(entry.id, tuple):
+            assert isinstance(entry.string, tuple) and len(entry.string) == forms, entry.id
+            allowed = set(_fields(entry.id[0])) | set(_fields(entry.id[1]))
+            for form in entry.string:
+                assert set(_fields(form)) <= allowed, (language, entry.id, form)
+            # The "many" form names the count whenever the English plural does.
+            assert _fields(entry.string[-1]) == _fields(entry.id[1]), (language, entry.id)
+        elif entry.string:
+            assert _fields(entry.string) == _fields(entry.id), (language, entry.id, entry.string)
+
+
+@pytest.mark.parametrize("language", TRANSLATED)
+def test_compiled_catalogue_matches_its_source(language: str) -> None:
+    catalogue = _catalogue(language)
+    compiled = gettext.translation(i18n.DOMAIN, i18n.LOCALE_DIR, languages=[language])
+    for entry in catalogue:
+        if entry.id and not isinstance(entry.id, tuple) and entry.string:
+            assert compiled.gettext(entry.id) == entry.string, "run `./tasks i18n`"
+
+
+def test_plural_forms_follow_each_language() -> None:
+    try:
+        i18n.set_language("pl")
+        turns = [i18n.ngettext("{n} turn", "{n} turns", n).format(n=n) for n in (1, 3, 5, 22)]
+        assert turns == ["1 tura", "3 tury", "5 tur", "22 tury"]
+        i18n.set_language("ru")
+        turns = [i18n.ngettext("{n} turn", "{n} turns", n).format(n=n) for n in (1, 3, 5, 21)]
+        assert turns == ["1 ход", "3 хода", "5 ходов", "21 ход"]
+    finally:
+        i18n.set_language("en")
+
+
+# --- the engine's sentences ------------------------------------------------------------------
+
+
+def _phrases(text: object) -> list[Phrase]:
+    """A Phrase and every Phrase among its values, all the way down."""
+    if not isinstance(text, Phrase):
+        return []
+    found = [text]
+    for value in text.params.values():
+        found += _phrases(value)
+    return found
+
+
+def _engine_sentences(games: int = 12, tries: int = 150) -> tuple[list[object], list[object]]:
+    """History sentences and rule errors from random games (refused actions included)."""
+    import random
+
+    from companion.core import Game, RuleError, SeededDice, describe
+    from companion.core.randomplay import random_action, random_setup
+
+    history: list[object] = []
+    errors: list[object] = []
+    for seed in range(games):
+        rnd = random.Random(seed)
+        game = Game(random_setup(rnd), rng=SeededDice(rnd.random()))
+        for _ in range(tries):
+            if game.state.winners:
+                break
+            action = random_action(game.state, rnd)
+            before = game.state
+            try:
+                game.apply(action)
+            except RuleError as exc:
+                errors.append(exc.phrase)
+                continue
+            history.append(describe(action, before))
+    return history, errors
+
+
+def test_engine_sentences_are_phrases_in_every_catalogue() -> None:
+    history, errors = _engine_sentences()
+    assert len(history) > 200 and len(errors) > 20
+    plain = [s for s in history + errors if not isinstance(s, Phrase)]
+    assert not plain, f"not made with Phrase(), so not translatable: {plain[:3]}"
+    templates = {p.template for s in history + errors for p in _phrases(s)}
+    ids = _ids(i18n.LOCALE_DIR / "companion.pot")
+    assert not templates - ids, f"run `./tasks i18n`: {sorted(templates - ids)[:3]}"
+
+
+@pytest.mark.parametrize("language", TRANSLATED)
+def test_engine_sentences_translate_with_their_values(language: str) -> None:
+    history, errors = _engine_sentences(games=4)
+    try:
+        i18n.set_language(language)
+        for sentence in history + errors:
+            translated = i18n.tr(sentence)
+            assert translated and "{" not in translated, (sentence, translated)
+            # Names and numbers are carried over, not lost with the English.
+            for phrase in _phrases(sentence):
+                for value in phrase.params.values():
+                    if isinstance(value, int) and not isinstance(value, bool) and value > 1:
+                        assert str(value) in translated or f"{value:+d}" in translated, (
+                            sentence,
+                            translated,
+                        )
+    finally:
+        i18n.set_language("en")
+
+
+def test_a_rule_error_reads_in_the_chosen_language_and_stays_english_in_code() -> None:
+    from companion.core import (
+        CLASSIC,
+        GameSetup,
+        GameState,
+        GoUpLevel,
+        PlayerSetup,
+        RuleError,
+        Sex,
+    )
+    from companion.core.engine import apply_action
+
+    setup = GameSetup(
+        players=(
+            PlayerSetup(name="Ann", colour="#ff0000", sex=Sex.FEMALE),
+            PlayerSetup(name="Bo", colour="#00ff00", sex=Sex.MALE),
+        ),
+        edition=CLASSIC,
+    )
+    with pytest.raises(RuleError) as caught:
+        apply_action(GameState.initial(setup), GoUpLevel(player=5))
+    assert str(caught.value) == "There is no player in seat 5 (seats count from 0)"
+    try:
+        i18n.set_language("de")
+        assert i18n.tr(caught.value) == "Auf Platz 5 sitzt kein Spieler (Plätze zählen ab 0)"
+        i18n.set_language("ru")
+        assert i18n.tr(caught.value) == "На месте 5 нет игрока (места считаются с 0)"
+    finally:
+        i18n.set_language("en")
+    assert i18n.tr(caught.value) == str(caught.value)
+
+
+def test_a_broken_translation_falls_back_to_the_english_sentence() -> None:
+    phrase = Phrase("{name} helps", name="Ann")
+    broken = gettext.NullTranslations()
+    broken.gettext = lambda _message: "{nom} hilft"  # type: ignore[method-assign]
+    saved = i18n._translation
+    try:
+        i18n._translation = broken
+        assert i18n.tr(phrase) == "Ann helps"
+    finally:
+        i18n._translation = saved
+
+
+# --- the system's language and the font ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("environ", "expected"),
+    [
+        ({"LANG": "de_DE.UTF-8"}, "de"),
+        ({"LANG": "pl_PL.UTF-8", "LC_MESSAGES": "ru_RU.UTF-8"}, "ru"),
+        ({"LANGUAGE": "ja:fr", "LANG": "ja_JP.UTF-8"}, "fr"),
+        ({"LC_ALL": "pt_BR.UTF-8"}, "pt_BR"),
+        ({"LANG": "ja_JP.UTF-8"}, "en"),
+        ({"LANG": "C.UTF-8"}, "en"),
+        ({}, "en"),
+    ],
+)
+def test_the_system_language_is_used_when_the_app_speaks_it(
+    environ: dict[str, str], expected: str
+) -> None:
+    assert i18n.system_language(environ) == expected
+
+
+def test_the_bundled_fonts_have_every_letter_of_every_language() -> None:
+    from fontTools.ttLib import TTFont
+    from kivy.core.text import LabelBase
+
+    used = {m if isinstance(m, str) else m[0] for m in catalogues.extract_messages()}
+    letters: set[str] = set("".join(i18n.LANGUAGES.values()))
+    for language in TRANSLATED:
+        for entry in _catalogue(language):
+            strings = entry.string if isinstance(entry.string, tuple) else (entry.string,)
+            if entry.id and (entry.id if isinstance(entry.id, str) else entry.id[0]) in used:
+                letters.update("".join(strings))
+    letters = {c for c in letters if c.isprintable() and not c.isspace()}
+    assert {"ą", "ł", "ż", "ß", "ç", "ã", "ж", "ё", "«"} <= letters
+    # The fonts the app's labels really use: Kivy's default (Roboto) in both weights.
+    fonts = LabelBase._fonts["Roboto"]  # registered at import: regular, italic, bold, bold italic
+    for path in (fonts[0], fonts[2]):
+        cmap = TTFont(path)["cmap"].getBestCmap()
+        missing = sorted(c for c in letters if ord(c) not in cmap)
+        assert not missing, f"{Path(path).name} lacks {missing}"
+
+
+def test_every_rule_error_is_raised_with_a_phrase() -> None:
+    """Also the refusals random play never reaches: each RuleError names a Phrase."""
+    package = Path(catalogues.PACKAGE_DIR)
+    plain = []
+    for name in catalogues.PHRASE_DIRS:
+        for path in sorted((package / name).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if not (isinstance(node, ast.Call) and getattr(node.func, "id", "") == "RuleError"):
+                    continue
+                message = node.args[1] if len(node.args) > 1 else None
+                if not (
+                    isinstance(message, ast.Call)
+                    and getattr(message.func, "id", "") in ("Phrase", "plural_phrase")
+                ):
+                    plain.append(f"{path.relative_to(package.parent)}:{node.lineno}")
+    assert not plain, f"RuleError with a plain message (wrap it in Phrase()): {plain}"

@@ -195,7 +195,9 @@ def _(action: SetTraitBonus, state: GameState, checked: bool) -> GameState:
     folded = action.name.casefold()
     name = next((h for h in player.traits(action.kind) if h.casefold() == folded), None)
     if name is None:
-        raise RuleError("no_such_trait", f"{player.name} is not a {action.name}")
+        raise RuleError(
+            "no_such_trait", Phrase("{name} is not a {trait}", name=player.name, trait=action.name)
+        )
     old = next(
         (b.bonus for b in player.trait_bonuses if b.kind == action.kind and b.name == name), 0
     )
@@ -229,7 +231,9 @@ def _(action: LoseTrait, state: GameState, checked: bool) -> GameState:
     player = player_at(state, action.player)
     have = player.traits(action.kind)
     if checked and not any(h.casefold() == action.name.casefold() for h in have):
-        raise RuleError("no_such_trait", f"{player.name} is not a {action.name}")
+        raise RuleError(
+            "no_such_trait", Phrase("{name} is not a {trait}", name=player.name, trait=action.name)
+        )
     return remove_trait(state, action.player, action.kind, action.name)
 
 
@@ -290,7 +294,10 @@ class ChangeSex(BaseAction):
 def _(action: ChangeSex, state: GameState, checked: bool) -> GameState:
     player = player_at(state, action.player)
     if checked and player.sex == action.sex:
-        raise RuleError("sex_unchanged", f"{player.name} is already {action.sex.value}")
+        raise RuleError(
+            "sex_unchanged",
+            Phrase("{name} is already {sex}", name=player.name, sex=SEX_WORDS[action.sex.value]),
+        )
     return with_player(state, action.player, sex=action.sex)
 
 
@@ -317,7 +324,7 @@ def _(action: SetAlly, state: GameState, checked: bool) -> GameState:
     if checked:
         alive(player, Phrase("play an Ally"))
         if player.ally is not None and action.override is None:
-            raise RuleError("one_ally", "You can have only one Ally at a time")
+            raise RuleError("one_ally", Phrase("You can have only one Ally at a time"))
     return with_player(state, action.player, ally=action.ally)
 
 
@@ -337,7 +344,7 @@ class DiscardAlly(BaseAction):
 def _(action: DiscardAlly, state: GameState, checked: bool) -> GameState:
     player = player_at(state, action.player)
     if checked and player.ally is None:
-        raise RuleError("no_ally", f"{player.name} has no Ally")
+        raise RuleError("no_ally", Phrase("{name} has no Ally", name=player.name))
     return with_player(state, action.player, ally=None)
 
 
@@ -359,7 +366,7 @@ def _(action: Die, state: GameState, checked: bool) -> GameState:
     """Death keeps Level and traits, loses items; a dead fighter's combat ends (§8)."""
     player = player_at(state, action.player)
     if checked and player.dead:
-        raise RuleError("already_dead", f"{player.name} is already dead")
+        raise RuleError("already_dead", Phrase("{name} is already dead", name=player.name))
     state = kill_player(state, action.player)
     combat = state.combat
     if combat is None or action.player not in combat.fighters:
@@ -400,7 +407,10 @@ def _(action: LootTheBody, state: GameState, checked: bool) -> GameState:
     """Looting the body: the others take a card each, highest Level first, ties by dice (§8)."""
     player = player_at(state, action.player)
     if checked and not player.dead:
-        raise RuleError("not_dead", f"{player.name} is alive: only a dead player's body is looted")
+        raise RuleError(
+            "not_dead",
+            Phrase("{name} is alive: only a dead player's body is looted", name=player.name),
+        )
     groups = rules.loot_groups(state.players, action.player)
     order = ordered_by_rolls(groups, action.rolls, Phrase("the looting order"), checked)
     rolls = action.rolls or ()
