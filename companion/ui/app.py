@@ -32,7 +32,7 @@ from kivy.uix.screenmanager import Screen, ScreenManager
 
 from companion.resources import SETTINGS_FILE, user_data_dir
 from companion.ui.awake import keep_awake
-from companion.ui.i18n import _, language, on_change, set_language, system_language
+from companion.ui.i18n import _, language, on_change, set_language, start_language
 from companion.ui.navigator import HOME_SCREEN, START_SCREEN, Navigator
 from companion.ui.root import AppRoot, load_layout
 from companion.ui.screens import registry
@@ -109,7 +109,7 @@ class CompanionApp(App):
         theme, chosen = first_look(self.data_dir)
         # A first start speaks the system's language when the app has it.
         self._language_chosen = chosen is not None
-        self.language = set_language(chosen or system_language())
+        self.language = start_language(chosen)
         self._stop_following_language = on_change(self._language_changed)
         self.theme = Theme(theme)
         self.session = GameSession(notify=self.notify)

@@ -107,6 +107,12 @@ def set_language(language: str) -> str:
     return code
 
 
+def start_language(chosen: str | None) -> str:
+    """The language of a start: the one chosen before, else the system's (when the app
+    speaks it), else English; it is put in use and returned."""
+    return set_language(chosen or system_language())
+
+
 def language() -> str:
     """The language currently in use."""
     return _language

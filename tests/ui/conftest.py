@@ -24,6 +24,8 @@ import pytest
 os.environ.setdefault("SDL_VIDEODRIVER", "offscreen")
 os.environ.setdefault("KIVY_NO_ARGS", "1")
 os.environ.setdefault("KIVY_NO_CONSOLELOG", "1")
+# The tests read the English texts whatever the machine's language (a first start follows it).
+os.environ["LANGUAGE"] = "en"
 
 PHONE = (360, 640)
 FRAME_S = 1 / 60
