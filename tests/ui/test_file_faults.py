@@ -25,6 +25,8 @@ from tests.ui.test_startup import start_app
 
 pytestmark = pytest.mark.slow
 
+CLAIM_WAIT_S = 60.0  # virtual counters start, connect and claim on a busy shared machine
+
 
 @pytest.mark.parametrize(
     ("content", "reported"),
@@ -84,6 +86,16 @@ def test_damaged_settings_in_a_read_only_folder_start_with_defaults(tmp_path: Pa
     assert settings.read_bytes() == b'{"theme": "light", "winning_level": 12}'
 
 
+def test_a_read_only_folder_the_app_never_used_still_starts(tmp_path: Path) -> None:
+    (tmp_path / "settings.json").write_bytes(b"\xff")
+
+    with read_only(tmp_path):
+        report = start_app(tmp_path)
+
+    assert report["screen"] == "new_game"
+    assert "not UTF-8 text" in report["banner"] and "could not be set aside" in report["banner"]
+
+
 def test_companion_app_keeps_running_on_deeply_nested_settings(tmp_path: Path) -> None:
     """The command itself, not a probe: it used to exit 1 without a word."""
     (tmp_path / "settings.json").write_bytes(b"[" * 100_000)
@@ -124,15 +136,13 @@ def test_partial_writes_from_a_crash_are_removed_at_start(tmp_path: Path) -> Non
 
 def test_a_player_name_with_a_direction_override_is_refused_on_screen(ui: Harness) -> None:
     ui.start_game(["Anna\u202eevil", "Bram"])
-    assert ui.app.state is None
+    assert ui.app.session.state is None
     assert "control or text-direction characters (U+202E)" in ui.banner()
 
 
 async def test_damaged_claim_tokens_are_set_aside_and_said_on_the_devices_screen(
     ui: Harness,
 ) -> None:
-    from companion.ui.device_service import device_service
-
     tokens = ui.data_dir / "counters.json"
     for old in ui.data_dir.glob("counters.json.damaged-*"):
         old.unlink()
@@ -141,7 +151,7 @@ async def test_damaged_claim_tokens_are_set_aside_and_said_on_the_devices_screen
     tokens.write_bytes(truncated)
 
     ui.start_game(["Anna", "Bram"])
-    service = device_service(ui.app)
+    service = ui.app.devices
     assert service is not None
     running = asyncio.ensure_future(service.run())
     try:
@@ -149,6 +159,7 @@ async def test_damaged_claim_tokens_are_set_aside_and_said_on_the_devices_screen
             ui,
             lambda: bool(service.statuses) and all(s.access == "ours" for s in service.statuses),
             "the virtual counters are claimed again",
+            timeout_s=CLAIM_WAIT_S,
         )
         ui.nav("devices")
         screen = ui.screen("devices")
