@@ -18,8 +18,9 @@ where the app runs it: the store's queued `save_soon` where it exists, else the
 whole-file `save` on the loop), in a game of 10 and of 3,000 actions, and once
 more at 10 actions with autosave off (the counters' share alone). There `bare` is
 the same fan-out on bare carriers: one message to each of the nine echoing far
-ends at once, until every echo is back; `action` is until all nine counters
-acknowledged; `frame` until all nine rendered the frame.
+ends at once, until every echo is back (`single`, one bare BLE round trip, is
+printed beside it); `action` is until all nine counters acknowledged; `frame`
+until all nine rendered the frame.
 
 The trips take turns sample by sample, so load from other work on the machine
 falls on all of them alike. Target for every `action` and every `frame`: p99 <=
@@ -395,6 +396,7 @@ async def table_figures(
 
         trips = {
             "bare": Trip(bare_fan_out),
+            "single": Trip(bare_gatt.round_trip),  # one bare BLE round trip, for comparison
             "action": action_trip(manager, game, list(manager.virtual_counters)),
         }
         return await sample(trips, samples, warmup)
@@ -414,6 +416,9 @@ def report(carrier: str, figures: dict[str, list[float]], *, what: str) -> bool:
     bare50, bare99 = percentiles(figures["bare"])
     bound = 1.5 * bare99 + 2.0
     print(f"{carrier}: bare   p50 {bare50:7.3f} ms  p99 {bare99:7.3f} ms")
+    if "single" in figures:
+        one50, one99 = percentiles(figures["single"])
+        print(f"{carrier}: single p50 {one50:7.3f} ms  p99 {one99:7.3f} ms  (one bare BLE trip)")
     if "link" in figures:
         link50, link99 = percentiles(figures["link"])
         print(f"{carrier}: link   p50 {link50:7.3f} ms  p99 {link99:7.3f} ms")
