@@ -41,6 +41,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="capture only this screen (repeatable; default: every screen)",
     )
     parser.add_argument(
+        "--language",
+        default="en",
+        metavar="CODE",
+        help="language of the pictures, e.g. de, pl, ru (default: en); "
+        "other than English, the code is added to the file names",
+    )
+    parser.add_argument(
         "--theme",
         choices=("dark", "light"),
         default="dark",
@@ -62,7 +69,9 @@ def run(args: argparse.Namespace) -> int:
 
     prepare_kivy(sizes[0])
     with tempfile.TemporaryDirectory(prefix="companion-shots-") as data:
-        written = take_screenshots(out, sizes[0], Path(data), args.screen, args.theme)
+        written = take_screenshots(
+            out, sizes[0], Path(data), args.screen, args.theme, args.language
+        )
     for path in written:
         print(path)
     return 0
@@ -75,6 +84,7 @@ def _each_size_apart(args: argparse.Namespace, sizes: list[tuple[int, int]]) -> 
     for width, height in sizes:
         command = [sys.executable, "-m", "companion", "screenshots", "--out", str(args.out)]
         command += ["--size", f"{width}x{height}", "--theme", args.theme]
+        command += ["--language", args.language]
         for name in args.screen or ():
             command += ["--screen", name]
         done = subprocess.run(command, check=False)
@@ -156,6 +166,7 @@ def take_screenshots(
     data_dir: Path,
     only: list[str] | None = None,
     theme: str = "dark",
+    language: str = "en",
 ) -> list[Path]:
     """Start the app on a demo game and save `<screen>-<W>x<H>.png` for every screen.
 
@@ -164,7 +175,7 @@ def take_screenshots(
     """
     import asyncio
 
-    return asyncio.run(_take_screenshots(out, size, data_dir, only, theme))
+    return asyncio.run(_take_screenshots(out, size, data_dir, only, theme, language))
 
 
 async def _take_screenshots(
@@ -173,6 +184,7 @@ async def _take_screenshots(
     data_dir: Path,
     only: list[str] | None,
     theme: str,
+    language: str = "en",
 ) -> list[Path]:
     import asyncio
 
@@ -183,7 +195,7 @@ async def _take_screenshots(
     from companion.store import Settings, SettingsStore
     from companion.ui.app import CompanionApp
 
-    SettingsStore(data_dir).save(Settings(theme=theme))  # type: ignore[arg-type]
+    SettingsStore(data_dir).save(Settings(theme=theme, language=language))  # type: ignore[arg-type]
     app = CompanionApp(data_dir=data_dir)
     app._run_prepare()  # what App.run() does before its main loop
     while not app.ready:  # settings, saved games and the rules engine load after frame one
@@ -215,7 +227,8 @@ async def _take_screenshots(
             screen.roll()  # the current player rolls; the picture shows the die landed
             await settle(DIE_SETTLE_S)
             app.root.ids.banner.hide()
-        target = out / f"{name}-{size[0]}x{size[1]}.png"
+        suffix = "" if language == "en" else f"-{language}"
+        target = out / f"{name}-{size[0]}x{size[1]}{suffix}.png"
         shot = Path(Window.screenshot(name=str(out / ".shot.png")))
         shot.replace(target)
         return target
