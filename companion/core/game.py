@@ -67,20 +67,25 @@ def action_text(action: BaseAction) -> str:
     return json.dumps(action_record(action), separators=(",", ":"), ensure_ascii=False)
 
 
-def log_digest(texts: Iterable[str]) -> str:
-    """A fingerprint of a log prefix given as `action_text`s: a checkpoint records the one it
-    was taken at, and is only trusted when the log it meets has the same one.
+def log_digest(texts: Iterable[str], start: str = "") -> str:
+    """A fingerprint of a log prefix given as `action_text`s, chained action by action.
 
-    >>> log_digest([]) == log_digest(())
+    A checkpoint records the fingerprint of the prefix it was taken at and is only
+    trusted when the log it meets has the same one. Being a chain, the fingerprint
+    after one more action needs only the previous one (`start`), not the whole prefix.
+
+    >>> log_digest([]) == log_digest(()) == ""
     True
     >>> log_digest(['{"type":"end_turn"}']) == log_digest(['{"type":"go_up_level"}'])
     False
+    >>> a, b = '{"type":"end_turn"}', '{"type":"advance_phase"}'
+    >>> log_digest([b], start=log_digest([a])) == log_digest([a, b])
+    True
     """
-    digest = hashlib.blake2b(digest_size=16)
+    digest = start
     for text in texts:
-        digest.update(text.encode("utf-8"))
-        digest.update(b"\n")
-    return digest.hexdigest()
+        digest = hashlib.blake2b(f"{digest}\n{text}".encode(), digest_size=16).hexdigest()
+    return digest
 
 
 class Game:
