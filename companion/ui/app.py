@@ -193,6 +193,9 @@ class CompanionApp(App):
         if self.settings.theme != self.theme.name:  # the file was damaged: defaults apply
             self.theme.apply(self.settings.theme)
         self.games = GameStore(self.data_dir)
+        self.games.problem_listeners.add(self._save_failed)
+        if self.games.problem:
+            self._startup_problems.append(self.games.problem)
         self.dice = SecretsDice()
         self.services = self._start_services()
         self.ready = True
@@ -337,7 +340,7 @@ class CompanionApp(App):
         if game is None or not game.can_undo:
             self.notify(_("Nothing to undo."))
             return
-        steps = max(1, min(steps, len(game.log)))
+        steps = max(1, min(steps, game.revision))
         last = self._last_in_words(game)
         game.undo(steps)
         if steps == 1:
@@ -345,24 +348,28 @@ class CompanionApp(App):
         else:
             self.notify(_("Undone: the last {n} actions").format(n=steps))
 
-    def redo(self) -> None:
-        """Apply again the last action taken back, saying what it was."""
+    def redo(self, steps: int = 1) -> None:
+        """Apply again the last `steps` actions taken back, saying what was brought back."""
         game = self.game
         if game is None or not game.can_redo:
             self.notify(_("Nothing to redo."))
             return
-        game.redo()
-        self.notify(_("Redone: {what}").format(what=self._last_in_words(game)))
+        steps = max(1, min(steps, game.recorded - game.revision))
+        game.redo(steps)
+        if steps == 1:
+            self.notify(_("Redone: {what}").format(what=self._last_in_words(game)))
+        else:
+            self.notify(_("Redone: the last {n} actions").format(n=steps))
 
     @staticmethod
     def _last_in_words(game: Game) -> str:
         from companion.core import describe
 
-        revision = len(game.log) - 1
+        revision = game.revision - 1
         try:
-            return describe(game.log[revision], game.state_at(revision))
+            return describe(game.action_at(revision), game.state_at(revision))
         except (ValueError, LookupError, AttributeError):
-            return game.log[revision].type.replace("_", " ")
+            return game.action_at(revision).type.replace("_", " ")
 
     def start_game(self, setup: GameSetup) -> Game:
         """Open a new game from a setup, save it at once and show the table."""
@@ -473,9 +480,11 @@ class CompanionApp(App):
         self._publish()
 
     def _game_changed(self, _state: GameState) -> None:
-        # Save first, synchronously: a crash right after an action must not lose it.
-        self._save()
+        # The screen first (the counters heard the game before this), then the save: it is
+        # queued for the store's writer thread and never holds up the frame. A counter's
+        # press is acknowledged only once its save is durable (`GameStore.wait_durable`).
         self._publish_trigger()
+        self._save_soon()
 
     def _publish(self, *_args: Any) -> None:
         game = self.game
@@ -490,6 +499,19 @@ class CompanionApp(App):
         )
         if newly_won and self.manager.current != "game_over":
             self.show("game_over")
+
+    def _save_soon(self) -> None:
+        if self.game is None or not self.game_id:
+            return
+        from companion.store import StoreError
+
+        try:
+            self.games.save_soon(self.game_id, self.game)
+        except StoreError as exc:
+            self._save_failed(self.game_id, str(exc))
+
+    def _save_failed(self, _game_id: str, problem: str) -> None:
+        self.notify(_("The game could not be saved: {problem}").format(problem=problem), True)
 
     def _save(self) -> None:
         if self.game is None or not self.game_id:
