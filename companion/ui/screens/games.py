@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from kivy.factory import Factory
-from kivy.properties import StringProperty
+from kivy.properties import BooleanProperty, StringProperty
+from kivy.uix.widget import Widget
 
 from companion.ui.i18n import _
 from companion.ui.screens.base import CompanionScreen
+
+if TYPE_CHECKING:
+    from companion.store import SavedGame
 
 EXPORTS_DIR = "exports"
 
@@ -17,6 +21,7 @@ class GamesScreen(CompanionScreen):
     """Every saved game, newest first."""
 
     folder_text = StringProperty("")
+    empty = BooleanProperty(False)
 
     def new_game(self) -> None:
         """Set up a new game (the open one stays saved)."""
@@ -53,29 +58,38 @@ class GamesScreen(CompanionScreen):
     def _default_folder(self) -> str:
         return str(self.app.games.root / EXPORTS_DIR)
 
+    def rows(self) -> list[Widget]:
+        """The rows on screen, top first (only those exist as widgets)."""
+        shown = [row for row in self.ids.saved.layout_manager.children if row.game_id]
+        order = {item["game_id"]: index for index, item in enumerate(self.ids.saved.data)}
+        return sorted(shown, key=lambda row: order.get(row.game_id, len(order)))
+
     def refresh(self) -> None:
         if not self.ids.folder.text:
             self.ids.folder.text = self._default_folder()
-        box = self.ids.saved
-        box.clear_widgets()
+        # One query over the games' summaries; only the rows on screen become widgets.
         saved = self.app.games.list()
-        if not saved:
-            box.add_widget(Factory.Caption(text=_("No saved games yet.")))
-        for item in saved:
-            if item.problem:
-                detail = item.problem
-            else:
-                detail = _("{n} actions · {when}").format(
-                    n=item.actions, when=item.updated.astimezone().strftime("%Y-%m-%d %H:%M")
-                )
-                if item.winners:
-                    detail += " · " + _("won by {names}").format(names=", ".join(item.winners))
-            # Properties declared in kv exist only once the rule applied: set them after.
-            row = Factory.SavedGameRow()
-            row.owner = self
-            row.game_id = item.id
-            row.title = item.title
-            row.detail = detail
-            row.current = item.id == self.app.game_id
-            row.damaged = item.problem is not None
-            box.add_widget(row)
+        self.empty = not saved
+        current = self.app.game_id
+        self.ids.saved.data = [
+            {
+                "owner": self,
+                "game_id": item.id,
+                "title": item.title,
+                "detail": _detail(item),
+                "current": item.id == current,
+                "damaged": item.problem is not None,
+            }
+            for item in saved
+        ]
+
+
+def _detail(item: SavedGame) -> str:
+    if item.problem:
+        return item.problem
+    detail = _("{n} actions · {when}").format(
+        n=item.actions, when=item.updated.astimezone().strftime("%Y-%m-%d %H:%M")
+    )
+    if item.winners:
+        detail += " · " + _("won by {names}").format(names=", ".join(item.winners))
+    return detail

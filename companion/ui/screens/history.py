@@ -14,11 +14,11 @@ from kivy.factory import Factory
 from kivy.properties import NumericProperty
 from kivy.uix.behaviors import ButtonBehavior
 from kivy.uix.label import Label
-from kivy.uix.recycleview import RecycleView
 from kivy.uix.recycleview.views import RecycleDataViewBehavior
 
 from companion.core import BaseAction, Game, GameState, describe
 from companion.core.game import CHECKPOINT_INTERVAL
+from companion.ui.recycled import RecycledList
 from companion.ui.screens.base import CompanionScreen
 
 # Lines worked out together when one scrolls into view: one fold serves them all.
@@ -43,17 +43,7 @@ class HistoryLine(RecycleDataViewBehavior, ButtonBehavior, Label):
         self._view.screen.undo_to(self.steps)
 
 
-class HistoryList(RecycleView):
-    """The scrolling list of lines."""
-
-    def scroll_to(self, widget: Any, padding: float = 10, animate: bool = True) -> None:
-        # ScrollView's own scroll_to expects a plain layout and fails on recycled lines.
-        if isinstance(widget, HistoryLine):
-            self.screen.scroll_to(int(widget.revision))
-
-
 Factory.register("HistoryLine", cls=HistoryLine)
-Factory.register("HistoryList", cls=HistoryList)
 
 
 class HistoryScreen(CompanionScreen):
@@ -112,11 +102,13 @@ class HistoryScreen(CompanionScreen):
     def scroll_to(self, revision: int) -> None:
         """Bring the line of action `revision` into view (drawn on the next frame)."""
         game = self.app.game
-        view = self.ids.lines
-        if game is None or len(view.data) < 2 or not 0 <= revision < game.revision:
-            return
-        position = game.revision - 1 - revision  # newest first
-        view.scroll_y = 1 - position / (len(view.data) - 1)
+        if game is not None and 0 <= revision < game.revision:
+            self.lines.scroll_to_index(game.revision - 1 - revision)  # newest first
+
+    @property
+    def lines(self) -> RecycledList:
+        """The scrolling list of lines."""
+        return self.ids.lines
 
     def line_of(self, revision: int) -> HistoryLine | None:
         """The widget showing action `revision`, if it is on screen."""
