@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from kivy.app import App
 from kivy.base import ExceptionHandler, ExceptionManager
-from kivy.clock import Clock
+from kivy.clock import Clock, mainthread
 from kivy.core.window import Window
 from kivy.lang import Builder
 from kivy.metrics import dp
@@ -58,6 +58,9 @@ HOME_SCREEN = "table"
 START_SCREEN = "new_game"
 # Shown for the moment between the first frame and the game being loaded.
 OPENING_SCREEN = "opening"
+# A change is handed to the store after the frame that shows it, or after this long (s)
+# when no frame is drawn (a window in the background).
+SAVE_AFTER_S = 0.1
 
 
 def first_look(data_dir: Path | None) -> tuple[str, str]:
@@ -158,6 +161,8 @@ class CompanionApp(App):
         self._unsubscribe: Callable[[], None] | None = None
         self._startup_problems: list[str] = []
         self._publish_trigger = Clock.create_trigger(self._publish)
+        # A change waits to be handed to the store (see `_game_changed`).
+        self._save_due = False
 
     # -- Kivy life cycle ---------------------------------------------------------------
     def build(self) -> AppRoot:
@@ -193,7 +198,8 @@ class CompanionApp(App):
         if self.settings.theme != self.theme.name:  # the file was damaged: defaults apply
             self.theme.apply(self.settings.theme)
         self.games = GameStore(self.data_dir)
-        self.games.problem_listeners.add(self._save_failed)
+        # Told on the loop the saves came from, or on the writer thread without one.
+        self.games.problem_listeners.add(mainthread(self._save_failed))
         if self.games.problem:
             self._startup_problems.append(self.games.problem)
         self.dice = SecretsDice()
@@ -468,6 +474,8 @@ class CompanionApp(App):
         return self._cards or None
 
     def _open(self, game_id: str, game: Game | None) -> None:
+        if self._take_save_due():  # the game being put away has a change to hand over
+            self._save_soon()
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None
@@ -481,10 +489,28 @@ class CompanionApp(App):
 
     def _game_changed(self, _state: GameState) -> None:
         # The screen first (the counters heard the game before this), then the save: it is
-        # queued for the store's writer thread and never holds up the frame. A counter's
-        # press is acknowledged only once its save is durable (`GameStore.wait_durable`).
+        # handed to the store's writer thread once the frame showing the change is drawn
+        # (waking that thread costs the UI thread a few ms), or after SAVE_AFTER_S when no
+        # frame comes. A counter's press is acknowledged only once its save is durable
+        # (`GameStore.wait_durable`), so nothing is acknowledged early.
         self._publish_trigger()
-        self._save_soon()
+        if not self._save_due:
+            self._save_due = True
+            Window.bind(on_flip=self._save_after_frame)
+            Clock.schedule_once(self._save_after_frame, SAVE_AFTER_S)
+
+    def _save_after_frame(self, *_args: Any) -> None:
+        if self._publish_trigger.is_triggered:
+            return  # the frame that shows the change is the next one
+        if self._take_save_due():
+            self._save_soon()
+
+    def _take_save_due(self) -> bool:
+        """Whether a change was waiting to be handed to the store; it no longer waits."""
+        Window.unbind(on_flip=self._save_after_frame)
+        Clock.unschedule(self._save_after_frame)
+        due, self._save_due = self._save_due, False
+        return due
 
     def _publish(self, *_args: Any) -> None:
         game = self.game
@@ -514,6 +540,7 @@ class CompanionApp(App):
         self.notify(_("The game could not be saved: {problem}").format(problem=problem), True)
 
     def _save(self) -> None:
+        self._take_save_due()  # this save writes everything
         if self.game is None or not self.game_id:
             return
         from companion.store import StoreError

@@ -2,7 +2,9 @@
 
 The list is a RecycleView: only the lines on screen exist as widgets, and a line's
 words are worked out when it scrolls into view (a block of neighbours at a time, with
-one fold of the log), so an undo costs the same in a 3,000-action game as in a short one.
+one fold of the log). The list holds the newest SHOWN_STEP actions and a button for
+older ones (Kivy lays out every entry of a RecycleView's data on each change), so an
+undo costs the same in a 3,000-action game as in a short one.
 """
 
 from __future__ import annotations
@@ -18,11 +20,14 @@ from kivy.uix.recycleview.views import RecycleDataViewBehavior
 
 from companion.core import BaseAction, Game, GameState, describe
 from companion.core.game import CHECKPOINT_INTERVAL
+from companion.ui.i18n import _
 from companion.ui.recycled import RecycledList
 from companion.ui.screens.base import CompanionScreen
 
 # Lines worked out together when one scrolls into view: one fold serves them all.
 WORDS_BLOCK = CHECKPOINT_INTERVAL
+# Actions listed at first, and added by each tap on "Show older actions".
+SHOWN_STEP = 100
 
 
 class HistoryLine(RecycleDataViewBehavior, ButtonBehavior, Label):
@@ -46,6 +51,16 @@ class HistoryLine(RecycleDataViewBehavior, ButtonBehavior, Label):
 Factory.register("HistoryLine", cls=HistoryLine)
 
 
+class HistoryMore(ButtonBehavior, Label):
+    """The last entry of a long list: lists older actions too."""
+
+    def on_release(self) -> None:
+        self.parent.parent.screen.show_older()
+
+
+Factory.register("HistoryMore", cls=HistoryMore)
+
+
 class HistoryScreen(CompanionScreen):
     """The log as sentences, newest first."""
 
@@ -57,7 +72,17 @@ class HistoryScreen(CompanionScreen):
         super().__init__(**kwargs)
         # revision -> (the action it was worked out for, its words)
         self._words: dict[int, tuple[BaseAction, str]] = {}
+        self._shown = SHOWN_STEP
         self.ids.lines.screen = self
+
+    def on_pre_enter(self, *args: Any) -> None:
+        self._shown = SHOWN_STEP
+        super().on_pre_enter(*args)
+
+    def show_older(self) -> None:
+        """List SHOWN_STEP more of the older actions."""
+        self._shown += SHOWN_STEP
+        self.refresh()
 
     @property
     def entries(self) -> Sequence[str]:
@@ -102,8 +127,12 @@ class HistoryScreen(CompanionScreen):
     def scroll_to(self, revision: int) -> None:
         """Bring the line of action `revision` into view (drawn on the next frame)."""
         game = self.app.game
-        if game is not None and 0 <= revision < game.revision:
-            self.lines.scroll_to_index(game.revision - 1 - revision)  # newest first
+        if game is None or not 0 <= revision < game.revision:
+            return
+        position = game.revision - 1 - revision  # newest first
+        while position >= self._shown:
+            self.show_older()
+        self.lines.scroll_to_index(position)
 
     @property
     def lines(self) -> RecycledList:
@@ -123,10 +152,17 @@ class HistoryScreen(CompanionScreen):
         if game is None or (self.jumped and game.recorded - applied < self.jumped):
             self.jumped = 0
         self.count = applied
-        self.ids.lines.data = [
-            {"revision": revision, "steps": applied - revision}
-            for revision in range(applied - 1, -1, -1)
+        shown = min(applied, self._shown)
+        data: list[dict[str, Any]] = [
+            {"viewclass": "HistoryLine", "revision": revision, "steps": applied - revision}
+            for revision in range(applied - 1, applied - 1 - shown, -1)
         ]
+        if shown < applied:
+            older = min(SHOWN_STEP, applied - shown)
+            data.append(
+                {"viewclass": "HistoryMore", "text": _("Show {n} older actions").format(n=older)}
+            )
+        self.ids.lines.data = data
 
     def _work_out(self, game: Game, revision: int) -> None:
         start = revision - revision % WORDS_BLOCK
