@@ -30,8 +30,13 @@ def start_app(data_dir: Path, size: tuple[int, int] = PHONE) -> Any:
     from kivy.config import Config
 
     Config.set("graphics", "maxfps", "0")
+    import sys
+
     from companion.ui.app import CompanionApp
 
+    # Kivy sends errors to its log file only; a benchmark must show them.
+    sys.excepthook = sys.__excepthook__
+    sys.stderr = sys.__stderr__
     app = CompanionApp(data_dir=data_dir, no_virtual=True)
     app._run_prepare()  # what App.run() does before its main loop
     deadline = time.monotonic() + 60
@@ -96,8 +101,16 @@ def frames_until(done: Callable[[], bool], start: Callable[[], None]) -> float:
 def tap(widget: Any, done: Callable[[], bool]) -> float:
     """Touch `widget`, lift the finger, and time lifting it to the frame where `done()`."""
     from kivy.base import EventLoop
+    from kivy.uix.scrollview import ScrollView
 
     pump(2)
+    parent = widget.parent
+    while parent is not None and parent is not parent.parent:
+        if isinstance(parent, ScrollView):  # e.g. the navigation bar scrolls sideways
+            parent.scroll_to(widget, padding=10, animate=False)
+            pump(2)
+            break
+        parent = parent.parent
     finger = _finger(widget)
     EventLoop.post_dispatch_input("begin", finger)
     pump(1)

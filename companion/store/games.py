@@ -290,9 +290,16 @@ class GameStore:
             self._writer.submit(Job(lambda conn: self._write(conn, change), tag=change))
         return game
 
-    def list(self) -> list[SavedGame]:
-        """Every saved game, newest first, from the summaries (no game is opened); JSON
-        saves that could not be taken in are listed with their problem."""
+    def count(self) -> int:
+        """How many games are saved (JSON saves that could not be taken in not counted)."""
+        self.flush()
+        row = self._query_one("SELECT count(*) FROM games", ())
+        return int(row[0]) if row is not None else 0
+
+    def list(self, limit: int | None = None) -> list[SavedGame]:
+        """The saved games, newest first (the newest `limit` only, if given), from their
+        summaries, in one query: no game is opened. JSON saves that could not be taken
+        in are listed too, with their problem."""
         self._import_legacy()
         self.flush()
         found = [
@@ -306,8 +313,8 @@ class GameStore:
             )
             for game_id, updated, players, revision, winners, levels in self._query_all(
                 "SELECT id, updated, players, revision, winners, levels FROM games "
-                "ORDER BY updated DESC",
-                (),
+                "ORDER BY updated DESC LIMIT ?",
+                (-1 if limit is None else limit,),
             )
         ]
         damaged = [
@@ -317,7 +324,8 @@ class GameStore:
             )
             if (self.folder / file).exists()
         ]
-        return sorted(found + damaged, key=lambda saved: saved.updated, reverse=True)
+        listed = sorted(found + damaged, key=lambda saved: saved.updated, reverse=True)
+        return listed if limit is None else listed[:limit]
 
     def delete(self, game_id: str) -> None:
         """Remove a saved game (forgetting it as the last game too)."""

@@ -212,3 +212,14 @@ async def test_a_failed_save_is_reported_to_whoever_waits(
     store.save("g", game)  # written whole this time
     assert GameStore(tmp_path).load("g").state == game.state
     store.close()
+
+
+def test_the_list_can_stop_at_the_newest_games(tmp_path: Path, long_game: Game) -> None:
+    store = GameStore(tmp_path)
+    for number in range(5):
+        store.save_soon(f"g{number}", long_game)
+    store.flush()
+    assert store.count() == 5
+    assert [s.id for s in store.list(limit=2)] == ["g4", "g3"]
+    assert len(store.list()) == 5
+    store.close()

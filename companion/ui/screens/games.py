@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from kivy.properties import BooleanProperty, StringProperty
 from kivy.uix.widget import Widget
@@ -15,6 +15,9 @@ if TYPE_CHECKING:
     from companion.store import SavedGame
 
 EXPORTS_DIR = "exports"
+# Games listed at first, and added by each tap on "Show older games" (Kivy lays out
+# every entry of a RecycleView's data on each change, so the list is a window).
+SHOWN_STEP = 50
 
 
 class GamesScreen(CompanionScreen):
@@ -22,6 +25,19 @@ class GamesScreen(CompanionScreen):
 
     folder_text = StringProperty("")
     empty = BooleanProperty(False)
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._shown = SHOWN_STEP
+
+    def on_pre_enter(self, *args: Any) -> None:
+        self._shown = SHOWN_STEP
+        super().on_pre_enter(*args)
+
+    def show_older(self) -> None:
+        """List SHOWN_STEP more of the older games."""
+        self._shown += SHOWN_STEP
+        self.refresh()
 
     def new_game(self) -> None:
         """Set up a new game (the open one stays saved)."""
@@ -60,19 +76,24 @@ class GamesScreen(CompanionScreen):
 
     def rows(self) -> list[Widget]:
         """The rows on screen, top first (only those exist as widgets)."""
-        shown = [row for row in self.ids.saved.layout_manager.children if row.game_id]
-        order = {item["game_id"]: index for index, item in enumerate(self.ids.saved.data)}
+        shown = [
+            row for row in self.ids.saved.layout_manager.children if getattr(row, "game_id", "")
+        ]
+        order = {item.get("game_id"): index for index, item in enumerate(self.ids.saved.data)}
         return sorted(shown, key=lambda row: order.get(row.game_id, len(order)))
 
     def refresh(self) -> None:
         if not self.ids.folder.text:
             self.ids.folder.text = self._default_folder()
-        # One query over the games' summaries; only the rows on screen become widgets.
-        saved = self.app.games.list()
+        # One query over the newest games' summaries; only the rows on screen are built.
+        saved = self.app.games.list(limit=self._shown + 1)
         self.empty = not saved
         current = self.app.game_id
-        self.ids.saved.data = [
+        older = saved[self._shown :]
+        del saved[self._shown :]
+        data: list[dict[str, Any]] = [
             {
+                "viewclass": "SavedGameRow",
                 "owner": self,
                 "game_id": item.id,
                 "title": item.title,
@@ -82,6 +103,9 @@ class GamesScreen(CompanionScreen):
             }
             for item in saved
         ]
+        if older:
+            data.append({"viewclass": "SavedGamesMore", "owner": self})
+        self.ids.saved.data = data
 
 
 def _detail(item: SavedGame) -> str:
