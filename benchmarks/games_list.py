@@ -68,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
         games_button, dice_button = nav_button(app, "games"), nav_button(app, "dice")
         for _ in range(args.runs):
             for count, store in stores.items():
-                app.games = store
+                app.session.games = store
                 tap(dice_button, lambda: app.manager.current == "dice")
                 pump(3)
                 screen = app.screen("games")

@@ -5,7 +5,7 @@
 Figures printed, all measured in this same run over the same log:
   * checked replay - `replay(state, log)`: every rule checked, the live combat
     verdict kept up to date (what loading a saved game does after parsing);
-  * baseline       - the same fold with no validation (`apply_unchecked`);
+  * baseline       - the same fold with no validation (`replay(..., checked=False)`);
   * plain dicts    - a loop that only copies a dict per action and bumps a
     counter: the floor cost of any immutable per-action snapshot in Python;
   * from JSON      - `Game.from_json` end to end: parsing, model validation and
@@ -38,7 +38,7 @@ from pathlib import Path
 
 import companion.core.game as game_module
 import companion.store.games as store_module
-from companion.core import Game, GameState, apply_unchecked, replay
+from companion.core import Game, GameState, replay
 from companion.core.randomplay import random_game
 from companion.store import GameStore
 
@@ -174,7 +174,7 @@ def memory_per_action(game: Game) -> tuple[float, float]:
         before = tracemalloc.get_traced_memory()[0]
         states = [GameState.initial(game.setup)]
         for action in log:
-            states.append(apply_unchecked(states[-1], action))
+            states.append(replay(states[-1], (action,), checked=False))
         every = tracemalloc.get_traced_memory()[0] - before
     finally:
         tracemalloc.stop()

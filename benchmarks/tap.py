@@ -81,9 +81,9 @@ def main(argv: list[str] | None = None) -> int:
         for _round in range(args.rounds):
             for name, (original, seat) in games.items():
                 # Back to the saved game as it was, written whole under its id.
-                app.close_game()
-                app.games.save(name, Game.from_actions(original.setup, original.log))
-                app.open_game(name)
+                app.session.close()
+                app.session.games.save(name, Game.from_actions(original.setup, original.log))
+                app.session.open(name)
                 pump(3)
                 measure_round(app, name, seat, args.taps, samples)
         app.stop()
@@ -122,16 +122,16 @@ def measure_round(
     tile = table.tiles[seat]
     for _ in range(taps):
         for button, delta in (("plus", 1), ("minus", -1)):
-            want = app.game.state.players[seat].level + delta
+            want = app.session.game.state.players[seat].level + delta
             seconds = tap(tile.ids.level.ids[button], lambda w=want: tile.level == w)
             samples.setdefault((name, "tap"), []).append(seconds)
-            if app.game.state.players[seat].level != want:
+            if app.session.game.state.players[seat].level != want:
                 raise RuntimeError(f"the tap on {button} did not change the Level")
     history = app.show("history")
     pump(3)
     for _ in range(taps):
         for button, kind in (("undo", "undo"), ("redo", "redo")):
-            newest = app.game.revision - 1 + (-1 if kind == "undo" else 1)
+            newest = app.session.game.revision - 1 + (-1 if kind == "undo" else 1)
 
             def shows(newest: int = newest) -> bool:
                 return history.line_of(newest) is not None and (history.line_of(newest + 1) is None)

@@ -13,21 +13,25 @@ import contextlib
 import gc
 import hashlib
 import json
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import islice
 
 from pydantic import ValidationError
 
 from companion.core.actions import ACTION_ADAPTER, BaseAction
 from companion.core.dice import RandomSource, SecretsDice
-from companion.core.engine import apply_action, apply_unchecked, fill_rolls
+from companion.core.engine import apply_action, fill_rolls, replay
 from companion.core.errors import RuleError, validation_error_line
 from companion.core.listeners import Listeners
-from companion.core.models import GameSetup
+from companion.core.log_versions import (
+    LOG_FORMAT,
+    LOG_VERSION,
+    READABLE_VERSIONS,
+    upgrade_actions,
+)
+from companion.core.models import Edition, GameSetup
 from companion.core.state import GameState
 
-LOG_FORMAT = "munchkin-companion-game"
-LOG_VERSION = 1
 # One state in memory every this many actions: an undo or a History line folds at most
 # this many actions again (about 0.3 ms), and a state costs ~2 KiB, so a 100,000-action
 # game keeps ~3,000 states instead of 100,000.
@@ -200,7 +204,7 @@ class Game:
         state = self._recorded_state(start)
         states = [state]
         for action in islice(self._actions, start, stop - 1):
-            state = apply_unchecked(state, action)
+            state = _refold(state, action)
             states.append(state)
         return states
 
@@ -269,9 +273,7 @@ class Game:
     def _move_to(self, revision: int) -> None:
         if revision > self._cursor and revision - self._cursor < CHECKPOINT_INTERVAL:
             # A short redo: fold forward from here rather than from a checkpoint.
-            state = self._state
-            for action in islice(self._actions, self._cursor, revision):
-                state = apply_unchecked(state, action)
+            state = replay(self._state, islice(self._actions, self._cursor, revision), False)
         else:
             state = self._recorded_state(revision)
         self._state = state
@@ -291,9 +293,7 @@ class Game:
         state = self._checkpoints.get(base)
         if state is None:
             state = self._fill_checkpoints(base)
-        for action in islice(self._actions, base, revision):
-            state = apply_unchecked(state, action)
-        return state
+        return replay(state, islice(self._actions, base, revision), checked=False)
 
     def _fill_checkpoints(self, upto: int) -> GameState:
         """Fold from the nearest kept state below `upto`, keeping every checkpoint on the way."""
@@ -303,7 +303,7 @@ class Game:
         state = self._checkpoints[base]
         with collector_paused():
             for revision in range(base + 1, upto + 1):
-                state = apply_unchecked(state, self._actions[revision - 1])
+                state = _refold(state, self._actions[revision - 1])
                 if revision % CHECKPOINT_INTERVAL == 0:
                     self._checkpoints[revision] = state
         return state
@@ -424,19 +424,30 @@ class Game:
                 self._checkpoints[len(self._actions)] = state
 
     @classmethod
-    def from_dict(cls, data: object, rng: RandomSource | None = None) -> Game:
-        """Load a game log from JSON-ready data; raises GameLogError on anything wrong."""
+    def from_dict(
+        cls,
+        data: object,
+        rng: RandomSource | None = None,
+        editions: Mapping[str, Edition] | None = None,
+    ) -> Game:
+        """Load a game log from JSON-ready data; raises GameLogError on anything wrong.
+
+        `editions` resolves a setup's `"edition": "<id>"` (default: the core's built-in
+        editions). Logs of an earlier version are upgraded first (log_versions.py).
+        """
         if not isinstance(data, dict):
             raise GameLogError("a game log is a JSON object")
         if data.get("format") != LOG_FORMAT:
             raise GameLogError(f'not a game log: "format" must be "{LOG_FORMAT}"')
         version = data.get("version")
-        if version != LOG_VERSION:
+        if version not in READABLE_VERSIONS or isinstance(version, bool):
+            readable = ", ".join(map(str, READABLE_VERSIONS))
             raise GameLogError(
-                f"log version {version!r} is not supported (this program reads {LOG_VERSION})"
+                f"log version {version!r} is not supported (this program reads {readable})"
             )
         try:
-            setup = GameSetup.model_validate(data.get("setup"))
+            context = {"editions": editions} if editions is not None else None
+            setup = GameSetup.model_validate(data.get("setup"), context=context)
         except ValidationError as err:
             raise GameLogError(f"bad setup: {validation_error_line(err)}") from None
         raw_actions = data.get("actions")
@@ -446,7 +457,7 @@ class Game:
             raise GameLogError('"actions" must be a list')
         actions: list[BaseAction] = []
         with collector_paused():
-            for number, raw in enumerate(raw_actions, start=1):
+            for number, raw in enumerate(upgrade_actions(version, raw_actions), start=1):
                 try:
                     actions.append(ACTION_ADAPTER.validate_python(raw))
                 except ValidationError as err:
@@ -456,7 +467,12 @@ class Game:
         return cls.from_actions(setup, actions, rng)
 
     @classmethod
-    def from_json(cls, text: str | bytes, rng: RandomSource | None = None) -> Game:
+    def from_json(
+        cls,
+        text: str | bytes,
+        rng: RandomSource | None = None,
+        editions: Mapping[str, Edition] | None = None,
+    ) -> Game:
         """Load a game saved by `to_json`; raises GameLogError on anything wrong."""
         try:
             with collector_paused():
@@ -469,7 +485,12 @@ class Game:
             raise GameLogError("not valid JSON: the file is not UTF-8 text") from None
         except RecursionError:
             raise GameLogError("not valid JSON: nested too deeply") from None
-        return cls.from_dict(data, rng)
+        return cls.from_dict(data, rng, editions)
+
+
+def _refold(state: GameState, action: BaseAction) -> GameState:
+    """One recorded action again: it was checked when it was applied to this very state."""
+    return replay(state, (action,), checked=False)
 
 
 class _StandInDice:

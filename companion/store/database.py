@@ -3,7 +3,8 @@
 Tables (schema version `SCHEMA_VERSION`, kept in SQLite's `user_version`):
 
 * `games`: one row per game, with what the Saved games list shows (players, levels,
-  winners, how many actions are applied, dates), so that list is one query;
+  winners, how many actions are applied, dates), so that list is one query, and the
+  game-log version its actions are written in (older ones are upgraded on load);
 * `actions`: one row per recorded action, in the compact JSON of the game-log format,
   with the chained fingerprint of the log up to it (`companion.core.game.log_digest`);
   rows past the game's `revision` are undone actions that can still be redone;
@@ -31,6 +32,7 @@ _SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
     id TEXT PRIMARY KEY,
     setup TEXT NOT NULL,
+    log_version INTEGER NOT NULL,
     revision INTEGER NOT NULL,
     recorded INTEGER NOT NULL,
     players TEXT NOT NULL,

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import hashlib
 import json
 import re
 import secrets
@@ -24,21 +25,21 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from pydantic import ValidationError
+from pydantic import TypeAdapter, ValidationError
 
-from companion import __version__
+import companion.core as core_package
 from companion.core import Game, GameSetup, GameState
-from companion.core.actions import ACTIONS_ADAPTER
+from companion.core.actions import ACTION_ADAPTER, Action
 from companion.core.errors import validation_error_line
 from companion.core.game import (
     CHECKPOINT_INTERVAL,
-    LOG_VERSION,
     GameLogError,
     action_text,
     collector_paused,
     log_digest,
 )
 from companion.core.listeners import Listeners
+from companion.core.log_versions import LOG_VERSION, READABLE_VERSIONS, upgrade_actions
 from companion.store.database import DATABASE_FILE, NewerDatabaseError, connect
 from companion.store.files import StoreError, atomic_write_text, data_dir
 from companion.store.writer import Job, Writer
@@ -49,8 +50,6 @@ _ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,80}$")
 # A checkpoint of the state is saved every this many actions, so a resume folds at most
 # this many (a multiple of the in-memory interval, so it also serves undo at once).
 SAVED_CHECKPOINT_INTERVAL = 8 * CHECKPOINT_INTERVAL
-# Checkpoints are only trusted by the version of the rules that wrote them.
-ENGINE = f"{__version__}/{LOG_VERSION}"
 # How long a blocking `save` waits for the writer before reporting a problem (s).
 SAVE_TIMEOUT_S = 30.0
 _LAST_GAME_KEY = "last_game"
@@ -237,7 +236,7 @@ class GameStore:
         _check_id(game_id)
         self.flush()
         row = self._query_one(
-            "SELECT setup, revision, recorded FROM games WHERE id = ?", (game_id,)
+            "SELECT setup, revision, recorded, log_version FROM games WHERE id = ?", (game_id,)
         )
         if row is None:
             self._import_legacy(only=self.path_of(game_id))
@@ -245,11 +244,12 @@ class GameStore:
             if problem is not None:
                 raise StoreError(problem)
             row = self._query_one(
-                "SELECT setup, revision, recorded FROM games WHERE id = ?", (game_id,)
+                "SELECT setup, revision, recorded, log_version FROM games WHERE id = ?",
+                (game_id,),
             )
             if row is None:
                 raise StoreError(f"{self.path_of(game_id)}: no such saved game")
-        setup_text, revision, recorded = row
+        setup_text, revision, recorded, version = row
         where = f"{self.database} (game {game_id})"
         with collector_paused():
             bodies = [
@@ -264,8 +264,18 @@ class GameStore:
                 setup = GameSetup.model_validate_json(setup_text)
             except ValidationError as exc:
                 raise StoreError(f"{where}: bad setup: {validation_error_line(exc)}") from None
+            if version not in READABLE_VERSIONS:
+                raise StoreError(
+                    f"{where}: written in game-log version {version}, which this version "
+                    f"of the companion cannot read"
+                )
             try:
-                actions = ACTIONS_ADAPTER.validate_json("[" + ",".join(bodies) + "]")
+                if version == LOG_VERSION:
+                    actions = _log_adapter().validate_json("[" + ",".join(bodies) + "]")
+                else:  # written by an earlier version: upgraded, then written anew below
+                    raws = upgrade_actions(version, [json.loads(body) for body in bodies])
+                    actions = [ACTION_ADAPTER.validate_python(raw) for raw in raws]
+                    bodies = [action_text(action) for action in actions]
             except ValidationError as exc:
                 raise StoreError(f"{where}: {_malformed(exc)}") from None
             checkpoint = self._trusted_checkpoint(game_id, revision, bodies)
@@ -274,18 +284,22 @@ class GameStore:
             except GameLogError as exc:
                 raise StoreError(f"{where}: not a valid game log: {exc}") from exc
         trusted = checkpoint is not None and game.resumed_from == checkpoint.revision
+        current = version == LOG_VERSION
         self._follow(
             game_id,
             game,
-            written=game.recorded,
+            written=game.recorded if current else 0,
             exists=True,
             checkpoint=checkpoint.revision if trusted and checkpoint is not None else 0,
         )
-        if (not trusted and self._has_checkpoints(game_id, revision)) or (
-            game.recorded != recorded
+        if (
+            not current
+            or (not trusted and self._has_checkpoints(game_id, revision))
+            or game.recorded != recorded
         ):
             # The log is the truth: a checkpoint that disagrees with it is replaced now,
-            # and undone actions that no longer fold are dropped from the database too.
+            # undone actions that no longer fold are dropped from the database too, and a
+            # log of an earlier version is written anew in today's.
             change = self._change(game_id, game, reset_checkpoints=True, mark=False)
             self._writer.submit(Job(lambda conn: self._write(conn, change), tag=change))
         return game
@@ -461,10 +475,10 @@ class GameStore:
         game_id = change.game_id
         if change.setup is not None:
             conn.execute(
-                "INSERT INTO games (id, setup, revision, recorded, players, levels, winners, "
-                "created, updated) VALUES (?, ?, 0, 0, '[]', '[]', '[]', ?, ?) "
+                "INSERT INTO games (id, setup, log_version, revision, recorded, players, "
+                "levels, winners, created, updated) VALUES (?, ?, ?, 0, 0, '[]', '[]', '[]', ?, ?) "
                 "ON CONFLICT (id) DO UPDATE SET setup = excluded.setup",
-                (game_id, change.setup, change.when, change.when),
+                (game_id, change.setup, LOG_VERSION, change.when, change.when),
             )
         conn.execute(
             "DELETE FROM actions WHERE game_id = ? AND number > ?", (game_id, change.first)
@@ -489,7 +503,7 @@ class GameStore:
         self._chains[game_id] = (number, chain)
         updated = conn.execute(
             "UPDATE games SET revision = ?, recorded = ?, players = ?, levels = ?, "
-            "winners = ?, updated = ? WHERE id = ?",
+            "winners = ?, updated = ?, log_version = ? WHERE id = ?",
             (
                 change.revision,
                 change.recorded,
@@ -497,6 +511,7 @@ class GameStore:
                 change.levels,
                 change.winners,
                 change.when,
+                LOG_VERSION,
                 game_id,
             ),
         )
@@ -508,7 +523,7 @@ class GameStore:
             conn.execute(
                 "INSERT OR REPLACE INTO checkpoints (game_id, revision, digest, engine, state) "
                 "VALUES (?, ?, ?, ?, ?)",
-                (game_id, at, digest, ENGINE, change.checkpoint.model_dump_json()),
+                (game_id, at, digest, engine_fingerprint(), change.checkpoint.model_dump_json()),
             )
         if change.mark_last:
             _set_meta(conn, _LAST_GAME_KEY, game_id)
@@ -650,7 +665,7 @@ class GameStore:
         if row is None:
             return None
         at, digest, engine, state = row
-        if engine != ENGINE or digest != log_digest(bodies[:at]):
+        if engine != engine_fingerprint() or digest != log_digest(bodies[:at]):
             return None
         try:
             checkpoint = GameState.model_validate_json(state)
@@ -735,6 +750,24 @@ def _record_import(
 
 def _set_meta(conn: sqlite3.Connection, key: str, value: str) -> None:
     conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
+
+
+@functools.cache
+def engine_fingerprint() -> str:
+    """Which rules wrote a checkpoint: the log version and a digest of the rules engine's
+    source. A checkpoint is only trusted by the very rules that computed it; after an
+    update it is rebuilt from the log."""
+    digest = hashlib.blake2b(digest_size=8)
+    for path in sorted(Path(core_package.__file__).parent.rglob("*.py")):
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    return f"{LOG_VERSION}/{digest.hexdigest()}"
+
+
+@functools.cache
+def _log_adapter() -> TypeAdapter[list[Action]]:
+    """Validates a whole stored log in one call (built on first use: it takes a moment)."""
+    return TypeAdapter(list[Action])
 
 
 def _check_id(game_id: str) -> None:

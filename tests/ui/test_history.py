@@ -10,8 +10,8 @@ from ui.conftest import Harness
 
 def test_a_long_history_lists_the_newest_and_shows_older_on_request(ui: Harness) -> None:
     game = random_game(SHOWN_STEP + 30, seed=2, allow_win=False)
-    ui.app.games.save("long-one", game)
-    assert ui.app.open_game("long-one")
+    ui.app.session.games.save("long-one", game)
+    assert ui.app.session.open("long-one")
     ui.nav("history")
     history = ui.screen("history")
     data = history.ids.lines.data
@@ -31,5 +31,5 @@ def test_a_long_history_lists_the_newest_and_shows_older_on_request(ui: Harness)
     )
 
     ui.tap(first)  # takes back everything
-    assert ui.app.game.revision == 0
+    assert ui.app.session.game.revision == 0
     assert ui.banner() == f"Undone: the last {game.revision} actions"

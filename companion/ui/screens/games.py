@@ -45,11 +45,11 @@ class GamesScreen(CompanionScreen):
 
     def resume(self, game_id: str) -> None:
         """Open a saved game."""
-        self.app.open_game(game_id)
+        self.session.open(game_id)
 
     def delete(self, game_id: str) -> None:
         """Delete a saved game."""
-        self.app.delete_game(game_id)
+        self.session.delete(game_id)
         self.refresh()
 
     def export(self, game_id: str) -> None:
@@ -60,7 +60,7 @@ class GamesScreen(CompanionScreen):
         except OSError as exc:
             self.app.notify(str(exc), True)
             return
-        self.app.export_game(game_id, folder)
+        self.session.export(game_id, folder)
 
     def import_file(self) -> None:
         """Add the game-log file named in the box to the saved games."""
@@ -68,11 +68,11 @@ class GamesScreen(CompanionScreen):
         if not text:
             self.app.notify(_("Type the path of a game-log file first."), True)
             return
-        if self.app.import_game(Path(text).expanduser()) is not None:
+        if self.session.import_file(Path(text).expanduser()) is not None:
             self.refresh()
 
     def _default_folder(self) -> str:
-        return str(self.app.games.root / EXPORTS_DIR)
+        return str(self.session.games.root / EXPORTS_DIR)
 
     def rows(self) -> list[Widget]:
         """The rows on screen, top first (only those exist as widgets)."""
@@ -86,9 +86,9 @@ class GamesScreen(CompanionScreen):
         if not self.ids.folder.text:
             self.ids.folder.text = self._default_folder()
         # One query over the newest games' summaries; only the rows on screen are built.
-        saved = self.app.games.list(limit=self._shown + 1)
+        saved = self.session.games.list(limit=self._shown + 1)
         self.empty = not saved
-        current = self.app.game_id
+        current = self.session.game_id
         older = saved[self._shown :]
         del saved[self._shown :]
         data: list[dict[str, Any]] = [

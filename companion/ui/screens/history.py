@@ -92,29 +92,29 @@ class HistoryScreen(CompanionScreen):
     def undo(self) -> None:
         """Take back the newest action."""
         self.jumped = 0
-        self.app.undo()
+        self.session.undo()
 
     def undo_to(self, steps: int) -> None:
         """A tap on an entry: take back that action and every one after it (redo restores)."""
-        self.app.undo(steps)
+        self.session.undo(steps)
         self.jumped = steps if steps > 1 else 0
 
     def redo(self) -> None:
         """Apply again the action taken back last."""
         self.jumped = 0
-        self.app.redo()
+        self.session.redo()
 
     def bring_back(self) -> None:
         """Apply again, in one tap, every action the last tap on an older line took back."""
         steps, self.jumped = self.jumped, 0
-        game = self.app.game
+        game = self.session.game
         if game is None or steps < 1 or game.recorded - game.revision < steps:
             return
-        self.app.redo(steps)
+        self.session.redo(steps)
 
     def words(self, revision: int) -> str:
         """The words of action `revision` (0-based), from the state it met."""
-        game = self.app.game
+        game = self.session.game
         if game is None or revision >= game.revision:
             return ""
         action = game.action_at(revision)
@@ -126,7 +126,7 @@ class HistoryScreen(CompanionScreen):
 
     def scroll_to(self, revision: int) -> None:
         """Bring the line of action `revision` into view (drawn on the next frame)."""
-        game = self.app.game
+        game = self.session.game
         if game is None or not 0 <= revision < game.revision:
             return
         position = game.revision - 1 - revision  # newest first
@@ -147,7 +147,7 @@ class HistoryScreen(CompanionScreen):
         return None
 
     def refresh(self) -> None:
-        game = self.app.game
+        game = self.session.game
         applied = game.revision if game is not None else 0
         if game is None or (self.jumped and game.recorded - applied < self.jumped):
             self.jumped = 0
@@ -178,7 +178,7 @@ class _Entries(Sequence[str]):
 
     def __init__(self, screen: HistoryScreen) -> None:
         self._screen = screen
-        game = screen.app.game
+        game = screen.session.game
         self._count = game.revision if game is not None else 0
 
     def __len__(self) -> int:
