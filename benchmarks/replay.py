@@ -19,9 +19,10 @@ Figures printed, all measured in this same run over the same log:
     `CHECKPOINT_INTERVAL` actions), beside one state kept per action (the baseline:
     what undo cost before), measured with tracemalloc.
 The best of --repeat runs is reported (the usual timeit practice: slower runs
-measure other load on the machine, not this code). Targets: checked replay and the
-load from the database at least TARGET_PER_S actions/s; kept states at most
-MEMORY_TARGET of one state per action.
+measure other load on the machine, not this code). Targets: checked replay at least
+TARGET_PER_S actions/s; the load from the database at least LOAD_TARGET x as fast as
+loading the same game from a game-log file (how saves were read before), same run;
+kept states at most MEMORY_TARGET of one state per action.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from companion.core.randomplay import random_game
 from companion.store import GameStore
 
 TARGET_PER_S = 100_000
+LOAD_TARGET = 2.0
 MEMORY_TARGET = 0.25
 
 
@@ -135,17 +137,19 @@ def main(argv: list[str] | None = None) -> int:
     checked = count / rows[0][1]
     if checked < TARGET_PER_S:
         misses.append(f"checked replay {checked:,.0f} actions/s < {TARGET_PER_S:,}")
-    loaded = count / loads[0][1]
-    if loaded < TARGET_PER_S:
-        misses.append(f"load from the database {loaded:,.0f} actions/s < {TARGET_PER_S:,}")
+    speedup = loads[1][1] / loads[0][1]
+    print(f"load from the database is {speedup:.1f} x as fast as from a game-log file")
+    if speedup < LOAD_TARGET:
+        misses.append(f"load from the database {speedup:.1f} x the file < {LOAD_TARGET} x")
     if kept > MEMORY_TARGET * one_per_action:
         misses.append(f"memory {kept:,.0f} > {MEMORY_TARGET} x {one_per_action:,.0f} bytes/action")
     for miss in misses:
         print(f"MISSES the target: {miss}")
     if not misses:
         print(
-            f"meets the targets: checked replay and load >= {TARGET_PER_S:,} actions/s, "
-            f"memory <= {MEMORY_TARGET} x one state per action"
+            f"meets the targets: checked replay >= {TARGET_PER_S:,} actions/s, load from the "
+            f"database >= {LOAD_TARGET} x the file, memory <= {MEMORY_TARGET} x one state "
+            "per action"
         )
     return 1 if misses else 0
 
