@@ -20,6 +20,7 @@ import secrets
 import sqlite3
 import threading
 import time
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -127,6 +128,8 @@ class GameStore:
         # A sentence for the user when the database could not be used, else None.
         self.problem: str | None = None
         self._read_conn = self._open_or_set_aside()
+        # A store dropped without close() still closes its connection.
+        weakref.finalize(self, self._read_conn.close)
         self._read_lock = threading.Lock()
         self._writer = Writer(self.database, self._committed, self._failed)
         self._journals: dict[str, _Journal] = {}
