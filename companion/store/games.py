@@ -12,12 +12,14 @@ change is durable (a counter's button press is acknowledged only then) awaits
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import hashlib
 import json
 import re
 import secrets
 import sqlite3
+import tempfile
 import threading
 import time
 import weakref
@@ -119,14 +121,20 @@ class GameStore:
 
     def __init__(self, folder: Path | None = None) -> None:
         self.root = folder if folder is not None else data_dir()
-        self.root.mkdir(parents=True, exist_ok=True)
+        # A folder that cannot be made or written still lets the app open (see `notice`).
+        with contextlib.suppress(OSError):
+            self.root.mkdir(parents=True, exist_ok=True)
         # Game logs found here (saves of earlier versions, or files put there by hand)
         # are taken in; the folder is made so the place is easy to find.
         self.folder = self.root / GAMES_DIR
-        self.folder.mkdir(exist_ok=True)
+        with contextlib.suppress(OSError):
+            self.folder.mkdir(exist_ok=True)
         self.database = self.root / DATABASE_FILE
         # A sentence for the user when the database could not be used, else None.
         self.problem: str | None = None
+        # Set when the data folder cannot hold the database (read-only, say): the games
+        # are then kept in a temporary folder until the app closes, and this says so.
+        self.notice: str | None = None
         self._read_conn = self._open_or_set_aside()
         # A store dropped without close() still closes its connection.
         weakref.finalize(self, self._read_conn.close)
@@ -149,23 +157,41 @@ class GameStore:
 
     def _open_or_set_aside(self) -> sqlite3.Connection:
         """Open the database; one that is not a database is kept aside, never lost, and a
-        fresh one started so the app still opens (the JSON saves are taken in again)."""
+        fresh one started so the app still opens (the JSON saves are taken in again).
+        Where no database can be made at all, a temporary one is used (see `notice`)."""
         try:
             return connect(self.database)
         except NewerDatabaseError:
             raise
         except StoreError as exc:
             if not self.database.exists():
-                raise
+                return self._temporary_database(exc)
             kept = self.database.with_name(
                 f"{self.database.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}"
             )
-            for suffix in ("", "-wal", "-shm"):
-                side = Path(f"{self.database}{suffix}")
-                if side.exists():
-                    side.replace(Path(f"{kept}{suffix}"))
+            try:
+                for suffix in ("", "-wal", "-shm"):
+                    side = Path(f"{self.database}{suffix}")
+                    if side.exists():
+                        side.replace(Path(f"{kept}{suffix}"))
+            except OSError as cannot:  # not even renamed: left alone, as it is
+                return self._temporary_database(cannot)
             self.problem = f"{exc}; it was kept as {kept.name} and a new one started"
-            return connect(self.database)
+            try:
+                return connect(self.database)
+            except StoreError as again:
+                return self._temporary_database(again)
+
+    def _temporary_database(self, cause: Exception) -> sqlite3.Connection:
+        """Play on with a database in a temporary folder (JSON saves found in the data
+        folder are still taken in, read-only) and say so in `notice`."""
+        temporary = Path(tempfile.mkdtemp(prefix="companion-games-"))
+        self.notice = (
+            f"{self.database} cannot be used ({cause}); games are kept in {temporary} "
+            "only until the app closes"
+        )
+        self.database = temporary / DATABASE_FILE
+        return connect(self.database)
 
     # -- ids and paths ---------------------------------------------------------------
     def new_id(self) -> str:

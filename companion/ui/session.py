@@ -198,6 +198,8 @@ class GameSession(EventDispatcher):
         """Open a saved game; a damaged file is reported and nothing changes."""
         from companion.store import StoreError
 
+        if self._take_save_due():  # the open game's last change goes to the store first
+            self._save_soon()
         try:
             game = self.games.load(game_id)
         except StoreError as exc:

@@ -223,3 +223,23 @@ def test_the_list_can_stop_at_the_newest_games(tmp_path: Path, long_game: Game) 
     assert [s.id for s in store.list(limit=2)] == ["g4", "g3"]
     assert len(store.list()) == 5
     store.close()
+
+
+def test_a_folder_that_cannot_hold_the_database_still_opens(
+    tmp_path: Path, long_game: Game, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real_connect = games_module.connect
+
+    def refuse_the_data_folder(path: Path) -> sqlite3.Connection:
+        if path.parent == tmp_path:
+            raise StoreError(f"{path}: cannot be opened (read-only file system)")
+        return real_connect(path)
+
+    monkeypatch.setattr(games_module, "connect", refuse_the_data_folder)
+    monkeypatch.setattr("companion.store.writer.connect", refuse_the_data_folder)
+    store = GameStore(tmp_path)
+    assert store.notice is not None and "only until the app closes" in store.notice
+    store.save("g", long_game)
+    assert store.load("g").state == long_game.state
+    assert not (tmp_path / "games.sqlite3").exists()
+    store.close()

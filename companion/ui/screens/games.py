@@ -25,6 +25,8 @@ class GamesScreen(CompanionScreen):
 
     folder_text = StringProperty("")
     empty = BooleanProperty(False)
+    # Why games are not being kept in the data folder ("" when they are).
+    notice = StringProperty("")
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -85,6 +87,7 @@ class GamesScreen(CompanionScreen):
     def refresh(self) -> None:
         if not self.ids.folder.text:
             self.ids.folder.text = self._default_folder()
+        self.notice = self.session.games.notice or ""
         # One query over the newest games' summaries; only the rows on screen are built.
         saved = self.session.games.list(limit=self._shown + 1)
         self.empty = not saved
