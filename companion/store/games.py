@@ -161,8 +161,8 @@ class GameStore:
         Where no database can be made at all, a temporary one is used (see `notice`)."""
         try:
             return connect(self.database)
-        except NewerDatabaseError:
-            raise
+        except NewerDatabaseError as exc:  # left as it is for the newer version
+            return self._temporary_database(exc)
         except StoreError as exc:
             if not self.database.exists():
                 return self._temporary_database(exc)

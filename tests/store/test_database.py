@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 import threading
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -19,7 +20,7 @@ from companion.store.games import SAVED_CHECKPOINT_INTERVAL
 
 
 def rows(store: GameStore, sql: str, *params: object) -> list[tuple[object, ...]]:
-    with sqlite3.connect(store.database) as conn:
+    with closing(sqlite3.connect(store.database)) as conn, conn:
         return conn.execute(sql, params).fetchall()
 
 
@@ -33,7 +34,7 @@ def test_a_save_writes_only_the_new_action(tmp_path: Path, long_game: Game) -> N
     game = Game.from_actions(long_game.setup, long_game.log[:100])
     store.save("g1", game)
     # Mark the first row: if a save rewrote the log, the mark would be gone.
-    with sqlite3.connect(store.database) as conn:
+    with closing(sqlite3.connect(store.database)) as conn, conn:
         conn.execute("UPDATE actions SET chain = 'marked' WHERE game_id = 'g1' AND number = 1")
     game.apply(long_game.log[100])
     store.save("g1", game)
@@ -75,7 +76,7 @@ def test_a_checkpoint_that_disagrees_with_the_log_is_rebuilt(
     store.save("long", long_game)
     at = 2 * SAVED_CHECKPOINT_INTERVAL
     wrong = long_game.state_at(7).model_copy(update={"revision": at})
-    with sqlite3.connect(store.database) as conn:
+    with closing(sqlite3.connect(store.database)) as conn, conn:
         conn.execute(
             "UPDATE checkpoints SET state = ? WHERE revision = ?", (wrong.model_dump_json(), at)
         )
@@ -86,7 +87,7 @@ def test_a_checkpoint_that_disagrees_with_the_log_is_rebuilt(
     first.flush()  # the rebuilt checkpoint is written right after the load
     assert GameStore(tmp_path).load("long").resumed_from == at
     # A checkpoint taken at another log prefix (its fingerprint differs) is not used.
-    with sqlite3.connect(store.database) as conn:
+    with closing(sqlite3.connect(store.database)) as conn, conn:
         conn.execute("UPDATE checkpoints SET digest = 'other' WHERE revision = ?", (at,))
     assert GameStore(tmp_path).load("long").state == long_game.state
     store.close()
@@ -243,3 +244,15 @@ def test_a_folder_that_cannot_hold_the_database_still_opens(
     assert store.load("g").state == long_game.state
     assert not (tmp_path / "games.sqlite3").exists()
     store.close()
+
+
+def test_a_database_from_a_newer_version_is_left_alone(tmp_path: Path) -> None:
+    GameStore(tmp_path).close()
+    with closing(sqlite3.connect(tmp_path / "games.sqlite3")) as conn, conn:
+        conn.execute("PRAGMA user_version = 99")
+    store = GameStore(tmp_path)
+    assert store.notice is not None and "newer version" in store.notice
+    assert store.list() == []
+    store.close()
+    with closing(sqlite3.connect(tmp_path / "games.sqlite3")) as conn, conn:
+        assert conn.execute("PRAGMA user_version").fetchone() == (99,)
