@@ -110,7 +110,8 @@ class CompanionApp(App):
         # A first start speaks the system's language when the app has it.
         self._language_chosen = chosen is not None
         self.language = start_language(chosen)
-        self._stop_following_language = on_change(self._language_changed)
+        # Followed from the end of the start on (see _finish_start).
+        self._stop_following_language: Callable[[], None] = lambda: None
         self.theme = Theme(theme)
         self.session = GameSession(notify=self.notify)
         self.navigator = Navigator(registry(), has_game=self._has_game, notify=self.notify)
@@ -160,6 +161,7 @@ class CompanionApp(App):
             self._startup_problems.append(self.settings_store.problem)
         if self.settings.theme != self.theme.name:  # the file was damaged: defaults apply
             self.theme.apply(self.settings.theme)
+        self._stop_following_language = on_change(self._language_changed)
         if not self._language_chosen:
             self.settings.language = language()
         elif self.settings.language != language():

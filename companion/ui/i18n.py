@@ -14,12 +14,18 @@ from __future__ import annotations
 
 import gettext
 import os
+import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from companion.core.listeners import Listeners
-from companion.core.phrase import Phrase
+if TYPE_CHECKING:
+    from companion.core.listeners import Listeners
+
+# The rules engine (companion.core) loads after the app's first frame, so this module,
+# read before it, imports nothing of it at import time: the listeners are made on first
+# use, and until the engine is loaded no Phrase can exist.
+_PHRASE_MODULE = "companion.core.phrase"
 
 DOMAIN = "companion"
 LOCALE_DIR = Path(__file__).with_name("locale")
@@ -40,7 +46,7 @@ LOCALE_VARIABLES = ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")
 
 _translation: gettext.NullTranslations = gettext.NullTranslations()
 _language = SOURCE_LANGUAGE
-_listeners: Listeners = Listeners()
+_listeners: Listeners | None = None
 
 
 def supported(code: str | None) -> str | None:
@@ -102,7 +108,7 @@ def set_language(language: str) -> str:
     )
     changed = code != _language
     _language = code
-    if changed:
+    if changed and _listeners is not None:
         _listeners.emit(code)
     return code
 
@@ -120,6 +126,11 @@ def language() -> str:
 
 def on_change(callback: Callable[[str], Any]) -> Callable[[], None]:
     """Call `callback(code)` after every language change; returns the remover."""
+    global _listeners
+    if _listeners is None:
+        from companion.core.listeners import Listeners
+
+        _listeners = Listeners()
     return _listeners.add(callback)
 
 
@@ -145,18 +156,24 @@ def tr(message: object) -> str:
     Phrases are translated too); an exception is its message; any other text is looked up
     as it is, and shown untranslated when the catalogue does not have it.
     """
+    loaded = sys.modules.get(_PHRASE_MODULE)
+    phrase_type: type = loaded.Phrase if loaded is not None else _NoPhrase
     if isinstance(message, BaseException):
         first = message.args[0] if len(message.args) == 1 else None
-        message = first if isinstance(first, Phrase) else str(message)
-    if isinstance(message, Phrase):
+        message = first if isinstance(first, phrase_type) else str(message)
+    if isinstance(message, phrase_type):
         if message.plural is not None and message.count is not None:
             template = ngettext(message.template, message.plural, message.count)
         else:
             template = _(message.template)
-        values = {k: tr(v) if isinstance(v, Phrase) else v for k, v in message.params.items()}
+        values = {k: tr(v) if isinstance(v, phrase_type) else v for k, v in message.params.items()}
         try:
             return template.format(**values)
         except (KeyError, IndexError, ValueError):  # a broken translation: keep the English
             return str(message)
     text = str(message)
     return _(text) if text else text
+
+
+class _NoPhrase:
+    """Stands for the Phrase type while the engine is not loaded (nothing is one then)."""
