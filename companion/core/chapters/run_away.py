@@ -69,7 +69,7 @@ BAD_STUFF_WORDS = {
     "no_gear": phrase_template("had no hand-kept gear bonus to lose"),
     "lost_thing": phrase_template("lost {thing}"),
     "nothing_to_lose": phrase_template("had no {what} to lose"),
-    phrase_template("died"): phrase_template("died"),
+    "died": phrase_template("died"),
 }
 # The words for each thing a Bad Stuff can name.
 LOSS_WORDS: dict[Loss, str] = {
@@ -218,8 +218,8 @@ def _bad_stuff(
         else:
             said.append(BAD_STUFF_WORDS["no_gear"])
     if bad.death:
-        said.append(BAD_STUFF_WORDS[phrase_template("died")])
-        facts[phrase_template("died")] = True
+        said.append(BAD_STUFF_WORDS["died"])
+        facts["died"] = True
         state = kill_player(state, seat)
     if bad.text:
         said.append(bad.text)
