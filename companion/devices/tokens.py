@@ -6,6 +6,7 @@ import json
 import logging
 from pathlib import Path
 
+from companion.core.phrase import Phrase, plural_phrase
 from companion.devices import wire
 from companion.store.files import StoreError, atomic_write_text, data_dir, set_aside
 
@@ -64,7 +65,7 @@ class TokenStore:
     def _load(self) -> None:
         try:
             if self.path.stat().st_size > MAX_TOKENS_BYTES:
-                self._damaged(f"larger than {MAX_TOKENS_BYTES:,} bytes")
+                self._damaged(Phrase("larger than {size} bytes", size=f"{MAX_TOKENS_BYTES:,}"))
                 return
             data = self.path.read_bytes()
         except FileNotFoundError:
@@ -72,7 +73,11 @@ class TokenStore:
         except OSError as exc:
             self._keep_file = True
             self._report(
-                f"{self.path.name} cannot be read ({exc.strerror}); counters must be claimed again"
+                Phrase(
+                    "{file} cannot be read ({reason}); counters must be claimed again",
+                    file=self.path.name,
+                    reason=exc.strerror,
+                )
             )
             return
         why = self._parse(data)
@@ -84,14 +89,14 @@ class TokenStore:
         try:
             parsed = json.loads(data.decode("utf-8"))
         except UnicodeDecodeError as exc:
-            return f"not UTF-8 text (a bad byte at offset {exc.start})"
+            return Phrase("not UTF-8 text (a bad byte at offset {offset})", offset=exc.start)
         except RecursionError:
-            return "not valid JSON (nested too deeply)"
+            return Phrase("not valid JSON (nested too deeply)")
         except ValueError as exc:
-            return f"not valid JSON ({exc})"
+            return Phrase("not valid JSON ({problem})", problem=str(exc))
         tokens = parsed.get("tokens") if isinstance(parsed, dict) else None
         if not isinstance(tokens, dict):
-            return "it holds no tokens"
+            return Phrase("it holds no tokens")
         unreadable = 0
         for key, value in tokens.items():
             try:
@@ -105,7 +110,11 @@ class TokenStore:
                 continue
             self._tokens[counter_id] = token
         if unreadable:
-            return f"{unreadable} of its {len(tokens)} tokens are unreadable"
+            return Phrase(
+                "{unreadable} of its {total} tokens are unreadable",
+                unreadable=unreadable,
+                total=len(tokens),
+            )
         return None
 
     def _damaged(self, why: str) -> None:
@@ -114,19 +123,35 @@ class TokenStore:
         except StoreError as exc:
             self._keep_file = True
             self._report(
-                f"{self.path.name} is damaged ({why}); {exc}, and new claims are kept for this "
-                "session only"
+                Phrase(
+                    "{file} is damaged ({why}); {problem}, and new claims are kept for this "
+                    "session only",
+                    file=self.path.name,
+                    why=why,
+                    problem=str(exc),
+                )
             )
             return
         recovered = len(self._tokens)
         if recovered:
-            outcome = (
-                f"{recovered} counters' tokens were recovered, the others must be claimed again"
+            outcome = plural_phrase(
+                "{n} counters' tokens were recovered, the others must be claimed again",
+                "{n} counters' tokens were recovered, the others must be claimed again",
+                recovered,
+                n=recovered,
             )
             self._save()
         else:
-            outcome = "counters claimed before must be claimed again"
-        self._report(f"{self.path.name} was damaged ({why}); it was kept as {kept.name}; {outcome}")
+            outcome = Phrase("counters claimed before must be claimed again")
+        self._report(
+            Phrase(
+                "{file} was damaged ({why}); it was kept as {kept}; {outcome}",
+                file=self.path.name,
+                why=why,
+                kept=kept.name,
+                outcome=outcome,
+            )
+        )
 
     def _report(self, problem: str) -> None:
         # The screen names the file; the log says where it is.
@@ -149,6 +174,10 @@ class TokenStore:
             atomic_write_text(self.path, json.dumps(data, indent=1) + "\n")
         except OSError as exc:
             self._report(
-                f"claim tokens could not be saved to {self.path.name} ({exc.strerror or exc}); "
-                "they are kept for this session only"
+                Phrase(
+                    "claim tokens could not be saved to {file} ({reason}); "
+                    "they are kept for this session only",
+                    file=self.path.name,
+                    reason=exc.strerror or exc,
+                )
             )

@@ -312,3 +312,20 @@ def test_every_rule_error_is_raised_with_a_phrase() -> None:
                 ):
                     plain.append(f"{path.relative_to(package.parent)}:{node.lineno}")
     assert not plain, f"RuleError with a plain message (wrap it in Phrase()): {plain}"
+
+
+def test_a_damaged_claim_token_file_is_reported_in_the_chosen_language(tmp_path: Path) -> None:
+    from companion.devices.tokens import TokenStore
+
+    path = tmp_path / "counters.json"
+    path.write_bytes(b'{"format": 1, "tokens": {"0000')
+    problem = TokenStore(path).problem
+    assert problem is not None and problem.startswith("counters.json was damaged (not valid JSON")
+    try:
+        i18n.set_language("pl")
+        said = i18n.tr(problem)
+    finally:
+        i18n.set_language("en")
+    assert said.startswith("counters.json był uszkodzony (niepoprawny JSON (")
+    assert "zachowano go jako counters.json.damaged-" in said
+    assert said.endswith("wcześniej przejęte liczniki trzeba przejąć ponownie")

@@ -15,7 +15,7 @@ from kivy.uix.boxlayout import BoxLayout
 
 from companion.ui.device_service import DeviceService
 from companion.ui.dice_service import DiceService, dice_service
-from companion.ui.i18n import N_, _, ngettext
+from companion.ui.i18n import N_, _, ngettext, tr
 from companion.ui.screens.base import CompanionScreen
 from companion.ui.theme import colour
 
@@ -248,7 +248,9 @@ class DevicesScreen(CompanionScreen):
         if service is None or not service.running:
             self.activity = _("The counters are not running in this window.")
         else:
-            self.activity = "\n".join(t for t in (service.activity, service.tokens_problem) if t)
+            self.activity = "\n".join(
+                t for t in (service.activity, tr(service.tokens_problem)) if t
+            )
 
     def _update_rows(self) -> None:
         service = self.service
