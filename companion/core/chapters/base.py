@@ -83,4 +83,4 @@ def monster_name(state: GameState, index: int) -> str:
     """The name of a monster in the current combat, by its 0-based place."""
     if state.combat is not None and 0 <= index < len(state.combat.monsters):
         return state.combat.monsters[index].spec.name
-    return f"monster {index + 1}"
+    return f"monster {index}"
