@@ -15,6 +15,7 @@ from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from kivy.clock import Clock
 from kivy.event import EventDispatcher
 from kivy.properties import BooleanProperty, ListProperty, StringProperty
 
@@ -59,6 +60,8 @@ class DiceService(EventDispatcher):
         # The bleak backend dice are reached through (None: the platform's own).
         self.backend: Any = backend
         self._tasks = TaskSet("dice", on_error=self._task_failed)
+        # A tumbling die reports several states a second: the screen redraws once a frame.
+        self._publish_trigger = Clock.create_trigger(self._publish)
 
     async def close(self) -> None:
         """Stop waiting and disconnect every die (the app is closing)."""
@@ -74,13 +77,13 @@ class DiceService(EventDispatcher):
             from companion.devices.dice import DiceHub
 
             self._hub = DiceHub()
-            self._hub.changes.add(self._publish)
+            self._hub.changes.add(self._publish_trigger)
         return self._hub
 
     def attach(self, hub: Any) -> None:
         """Use this hub (tests, the simulator) and show its dice."""
         self._hub = hub
-        hub.changes.add(self._publish)
+        hub.changes.add(self._publish_trigger)
         self._publish()
 
     def scan(self) -> None:
@@ -184,7 +187,7 @@ class DiceService(EventDispatcher):
         if not found:
             self.app.notify(_("No die answered. Roll it once to wake it up, then look again."))
 
-    def _publish(self) -> None:
+    def _publish(self, *_args: Any) -> None:
         hub = self._hub
         if hub is None:
             self.rows = []
