@@ -12,6 +12,10 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from companion.core import Edition, Game, GameState
 
+# A game log takes about 100 bytes per action: 32 MiB is some 300,000 actions, far
+# beyond any evening's game, and small enough to read and check in memory.
+MAX_LOG_BYTES = 32 * 2**20
+
 HELP = "replay a saved game log with every rule checked and say who is where"
 
 
@@ -39,9 +43,15 @@ def run(args: argparse.Namespace) -> int:
 
     path: Path = args.game
     try:
-        text = path.read_bytes()
+        # Read at most one byte past the limit: /dev/zero or a pipe has no size to ask for.
+        with path.open("rb") as handle:
+            text = handle.read(MAX_LOG_BYTES + 1)
     except OSError as err:
         return _fail(f"{path}: cannot read: {err.strerror or err}")
+    if len(text) > MAX_LOG_BYTES:
+        return _fail(
+            f"{path}: larger than {MAX_LOG_BYTES // 2**20} MiB, the most a game log may hold"
+        )
     try:
         game = Game.from_json(text, editions=_shipped_editions())
     except ValueError as err:  # GameLogError, and anything else the log's contents provoke

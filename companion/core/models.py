@@ -20,6 +20,9 @@ MIN_PLAYERS = 2  # the rulebooks say 3..6; 2 and 7..8 are common house rules
 MAX_PLAYERS = 8
 
 _COLOUR = re.compile(r"^#[0-9a-fA-F]{6}$")
+# Control characters, and the marks that reorder text around them (a name that flips
+# "Anna" and the next words on screen), have no place in a name shown to the table.
+_UNSAFE_IN_NAME = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
 
 
 _set = object.__setattr__
@@ -130,9 +133,16 @@ class PlayerSetup(Frozen):
     @field_validator("name")
     @classmethod
     def _name_not_blank(cls, value: str) -> str:
-        if not value.strip():
+        value = value.strip()  # a pasted name's trailing newline is not a mistake
+        if not value:
             raise ValueError("a player's name cannot be blank")
-        return value.strip()
+        unsafe = _UNSAFE_IN_NAME.search(value)
+        if unsafe:
+            raise ValueError(
+                "a player's name cannot hold control or text-direction characters "
+                f"(U+{ord(unsafe.group()):04X})"
+            )
+        return value
 
     @field_validator("colour")
     @classmethod

@@ -14,7 +14,6 @@ from companion.core import GameState
 from companion.devices import wire
 
 UNKNOWN_COLOUR = (200, 200, 200)  # a light grey for a colour that is not "#rrggbb"
-COLOURS_PER_MESSAGE = 5  # CONFIG COLOURS carries five RGB triples in its 20 bytes
 
 
 @dataclass(frozen=True)
@@ -121,20 +120,28 @@ def after_absence(current: wire.Message | None) -> Desired | None:
     return None
 
 
-def picture(
-    state: GameState, rev: int, seats: tuple[int, ...], roll_count: int
-) -> dict[str, Desired]:
-    """Every message a counter showing `seats` should hold, by key (SHOW not included).
+def table_picture(state: GameState, rev: int) -> dict[str, Desired]:
+    """What every counter of the table should hold, whichever players it shows.
 
     `rev` numbers the snapshot; keys are stable so a newer message replaces the
-    one it follows ("snapshot", "colours0", "colours5", "win", "slots").
+    one it follows ("snapshot", "colours0", "colours5", "win").
     """
     out = {"snapshot": desired(snapshot_of(state, rev))}
     colours = [rgb(p.colour) for p in state.players[: wire.MAX_SLOTS]]
-    for first in range(0, len(colours), COLOURS_PER_MESSAGE):
-        chunk = tuple(colours[first : first + COLOURS_PER_MESSAGE])
+    per_message = wire.ConfigColours.MAX_COLOURS
+    for first in range(0, len(colours), per_message):
+        chunk = tuple(colours[first : first + per_message])
         out[f"colours{first}"] = desired(wire.ConfigColours(first, chunk))
     out["win"] = desired(wire.ConfigWinLevel(min(255, state.winning_level)))
+    return out
+
+
+def picture(
+    state: GameState, rev: int, seats: tuple[int, ...], roll_count: int = 0
+) -> dict[str, Desired]:
+    """Every message a counter showing `seats` should hold, by key (SHOW not included):
+    the `table_picture` and, if it shows any players, their SLOT_MAP under "slots"."""
+    out = table_picture(state, rev)
     if seats:
         out["slots"] = desired(wire.ConfigSlotMap(seats))
     return out

@@ -171,6 +171,12 @@ class DeviceService(EventDispatcher):
         if connection.virtual is not None:
             connection.virtual.open_claim_window()  # the long press a person would make
 
+    @property
+    def tokens_problem(self) -> str:
+        """Why the saved claim tokens could not be read or saved ("" when all is well)."""
+        tokens = getattr(self.manager, "tokens", None)
+        return getattr(tokens, "problem", None) or ""
+
     def is_virtual(self, key: str) -> bool:
         """True for a counter simulated on this computer."""
         manager = self.manager

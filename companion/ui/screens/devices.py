@@ -248,7 +248,7 @@ class DevicesScreen(CompanionScreen):
         if service is None or not service.running:
             self.activity = _("The counters are not running in this window.")
         else:
-            self.activity = service.activity
+            self.activity = "\n".join(t for t in (service.activity, service.tokens_problem) if t)
 
     def _update_rows(self) -> None:
         service = self.service
