@@ -43,6 +43,7 @@ class DieRow:
     motion: str
     connected: bool
     seat: int | None  # a seat, the hub's ANYONE (whoever is rolling), or None (nobody)
+    shell: str  # the shell its owner set, for dice that cannot tell ("" for the others)
 
 
 class DiceService(EventDispatcher):
@@ -111,6 +112,16 @@ class DiceService(EventDispatcher):
         current = self.hub.assignment(die_id)
         step = order.index(current) + 1 if current in order else 0
         self.assign(die_id, order[step % len(order)])
+
+    def next_shell(self, die_id: str) -> None:
+        """Step the shell of a die that cannot tell which it wears (a GoDice): d6, d4, ..."""
+        from companion.devices.dice.godice import GoDiceSource
+        from companion.devices.dice.godice_protocol import SHELLS
+
+        source = self.hub.get(die_id)
+        if isinstance(source, GoDiceSource):
+            step = SHELLS.index(source.die_type) + 1 if source.die_type in SHELLS else 0
+            source.set_shell(SHELLS[step % len(SHELLS)])
 
     def blink(self, die_id: str) -> None:
         """Light a die up so the table can see which one it is."""
@@ -202,6 +213,7 @@ class DiceService(EventDispatcher):
                 motion=s.motion.value,
                 connected=s.connected,
                 seat=hub.assignment(s.die_id),
+                shell=s.die_type.value if s.maker == "GoDice" else "",
             )
             for s in hub.dice
         ]
