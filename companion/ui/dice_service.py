@@ -134,17 +134,18 @@ class DiceService(EventDispatcher):
         return self._hub is not None and bool(self._hub.dice_for(seat))
 
     def wait_roll(
-        self, seat: int, on_roll: RollCallback, on_problem: ProblemCallback
+        self, seat: int, on_roll: RollCallback, on_problem: ProblemCallback, *, blink: bool = True
     ) -> Callable[[], None]:
         """Take the next settled d6 of the seat's die; returns a function that stops waiting.
 
         `on_roll(value, die_label)` gets the result; `on_problem(text)` hears why a roll
         was refused (not a d6: the wait goes on) or why the wait ended (the die went away).
         With no die for the seat nothing happens: the screen's own roll is the way.
+        `blink` lights the awaited dice up where they can.
         """
         if not self.has_dice_for(seat):
             return _nothing
-        task = self.spawn(self._wait(seat, on_roll, on_problem))
+        task = self.spawn(self._wait(seat, on_roll, on_problem, blink))
         if task is None:
             return _nothing
         return task.cancel
@@ -158,7 +159,9 @@ class DiceService(EventDispatcher):
             return None
 
     # -- inside ---------------------------------------------------------------------------
-    async def _wait(self, seat: int, on_roll: RollCallback, on_problem: ProblemCallback) -> None:
+    async def _wait(
+        self, seat: int, on_roll: RollCallback, on_problem: ProblemCallback, blink: bool
+    ) -> None:
         from companion.devices.dice import DiceError, NotAD6Error
 
         dice = self.hub.dice_for(seat)
@@ -168,7 +171,7 @@ class DiceService(EventDispatcher):
         try:
             while True:
                 try:
-                    roll = await self.hub.next_roll(seat, blink=True)
+                    roll = await self.hub.next_roll(seat, blink=blink)
                     value = roll.d6()
                 except NotAD6Error as exc:
                     on_problem(str(exc))
