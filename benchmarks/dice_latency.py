@@ -11,8 +11,9 @@ Figures, all measured in this same run (p50 and p99, ms):
              decoder, the roll gate and the hub;
   * godice - the same for a virtual GoDice's "S" (stable) event;
   * typed  - the app's Run-away screen (the real Kivy app, offscreen) taking a
-             typed value: the rules engine logs the RunAway action and the game
-             is saved (written and synced), which every roll pays however made;
+             typed value: the rules engine checks and logs the RunAway action,
+             which every roll pays however it was made (the save follows after
+             the next frame, off this path);
   * screen - a virtual Pixels die's settle until that same screen has logged the
              RunAway action and names the die: the die's chain above plus the
              dice service and the screen, plus what `typed` measures. Drawing the
@@ -279,7 +280,7 @@ def report(figures: dict[str, list[float]]) -> bool:
     typed99 = percentiles(figures["typed"])[1] if "typed" in figures else 0.0
     if "typed" in figures:
         t50, t99 = percentiles(figures["typed"])
-        print(f"typed  p50 {t50:7.3f} ms  p99 {t99:7.3f} ms  (typed value -> logged and saved)")
+        print(f"typed  p50 {t50:7.3f} ms  p99 {t99:7.3f} ms  (typed value -> logged)")
     where = {
         "pixels": "settled -> roll at the hub",
         "godice": "settled -> roll at the hub",
