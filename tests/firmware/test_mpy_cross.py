@@ -13,10 +13,10 @@ import pytest
 from mpvm import PINOUTS, MicroPythonVM
 
 
-def test_the_board_gets_the_codec_every_counter_module_and_both_entry_points() -> None:
+def test_the_board_gets_the_codec_its_cryptography_every_counter_module_and_both_mains() -> None:
     dests = {dest for _, dest in deploy.board_files()}
     modules = {f"counter/{p.name}" for p in (deploy.FIRMWARE / "counter").glob("*.py")}
-    assert {"wire.py", "boot.py", "main.py"} | modules == dests
+    assert {"wire.py", "seal.py", "boot.py", "main.py"} | modules == dests
 
 
 @pytest.mark.parametrize(("src", "dest"), deploy.board_files(), ids=lambda v: str(v))
