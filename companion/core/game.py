@@ -14,7 +14,8 @@ from pydantic import ValidationError
 from companion.core.actions import ACTION_ADAPTER, BaseAction
 from companion.core.dice import RandomSource, SecretsDice
 from companion.core.engine import apply_action, fill_rolls
-from companion.core.errors import RuleError
+from companion.core.errors import RuleError, validation_error_line
+from companion.core.listeners import Listeners
 from companion.core.models import GameSetup
 from companion.core.state import GameState
 
@@ -26,14 +27,6 @@ Subscriber = Callable[[GameState], None]
 
 class GameLogError(ValueError):
     """A saved game cannot be read: not JSON, the wrong format, or an illegal action."""
-
-
-def _first_error(err: ValidationError) -> str:
-    """One line out of a pydantic error: where and what."""
-    first = err.errors()[0]
-    where = ".".join(str(p) for p in first["loc"])
-    more = f" (and {err.error_count() - 1} more)" if err.error_count() > 1 else ""
-    return f"{where}: {first['msg']}{more}" if where else f"{first['msg']}{more}"
 
 
 class Game:
@@ -60,7 +53,7 @@ class Game:
         self._actions: list[BaseAction] = []
         self._cursor = 0
         self._sequence = 0
-        self._subscribers: list[Subscriber] = []
+        self._subscribers: Listeners[[GameState]] = Listeners()
 
     # --- reading -------------------------------------------------------------------
 
@@ -154,19 +147,11 @@ class Game:
 
     def subscribe(self, callback: Subscriber) -> Callable[[], None]:
         """Call `callback(state)` after every apply, undo and redo; returns an unsubscribe."""
-        self._subscribers.append(callback)
-
-        def unsubscribe() -> None:
-            if callback in self._subscribers:
-                self._subscribers.remove(callback)
-
-        return unsubscribe
+        return self._subscribers.add(callback)
 
     def _notify(self) -> None:
         self._sequence += 1
-        state = self.state
-        for callback in list(self._subscribers):
-            callback(state)
+        self._subscribers.emit(self.state)
 
     # --- saving and loading --------------------------------------------------------
 
@@ -223,7 +208,7 @@ class Game:
         try:
             setup = GameSetup.model_validate(data.get("setup"))
         except ValidationError as err:
-            raise GameLogError(f"bad setup: {_first_error(err)}") from None
+            raise GameLogError(f"bad setup: {validation_error_line(err)}") from None
         raw_actions = data.get("actions")
         if raw_actions is None:
             raise GameLogError('"actions" is missing (an empty game has "actions": [])')
@@ -234,7 +219,9 @@ class Game:
             try:
                 actions.append(ACTION_ADAPTER.validate_python(raw))
             except ValidationError as err:
-                raise GameLogError(f"action {number} is malformed: {_first_error(err)}") from None
+                raise GameLogError(
+                    f"action {number} is malformed: {validation_error_line(err)}"
+                ) from None
         return cls.from_actions(setup, actions, rng)
 
     @classmethod

@@ -9,41 +9,57 @@ from __future__ import annotations
 
 import random
 
-from companion.core.actions import (
+from companion.core.chapters.base import BaseAction
+from companion.core.chapters.character import (
+    ChangeSex,
+    Die,
+    DiscardAlly,
+    GainTrait,
+    LootTheBody,
+    LoseTrait,
+    SetAlly,
+    SetTraitBoost,
+)
+from companion.core.chapters.combat import (
     AddEnhancer,
     AddHelper,
     AddMonster,
-    AdvancePhase,
-    BaseAction,
-    ChangeSex,
-    Charity,
     ClearOneShots,
-    Die,
-    DiscardAlly,
-    DiscardItem,
-    EndTurn,
-    EquipItem,
     FightWithLevelOnly,
-    GainItem,
-    GainTrait,
-    GoUpLevel,
-    LootTheBody,
-    LoseLevel,
-    LoseTrait,
     PlayOneShot,
     RemoveHelper,
+    RemoveMonster,
     ResolveCombat,
-    RollDie,
-    RunAway,
-    SacrificeAlly,
-    SellItems,
-    SetAlly,
-    SetGearBonus,
-    SetTraitBoost,
     SetWinsTies,
     StartCombat,
+)
+from companion.core.chapters.gear import (
+    DiscardItem,
+    EquipItem,
+    GainItem,
+    SetGearBonus,
+    SetRunAwayBonus,
     TradeItem,
     UnequipItem,
+)
+from companion.core.chapters.levels import (
+    GoUpLevel,
+    LoseLevel,
+    SellItems,
+    SetLevel,
+)
+from companion.core.chapters.rolls import (
+    RollDie,
+    RollForFirstPlayer,
+)
+from companion.core.chapters.run_away import (
+    RunAway,
+    SacrificeAlly,
+)
+from companion.core.chapters.turn import (
+    AdvancePhase,
+    Charity,
+    EndTurn,
 )
 from companion.core.dice import SeededDice
 from companion.core.errors import RuleError
@@ -171,9 +187,13 @@ def random_action(state: GameState, rnd: random.Random, allow_win: bool = True) 
             return SetAlly(player=seat, ally=AllySpec(name="Sidekick", bonus=2, run_away_bonus=1))
         if choice < 0.93:
             return Die(player=rnd.choice(combat.fighters))
-        return RollDie(player=seat, purpose="a card")
+        if choice < 0.97:
+            return RollDie(player=seat, purpose="a card")
+        return RemoveMonster(monster=rnd.randrange(len(combat.monsters)))
     player = state.players[seat]
     choice = rnd.random()
+    if state.revision == 0 and choice < 0.5:
+        return RollForFirstPlayer()
     if choice < 0.12:
         return StartCombat(
             fighter=state.current,
@@ -230,7 +250,11 @@ def random_action(state: GameState, rnd: random.Random, allow_win: bool = True) 
         return LootTheBody(player=seat)
     if choice < 0.95:
         return Charity(giver=state.current, cards=rnd.randint(1, 5))
-    return RollDie(player=seat, purpose="a card")
+    if choice < 0.97:
+        return RollDie(player=seat, purpose="a card")
+    if choice < 0.985:
+        return SetLevel(player=seat, level=rnd.randint(1, state.winning_level - 1))
+    return SetRunAwayBonus(player=seat, bonus=rnd.randint(-1, 2))
 
 
 def random_game(

@@ -9,6 +9,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from companion.core.errors import first_validation_error
 from companion.resources import SETTINGS_FILE
 from companion.store.files import atomic_write_text, data_dir
 
@@ -74,7 +75,6 @@ class SettingsStore:
 
 def _first_error(exc: Exception) -> str:
     if isinstance(exc, ValidationError):
-        err = exc.errors()[0]
-        field = ".".join(str(part) for part in err["loc"]) or "(file)"
-        return f"field '{field}': {err['msg']}"
+        where, what, _count = first_validation_error(exc)
+        return f"field '{where or '(file)'}': {what}"
     return f"not valid JSON ({exc})"

@@ -17,11 +17,11 @@ from companion.core import (
     Game,
     GameState,
     ResolveCombat,
-    apply_unchecked,
     combat_strength,
     fighters_win,
     monster_strength,
     monster_treasure,
+    replay,
 )
 from companion.core.randomplay import random_game, random_setup
 
@@ -96,9 +96,7 @@ def test_saving_and_replaying_restores_the_identical_state(seed: int, length: in
 @given(seeds, lengths)
 def test_the_unchecked_fold_of_a_legal_log_matches_the_checked_one(seed: int, length: int) -> None:
     game = game_for(seed, length)
-    state = GameState.initial(game.setup)
-    for action in game.log:
-        state = apply_unchecked(state, action)
+    state = replay(GameState.initial(game.setup), game.log, checked=False)
     assert state == game.state
 
 

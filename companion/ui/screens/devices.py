@@ -13,7 +13,7 @@ from kivy.properties import (
 )
 from kivy.uix.boxlayout import BoxLayout
 
-from companion.ui.device_service import DeviceService, device_service
+from companion.ui.device_service import DeviceService
 from companion.ui.i18n import N_, _
 from companion.ui.screens.base import CompanionScreen
 from companion.ui.theme import colour
@@ -93,12 +93,12 @@ class DevicesScreen(CompanionScreen):
         self.rows: dict[str, CounterRow] = {}
         self._found: list[Any] = []
         self._bound: DeviceService | None = None
-        self.app.bind(state=lambda *_a: self._update_rows())
+        self.session.bind(state=lambda *_a: self._update_rows())
 
     @property
     def service(self) -> DeviceService | None:
         """The app's device service (None in an app started without one)."""
-        service = device_service(self.app)
+        service = self.app.devices
         if service is not None and service is not self._bound:
             service.bind(
                 statuses=lambda *_a: self._update_rows(),
@@ -128,7 +128,7 @@ class DevicesScreen(CompanionScreen):
 
     def next_player(self, key: str) -> None:
         """Give a tracker to the next player (it blinks to show which one it is)."""
-        service, state = self.service, self.app.live_state
+        service, state = self.service, self.session.live_state
         if service is None or state is None:
             self.app.notify(_("Start a game first."))
             return
@@ -199,7 +199,7 @@ class DevicesScreen(CompanionScreen):
                 row = CounterRow(key=status.key, owner=self)
                 self.rows[status.key] = row
                 box.add_widget(row)
-        state = self.app.live_state
+        state = self.session.live_state
         for status in statuses:
             self._fill_row(self.rows[status.key], status, state, service)
         self.count_text = (

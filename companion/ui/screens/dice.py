@@ -19,15 +19,15 @@ class DiceScreen(CompanionScreen):
 
     def roll(self) -> None:
         """Roll one d6 and show it tumbling onto the result."""
-        app = self.app
-        if app.game is not None:
-            if not app.act(RollDie, player=app.game.state.current, purpose="dice"):
+        session = self.session
+        if session.game is not None:
+            if not session.act(RollDie, player=session.game.state.current, purpose="dice"):
                 return
-            result = app.game.state.last_roll
+            result = session.game.state.last_roll
             value = result.value if result is not None else 0
-            self.who = app.game.state.current_player.name
+            self.who = session.game.state.current_player.name
         else:
-            value = app.dice.roll_d6()
+            value = session.dice.roll_d6()
             self.who = ""
         self.value = value
         self.recent = ([value, *self.recent])[:RECENT_ROLLS]

@@ -24,6 +24,7 @@ from companion.core import (
     Sex,
     Variants,
 )
+from companion.core.errors import first_validation_error
 from companion.ui.i18n import _
 from companion.ui.labels import sex_name
 from companion.ui.screens.base import CompanionScreen
@@ -79,7 +80,7 @@ class NewGameScreen(CompanionScreen):
 
     # -- the player list ------------------------------------------------------------
     def _seed_players(self) -> None:
-        state = self.app.state
+        state = self.session.state
         if state is not None:
             self.players = [
                 {"name": p.name, "colour": p.colour, "sex": p.sex} for p in state.setup.players
@@ -199,9 +200,9 @@ class NewGameScreen(CompanionScreen):
             self.app.notify(_setup_problem(exc), error=True)
             return
         self._remember_choices()
-        self.app.start_game(setup)
-        if self.first == ROLL_FOR_FIRST and self.app.act(RollForFirstPlayer):
-            state = self.app.game.state if self.app.game else None
+        self.session.start(setup)
+        if self.first == ROLL_FOR_FIRST and self.session.act(RollForFirstPlayer):
+            state = self.session.game.state if self.session.game else None
             if state is not None:
                 self.app.notify(_("{name} goes first.").format(name=state.current_player.name))
 
@@ -250,5 +251,4 @@ class NewGameScreen(CompanionScreen):
 
 
 def _setup_problem(exc: ValidationError) -> str:
-    message = str(exc.errors()[0]["msg"])
-    return message.removeprefix("Value error, ")
+    return first_validation_error(exc)[1].removeprefix("Value error, ")

@@ -56,9 +56,9 @@ class RunAwayScreen(CompanionScreen):
         fields: dict[str, Any] = {"fighter": self.fighter, "monster": self.monster}
         if value is not None:
             fields["roll"] = value
-        if not self.app.act(RunAway, **fields):
+        if not self.session.act(RunAway, **fields):
             return
-        state = self.app.live_state
+        state = self.session.live_state
         if state is not None and state.last_roll is not None:
             self.ids.die.tumble_to(state.last_roll.value)
         self.fighter = self.monster = -1
@@ -68,7 +68,7 @@ class RunAwayScreen(CompanionScreen):
         """Give up the Ally: automatic escape from every monster (the partner escapes too)."""
         if self.ally_owner < 0:
             return
-        self.app.act(SacrificeAlly, player=self.ally_owner, partner_escapes=True)
+        self.session.act(SacrificeAlly, player=self.ally_owner, partner_escapes=True)
 
     def done(self) -> None:
         """Back to the table once the monsters have gone."""
