@@ -71,11 +71,10 @@ async def _main(args: argparse.Namespace) -> int:
     import contextlib
     import shutil
     import signal
-    import tempfile
     from pathlib import Path
 
+    from companion.devices.fleet import VirtualFleet
     from companion.devices.tasks import cancel_and_wait
-    from companion.devices.virtual import BleVirtualCounter, SerialVirtualCounter, VirtualCounter
 
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
@@ -86,43 +85,17 @@ async def _main(args: argparse.Namespace) -> int:
         loop.call_later(args.duration, stop.set)
 
     folder: Path | None = None
-    made_folder = False
-    radio = None
-    counters: list[VirtualCounter] = []
+    if args.transport == "serial" and args.dir:
+        folder = Path(args.dir)
+        folder.mkdir(parents=True, exist_ok=True)
+    fleet = VirtualFleet(folder, prefix="companion-sim-")
+    counters = fleet.counters
     manager = None
     demo_task = None
     try:
         roles = ["board"] * args.boards + ["tracker"] * args.trackers
-        if args.transport == "serial":
-            if args.dir:
-                folder = Path(args.dir)
-                folder.mkdir(parents=True, exist_ok=True)
-            else:
-                folder = Path(tempfile.mkdtemp(prefix="companion-sim-"))
-                made_folder = True
-        else:
-            from companion.devices.bumble_backend import VirtualRadio
-
-            radio = VirtualRadio()
-        indexes: dict[str, int] = {}
         for role in roles:
-            index = indexes.get(role, 0)
-            indexes[role] = index + 1
-            counter: VirtualCounter
-            if folder is not None:
-                counter = SerialVirtualCounter(
-                    role,
-                    link_path=folder / f"{role}-{index}",
-                    index=index,
-                    animate=True,
-                    claim_on_hello=True,
-                )
-            else:
-                counter = BleVirtualCounter(
-                    role, radio=radio, index=index, animate=True, claim_on_hello=True
-                )
-            await counter.start()
-            counters.append(counter)
+            await fleet.add(role, args.transport, animate=True, claim_on_hello=True)
 
         for counter in counters:
             if counter.transport == "serial":
@@ -135,7 +108,7 @@ async def _main(args: argparse.Namespace) -> int:
         sys.stdout.flush()
 
         if args.demo:
-            manager, demo_task = await _start_demo(counters, radio)
+            manager, demo_task = await _start_demo(fleet)
 
         await _render(counters, stop, plain=args.plain or not sys.stdout.isatty())
     finally:
@@ -144,17 +117,12 @@ async def _main(args: argparse.Namespace) -> int:
         if manager is not None:
             await manager.stop()
             shutil.rmtree(manager.tokens.path.parent, ignore_errors=True)
-        for counter in counters:
-            await counter.stop()
-        if radio is not None:
-            await radio.close()
-        if made_folder and folder is not None:
-            shutil.rmtree(folder, ignore_errors=True)
+        await fleet.stop()
     print("companion sim: counters switched off")
     return 0
 
 
-async def _start_demo(counters: list[Any], radio: Any) -> tuple[Any, asyncio.Task[None]]:
+async def _start_demo(fleet: Any) -> tuple[Any, asyncio.Task[None]]:
     """A manager with a random game in this process, connected to every counter."""
     import random
     import tempfile
@@ -162,8 +130,6 @@ async def _start_demo(counters: list[Any], radio: Any) -> tuple[Any, asyncio.Tas
 
     from companion.core import Game, RuleError
     from companion.core.randomplay import random_action, random_setup
-    from companion.devices.ble_link import BleLink
-    from companion.devices.serial_link import SerialLink
     from companion.devices.sync import DeviceManager
     from companion.devices.tokens import TokenStore
 
@@ -171,14 +137,11 @@ async def _start_demo(counters: list[Any], radio: Any) -> tuple[Any, asyncio.Tas
     game = Game(random_setup(rnd))
     # The demo is a table of its own: its claims do not go into the user's token file.
     tokens = TokenStore(Path(tempfile.mkdtemp(prefix="companion-sim-tokens-")) / "counters.json")
-    manager = DeviceManager(tokens=tokens, backend=radio.bleak_backend() if radio else None)
+    manager = DeviceManager(tokens=tokens, backend=fleet.backend)
     manager.set_game(game)
+    counters = list(fleet.counters)
     for counter in counters:
-        if counter.transport == "ble":
-            link = await BleLink.find(counter.address, backend=radio.bleak_backend())
-        else:
-            link = SerialLink(counter.address)
-        manager.add_link(link, virtual=counter)
+        manager.add_link(await fleet.link(counter), virtual=counter)
 
     async def play() -> None:
         nonlocal game

@@ -51,6 +51,7 @@ from bumble.host import Host
 from bumble.link import LocalLink
 from bumble.transport.common import AsyncPipeSink
 
+from companion.core.listeners import Listeners
 from companion.devices.ble_link import BleBackend
 
 _LOGGER = logging.getLogger(__name__)
@@ -102,7 +103,7 @@ class VirtualRadio:
         self._central: Device | None = None
         self._central_lock = asyncio.Lock()
         self._connect_lock = asyncio.Lock()
-        self._scan_listeners: list[Callable[[Advertisement], None]] = []
+        self._scan_listeners: Listeners[[Advertisement]] = Listeners()
         self._controllers: dict[Device, Controller] = {}
 
     def new_device(self, name: str, address: str | None = None) -> Device:
@@ -173,23 +174,28 @@ class VirtualRadio:
                             await stale.disconnect()
             return await central.connect(address, timeout=timeout_s)
 
-    async def add_scan_listener(self, listener: Callable[[Advertisement], None]) -> None:
-        """Start hearing advertisements; the adapter scans while anyone listens."""
+    async def add_scan_listener(
+        self, listener: Callable[[Advertisement], None]
+    ) -> Callable[[], Awaitable[None]]:
+        """Start hearing advertisements; await the returned function to stop hearing them.
+
+        The adapter scans while anyone listens: it stops with the last listener.
+        """
         central = await self.central()
-        self._scan_listeners.append(listener)
+        remove = self._scan_listeners.add(listener)
         if not central.is_scanning:
             await central.start_scanning(filter_duplicates=False)
 
-    async def remove_scan_listener(self, listener: Callable[[Advertisement], None]) -> None:
-        """Stop hearing advertisements; scanning stops with the last listener."""
-        if listener in self._scan_listeners:
-            self._scan_listeners.remove(listener)
-        if not self._scan_listeners and self._central is not None and self._central.is_scanning:
-            await self._central.stop_scanning()
+        async def stop_listening() -> None:
+            remove()
+            central = self._central
+            if not self._scan_listeners and central is not None and central.is_scanning:
+                await central.stop_scanning()
+
+        return stop_listening
 
     def _on_advertisement(self, advertisement: Advertisement) -> None:
-        for listener in list(self._scan_listeners):
-            listener(advertisement)
+        self._scan_listeners.emit(advertisement)
 
 
 # -- the counter side -------------------------------------------------------------------
@@ -360,13 +366,17 @@ class BumbleBleakScanner(BaseBleakScanner):
         if radio is None:
             raise BleakError("the virtual BLE scanner needs radio=VirtualRadio(...)")
         self._radio = radio
+        self._stop_listening: Callable[[], Awaitable[None]] | None = None
 
     async def start(self) -> None:
         self.seen_devices = {}
-        await self._radio.add_scan_listener(self._on_advertisement)
+        if self._stop_listening is None:
+            self._stop_listening = await self._radio.add_scan_listener(self._on_advertisement)
 
     async def stop(self) -> None:
-        await self._radio.remove_scan_listener(self._on_advertisement)
+        stop_listening, self._stop_listening = self._stop_listening, None
+        if stop_listening is not None:
+            await stop_listening()
 
     def _on_advertisement(self, advertisement: Advertisement) -> None:
         address = advertisement.address.to_string(False)

@@ -10,11 +10,11 @@ import pytest
 
 from companion.devices import wire
 from companion.devices.ble_link import BleLink
-from companion.devices.discovery import NotACounterError
 from companion.devices.link import Link, LinkState
 from companion.devices.pty_port import PtyPort
 from companion.devices.reconnect import Backoff, Reconnector
 from companion.devices.serial_link import SerialLink
+from companion.devices.session import NotACounterError
 
 FAST = {"initial_s": 0.01, "max_s": 0.05}  # keeps the tests quick; the shape is what matters
 
