@@ -96,6 +96,8 @@ async def _bluetooth_available() -> tuple[bool, str]:
 
 
 def _print(found: list[Any], tokens: Any, virtual: list[Any]) -> None:
+    from companion.devices import wire
+
     virtual_addresses = {c.address for c in virtual}
     header = ("transport", "name", "address", "role", "firmware", "battery", "claimed")
     rows = []
@@ -110,11 +112,7 @@ def _print(found: list[Any], tokens: Any, virtual: list[Any]) -> None:
             claimed = "no"
         battery = f"{info.battery_percent} %" if info.battery_percent is not None else "-"
         # Serial counters are named as the firmware names itself on BLE, from its id.
-        name = (
-            info.name
-            if info.transport == "ble"
-            else f"MCounter-{info.hello.counter_id & 0xFFFF:04X}"
-        )
+        name = info.name if info.transport == "ble" else wire.counter_name(info.hello.counter_id)
         name += " (virtual)" if info.address in virtual_addresses else ""
         rows.append(
             (info.transport, name, info.address, info.role, info.firmware, battery, claimed)

@@ -26,6 +26,7 @@ from bleak.backends.client import BaseBleakClient
 from bleak.backends.device import BLEDevice
 from bleak.backends.scanner import AdvertisementData, BaseBleakScanner
 from bleak.exc import BleakError
+from bleak.uuids import normalize_uuid_16
 from bleak_retry_connector import establish_connection
 
 from companion.devices import wire
@@ -36,7 +37,6 @@ _LOGGER = logging.getLogger(__name__)
 CONNECT_ATTEMPTS = 3  # tries per open: transient stack errors usually clear on the 2nd or 3rd
 FIND_TIMEOUT_S = 10.0  # s: a counter advertises every 100-500 ms, ten seconds is many chances
 DISCONNECT_TIMEOUT_S = 5.0  # s: BlueZ may take seconds to tear down; past that it is gone anyway
-BATTERY_LEVEL_CHAR_UUID = "00002a19-0000-1000-8000-00805f9b34fb"  # Bluetooth SIG Battery Level
 WRITE_TIMEOUT_S = 5.0  # s: a write-without-response only waits for a free buffer; stuck = dead
 
 
@@ -134,7 +134,7 @@ class BleLink(Link):
         client = self._client
         if client is None:
             raise self.lost_reason or LinkLostError(f"{self.name} is not open")
-        char = client.services.get_characteristic(BATTERY_LEVEL_CHAR_UUID)
+        char = client.services.get_characteristic(normalize_uuid_16(wire.BATTERY_LEVEL_CHAR_UUID))
         if char is None:
             return None
         try:

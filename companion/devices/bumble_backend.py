@@ -52,12 +52,10 @@ from bumble.link import LocalLink
 from bumble.transport.common import AsyncPipeSink
 
 from companion.core.listeners import Listeners
+from companion.devices import wire
 from companion.devices.ble_link import BleBackend
 
 _LOGGER = logging.getLogger(__name__)
-
-BATTERY_SERVICE_UUID = 0x180F  # the Bluetooth SIG's Battery service ...
-BATTERY_LEVEL_UUID = 0x2A19  # ... and its Battery Level characteristic (percent)
 
 MAX_NAME_BYTES = 29  # bytes: the longest name a real counter's scan response can carry
 ATT_HEADER = 3  # bytes of every ATT write/notification that are not payload
@@ -248,12 +246,12 @@ class VirtualPeripheral:
         if battery is not None:
             # The standard Battery service, as the firmware offers it beside its own.
             level = Characteristic(
-                f"{BATTERY_LEVEL_UUID:04X}",
+                f"{wire.BATTERY_LEVEL_CHAR_UUID:04X}",
                 Characteristic.Properties.READ,
                 Characteristic.READABLE,
                 CharacteristicValue(read=lambda _connection: bytes([battery()])),
             )
-            self.device.add_service(Service(f"{BATTERY_SERVICE_UUID:04X}", [level]))
+            self.device.add_service(Service(f"{wire.BATTERY_SERVICE_UUID:04X}", [level]))
         self._started = False
         self._advertising_set: AdvertisingSet | None = None
         self.connections = 0  # how many times the app connected, for tests and the sim

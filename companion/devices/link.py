@@ -17,11 +17,12 @@ from types import TracebackType
 from typing import Self
 
 from companion.core.listeners import Listeners
+from companion.devices import wire
 from companion.devices.tasks import TaskSet, guarded
 
 _LOGGER = logging.getLogger(__name__)
 
-MAX_PAYLOAD = 20  # bytes: one default BLE ATT payload (MTU 23 minus the 3-byte ATT header)
+MAX_PAYLOAD = wire.MAX_MESSAGE  # bytes: one message, the codec's limit (one BLE ATT payload)
 
 
 class LinkState(enum.Enum):

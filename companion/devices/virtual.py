@@ -15,14 +15,13 @@ from __future__ import annotations
 import abc
 import asyncio
 import logging
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from companion.core.listeners import Listeners
-from companion.devices import wire
+from companion.devices import firmware_host, wire
 from companion.devices.bumble_backend import VirtualPeripheral, VirtualRadio
 from companion.devices.pty_port import PtyPort
 from companion.devices.tasks import TaskSet, guarded
@@ -38,19 +37,6 @@ POLL_INTERVAL_S = 1.0  # s: the firmware's housekeeping period (resends, flash)
 BATTERY_INTERVAL_S = 60.0  # s: the firmware reports its battery once a minute
 ANIMATION_INTERVAL_S = 1 / 30  # s: the firmware's LED task runs at about 30 frames a second
 VIRTUAL_ID_BASE = 0x56430000  # "VC": counter ids of virtual counters, stable between runs
-
-
-def firmware_modules() -> Any:
-    """Import the firmware's `counter` package (from the shipped `firmware/` folder)."""
-    folder = str(shipped("firmware"))
-    if folder not in sys.path:
-        sys.path.append(folder)
-    import counter.board
-    import counter.logic
-    import counter.serial_link
-    import counter.store
-
-    return counter
 
 
 @dataclass(frozen=True)
@@ -95,6 +81,17 @@ class LedFrame:
         return line
 
 
+def _ack_of(payload: bytes) -> wire.Ack | None:
+    """The ACK in `payload`, or None for any other (or undecodable) message."""
+    if wire.peek_type(payload) != wire.MSG_ACK:
+        return None
+    try:
+        message = wire.decode(payload)
+    except wire.WireError:
+        return None
+    return message if isinstance(message, wire.Ack) else None
+
+
 def _lift(channel: int) -> int:
     # LEDs are dimmed by the current limiter; a terminal needs them brighter to be seen.
     return min(255, channel * 3) if channel else 0
@@ -127,7 +124,7 @@ class VirtualCounter(abc.ABC):
     ) -> None:
         if role not in ROLES:
             raise ValueError(f"a counter is a board or a tracker, not {role!r}")
-        fw = firmware_modules()
+        fw = firmware_host.load()
         pinout = pinout or DEFAULT_PINOUTS[role]
         board = fw.board.load(str(shipped("hardware/pinouts") / f"{pinout}.json"))
         if board.role != role:
@@ -140,7 +137,7 @@ class VirtualCounter(abc.ABC):
         self.counter = fw.logic.Counter(
             board, store=fw.store.MemoryStore(), counter_id=counter_id, links=links
         )
-        self.name = name or f"{wire.ADV_NAME_PREFIX}-{counter_id & 0xFFFF:04X}"
+        self.name = name or wire.counter_name(counter_id)
         self.animate = animate
         #: Stand in for a person at the counter: long-press it whenever an app says
         #: HELLO while it is unclaimed (the simulator, where nobody can press it).
@@ -176,7 +173,7 @@ class VirtualCounter(abc.ABC):
         """Press a button: "plus", "minus", "next" or "claim" (a long press opens the claim)."""
         payloads = self.counter.press(button, long)
         for payload in payloads:
-            if payload[0] == wire.MSG_BUTTON:
+            if wire.peek_type(payload) == wire.MSG_BUTTON:
                 self._presses_sent.add(wire.peek_seq(payload))
         self._send(payloads, to_all=(button == "claim"))
         self._render()
@@ -206,23 +203,27 @@ class VirtualCounter(abc.ABC):
     # -- for carriers ---------------------------------------------------------------
 
     def _replies(self, payload: bytes, session: Any) -> list[bytes]:
-        if len(payload) == 6 and payload[0] == wire.MSG_ACK and payload[5] == wire.MSG_BUTTON:
-            ref_seq = payload[3] | payload[4] << 8
-            if ref_seq in self._presses_sent:
-                self._presses_sent.discard(ref_seq)
-                self.acked_presses.append(ref_seq)
+        ack = _ack_of(payload)
+        if (
+            ack is not None
+            and ack.ref_type == wire.MSG_BUTTON
+            and ack.ref_seq in self._presses_sent
+        ):
+            self._presses_sent.discard(ack.ref_seq)
+            self.acked_presses.append(ack.ref_seq)
         replies = self.counter.handle(payload, session)
         if (
             self.claim_on_hello
-            and payload[:1] == bytes([wire.MSG_HELLO])
+            and wire.peek_type(payload) == wire.MSG_HELLO
             and not self.counter.claimed
         ):
             # After the HELLO answer has gone out, as a person would press a moment later.
             asyncio.get_running_loop().call_soon(self.open_claim_window)
         changed = False
         for reply in replies:
-            if reply[0] == wire.MSG_ACK:
-                ref_type = reply[5]
+            ack = _ack_of(reply)
+            if ack is not None:
+                ref_type = ack.ref_type
                 changed |= ref_type in wire.STATE_CHANGING
                 if ref_type in (wire.MSG_CLAIM, wire.MSG_AUTH):
                     # A virtual counter reports its battery as soon as an app may hear
@@ -290,7 +291,7 @@ class SerialVirtualCounter(VirtualCounter):
     def __init__(self, role: str = "board", *, link_path: str | Path, **kwargs: Any) -> None:
         super().__init__(role, **kwargs)
         self.port = PtyPort(link_path)
-        self._protocol = firmware_modules().serial_link.SerialProtocol(self.counter)
+        self._protocol = firmware_host.load().serial_link.SerialProtocol(self.counter)
         self.port.on_data(self._on_data)
 
     @property
@@ -307,7 +308,7 @@ class SerialVirtualCounter(VirtualCounter):
         self.port.plug()
 
     def _on_data(self, data: bytes) -> None:
-        fw = firmware_modules()
+        fw = firmware_host.load()
         session = self._protocol.session
         out = []
         try:

@@ -3,20 +3,15 @@
 import asyncio
 import gc
 
+import wire
+from micropython import const
+
 from counter import board as boardmod
 from counter import hw, timebase
 from counter.buttons import Buttons
 from counter.logic import Counter
 from counter.outbox import Outbox
 from counter.store import FileStore
-
-try:
-    from micropython import const
-except ImportError:
-
-    def const(x):
-        return x
-
 
 _FRAME_MS = const(33)  # about 30 frames a second: smooth breathing, little CPU
 _BUTTON_MS = const(5)
@@ -55,7 +50,7 @@ async def battery_task(counter, adc, outbox, ble):
         if payload is not None:
             outbox.put(payload)
             if ble is not None:
-                ble.battery_percent(payload[5])
+                ble.battery_percent(counter.state.battery_percent)
         await timebase.sleep_ms(_BATTERY_MS)
 
 
@@ -90,7 +85,7 @@ async def main(board_path="board.json", serial=True, stdin=None, stdout=None, da
     ]
     ble = None
     if BleCarrier is not None:
-        ble = BleCarrier(counter, outbox, "MCounter-%04x" % (counter.counter_id & 0xFFFF))
+        ble = BleCarrier(counter, outbox, wire.counter_name(counter.counter_id))
         tasks.append(ble.run())
     if board.battery is not None:
         tasks.append(battery_task(counter, hw.BatteryADC(board.battery), outbox, ble))

@@ -4,19 +4,8 @@ import asyncio
 
 import aioble
 import bluetooth
-
-try:
-    import wire
-except ImportError:
-    from companion.devices import wire
-
-try:
-    from micropython import const
-except ImportError:
-
-    def const(x):
-        return x
-
+import wire
+from micropython import const
 
 _ADV_INTERVAL_US = const(250_000)
 _POLL_MS = const(100)  # how often a quiet connection checks the outbox and its link

@@ -1,12 +1,8 @@
 """Debounced buttons: raw pin samples in, (name, long) presses out; chords for claim."""
 
-try:
-    from micropython import const
-except ImportError:
+from micropython import const
 
-    def const(x):
-        return x
-
+from counter.timebase import ticks_diff
 
 DEBOUNCE_MS = const(30)  # contact bounce of tactile switches settles well within this
 LONG_PRESS_MS = const(1500)
@@ -40,7 +36,7 @@ class Buttons:
             self._changed[i] = now
             return
         if pressed != self._stable[i]:
-            if _diff(now, self._changed[i]) < DEBOUNCE_MS:
+            if ticks_diff(now, self._changed[i]) < DEBOUNCE_MS:
                 return
             self._stable[i] = pressed
             if pressed:
@@ -49,7 +45,7 @@ class Buttons:
             elif not self._used[i]:
                 self.events.append((self.names[i], False))
             return
-        if pressed and not self._used[i] and _diff(now, self._down_at[i]) >= LONG_PRESS_MS:
+        if pressed and not self._used[i] and ticks_diff(now, self._down_at[i]) >= LONG_PRESS_MS:
             for a, b, name in self._chords:
                 if (a == i or b == i) and self._stable[a] and self._stable[b]:
                     self._used[a] = 1
@@ -66,11 +62,3 @@ class Buttons:
         out = self.events
         self.events = []
         return out
-
-
-try:
-    from time import ticks_diff as _diff
-except ImportError:
-
-    def _diff(a, b):
-        return a - b

@@ -7,14 +7,7 @@ objects injected, so the logic also runs on a computer.
 import time
 
 import machine
-
-try:
-    from micropython import const
-except ImportError:
-
-    def const(x):
-        return x
-
+from micropython import const
 
 _TM_DELAY_US = const(5)  # TM1637 clocks at up to 250 kHz; 5 us per edge is safe
 

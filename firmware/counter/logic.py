@@ -8,18 +8,8 @@ what it returns; the LED task calls ``frame``.
 
 import struct
 
-try:
-    import wire
-except ImportError:  # CPython: the app's copy of the same module
-    from companion.devices import wire
-
-try:
-    from micropython import const
-except ImportError:
-
-    def const(x):
-        return x
-
+import wire
+from micropython import const
 
 from counter import timebase
 from counter.render import Renderer
@@ -81,6 +71,7 @@ class State:
         self.claim_until = 0
         self.claim_active = False
         self.low_battery = False
+        self.battery_percent = 100  # the last reading (mains-powered boards stay at 100)
 
     def identifying(self, now):
         if self.identify_active and timebase.ticks_diff(self.identify_until, now) <= 0:
@@ -356,7 +347,7 @@ class Counter:
             elif key == wire.CFG_WIN_LEVEL:
                 s.win_level = msg.win_level
         else:
-            effect = msg.EFFECT
+            effect = msg.KEY
             if effect == wire.SHOW_IDENTIFY:
                 s.identify_active = msg.duration_s > 0
                 s.identify_until = timebase.ticks_add(now, msg.duration_s * 1000)
@@ -426,6 +417,7 @@ class Counter:
         span = b.full_mv - b.empty_mv
         percent = (millivolts - b.empty_mv) * 100 // span if span > 0 else 0
         percent = 0 if percent < 0 else 100 if percent > 100 else percent
+        self.state.battery_percent = percent
         flags = wire.BATTERY_CHARGING if charging else 0
         self.state.low_battery = percent < _LOW_BATTERY_PERCENT and not charging
         if self.state.low_battery:

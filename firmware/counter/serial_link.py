@@ -2,18 +2,8 @@
 
 import sys
 
-try:
-    import wire
-except ImportError:
-    from companion.devices import wire
-
-try:
-    from micropython import const
-except ImportError:
-
-    def const(x):
-        return x
-
+import wire
+from micropython import const
 
 # 33 non-zero bytes: longer than any frame, so a stream of valid frames never
 # contains it. `firmware/deploy.py --repl` sends it; see docs/firmware.md.

@@ -47,10 +47,11 @@ def test_vectors_cover_every_message_type_and_sub_type() -> None:
     kinds = set()
     for vector in MESSAGES:
         msg = build(vector["message"])
-        kinds.add((msg.TYPE, getattr(msg, "KEY", None), getattr(msg, "EFFECT", None)))
-    expected = {(t, None, None) for t in wire.MESSAGE_TYPES if t not in (3, 4)}
-    expected |= {(wire.MSG_CONFIG, key, None) for key in wire.CONFIG_TYPES}
-    expected |= {(wire.MSG_SHOW, None, effect) for effect in wire.SHOW_TYPES}
+        kinds.add((msg.TYPE, msg.KEY))
+    no_sub_type = -1
+    expected = {(t, no_sub_type) for t in wire.MESSAGE_TYPES if t not in (3, 4)}
+    expected |= {(wire.MSG_CONFIG, key) for key in wire.CONFIG_TYPES}
+    expected |= {(wire.MSG_SHOW, effect) for effect in wire.SHOW_TYPES}
     assert kinds == expected
 
 
@@ -140,7 +141,22 @@ def test_hmac_matches_the_standard_library(key: bytes) -> None:
 
 def test_new_tokens_and_nonces_are_fresh() -> None:
     assert len(wire.new_token()) == wire.TOKEN_SIZE
-    assert len({wire.new_nonce() for _ in range(20)}) == 20
+    assert len({wire.random_bytes(wire.NONCE_SIZE) for _ in range(20)}) == 20
+
+
+def test_no_predictable_fallback_when_the_port_has_no_urandom(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import os
+
+    monkeypatch.delattr(os, "urandom")
+    with pytest.raises(NotImplementedError, match="urandom"):
+        wire.new_token()
+
+
+def test_one_spelling_of_the_advertised_name() -> None:
+    assert wire.counter_name(0x12341A2B) == "MCounter-1A2B"
+    assert wire.counter_name(0x5) == "MCounter-0005"
 
 
 @pytest.mark.parametrize(

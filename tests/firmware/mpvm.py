@@ -73,7 +73,10 @@ class MicroPythonVM:
             text=True,
             env=env,
         )
-        self.run("import sys\nsys.path.insert(0, '/tests')\nsys.path.insert(0, '/flash')")
+        self.run(
+            "import sys\nsys.path.insert(0, '/tests')\nsys.path.insert(0, '/flash')\n"
+            "import vmrandom"  # the VM's os has no urandom; see vmside/vmrandom.py
+        )
 
     def run(self, code: str) -> str:
         """Execute ``code`` in the VM; returns what it printed, raises VMError if it raised."""

@@ -112,3 +112,14 @@ def test_micropython_hmac_matches_cpython(vm: MicroPythonVM) -> None:
     key = bytes(range(70))
     got = vm.call(f"list(wire.hmac_sha256(bytes({list(key)}), b'abc'))")
     assert bytes(got) == wire.hmac_sha256(key, b"abc")
+
+
+def test_micropython_without_urandom_refuses_to_make_tokens(vm: MicroPythonVM) -> None:
+    got = vm.run(
+        "import os\nkept = os.urandom\ndel os.urandom\n"
+        "try:\n    wire.new_token()\n    print('made one')\n"
+        "except NotImplementedError as exc:\n    print('refused', exc)\n"
+        "os.urandom = kept"
+    )
+    assert got.startswith("refused") and "urandom" in got
+    assert len(vm.call("list(wire.new_token())")) == wire.TOKEN_SIZE

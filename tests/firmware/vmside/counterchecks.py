@@ -1,9 +1,5 @@
 # Runs inside MicroPython and CPython alike: firmware scenarios whose results must agree.
-try:
-    import wire
-except ImportError:
-    from companion.devices import wire
-
+import wire
 from counter import board as boardmod
 from counter import buttons
 from counter.logic import Counter

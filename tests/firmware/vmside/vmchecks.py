@@ -1,10 +1,7 @@
 # Runs inside MicroPython (and CPython): checks the codec against the shared vectors.
 import json
 
-try:
-    import wire
-except ImportError:
-    from companion.devices import wire
+import wire
 
 
 def _unhex(text):
