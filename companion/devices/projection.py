@@ -14,7 +14,7 @@ from companion.core import GameState
 from companion.devices import wire
 
 UNKNOWN_COLOUR = (200, 200, 200)  # a light grey for a colour that is not "#rrggbb"
-COLOURS_PER_MESSAGE = 5  # CONFIG COLOURS carries five RGB triples in its 20 bytes
+COLOURS_PER_MESSAGE = wire.ConfigColours.MAX_COLOURS  # what fits one sealed CONFIG COLOURS
 
 
 @dataclass(frozen=True)
@@ -127,7 +127,7 @@ def picture(
     """Every message a counter showing `seats` should hold, by key (SHOW not included).
 
     `rev` numbers the snapshot; keys are stable so a newer message replaces the
-    one it follows ("snapshot", "colours0", "colours5", "win", "slots").
+    one it follows ("snapshot", "colours0", "colours4", "win", "slots").
     """
     out = {"snapshot": desired(snapshot_of(state, rev))}
     colours = [rgb(p.colour) for p in state.players[: wire.MAX_SLOTS]]

@@ -112,6 +112,14 @@ def token_is_strong(token):
     return len(set(token)) >= MIN_TOKEN_SYMBOLS
 
 
+def new_token(random_bytes):
+    """A fresh claim token from ``random_bytes`` (a cryptographic source), never a weak one."""
+    while True:
+        token = bytes(random_bytes(TOKEN_SIZE))
+        if token_is_strong(token):
+            return token
+
+
 def link_id(address):
     """The 6 bytes that stand for a link's address in a transcript.
 

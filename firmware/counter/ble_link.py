@@ -45,6 +45,8 @@ class BleCarrier:
             char.write(value)
         self.level.write(b"\x64")
         self.service_uuid = bluetooth.UUID(wire.SERVICE_UUID)
+        # This counter's address as apps see it, in the order it is written (aioble's too).
+        self.address = bytes(bluetooth.BLE().config("mac")[1])
 
     def battery_percent(self, percent):
         self.level.write(bytes([percent]), send_update=True)
@@ -54,7 +56,9 @@ class BleCarrier:
             connection = await aioble.advertise(
                 _ADV_INTERVAL_US, name=self.name, services=[self.service_uuid]
             )
-            session = self.counter.open_session()
+            # Both addresses go into the session's proofs: an app that reaches this
+            # counter through a relay sees the relay's address, and its AUTH fails.
+            session = self.counter.open_session(self.address, bytes(connection.device.addr))
             try:
                 await self._serve(connection, session)
             finally:
@@ -72,7 +76,7 @@ class BleCarrier:
             while self.outbox.has("ble"):
                 kind, payload = self.outbox.pop("ble")
                 if kind == "all" or session.authenticated:
-                    self.tx.notify(connection, payload)
+                    self.tx.notify(connection, session.out(payload))
 
 
 def _version():

@@ -13,6 +13,7 @@ from micropython import const
 
 from counter import timebase
 from counter.render import Renderer
+from counter.session import NO_LINK_ID, Session, crypto
 from counter.store import MemoryStore
 
 FIRMWARE_VERSION = (1, 0, 0)
@@ -123,15 +124,6 @@ class State:
         return True
 
 
-class Session:
-    """One connected app on one link: its replay window and whether it proved the token."""
-
-    def __init__(self):
-        self.authenticated = False
-        self.nonce = None
-        self.last_seq = -1
-
-
 class Counter:
     """A level counter's logic (see "Running the firmware logic on a computer" in docs)."""
 
@@ -225,9 +217,12 @@ class Counter:
 
     # -- incoming ---------------------------------------------------------------
 
-    def open_session(self):
-        """A new Session for another link (serial and BLE can both be connected)."""
-        session = Session()
+    def open_session(self, link_id=NO_LINK_ID, peer_id=NO_LINK_ID):
+        """A new Session for another link (serial and BLE can both be connected).
+
+        On BLE, ``link_id`` is this counter's own address and ``peer_id`` the app's.
+        """
+        session = Session(link_id, peer_id)
         self.sessions.append(session)
         return session
 
@@ -239,13 +234,26 @@ class Counter:
     def disconnect(self, session=None):
         """The app on ``session``'s link went away: it must authenticate again."""
         session = session if session is not None else self.session
-        session.authenticated = False
-        session.nonce = None
-        session.last_seq = -1
+        session.end()
+
+    def revoke(self):
+        """End every session on every link (the claim changed): each app must authenticate."""
+        for session in self.sessions:
+            session.end()
 
     def handle(self, payload, session=None):
-        """One incoming message -> the list of reply messages (payload bytes)."""
+        """One incoming message -> the list of reply messages (payload bytes, sealed as the
+        session needs)."""
         session = session if session is not None else self.session
+        had_session = session.authenticated
+        message = session.open(payload, self.clock())
+        if message is None:  # a wrong tag: dropped, and perhaps the session's last straw
+            if had_session and not session.authenticated:
+                return [self._error(wire.ERR_NOT_AUTHENTICATED, wire.peek_seq(payload), "ended")]
+            return []
+        return [session.out(reply) for reply in self._handle(message, session)]
+
+    def _handle(self, payload, session):
         try:
             msg = wire.decode(payload)
         except wire.WireError as exc:
@@ -253,70 +261,69 @@ class Counter:
         t = msg.TYPE
         if t == wire.MSG_HELLO:
             return self._on_hello(msg, session)
-        if t == wire.MSG_PING:
-            uptime_s = timebase.ticks_diff(self.clock(), self._started) // 1000
-            return [
-                wire.encode(
-                    wire.Pong(msg.token, uptime_s if uptime_s > 0 else 0, seq=self.next_seq())
-                )
-            ]
         if t == wire.MSG_CLAIM:
             return self._on_claim(msg, session)
         if t == wire.MSG_AUTH:
             return self._on_auth(msg, session)
-        if t == wire.MSG_ACK:
-            self._pending = [p for p in self._pending if p[0] != msg.ref_seq]
-            return []
         if t in (wire.MSG_ERROR, wire.MSG_PONG):
             return []  # never answer an answer: no loops
-        if t not in wire.STATE_CHANGING:
+        if t == wire.MSG_PING and not session.authenticated:
+            return [self._pong(msg)]  # allowed before authentication; changes nothing
+        if t not in wire.STATE_CHANGING and t not in (wire.MSG_ACK, wire.MSG_PING):
             return [self._error(wire.ERR_UNEXPECTED, msg.seq, "not for me")]
         if not session.authenticated:
-            return [self._error(wire.ERR_NOT_AUTHENTICATED, msg.seq, "claim or auth")]
+            if t == wire.MSG_ACK:
+                return []  # only the session's app may acknowledge presses
+            return [self._error(wire.ERR_NOT_AUTHENTICATED, msg.seq, "auth first")]
         if msg.seq <= session.last_seq:
             return [self._error(wire.ERR_REPLAY, msg.seq, "old seq")]
         session.last_seq = msg.seq
+        if t == wire.MSG_PING:
+            return [self._pong(msg)]
+        if t == wire.MSG_ACK:
+            self._pending = [p for p in self._pending if p[0] != msg.ref_seq]
+            return []
         self._apply(msg)
         return [self._ack(msg)]
+
+    def _pong(self, msg):
+        uptime_s = timebase.ticks_diff(self.clock(), self._started) // 1000
+        pong = wire.Pong(msg.token, uptime_s if uptime_s > 0 else 0, seq=self.next_seq())
+        return wire.encode(pong)
 
     def _on_hello(self, msg, session):
         if msg.role != wire.ROLE_APP:
             return [self._error(wire.ERR_UNEXPECTED, msg.seq, "not an app")]
-        session.authenticated = False
-        session.last_seq = msg.seq
+        # A live session goes on: only an AUTH answering this HELLO's challenge replaces it.
         out = [wire.encode(self.hello())]
         if self.claimed:
-            session.nonce = bytes(self.random_bytes(wire.NONCE_SIZE))
-            out.append(wire.encode(wire.Challenge(session.nonce, seq=self.next_seq())))
+            nonce = bytes(self.random_bytes(wire.NONCE_SIZE))
+            session.challenge(msg.seq, nonce)
+            out.append(wire.encode(wire.Challenge(nonce, seq=self.next_seq())))
         else:
-            session.nonce = None
+            session.end()
         return out
 
     def _on_claim(self, msg, session):
         if not self.state.claim_open(self.clock()):
             return [self._error(wire.ERR_NOT_CLAIMING, msg.seq, "long-press me")]
+        if not crypto().token_is_strong(msg.token):
+            return [self._error(wire.ERR_WEAK_TOKEN, msg.seq, "weak token")]
         self.token = msg.token
         self.store.write(_TOKEN_FILE, msg.token)
         self.flash_writes += 1
         self.state.claim_active = False
         self.state.identify_active = False
-        session.authenticated = True
-        session.nonce = None
-        session.last_seq = msg.seq
+        self.revoke()  # nobody keeps a session made under the old token
         return [self._ack(msg)]
 
     def _on_auth(self, msg, session):
-        nonce = session.nonce
-        session.nonce = None  # one answer per challenge
-        if msg.seq <= session.last_seq:
-            return [self._error(wire.ERR_REPLAY, msg.seq, "old seq")]
-        if self.token is None or nonce is None:
-            return [self._error(wire.ERR_AUTH_FAILED, msg.seq, "no challenge")]
-        if not wire.check_auth(self.token, nonce, self.counter_id, msg.mac):
-            return [self._error(wire.ERR_AUTH_FAILED, msg.seq, "wrong token")]
-        session.authenticated = True
-        session.last_seq = msg.seq
-        return [self._ack(msg)]
+        pending = session.nonce is not None
+        proof = session.answer(self.token, self.counter_id, msg, self.clock())
+        if proof is None:
+            detail = "wrong proof" if pending and self.token is not None else "no challenge"
+            return [self._error(wire.ERR_AUTH_FAILED, msg.seq, detail)]
+        return [wire.encode(wire.Proof(proof, session.peer_id, seq=self.next_seq()))]
 
     def _apply(self, msg):
         s = self.state
@@ -400,6 +407,11 @@ class Counter:
         return [payload]
 
     @property
+    def pending_presses(self):
+        """The seqs of the BUTTONs sent and not yet acknowledged by the app, oldest first."""
+        return tuple([entry[0] for entry in self._pending])
+
+    @property
     def authenticated(self):
         """True while at least one connected app has proved the token."""
         for session in self.sessions:
@@ -428,8 +440,11 @@ class Counter:
     # -- time -------------------------------------------------------------------
 
     def poll(self):
-        """Housekeeping, called about once a second: resends and sparing flash writes."""
+        """Housekeeping, called about once a second: resends, sessions whose app went quiet,
+        sparing flash writes."""
         now = self.clock()
+        for session in self.sessions:
+            session.expired(now)
         s = self.state
         if s.effect == wire.SHOW_ROLL and s.effect_elapsed(now) >= _ROLL_SHOW_MS:
             s.effect = wire.SHOW_CLEAR
@@ -463,9 +478,10 @@ class Counter:
         self._saved_at = self.clock()
 
     def forget(self):
-        """Factory reset of the claim: the next app must claim again."""
+        """Factory reset of the claim: the next app must claim again; every session ends."""
         self.token = None
         self.store.remove(_TOKEN_FILE)
+        self.revoke()
 
     # -- display ----------------------------------------------------------------
 

@@ -44,7 +44,7 @@ class SerialProtocol:
         """Outgoing payloads (buttons, battery) as frames, if this session may hear them."""
         if not self.session.authenticated:
             return []
-        return [wire.frame(p) for p in payloads]
+        return [wire.frame(self.session.out(p)) for p in payloads]
 
 
 async def run(counter, outbox, stdin=None, stdout=None):
@@ -83,7 +83,7 @@ async def run(counter, outbox, stdin=None, stdout=None):
             while outbox.has("serial"):
                 kind, payload = outbox.pop("serial")
                 if kind == "all" or proto.session.authenticated:
-                    stdout.write(wire.frame(payload))
+                    stdout.write(wire.frame(proto.session.out(payload)))
             # Give the LED and button tasks a turn even while bytes keep coming.
             await sleep_ms(0 if got else _IDLE_MS)
     finally:

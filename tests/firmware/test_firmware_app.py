@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from mpvm import PINOUTS
 
-from companion.devices import wire
+from companion.devices import seal, wire
 
 pytestmark = pytest.mark.slow
 
@@ -116,6 +116,7 @@ class Host:
         self.stdout = open(w_out, "wb", buffering=0)  # noqa: SIM115
         self.deframer = wire.Deframer()
         self.seq = 0
+        self.sealer: seal.Sealer | None = None  # once a session is open
 
     async def expect(self, count: int, timeout_s: float = 3.0) -> list[wire.Message]:
         got: list[wire.Message] = []
@@ -126,13 +127,30 @@ class Host:
                 data = os.read(self.r_out, 256)
             except BlockingIOError:
                 data = b""
-            got += [wire.decode(p) for p in self.deframer.feed(data)]
+            for payload in self.deframer.feed(data):
+                if self.sealer is not None and wire.peek_type(payload) in wire.SEALED:
+                    payload = self.sealer.open(payload)
+                    assert payload is not None, "a sealed message with a wrong tag"
+                got.append(wire.decode(payload))
             await asyncio.sleep(0.01)
         return got
 
     async def send(self, msg: wire.Message, replies: int = 1) -> list[wire.Message]:
-        os.write(self.w_in, wire.frame(wire.encode(msg)))
+        payload = wire.encode(msg)
+        if self.sealer is not None and msg.TYPE in wire.SEALED:
+            payload = self.sealer.seal(payload)
+        os.write(self.w_in, wire.frame(payload))
         return await self.expect(replies)
+
+    async def authenticate(self, token: bytes, seq: int) -> None:
+        """Open a session as the app does (HELLO ``seq``, AUTH ``seq + 1``); later sends seal."""
+        hello, challenge = await self.send(wire.Hello(wire.ROLE_APP, seq=seq), replies=2)
+        app_nonce = bytes(range(8))
+        script = seal.transcript(challenge.nonce, app_nonce, hello.counter_id, seal.NO_LINK_ID)
+        auth = wire.Auth(app_nonce, seal.app_proof(token, script), seq=seq + 1)
+        (proof,) = await self.send(auth)
+        assert proof.proof == seal.counter_proof(token, script, seal.NO_LINK_ID)
+        self.sealer = seal.session_sealer(token, script, seal.TO_COUNTER)
 
     def close(self) -> None:
         os.close(self.w_in)
@@ -199,9 +217,12 @@ async def test_level_board_claims_shows_the_snapshot_and_gives_back_the_repl(
         assert isinstance(opened, wire.ClaimOpen)
         (ack,) = await host.send(wire.Claim(bytes(range(16)), seq=3))
         assert isinstance(ack, wire.Ack)
-        await host.send(wire.ConfigBrightness(255, seq=4))
-        await host.send(wire.ConfigBudget(5000, seq=5))
-        (ack,) = await host.send(wire.Snapshot(7, [3], seq=6))
+        refused = await host.send(wire.Snapshot(1, [2], seq=4))  # a claim opens no session
+        assert refused[0].code == wire.ERR_NOT_AUTHENTICATED
+        await host.authenticate(bytes(range(16)), seq=5)
+        await host.send(wire.ConfigBrightness(255, seq=7))
+        await host.send(wire.ConfigBudget(5000, seq=8))
+        (ack,) = await host.send(wire.Snapshot(7, [3], seq=9))
         assert ack.ref_type == wire.MSG_SNAPSHOT
         await asyncio.sleep(0.1)
         (strip,) = board_env.strips
@@ -236,8 +257,12 @@ async def test_tracker_chord_claims_and_the_digits_show_the_level(board_env, tmp
         await hold(board_env.wires, [6, 7], HOLD_S)  # + and - together
         (opened,) = await host.expect(1)
         assert isinstance(opened, wire.ClaimOpen)
-        await host.send(wire.Claim(bytes(16), seq=2))
-        await host.send(wire.Snapshot(1, [7], seq=3))
+        (weak,) = await host.send(wire.Claim(bytes(16), seq=2))
+        assert weak.code == wire.ERR_WEAK_TOKEN
+        token = bytes(range(100, 116))
+        await host.send(wire.Claim(token, seq=3))
+        await host.authenticate(token, seq=4)
+        await host.send(wire.Snapshot(1, [7], seq=6))
         await asyncio.sleep(0.1)
         shown = tm1637_bytes(board_env.wires.log, clk=4, dio=5)
         assert [0xC0, 0x40, 0x40] in shown  # address 0, then "--" before any snapshot

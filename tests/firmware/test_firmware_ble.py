@@ -15,6 +15,7 @@ from companion.devices import wire
 class FakeConnection:
     def __init__(self) -> None:
         self.connected = True
+        self.device = types.SimpleNamespace(addr=bytes.fromhex("f0f1f2f3f4f5"))
 
     def is_connected(self) -> bool:
         return self.connected
@@ -23,6 +24,10 @@ class FakeConnection:
 def fake_ble(radio: types.SimpleNamespace) -> tuple[types.ModuleType, types.ModuleType]:
     bluetooth = types.ModuleType("bluetooth")
     bluetooth.UUID = lambda value: ("uuid", value)
+    own = (0, bytes.fromhex("c098e5490001"))
+    bluetooth.BLE = lambda: types.SimpleNamespace(
+        config=lambda name: own if name == "mac" else None
+    )
 
     class Service:
         def __init__(self, uuid) -> None:
@@ -111,6 +116,9 @@ async def test_ble_carrier_serves_gatt_and_keeps_sessions_apart(radio) -> None:
         kinds = [type(wire.decode(n)).__name__ for n in radio.notified]
         assert kinds == ["Hello", "Error"]
         assert len(counter.sessions) == 2  # the default one and this connection's
+        # Both addresses, as each side sees them, for the session's proofs.
+        assert counter.sessions[1].link_id == bytes.fromhex("c098e5490001")
+        assert counter.sessions[1].peer_id == bytes.fromhex("f0f1f2f3f4f5")
         outbox.put(wire.encode(wire.ClaimOpen(seq=9)), to_all=True)
         outbox.put(wire.encode(wire.Button(1, 0, seq=10)))  # not for an unauthenticated app
         await asyncio.sleep(0.3)

@@ -28,6 +28,12 @@ def test_it_is_really_micropython_with_the_boards_copy(vm: MicroPythonVM) -> Non
     assert vm.call("seal.__file__") == "/flash/seal.py"
 
 
+def test_micropython_hmac_matches_cpython_with_a_key_longer_than_a_block(vm: MicroPythonVM) -> None:
+    key = bytes(range(70))
+    got = vm.call(f"list(seal.hmac_sha256(bytes({list(key)}), b'abc'))")
+    assert bytes(got) == seal.hmac_sha256(key, b"abc")
+
+
 def test_every_session_vector_holds_in_micropython(vm: MicroPythonVM) -> None:
     assert vm.call("sealchecks.check_vectors('/vectors/sessions.json')") == []
 
