@@ -135,6 +135,8 @@ class VirtualCounter(abc.ABC):
         self._listeners: Listeners[[LedFrame]] = Listeners()
         self._frames = 0
         self._presses_sent: set[int] = set()
+        #: (seq, intent) of every press this counter sent, in order: what an app may apply.
+        self.sent_presses: list[tuple[int, int]] = []
         #: Sequence numbers of this counter's presses that an app acknowledged, in order.
         self.acked_presses: list[int] = []
         self._tasks = TaskSet(self.name)
@@ -163,7 +165,9 @@ class VirtualCounter(abc.ABC):
         payloads = self.counter.press(button, long)
         for payload in payloads:
             if wire.peek_type(payload) == wire.MSG_BUTTON:
-                self._presses_sent.add(wire.peek_seq(payload))
+                button_press = wire.decode(payload)
+                self._presses_sent.add(button_press.seq)
+                self.sent_presses.append((button_press.seq, button_press.intent))
         self._send(payloads, to_all=(button == "claim"))
         self._render()
 

@@ -20,6 +20,7 @@ from companion.core import GoUpLevel
 from companion.devices import seal, wire
 from companion.devices.ble_link import BleLink
 from companion.devices.bumble_backend import VirtualPeripheral, VirtualRadio
+from companion.devices.chaos import ChaosLink, FaultPlan
 from companion.devices.connection import CounterConnection
 from companion.devices.link import Link
 from companion.devices.serial_link import SerialLink
@@ -330,4 +331,55 @@ async def test_a_fake_that_only_pretends_to_be_a_claimed_counter_is_told_apart(t
         if impostor is not None:
             await impostor.stop()
         await real.stop()
+        await radio.close()
+
+
+# -- damage on BLE (no CRC of ours there): presses taken once, with their intent ------------
+
+
+def press_audit(counter: VirtualCounter, manager: DeviceManager, key: str) -> dict[str, list]:
+    """Presses the app took that the counter never sent, took with another intent, or took
+    twice, and presses the counter saw acknowledged that the app never took."""
+    sent = dict(counter.sent_presses)
+    took = [(p.seq, p.intent) for p in manager.presses if p.counter == key]
+    seqs = [seq for seq, _ in took]
+    return {
+        "phantom": [seq for seq in seqs if seq not in sent],
+        "wrong intent": [(seq, i) for seq, i in took if seq in sent and sent[seq] != i],
+        "twice": sorted({seq for seq in seqs if seqs.count(seq) > 1}),
+        "acknowledged but lost": [seq for seq in counter.acked_presses if seq not in seqs],
+    }
+
+
+async def test_presses_under_heavy_ble_damage_are_taken_once_with_their_intent(tmp_path):
+    radio = VirtualRadio()
+    tracker = BleVirtualCounter("tracker", radio=radio, animate=False)
+    await tracker.start()
+    plan = FaultPlan(seed=7)
+    manager = None
+    try:
+        link = ChaosLink(await BleLink.find(tracker.address, backend=radio.bleak_backend()), plan)
+        manager, game = await started_with(tmp_path, tracker, link)
+        key = connection_of(manager).key
+        plan.corrupt_rate = 0.25  # one message in four damaged, both ways
+        for i in range(120):
+            tracker.press("plus" if i % 2 == 0 else "minus")
+            await asyncio.sleep(0.01)
+        plan.corrupt_rate = 0.0
+        await until(lambda: not tracker.counter.pending_presses, 15)
+        await until(lambda: connection_of(manager).synced, 15)
+        assert plan.faults["corrupt"] > 20
+        assert len(tracker.sent_presses) >= 40 and len(tracker.acked_presses) >= 20
+        audit = press_audit(tracker, manager, key)
+        assert audit == {
+            "phantom": [],
+            "wrong intent": [],
+            "twice": [],
+            "acknowledged but lost": [],
+        }
+        assert shows(tracker, game)
+    finally:
+        if manager is not None:
+            await manager.stop()
+        await tracker.stop()
         await radio.close()
