@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -24,6 +26,7 @@ from companion.devices.chaos import ChaosLink, FaultPlan
 from companion.devices.connection import CounterConnection
 from companion.devices.link import Link
 from companion.devices.serial_link import SerialLink
+from companion.devices.session import SEQ_RESTART
 from companion.devices.sync import DeviceManager
 from companion.devices.tokens import TokenStore
 from companion.devices.virtual import BleVirtualCounter, SerialVirtualCounter, VirtualCounter
@@ -383,3 +386,138 @@ async def test_presses_under_heavy_ble_damage_are_taken_once_with_their_intent(t
             await manager.stop()
         await tracker.stop()
         await radio.close()
+
+
+# -- the claim window ----------------------------------------------------------------------------
+
+
+def blue_frames(counter: VirtualCounter, start_ms: int, span_ms: int = 1000) -> int:
+    """How many frames over `span_ms` light every LED of a level board blue and nothing else
+    (the claim window's blink; no game picture looks like it)."""
+    count = 0
+    for t in range(start_ms, start_ms + span_ms, 50):
+        rgb = counter.counter.frame(t)
+        pixels = [tuple(rgb[i : i + 3]) for i in range(0, len(rgb), 3)]
+        if all(r == 0 and g == 0 and b > 0 for r, g, b in pixels):
+            count += 1
+    return count
+
+
+async def test_a_stranger_in_the_claim_window_needs_a_full_token_and_is_seen(tmp_path):
+    board = SerialVirtualCounter("board", link_path=tmp_path / "board", animate=False)
+    await board.start()
+    manager, game = await started_with(tmp_path, board, SerialLink(board.address))
+    manager.claim_virtual = False  # from here on only people claim
+    connection = connection_of(manager)
+    ours = manager.tokens.get(board.counter_id)
+    intruder = PortIntruder(board.address)
+    try:
+        now = board.counter.clock()
+        assert blue_frames(board, now) == 0
+        board.press("claim", long=True)  # someone at the table holds the claim button
+        assert blue_frames(board, board.counter.clock()) >= 5  # the whole table can see it
+        weak = [bytes(16), bytes([7]) * 16, bytes(range(4)) * 4]
+        intruder.send([wire.encode(wire.Claim(token, seq=i + 1)) for i, token in enumerate(weak)])
+        await asyncio.sleep(0.3)
+        # It shares the port's answers with the app: whatever it caught is a refusal.
+        codes = [
+            getattr(m, "code", "ack")
+            for m in intruder.read()
+            if isinstance(m, wire.Error | wire.Ack)
+        ]
+        assert set(codes) <= {wire.ERR_WEAK_TOKEN}
+        assert board.counter.token == ours
+        assert board.counter.state.claim_open(board.counter.clock())  # still the table's window
+        game.apply(GoUpLevel(player=0))
+        await until(lambda: shows(board, game))
+        # A full-strength claim in the open window takes the counter (that is what the
+        # window is for) and ends the table's session at once; the app says so.
+        theirs = seal.new_token(wire.random_bytes)
+        intruder.send([wire.encode(wire.Claim(theirs, seq=9))])
+        await until(lambda: board.counter.token == theirs)
+        assert blue_frames(board, board.counter.clock()) == 0  # the window closed
+        await manager.wait_for(lambda: connection.status.access == "claimed_elsewhere", 10)
+        levels = bytes(board.counter.state.levels)
+        game.apply(GoUpLevel(player=1))
+        await asyncio.sleep(1.0)
+        assert bytes(board.counter.state.levels) == levels  # the old session writes nothing
+        assert forged_accepted(board) == []
+        # The table takes it back the same way: allow claiming here, long-press the counter.
+        manager.open_claiming(5)
+        board.press("claim", long=True)
+        await manager.wait_for(lambda: connection.status.access == "ours", 10)
+        await until(lambda: shows(board, game))
+        assert board.counter.token == manager.tokens.get(board.counter_id) != theirs
+        assert seal.token_is_strong(board.counter.token)
+    finally:
+        intruder.close()
+        await manager.stop()
+        await board.stop()
+
+
+async def test_forgetting_the_claim_ends_the_session_at_once(tmp_path):
+    radio = VirtualRadio()
+    tracker = BleVirtualCounter("tracker", radio=radio, animate=False)
+    await tracker.start()
+    manager = None
+    try:
+        link = await BleLink.find(tracker.address, backend=radio.bleak_backend())
+        manager, game = await started_with(tmp_path, tracker, link)
+        manager.claim_virtual = False
+        connection = connection_of(manager)
+        tracker.counter.forget()  # a factory reset of the claim, on the counter
+        assert not tracker.counter.authenticated
+        await manager.wait_for(lambda: connection.status.access == "unclaimed", 10)
+        levels = bytes(tracker.counter.state.levels)
+        game.apply(GoUpLevel(player=0))
+        await asyncio.sleep(0.5)
+        assert bytes(tracker.counter.state.levels) == levels
+    finally:
+        if manager is not None:
+            await manager.stop()
+        await tracker.stop()
+        await radio.close()
+
+
+# -- sequence numbers at their end -------------------------------------------------------
+
+
+async def test_a_press_flood_past_65535_wraps_and_no_task_dies(tmp_path, caplog):
+    tracker = SerialVirtualCounter("tracker", link_path=tmp_path / "tracker", animate=False)
+    await tracker.start()
+    manager, game = await started_with(tmp_path, tracker, SerialLink(tracker.address))
+    connection = connection_of(manager)
+    key = connection.key
+    caplog.set_level(logging.ERROR)
+    try:
+        # Where some 80,000 presses leave both sides: near the end of their u16 numbers.
+        while tracker.counter.next_seq() < 0xFFFF - 120:
+            pass
+        session = connection.session
+        assert session is not None
+        while session.seq < SEQ_RESTART - 150:
+            session.next_seq()
+        reconnects = connection.status.reconnects
+        for i in range(300):
+            tracker.press("plus" if i % 2 == 0 else "minus")
+            await asyncio.sleep(0.004)
+        await until(lambda: not tracker.counter.pending_presses, 15)
+        await until(lambda: connection.synced and shows(tracker, game), 15)
+        seqs = [seq for seq, _ in tracker.sent_presses]
+        assert max(seqs) > 0xFFFF - 10 and min(seqs) < 200  # the counter's numbers wrapped
+        assert connection.status.reconnects > reconnects  # the app opened a fresh session
+        assert connection.session is not None and connection.session.seq < SEQ_RESTART
+        # Pings still go out and come back: the ping task lives.
+        connection.status = replace(connection.status, rtt_ms=None)
+        await until(lambda: connection.status.rtt_ms is not None, 5)
+        # Presses were taken once each with their intent; the numbers repeat after the
+        # wrap, so each one is checked against the counter's list in order.
+        took = [(p.seq, p.intent) for p in manager.presses if p.counter == key]
+        assert len(took) >= 250
+        assert all(item in tracker.sent_presses for item in took)
+        assert len(tracker.acked_presses) >= 250
+        problems = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
+        assert problems == []
+    finally:
+        await manager.stop()
+        await tracker.stop()
