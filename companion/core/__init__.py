@@ -6,6 +6,7 @@ No Kivy and no I/O here; everything else in the companion builds on these names.
 from __future__ import annotations
 
 from companion.core.actions import ACTION_ADAPTER, ACTION_TYPES, Action, BaseAction
+from companion.core.chapters.run_away import bad_stuff_choices, loss_candidates
 from companion.core.describe import describe
 from companion.core.dice import FixedDice, RandomSource, SecretsDice, SeededDice
 from companion.core.engine import apply_action, fill_rolls, replay
@@ -17,6 +18,7 @@ from companion.core.models import (
     DISNEY,
     EDITIONS,
     FU,
+    MAX_LEVEL,
     OZ,
     AllySpec,
     BadStuff,
@@ -25,6 +27,7 @@ from companion.core.models import (
     EnhancerSpec,
     GameSetup,
     ItemSpec,
+    Loss,
     MonsterModifier,
     MonsterSpec,
     PlayerSetup,
@@ -55,6 +58,7 @@ from companion.core.state import (
     Phase,
     PlayerState,
     RunAwayRoll,
+    TraitBonus,
 )
 
 # Every action class is exported by its own name, from the one registry of actions.
@@ -68,6 +72,7 @@ __all__ = [
     "DISNEY",
     "EDITIONS",
     "FU",
+    "MAX_LEVEL",
     "LOG_FORMAT",
     "LOG_VERSION",
     "OZ",
@@ -91,6 +96,7 @@ __all__ = [
     "Item",
     "ItemSpec",
     "LootOrder",
+    "Loss",
     "MonsterInPlay",
     "MonsterModifier",
     "MonsterSpec",
@@ -101,17 +107,20 @@ __all__ = [
     "RandomSource",
     "RuleError",
     "RunAwayRoll",
+    "TraitBonus",
     "SecretsDice",
     "SeededDice",
     "Sex",
     "Variants",
     "apply_action",
+    "bad_stuff_choices",
     "charity_recipients",
     "combat_strength",
     "describe",
     "fighters_win",
     "fill_rolls",
     "levels_for_gold",
+    "loss_candidates",
     "monster_strength",
     "monster_treasure",
     "qualifies",

@@ -7,7 +7,7 @@ keeps a stack of board states): nothing is ever reversed by hand.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from pydantic import ValidationError
 
@@ -16,11 +16,14 @@ from companion.core.dice import RandomSource, SecretsDice
 from companion.core.engine import apply_action, fill_rolls
 from companion.core.errors import RuleError, validation_error_line
 from companion.core.listeners import Listeners
-from companion.core.models import GameSetup
+from companion.core.log_versions import (
+    LOG_FORMAT,
+    LOG_VERSION,
+    READABLE_VERSIONS,
+    upgrade_actions,
+)
+from companion.core.models import Edition, GameSetup
 from companion.core.state import GameState
-
-LOG_FORMAT = "munchkin-companion-game"
-LOG_VERSION = 1
 
 Subscriber = Callable[[GameState], None]
 
@@ -194,19 +197,30 @@ class Game:
         return game
 
     @classmethod
-    def from_dict(cls, data: object, rng: RandomSource | None = None) -> Game:
-        """Load a game log from JSON-ready data; raises GameLogError on anything wrong."""
+    def from_dict(
+        cls,
+        data: object,
+        rng: RandomSource | None = None,
+        editions: Mapping[str, Edition] | None = None,
+    ) -> Game:
+        """Load a game log from JSON-ready data; raises GameLogError on anything wrong.
+
+        `editions` resolves a setup's `"edition": "<id>"` (default: the core's built-in
+        editions). Logs of an earlier version are upgraded first (log_versions.py).
+        """
         if not isinstance(data, dict):
             raise GameLogError("a game log is a JSON object")
         if data.get("format") != LOG_FORMAT:
             raise GameLogError(f'not a game log: "format" must be "{LOG_FORMAT}"')
         version = data.get("version")
-        if version != LOG_VERSION:
+        if version not in READABLE_VERSIONS or isinstance(version, bool):
+            readable = ", ".join(map(str, READABLE_VERSIONS))
             raise GameLogError(
-                f"log version {version!r} is not supported (this program reads {LOG_VERSION})"
+                f"log version {version!r} is not supported (this program reads {readable})"
             )
         try:
-            setup = GameSetup.model_validate(data.get("setup"))
+            context = {"editions": editions} if editions is not None else None
+            setup = GameSetup.model_validate(data.get("setup"), context=context)
         except ValidationError as err:
             raise GameLogError(f"bad setup: {validation_error_line(err)}") from None
         raw_actions = data.get("actions")
@@ -215,7 +229,7 @@ class Game:
         if not isinstance(raw_actions, list):
             raise GameLogError('"actions" must be a list')
         actions: list[BaseAction] = []
-        for number, raw in enumerate(raw_actions, start=1):
+        for number, raw in enumerate(upgrade_actions(version, raw_actions), start=1):
             try:
                 actions.append(ACTION_ADAPTER.validate_python(raw))
             except ValidationError as err:
@@ -225,7 +239,12 @@ class Game:
         return cls.from_actions(setup, actions, rng)
 
     @classmethod
-    def from_json(cls, text: str | bytes, rng: RandomSource | None = None) -> Game:
+    def from_json(
+        cls,
+        text: str | bytes,
+        rng: RandomSource | None = None,
+        editions: Mapping[str, Edition] | None = None,
+    ) -> Game:
         """Load a game saved by `to_json`; raises GameLogError on anything wrong."""
         try:
             data = json.loads(text)
@@ -237,7 +256,7 @@ class Game:
             raise GameLogError("not valid JSON: the file is not UTF-8 text") from None
         except RecursionError:
             raise GameLogError("not valid JSON: nested too deeply") from None
-        return cls.from_dict(data, rng)
+        return cls.from_dict(data, rng, editions)
 
 
 class _StandInDice:

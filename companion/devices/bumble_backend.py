@@ -62,6 +62,8 @@ ATT_HEADER = 3  # bytes of every ATT write/notification that are not payload
 ADVERTISING_INTERVAL_MS = 20.0  # ms: the fastest legal interval, so virtual scans finish at once
 VIRTUAL_CONNECT_TIMEOUT_S = 2.0  # s: an advertising virtual peer connects in about 1 ms
 DISCONNECT_TIMEOUT_S = 2.0  # s: an in-process link answers in microseconds; longer means it is gone
+ATT_MTU = 247  # bytes: what phone and desktop stacks ask for right after connecting
+DEFAULT_ATT_MTU = 23  # bytes: a peripheral that never raised its MTU (the counters' firmware)
 
 _PROPERTY_NAMES = {
     Characteristic.Properties.BROADCAST: "broadcast",
@@ -225,13 +227,20 @@ class VirtualPeripheral:
         on_connection_change: Callable[[bool], None] | None = None,
         address: str | None = None,
         battery: Callable[[], int] | None = None,
+        advertising_extra: tuple[tuple[int, bytes], ...] = (),
+        att_mtu: int = DEFAULT_ATT_MTU,
     ) -> None:
         self.radio = radio
+        # More advertising structures after the name (service data, manufacturer data),
+        # for peripherals that say more about themselves than a counter does.
+        self._advertising_extra = advertising_extra
         self.name = name
         self.service_uuid = service_uuid
         self._on_write = on_write
         self._on_connection_change = on_connection_change
         self.device = radio.new_device(name, address)
+        # The MTU this side accepts in the exchange the app starts; the lower one wins.
+        self.device.gatt_server.max_mtu = att_mtu
         self.address = self.device.random_address.to_string(False)
         self._notify_char = Characteristic(
             notify_uuid, Characteristic.Properties.NOTIFY, Characteristic.READABLE, b""
@@ -280,6 +289,7 @@ class VirtualPeripheral:
                     core.UUID(self.service_uuid).to_bytes(),
                 ),
                 (AdvertisingData.COMPLETE_LOCAL_NAME, self.name.encode()[:MAX_NAME_BYTES]),
+                *self._advertising_extra,
             ]
         )
         self._advertising_set = await self.device.create_advertising_set(
@@ -519,6 +529,10 @@ class BumbleBleakClient(BaseBleakClient):
         connection.on(Connection.EVENT_DISCONNECTION, self._on_disconnection)
         try:
             self._peer = Peer(connection)
+            # Real stacks exchange the MTU on their own after connecting; peers whose
+            # messages outgrow the default 20-byte payload (smart dice) rely on it,
+            # peers that keep the default (the counters) answer 23 and stay at 20.
+            await self._peer.request_mtu(ATT_MTU)
             self.services = await self._discover(self._peer)
         except BaseException:
             await self.disconnect()

@@ -21,7 +21,7 @@ import logging
 import secrets
 import time
 from collections import OrderedDict
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
@@ -53,6 +53,7 @@ MAX_BAD_TAGS = 16  # wrong tags in one session before the app opens a new one (a
 PENALTY_FIRST_S = 0.25  # s: the wait before a new session after one that ended out of step ...
 PENALTY_MAX_S = 8.0  # s: ... doubling each time in a row up to this: a forger's tries stay slow
 SETTLED_S = 30.0  # s: a session that lasted this long resets that wait
+TASK_RESTART_S = 1.0  # s: a task that keeps failing is started again once a second, not in a spin
 
 
 @dataclass(frozen=True)
@@ -200,7 +201,7 @@ class CounterConnection:
         self._early_ends = 0  # sessions in a row that ended out of step soon after opening
         self._penalty_s = 0.0  # the wait before the next session's HELLO
         self._since = 0.0  # when the current session was proved (loop time)
-        self._tasks = TaskSet(f"counter {key}")
+        self._tasks = TaskSet(f"counter {key}", on_error=self._task_failed)
         self.reconnector = Reconnector(link, on_open=self._open_session, backoff=backoff)
         link.on_message(self._on_message)
         link.on_state_change(self._on_link_state)
@@ -210,9 +211,28 @@ class CounterConnection:
     def start(self) -> None:
         """Connect, and keep the counter connected and showing its picture until `stop()`."""
         self.reconnector.start()
-        self._tasks.spawn(self._push_loop(), "push")
-        self._tasks.spawn(self._ping_loop(), "ping")
-        self._tasks.spawn(self._refresh_loop(), "refresh")
+        for name, loop in self._loops().items():
+            self._tasks.spawn(loop(), name)
+
+    def _loops(self) -> dict[str, Callable[[], Coroutine[Any, Any, None]]]:
+        """The tasks that run for the connection's whole life, by name."""
+        return {"push": self._push_loop, "ping": self._ping_loop, "refresh": self._refresh_loop}
+
+    def _task_failed(self, name: str, exc: BaseException) -> None:
+        """A task of this connection failed (the `TaskSet` logged it): a life-long one is
+        started again, and the counter gets a fresh session, since the failure may have
+        left the old one out of step."""
+        short_name = name.rsplit(": ", 1)[-1]
+        loop = self._loops().get(short_name)
+        if loop is None:
+            return
+        self._tasks.spawn(self._restart(loop), short_name)
+        if self.link.is_open:
+            self._tasks.spawn(self.link.drop(f"a task failed: {exc}"), "drop")
+
+    async def _restart(self, loop: Callable[[], Coroutine[Any, Any, None]]) -> None:
+        await asyncio.sleep(TASK_RESTART_S)
+        await loop()
 
     async def stop(self) -> None:
         """Stop every task of this connection and close its link."""
@@ -281,7 +301,7 @@ class CounterConnection:
         session = self.session
         if self.authenticated and self.link.is_open and session is not None:
             with contextlib.suppress(LinkError):
-                await session.send(wire.ShowIdentify(max(0, min(255, seconds))))
+                await self._send(session, wire.ShowIdentify(max(0, min(255, seconds))))
 
     # -- claiming, on the table's behalf ------------------------------------------------
 
@@ -557,7 +577,7 @@ class CounterConnection:
         if session is None:
             return
         with contextlib.suppress(LinkError):
-            await session.send(wire.Ack(message.seq, message.TYPE))
+            await self._send(session, wire.Ack(message.seq, message.TYPE))
 
     def _on_link_state(self, state: LinkState) -> None:
         if state is LinkState.OPEN:
@@ -585,7 +605,7 @@ class CounterConnection:
             if not (self.authenticated and self.link.is_open) or session is None:
                 continue
             if session.worn_out:
-                await self.link.drop("sequence numbers used up: a fresh session")
+                await self._renew_session()
                 continue
             now = loop.time()
             waiting = {f.key: f for f in self._in_flight.values()}
@@ -603,7 +623,7 @@ class CounterConnection:
                         continue
                     for seq in [s for s, f in self._in_flight.items() if f.key == key]:
                         del self._in_flight[seq]
-                    seq = await session.send(want.message)
+                    seq = await self._send(session, want.message)
                     self._in_flight[seq] = _InFlight(key, want.ident, now)
             except LinkError:
                 continue  # lost mid-send: the resync after the reconnect covers it
@@ -630,7 +650,22 @@ class CounterConnection:
             token = secrets.randbits(32)
             self._pings[token] = time.monotonic()
             with contextlib.suppress(LinkError):
-                await session.send(wire.Ping(token))
+                await self._send(session, wire.Ping(token))
+
+    async def _send(self, session: Session, message: wire.Message) -> int:
+        """Send on `session`; once it nears the end of its seq space, the sender renews it."""
+        seq = await session.send(message)
+        if session.worn_out:
+            self._wake.set()
+        return seq
+
+    async def _renew_session(self) -> None:
+        """A fresh session on the same link before the seq numbers run out (protocol §3):
+        a new HELLO and AUTH, then everything the counter should show again."""
+        try:
+            await self._open_session(self.link)
+        except LinkError as exc:
+            await self.link.drop(f"a fresh session failed: {exc}")
 
     # -- helpers ----------------------------------------------------------------------
 

@@ -121,13 +121,11 @@ def after_absence(current: wire.Message | None) -> Desired | None:
     return None
 
 
-def picture(
-    state: GameState, rev: int, seats: tuple[int, ...], roll_count: int
-) -> dict[str, Desired]:
-    """Every message a counter showing `seats` should hold, by key (SHOW not included).
+def table_picture(state: GameState, rev: int) -> dict[str, Desired]:
+    """What every counter of the table should hold, whichever players it shows.
 
     `rev` numbers the snapshot; keys are stable so a newer message replaces the
-    one it follows ("snapshot", "colours0", "colours4", "win", "slots").
+    one it follows ("snapshot", "colours0", "colours4", "win").
     """
     out = {"snapshot": desired(snapshot_of(state, rev))}
     colours = [rgb(p.colour) for p in state.players[: wire.MAX_SLOTS]]
@@ -135,6 +133,15 @@ def picture(
         chunk = tuple(colours[first : first + COLOURS_PER_MESSAGE])
         out[f"colours{first}"] = desired(wire.ConfigColours(first, chunk))
     out["win"] = desired(wire.ConfigWinLevel(min(255, state.winning_level)))
+    return out
+
+
+def picture(
+    state: GameState, rev: int, seats: tuple[int, ...], roll_count: int = 0
+) -> dict[str, Desired]:
+    """Every message a counter showing `seats` should hold, by key (SHOW not included):
+    the `table_picture` and, if it shows any players, their SLOT_MAP under "slots"."""
+    out = table_picture(state, rev)
     if seats:
         out["slots"] = desired(wire.ConfigSlotMap(seats))
     return out

@@ -34,7 +34,14 @@ from companion.devices.fleet import VirtualFleet, VirtualSetup
 from companion.devices.link import Link
 from companion.devices.links import link_to
 from companion.devices.presses import PressRecord, action_for_press
-from companion.devices.projection import default_seats, next_show, picture, show_of
+from companion.devices.projection import (
+    Desired,
+    default_seats,
+    desired,
+    next_show,
+    show_of,
+    table_picture,
+)
 from companion.devices.reconnect import Backoff
 from companion.devices.session import AUTH_TIMEOUT_S, HELLO_TIMEOUT_S
 from companion.devices.tasks import guarded
@@ -313,18 +320,33 @@ class DeviceManager:
             and state.revision > previous.revision
         ):
             self._roll_count += 1
+        # Worked out once for the whole table; each counter only adds its own players.
+        shared = table_picture(state, self.game.sequence) if self.game is not None else {}
+        show = show_of(state, self._roll_count)
         for connection in self.connections.values():
-            self._desire(connection, state)
+            self._desire(connection, state, shared, show)
 
-    def _desire(self, connection: CounterConnection, state: GameState) -> None:
+    def _desire(
+        self,
+        connection: CounterConnection,
+        state: GameState,
+        shared: dict[str, Desired] | None = None,
+        show: Desired | None = None,
+    ) -> None:
         if self.game is None:
             return
-        seats = self.assignments.get(connection.key, ())
-        for key, wanted in picture(state, self.game.sequence, seats, self._roll_count).items():
+        if shared is None:
+            shared = table_picture(state, self.game.sequence)
+        for key, wanted in shared.items():
             connection.want(key, wanted)
-        show = next_show(connection.desired("show"), show_of(state, self._roll_count))
-        if show is not None:
-            connection.want("show", show)
+        seats = self.assignments.get(connection.key, ())
+        if seats:
+            connection.want("slots", desired(wire.ConfigSlotMap(seats)))
+        if show is None:
+            show = show_of(state, self._roll_count)
+        next_one = next_show(connection.desired("show"), show)
+        if next_one is not None:
+            connection.want("show", next_one)
 
     def _assign_default(self, connection: CounterConnection) -> None:
         if self.game is None or connection.key in self.assignments:

@@ -279,7 +279,8 @@ class SerialVirtualCounter(VirtualCounter):
     def __init__(self, role: str = "board", *, link_path: str | Path, **kwargs: Any) -> None:
         super().__init__(role, **kwargs)
         self.port = PtyPort(link_path)
-        self._protocol = firmware_host.load().serial_link.SerialProtocol(self.counter)
+        self._serial = firmware_host.load().serial_link
+        self._protocol = self._serial.SerialProtocol(self.counter)
         self.port.on_data(self._on_data)
 
     @property
@@ -296,16 +297,15 @@ class SerialVirtualCounter(VirtualCounter):
         self.port.plug()
 
     def _on_data(self, data: bytes) -> None:
-        fw = firmware_host.load()
         session = self._protocol.session
         out = []
         try:
             for payload in self._protocol.deframer.feed(data):
                 out += [wire.frame(reply) for reply in self._replies(payload, session)]
-        except fw.serial_link.ReplRequested:
+        except self._serial.ReplRequested:
             _LOGGER.info("%s: the REPL escape has no REPL to go to here", self.name)
-        for chunk in out:
-            self.port.write(chunk)
+        if out:
+            self.port.write(b"".join(out))  # one write for all the replies to this chunk
 
     def _send(self, payloads: list[bytes], *, to_all: bool) -> None:
         # CLAIM_OPEN goes to everyone; the rest only to an authenticated app.

@@ -14,6 +14,8 @@ from companion.core.state import GameState
 
 Seat = Annotated[int, Field(ge=0, le=7)]
 D6 = Annotated[int, Field(ge=1, le=6)]
+# Which smart die gave a roll ("Ruby (d6)"); empty for the app's own roll or a typed value.
+DieName = Annotated[str, Field(max_length=80)]
 Override = Annotated[str, Field(min_length=1, max_length=200)] | None
 
 _BY_TYPE: dict[str, type[BaseAction]] = {}
@@ -81,4 +83,4 @@ def monster_name(state: GameState, index: int) -> str:
     """The name of a monster in the current combat, by its 0-based place."""
     if state.combat is not None and 0 <= index < len(state.combat.monsters):
         return state.combat.monsters[index].spec.name
-    return f"monster {index + 1}"
+    return f"monster {index}"

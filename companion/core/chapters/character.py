@@ -23,7 +23,16 @@ from companion.core.chapters.table import alive, player_at, with_player
 from companion.core.dice import RandomSource
 from companion.core.errors import RuleError
 from companion.core.models import AllySpec, Sex
-from companion.core.state import CombatResult, DieRoll, GameState, LootOrder, TraitKind
+from companion.core.state import (
+    CombatResult,
+    DieRoll,
+    GameState,
+    LootOrder,
+    TraitBonus,
+    TraitKind,
+)
+
+TraitBonusValue = Annotated[int, Field(ge=-50, le=50)]
 
 _TRAIT_WORDS = {"class": "class", "race": "race", "motivation": "motivation", "style": "style"}
 _TRAIT_FIELDS = {
@@ -40,8 +49,28 @@ _BOOSTS = {
 
 
 def kill_player(state: GameState, seat: int) -> GameState:
-    """Death: keep Level and traits, lose items, gear and Ally (RULES.md §8)."""
+    """Death: keep Level, traits and their bonuses; lose items, gear and Ally (RULES.md §8)."""
     return with_player(state, seat, dead=True, items=(), gear_bonus=0, hands_used=0, ally=None)
+
+
+def remove_trait(state: GameState, seat: int, kind: TraitKind, name: str) -> GameState:
+    """The player discards a trait, and the lasting bonus it gave goes with it (§4)."""
+    player = state.players[seat]
+    folded = name.casefold()
+    keep = tuple(h for h in player.traits(kind) if h.casefold() != folded)
+    bonuses = tuple(
+        b for b in player.trait_bonuses if not (b.kind == kind and b.name.casefold() == folded)
+    )
+    return with_player(state, seat, **{_TRAIT_FIELDS[kind]: keep, "trait_bonuses": bonuses})
+
+
+def _with_trait_bonus(
+    bonuses: tuple[TraitBonus, ...], kind: TraitKind, name: str, bonus: int
+) -> tuple[TraitBonus, ...]:
+    """The bonuses with the one of this trait set to `bonus` (0 removes it); counted once."""
+    folded = name.casefold()
+    kept = tuple(b for b in bonuses if not (b.kind == kind and b.name.casefold() == folded))
+    return (*kept, TraitBonus(kind=kind, name=name, bonus=bonus)) if bonus else kept
 
 
 def _edition_names(state: GameState, kind: TraitKind) -> tuple[str, ...]:
@@ -61,6 +90,7 @@ class GainTrait(BaseAction):
     player: Seat
     kind: TraitKind
     name: Annotated[str, Field(min_length=1, max_length=60)]
+    bonus: TraitBonusValue = 0  # a lasting "+N in combat" the card gives (0: none)
     override: Override = None
 
 
@@ -92,12 +122,59 @@ def _(action: GainTrait, state: GameState, checked: bool) -> GameState:
                 "style": "unless you are a Monk",
             }[kind]
             raise RuleError("trait_limit", f"You can have only one {word} at a time {extra}")
-    return with_player(state, action.player, **{_TRAIT_FIELDS[kind]: (*have, name)})
+    bonuses = _with_trait_bonus(player.trait_bonuses, kind, name, action.bonus)
+    return with_player(
+        state, action.player, **{_TRAIT_FIELDS[kind]: (*have, name), "trait_bonuses": bonuses}
+    )
 
 
 @words.register
 def _(a: GainTrait, s: GameState) -> str:
+    if a.bonus:
+        return GAINED_TRAIT_WITH_BONUS.format(
+            name=player_name(s, a.player), trait=a.name, kind=a.kind, bonus=a.bonus
+        )
     return f"{player_name(s, a.player)} becomes a {a.name} ({a.kind})"
+
+
+# History sentences are whole templates with named parameters, ready to be translated.
+GAINED_TRAIT_WITH_BONUS = "{name} becomes a {trait} ({kind}), {bonus:+d} in every combat"
+TRAIT_BONUS_SET = "{name}'s {trait} now gives {bonus:+d} in every combat"
+TRAIT_BONUS_REMOVED = "{name}'s {trait} no longer gives a combat bonus"
+
+
+class SetTraitBonus(BaseAction):
+    """Say what lasting combat bonus a class, race, motivation or style gives (a trait
+    entered by name, or a correction): counted in every combat until the trait goes."""
+
+    type: Literal["set_trait_bonus"] = "set_trait_bonus"
+    player: Seat
+    kind: TraitKind
+    name: str
+    bonus: TraitBonusValue
+
+
+@step.register
+def _(action: SetTraitBonus, state: GameState, checked: bool) -> GameState:
+    """A trait's bonus is part of the character, like the trait itself (§4, §8)."""
+    player = player_at(state, action.player)
+    folded = action.name.casefold()
+    name = next((h for h in player.traits(action.kind) if h.casefold() == folded), None)
+    if name is None:
+        raise RuleError("no_such_trait", f"{player.name} is not a {action.name}")
+    old = next(
+        (b.bonus for b in player.trait_bonuses if b.kind == action.kind and b.name == name), 0
+    )
+    if checked and old == action.bonus:
+        raise RuleError("bonus_unchanged", f"{name} already gives {action.bonus:+d}")
+    bonuses = _with_trait_bonus(player.trait_bonuses, action.kind, name, action.bonus)
+    return with_player(state, action.player, trait_bonuses=bonuses)
+
+
+@words.register
+def _(a: SetTraitBonus, s: GameState) -> str:
+    template = TRAIT_BONUS_SET if a.bonus else TRAIT_BONUS_REMOVED
+    return template.format(name=player_name(s, a.player), trait=a.name, bonus=a.bonus)
 
 
 class LoseTrait(BaseAction):
@@ -114,10 +191,9 @@ def _(action: LoseTrait, state: GameState, checked: bool) -> GameState:
     """A class (or race, ...) can be discarded any time, even in combat (§4)."""
     player = player_at(state, action.player)
     have = player.traits(action.kind)
-    keep = tuple(h for h in have if h.casefold() != action.name.casefold())
-    if checked and len(keep) == len(have):
+    if checked and not any(h.casefold() == action.name.casefold() for h in have):
         raise RuleError("no_such_trait", f"{player.name} is not a {action.name}")
-    return with_player(state, action.player, **{_TRAIT_FIELDS[action.kind]: keep})
+    return remove_trait(state, action.player, action.kind, action.name)
 
 
 @words.register

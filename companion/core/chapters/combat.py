@@ -66,7 +66,7 @@ def refresh_combat(state: GameState, combat: CombatState) -> CombatState:
             "players_strength": players,
             "monsters_strength": monster_total,
             "fighters_winning": rules.fighters_win(players, monster_total, combat.wins_ties),
-            "treasure": sum(m.treasure for m in monsters),
+            "treasure": sum(m.treasure for m in monsters) + combat.removed_treasure,
             "levels": sum(m.spec.levels_per_kill for m in monsters),
         }
     )
@@ -112,7 +112,10 @@ def _combat_update(state: GameState, checked: bool, **changes: object) -> GameSt
 
 def monster_index(combat: CombatState, index: int) -> int:
     if not 0 <= index < len(combat.monsters):
-        raise RuleError("no_such_monster", f"There is no monster number {index + 1} in this combat")
+        raise RuleError(
+            "no_such_monster",
+            f"There is no monster {index} in this combat (monsters count from 0)",
+        )
     return index
 
 
@@ -180,17 +183,30 @@ class RemoveMonster(BaseAction):
 
     type: Literal["remove_monster"] = "remove_monster"
     monster: Annotated[int, Field(ge=0)]
+    # Its treasure, won unless the fighters then run away; leave it out for what the
+    # combat showed for it (enhancers included), 0 when the card gives none.
+    treasure: Annotated[int, Field(ge=0, le=100)] | None = None
 
 
 @step.register
 def _(action: RemoveMonster, state: GameState, checked: bool) -> GameState:
-    """A card takes a monster away; with none left, the fighters defeated them without a
-    kill (§6)."""
+    """A card takes a monster away without killing it: no level, but its treasure counts
+    unless the fighters then flee the rest; with none left, the fighters defeated them
+    without a kill and win that treasure (§6)."""
     combat = current_combat(state)
     index = monster_index(combat, action.monster)
     gone = combat.monsters[index]
     rest = combat.monsters[:index] + combat.monsters[index + 1 :]
-    state = _combat_update(state, checked, monsters=rest, removed=(*combat.removed, gone.spec))
+    treasure = combat.removed_treasure + (
+        gone.treasure if action.treasure is None else action.treasure
+    )
+    state = _combat_update(
+        state,
+        checked,
+        monsters=rest,
+        removed=(*combat.removed, gone.spec),
+        removed_treasure=treasure,
+    )
     if rest:
         return state
     result = CombatResult(
@@ -198,13 +214,22 @@ def _(action: RemoveMonster, state: GameState, checked: bool) -> GameState:
         fighter=combat.fighter,
         helper=combat.helper,
         monsters=tuple(m.name for m in (*combat.removed, gone.spec)),
+        treasure=treasure,
     )
     return end_combat(state, result)
 
 
+# History sentences are whole templates with named parameters, ready to be translated.
+MONSTER_REMOVED = "{monster} leaves the combat (its treasure still counts: {treasure})"
+DEFEATED_WITHOUT_KILL = "{fighter} defeats the monsters without killing them (treasure: {treasure})"
+
+
 @words.register
 def _(a: RemoveMonster, s: GameState) -> str:
-    return f"{monster_name(s, a.monster)} leaves the combat"
+    treasure = a.treasure
+    if treasure is None and s.combat is not None and 0 <= a.monster < len(s.combat.monsters):
+        treasure = s.combat.monsters[a.monster].treasure
+    return MONSTER_REMOVED.format(monster=monster_name(s, a.monster), treasure=treasure or 0)
 
 
 class AddEnhancer(BaseAction):
@@ -376,7 +401,8 @@ class ResolveCombat(BaseAction):
 
     type: Literal["resolve_combat"] = "resolve_combat"
     outcome: Literal["kill", "defeat"]
-    treasure: Annotated[int, Field(ge=0, le=100)] | None = None  # for a defeat a card pays
+    # Leave it out for what the combat shows (enhancers and removed monsters included).
+    treasure: Annotated[int, Field(ge=0, le=100)] | None = None
     override: Override = None
 
 
@@ -403,7 +429,7 @@ def _(action: ResolveCombat, state: GameState, checked: bool) -> GameState:
             fighter=combat.fighter,
             helper=combat.helper,
             monsters=names,
-            treasure=action.treasure or 0,
+            treasure=combat.treasure if action.treasure is None else action.treasure,
         )
         return end_combat(state, result)
     treasure = combat.treasure if action.treasure is None else action.treasure
@@ -436,4 +462,7 @@ def _(a: ResolveCombat, s: GameState) -> str:
     fighter = player_name(s, s.combat.fighter if s.combat else None)
     if a.outcome == "kill":
         return f"{fighter} kills the monsters"
-    return f"{fighter} defeats the monsters without killing them"
+    treasure = a.treasure
+    if treasure is None:
+        treasure = s.combat.treasure if s.combat else 0
+    return DEFEATED_WITHOUT_KILL.format(fighter=fighter, treasure=treasure)

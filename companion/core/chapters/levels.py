@@ -19,6 +19,7 @@ from companion.core.chapters.base import (
 )
 from companion.core.chapters.table import alive, find_item, player_at, win, with_player
 from companion.core.errors import RuleError
+from companion.core.models import MAX_LEVEL
 from companion.core.state import GameState
 
 
@@ -38,15 +39,34 @@ def raise_level(
     says otherwise; there are no levels above the winning level.
     """
     player = state.players[number]
+    if checked and player.dead and override is None:
+        raise RuleError("dead_cannot_level", f"{player.name} is dead and cannot go up a level")
+    if state.no_limit:
+        return with_player(state, number, level=min(MAX_LEVEL, player.level + levels))
     target = state.winning_level
     new_level = min(target, player.level + levels)
-    if checked:
-        if player.dead and override is None:
-            raise RuleError("dead_cannot_level", f"{player.name} is dead and cannot go up a level")
-        if new_level >= target and not by_kill and override is None:
-            raise RuleError("winning_level_by_kill", f"{source} cannot take you to Level {target}")
+    if checked and new_level >= target and not by_kill and override is None:
+        raise RuleError("winning_level_by_kill", f"{source} cannot take you to Level {target}")
     state = with_player(state, number, level=new_level)
     return win(state, (number,)) if new_level >= target else state
+
+
+def levels_to_sell(state: GameState, number: int, gold: int, override: str | None) -> int:
+    """The levels a sale of `gold` gives: one per full 1000 gold, no change given, and never
+    the winning level unless a card says so; the rest of the sale is lost (RULES.md §5).
+
+    >>> from companion.core import CLASSIC, GameSetup, GameState, PlayerSetup, Sex
+    >>> setup = GameSetup(players=(PlayerSetup(name="Ann", colour="#ff0000", sex=Sex.FEMALE),
+    ...     PlayerSetup(name="Bo", colour="#0000ff", sex=Sex.MALE)), edition=CLASSIC)
+    >>> state = GameState.initial(setup)
+    >>> state = state.evolve(players=(state.players[0].evolve(level=8), state.players[1]))
+    >>> levels_to_sell(state, 0, 2900, None), levels_to_sell(state, 0, 2900, "a card")
+    (1, 2)
+    """
+    levels = rules.levels_for_gold(gold)
+    if state.no_limit or override is not None:
+        return levels
+    return max(0, min(levels, state.winning_level - 1 - state.players[number].level))
 
 
 class GoUpLevel(BaseAction):
@@ -110,7 +130,7 @@ class SetLevel(BaseAction):
 def _(action: SetLevel, state: GameState, checked: bool) -> GameState:
     """Setting a Level by hand goes through the same rules as going up (§1)."""
     player = player_at(state, action.player)
-    if checked and action.level > state.winning_level:
+    if checked and not state.no_limit and action.level > state.winning_level:
         raise RuleError(
             "no_such_level", f"Levels go up to {state.winning_level} in this game, not beyond"
         )
@@ -144,7 +164,8 @@ class SellItems(BaseAction):
 @step.register
 def _(action: SellItems, state: GameState, checked: bool) -> GameState:
     """Selling: on your own turn, not in combat, 1000 gold per level, no change, never
-    to the winning level (§5)."""
+    to the winning level: a sale worth more stops one short of it and the rest is lost;
+    a sale that can buy no level at all is refused (§5)."""
     player = player_at(state, action.player)
     sold = [find_item(player, i) for i in action.item_ids]
     gold = action.gold + sum(i.spec.gold for i in sold)
@@ -163,7 +184,7 @@ def _(action: SellItems, state: GameState, checked: bool) -> GameState:
                 "sell_minimum",
                 f"{gold} gold buys no level: a level costs 1000 gold and no change is given",
             )
-        if player.level + levels >= state.winning_level and action.override is None:
+        if levels_to_sell(state, action.player, gold, action.override) < 1:
             raise RuleError(
                 "sell_to_win", f"Selling items cannot take you to Level {state.winning_level}"
             )
@@ -173,7 +194,7 @@ def _(action: SellItems, state: GameState, checked: bool) -> GameState:
     return raise_level(
         state,
         action.player,
-        levels,
+        levels_to_sell(state, action.player, gold, action.override),
         False,
         source="Selling items",
         override=action.override,
@@ -186,4 +207,21 @@ def _(a: SellItems, s: GameState) -> str:
     what = ", ".join(names) if names else "items"
     extra = f" and {a.gold} gold more" if names and a.gold else ""
     worth = f" worth {a.gold} gold" if not names else extra
-    return f"{player_name(s, a.player)} sells {what}{worth}"
+    sentence = f"{player_name(s, a.player)} sells {what}{worth}"
+    surplus = _sale_surplus(a, s)
+    if not surplus:
+        return sentence
+    return SOLD_OVER_THE_CAP.format(sale=sentence, level=s.winning_level - 1, surplus=surplus)
+
+
+# History sentences are whole templates with named parameters, ready to be translated.
+SOLD_OVER_THE_CAP = "{sale}: up to Level {level}, the rest is lost (levels lost: {surplus})"
+
+
+def _sale_surplus(a: SellItems, s: GameState) -> int:
+    """Levels a sale was worth beyond what the rules let it give."""
+    if not 0 <= a.player < len(s.players):
+        return 0
+    player = s.players[a.player]
+    gold = a.gold + sum(i.spec.gold for i in player.items if i.id in a.item_ids)
+    return rules.levels_for_gold(gold) - levels_to_sell(s, a.player, gold, a.override)

@@ -10,7 +10,15 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from companion.core import rules
-from companion.core.chapters.base import D6, BaseAction, Seat, player_name, step, words
+from companion.core.chapters.base import (
+    D6,
+    BaseAction,
+    DieName,
+    Seat,
+    player_name,
+    step,
+    words,
+)
 from companion.core.chapters.table import player_at
 from companion.core.dice import RandomSource
 from companion.core.errors import RuleError
@@ -72,6 +80,7 @@ class RollDie(BaseAction):
     player: Seat | None = None
     roll: D6 | None = None
     purpose: Annotated[str, Field(max_length=200)] = ""
+    die: DieName = ""
 
 
 # --- combat --------------------------------------------------------------------------
@@ -98,7 +107,8 @@ def _(action: RollDie, state: GameState, dice: RandomSource) -> BaseAction:
 @words.register
 def _(a: RollDie, s: GameState) -> str:
     why = f" for {a.purpose}" if a.purpose else ""
-    return f"{player_name(s, a.player)} rolls {a.roll}{why}"
+    on = f" on {a.die}" if a.die else ""
+    return f"{player_name(s, a.player)} rolls {a.roll}{on}{why}"
 
 
 class RollForFirstPlayer(BaseAction):

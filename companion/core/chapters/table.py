@@ -10,7 +10,9 @@ from companion.core.state import CombatState, GameState, Item, Phase, PlayerStat
 def player_at(state: GameState, number: int) -> PlayerState:
     """The player in a seat, or RuleError when the seat is empty."""
     if not 0 <= number < len(state.players):
-        raise RuleError("no_such_player", f"There is no player in seat {number + 1}")
+        raise RuleError(
+            "no_such_player", f"There is no player in seat {number} (seats count from 0)"
+        )
     return state.players[number]
 
 

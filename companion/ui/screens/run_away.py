@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from kivy.properties import BooleanProperty, NumericProperty, StringProperty
@@ -9,6 +10,7 @@ from kivy.uix.behaviors import ButtonBehavior
 from kivy.uix.boxlayout import BoxLayout
 
 from companion.core import RUN_AWAY_TARGET, RunAway, SacrificeAlly
+from companion.ui.dice_service import dice_service
 from companion.ui.i18n import _
 from companion.ui.screens.base import CompanionScreen
 
@@ -42,27 +44,76 @@ class RunAwayScreen(CompanionScreen):
     finished = BooleanProperty(False)
     ally_text = StringProperty("")
     ally_owner = NumericProperty(-1)
+    # Which smart die the roll is awaited from, or which one gave the last roll.
+    die_text = StringProperty("")
+    _stop_die: Callable[[], None] | None = None
+    _last_die = ""
 
     def choose(self, fighter: int, monster: int) -> None:
         """Tap a row: that fighter runs from that monster next."""
         self.fighter, self.monster = fighter, monster
         self.refresh()
+        self._listen_to_die()
 
-    def roll(self, value: int | None = None) -> None:
-        """Roll the die (value None: the game rolls) or enter a physical die's value."""
+    def roll(self, value: int | None = None, die: str = "") -> None:
+        """Roll the die (value None: the game rolls) or enter a physical die's value.
+
+        `die` names the smart die the value came from, if one did.
+        """
         if self.fighter < 0 or self.monster < 0:
             self.app.notify(_("Nobody is left to run away."))
             return
+        self._stop_listening()
         fields: dict[str, Any] = {"fighter": self.fighter, "monster": self.monster}
         if value is not None:
             fields["roll"] = value
+        if die:
+            fields["die"] = die
         if not self.session.act(RunAway, **fields):
+            self._listen_to_die()
             return
         state = self.session.live_state
         if state is not None and state.last_roll is not None:
             self.ids.die.tumble_to(state.last_roll.value)
+        self._last_die = _("{die} rolled {n}").format(die=die, n=value) if die else ""
+        self.die_text = self._last_die
         self.fighter = self.monster = -1
         self.refresh_now()
+        self._listen_to_die()
+
+    # -- smart dice ------------------------------------------------------------------------
+    def on_enter(self, *_args: Any) -> None:
+        self._last_die = ""
+        self._listen_to_die()
+
+    def on_leave(self, *_args: Any) -> None:
+        self._stop_listening()
+
+    def _listen_to_die(self) -> None:
+        """Take the chosen fighter's next settled die roll, if a smart die rolls for them."""
+        self._stop_listening()
+        service = dice_service(self.app)
+        if service is None or self.finished or self.fighter < 0:
+            return
+        if service.has_dice_for(self.fighter):
+            ask = _("Throw your die, or roll here.")
+            self.die_text = f"{self._last_die} \u00b7 {ask}" if self._last_die else ask
+        self._stop_die = service.wait_roll(self.fighter, self._die_rolled, self._die_problem)
+
+    def _stop_listening(self) -> None:
+        stop, self._stop_die = self._stop_die, None
+        if stop is not None:
+            stop()
+
+    def _die_rolled(self, value: int, die: str) -> None:
+        self._stop_die = None
+        self.roll(value, die=die)
+
+    def _die_problem(self, text: str) -> None:
+        self.app.notify(text, error=True)
+        service = dice_service(self.app)
+        if service is None or not service.has_dice_for(self.fighter):
+            self.die_text = self._last_die  # the die is gone: the buttons here are the way
 
     def sacrifice_ally(self) -> None:
         """Give up the Ally: automatic escape from every monster (the partner escapes too)."""
