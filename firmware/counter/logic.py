@@ -28,6 +28,13 @@ _MAX_PENDING = const(4)
 _ROLL_SHOW_MS = const(4200)  # spin + value, then the roll disappears by itself
 _IDENTIFY_MS = const(5000)  # how long a local long press blinks when nothing else asks
 _LOW_BATTERY_PERCENT = const(10)
+# No app has spoken to a tracker for this long: its buttons count levels on their own.
+OFFLINE_AFTER_MS = const(15000)
+_OFFLINE_SHOW_MS = const(600)  # how long a press with no app blinks "not connected"
+# The LED budget never goes above the supply's fuse share minus the MCU's own draw ...
+_FUSE_SHARE_PERCENT = const(85)
+# ... nor below the dark LEDs' idle draw plus this, so the level always stays visible.
+BUDGET_FLOOR_MA = const(50)
 
 DEFAULT_COLOURS = (
     (230, 30, 30),
@@ -52,8 +59,12 @@ class State:
         for i in range(wire.MAX_SLOTS):
             for c in range(3):
                 self.colours[3 * i + c] = DEFAULT_COLOURS[i][c]
-        self.brightness = board.power.get("default_brightness", 128)
-        self.default_budget_ma = board.power.budget_ma
+        power = board.power
+        self.brightness = power.get("default_brightness", 128)
+        # A tracker on its cell keeps a brightness that lasts the night, whatever the app asks.
+        self.max_brightness = power.get("max_brightness", 255)
+        self.max_budget_ma, self.min_budget_ma = budget_limits(board)
+        self.default_budget_ma = self.clamp_budget(power.budget_ma)
         self.budget_ma = self.default_budget_ma
         self.win_level = 10
         self.slot_map = bytearray(wire.MAX_SLOTS)
@@ -73,6 +84,14 @@ class State:
         self.claim_active = False
         self.low_battery = False
         self.battery_percent = 100  # the last reading (mains-powered boards stay at 100)
+
+    def clamp_budget(self, budget_ma):
+        """``budget_ma`` held between the floor and what the supply can give the LEDs."""
+        if budget_ma > self.max_budget_ma:
+            return self.max_budget_ma
+        if budget_ma < self.min_budget_ma:
+            return self.min_budget_ma
+        return budget_ma
 
     def identifying(self, now):
         if self.identify_active and timebase.ticks_diff(self.identify_until, now) <= 0:
@@ -111,9 +130,12 @@ class State:
         size = 8 + 2 * wire.MAX_SLOTS + 3 * wire.MAX_SLOTS + wire.MAX_SLOTS
         if data is None or len(data) != size or data[0] != _STATE_FORMAT:
             return False
-        _, self.rev, self.brightness, self.budget_ma, self.win_level, count = struct.unpack(
+        _, self.rev, self.brightness, budget_ma, self.win_level, count = struct.unpack(
             "<BHBHBB", data[:8]
         )
+        self.budget_ma = self.clamp_budget(budget_ma)
+        if self.brightness > self.max_brightness:
+            self.brightness = self.max_brightness
         if count <= wire.MAX_SLOTS:
             self.slot_count = count
         n = wire.MAX_SLOTS
@@ -122,6 +144,24 @@ class State:
         self.colours[:] = data[8 + 2 * n : 8 + 5 * n]
         self.slot_map[:] = data[8 + 5 * n : 8 + 6 * n]
         return True
+
+
+def budget_limits(board):
+    """(highest, lowest) LED budget in mA this board's supply allows, like WLED's limiter.
+
+    The fuse is sized below 85 % of the supply's rating (hardware/tools/power_budget.py),
+    and the MCU draws from the same supply; the floor keeps lit LEDs above their idle draw.
+    """
+    power = board.power
+    supply = power.get("supply_ma", power.budget_ma)
+    highest = supply * _FUSE_SHARE_PERCENT // 100 - power.get("mcu_active_ma", 0)
+    idle = 0
+    for section, _ in board.led_chains():
+        idle += int(section.count * section.get("idle_ma_per_led", 0))
+    lowest = idle + BUDGET_FLOOR_MA
+    if highest < lowest:
+        highest = lowest
+    return highest, lowest
 
 
 class Counter:
@@ -154,6 +194,8 @@ class Counter:
         self._changed_at = 0
         self._saved_at = None  # no state written since start-up
         self._started = self.clock()
+        self._app_seen = self._started  # when an authenticated app last spoke to us
+        self.offline_steps = 0  # levels counted on the buttons with no app, not yet sent
         self.caps = self._caps(links)
         self.flash_writes = 0
         token = self.store.read(_TOKEN_FILE)
@@ -235,6 +277,7 @@ class Counter:
         """The app on ``session``'s link went away: it must authenticate again."""
         session = session if session is not None else self.session
         session.end()
+        session.greeted = False
 
     def revoke(self):
         """End every session on every link (the claim changed): each app must authenticate."""
@@ -254,11 +297,17 @@ class Counter:
         return [session.out(reply) for reply in self._handle(message, session)]
 
     def _handle(self, payload, session):
+        if not session.authenticated and wire.peek_type(payload) in wire.STATE_CHANGING:
+            # Refused whatever its bytes: with no session, a sealed message (its app's
+            # session ended) is as unwelcome as a forged one, and the app learns why.
+            return [self._error(wire.ERR_NOT_AUTHENTICATED, wire.peek_seq(payload), "auth first")]
         try:
             msg = wire.decode(payload)
         except wire.WireError as exc:
             return [self._error(exc.code, wire.peek_seq(payload), _detail(exc))]
         t = msg.TYPE
+        if session.authenticated:
+            self._app_seen = self.clock()
         if t == wire.MSG_HELLO:
             return self._on_hello(msg, session)
         if t == wire.MSG_CLAIM:
@@ -295,6 +344,7 @@ class Counter:
         if msg.role != wire.ROLE_APP:
             return [self._error(wire.ERR_UNEXPECTED, msg.seq, "not an app")]
         # A live session goes on: only an AUTH answering this HELLO's challenge replaces it.
+        session.greeted = True
         out = [wire.encode(self.hello())]
         if self.claimed:
             nonce = bytes(self.random_bytes(wire.NONCE_SIZE))
@@ -323,6 +373,7 @@ class Counter:
         if proof is None:
             detail = "wrong proof" if pending and self.token is not None else "no challenge"
             return [self._error(wire.ERR_AUTH_FAILED, msg.seq, detail)]
+        self._app_seen = self.clock()
         return [wire.encode(wire.Proof(proof, session.peer_id, seq=self.next_seq()))]
 
     def _apply(self, msg):
@@ -342,8 +393,11 @@ class Counter:
                         s.colours[3 * (msg.first + i) + c] = msg.colours[i][c]
             elif key == wire.CFG_BRIGHTNESS:
                 s.brightness = msg.brightness
+                if s.brightness > s.max_brightness:
+                    s.brightness = s.max_brightness
             elif key == wire.CFG_BUDGET:
-                s.budget_ma = msg.budget_ma if msg.budget_ma else s.default_budget_ma
+                budget = msg.budget_ma
+                s.budget_ma = s.clamp_budget(budget) if budget else s.default_budget_ma
             elif key == wire.CFG_SLOT_MAP:
                 n = len(msg.slots)
                 if n > self.board.positions:
@@ -394,17 +448,59 @@ class Counter:
             intent = wire.INTENT_NEXT_TURN
         else:
             return []
-        if not self.authenticated:
+        offline = self.offline(now)
+        if offline or not self.authenticated:
+            if offline and intent != wire.INTENT_NEXT_TURN:
+                self._count_offline(1 if intent == wire.INTENT_LEVEL_UP else -1)
+                return []
             # Nobody may act on it; show the player the counter is not connected.
             self.state.identify_active = True
-            self.state.identify_until = timebase.ticks_add(now, 600)
+            self.state.identify_until = timebase.ticks_add(now, _OFFLINE_SHOW_MS)
             return []
+        return [self._intent(intent, now)]
+
+    def _intent(self, intent, now):
         slot = self.state.slot_map[0] if self.board.role == "tracker" else wire.NO_SLOT
         payload = wire.encode(wire.Button(intent, slot, seq=self.next_seq()))
         if len(self._pending) >= _MAX_PENDING:
             self._pending.pop(0)
         self._pending.append([wire.peek_seq(payload), payload, now, 1])
-        return [payload]
+        return payload
+
+    # -- offline ----------------------------------------------------------------
+
+    def offline(self, now=None):
+        """True on a tracker no authenticated app has spoken to for OFFLINE_AFTER_MS.
+
+        Silence counts, not the session flag: a USB cable pulled from a tracker on its
+        cell leaves no trace on the serial line.
+        """
+        if self.board.role != "tracker":
+            return False
+        now = self.clock() if now is None else now
+        return timebase.ticks_diff(now, self._app_seen) >= OFFLINE_AFTER_MS
+
+    def _count_offline(self, step):
+        """+ or - with no app: the tracker counts its own level (1 .. winning level)."""
+        s = self.state
+        slot = s.slot_map[0] if s.slot_map[0] < wire.MAX_SLOTS else 0
+        level = s.levels[slot] if s.levels[slot] else 1
+        level += step
+        if level < 1 or level > s.win_level:
+            return
+        s.levels[slot] = level
+        self.offline_steps += step
+        self._dirty = True
+        self._changed_at = self.clock()
+
+    def _offline_intents(self, now):
+        """Levels counted offline, as the BUTTON intents the app adopts through its rules."""
+        out = []
+        while self.offline_steps and len(self._pending) < _MAX_PENDING:
+            up = self.offline_steps > 0
+            self.offline_steps += -1 if up else 1
+            out.append(self._intent(wire.INTENT_LEVEL_UP if up else wire.INTENT_LEVEL_DOWN, now))
+        return out
 
     @property
     def pending_presses(self):
@@ -459,6 +555,8 @@ class Counter:
                 out.append(entry[1])
             keep.append(entry)
         self._pending = keep
+        if self.offline_steps and self.authenticated and not self.offline(now):
+            out += self._offline_intents(now)
         if (
             self._dirty
             and timebase.ticks_diff(now, self._changed_at) >= _SAVE_QUIET_MS
@@ -482,6 +580,20 @@ class Counter:
         self.token = None
         self.store.remove(_TOKEN_FILE)
         self.revoke()
+
+    def factory_reset(self):
+        """Forget the claim and every setting (colours, brightness, budget, table), as shipped."""
+        self.forget()
+        self.store.remove(_STATE_FILE)
+        self.state = State(self.board)
+        self.offline_steps = 0
+        self._pending = []
+        self._dirty = False
+        for session in self.sessions:
+            self.disconnect(session)
+        # Blink for a moment so the person holding the buttons sees it happened.
+        self.state.identify_active = True
+        self.state.identify_until = timebase.ticks_add(self.clock(), _IDENTIFY_MS)
 
     # -- display ----------------------------------------------------------------
 

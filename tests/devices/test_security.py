@@ -521,3 +521,45 @@ async def test_a_press_flood_past_65535_wraps_and_no_task_dies(tmp_path, caplog)
     finally:
         await manager.stop()
         await tracker.stop()
+
+
+# -- budget writes ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("pinout", ["levelboard-esp32s3", "levelboard-esp32s3-epic"])
+async def test_a_65535_ma_budget_forged_or_honest_leaves_the_board_within_its_supply(
+    tmp_path, pinout
+):
+    board = SerialVirtualCounter(
+        "board", link_path=tmp_path / "board", pinout=pinout, animate=False
+    )
+    await board.start()
+    manager, _ = await started_with(tmp_path, board, SerialLink(board.address))
+    power = board.counter.board.power
+    intruder = PortIntruder(board.address)
+    try:
+        intruder.send(forged_payloads(50))  # forged: dropped, the session is the app's
+        session = connection_of(manager).session
+        assert session is not None
+        # Honest, from the table's own app: the counter takes it, and bounds it.
+        for message in (
+            wire.ConfigBudget(65535),
+            wire.ConfigBrightness(255),
+            wire.ShowIdentify(30),  # every LED white: the most current the board can draw
+        ):
+            answer = await session.request(message, 2.0)
+            assert isinstance(answer, wire.Ack)
+        now = board.counter.clock()
+        worst = 0
+        for t in range(0, 1000, 50):
+            board.counter.frame(now + t)
+            worst = max(worst, board.counter.current_ma)
+        # The counter bounds the budget by its own supply, and its LEDs keep to the budget.
+        budget_ma = board.counter.state.budget_ma
+        assert budget_ma + power["mcu_active_ma"] <= power["supply_ma"]
+        assert worst <= budget_ma
+        assert intruder.acks() == []
+    finally:
+        intruder.close()
+        await manager.stop()
+        await board.stop()

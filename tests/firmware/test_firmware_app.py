@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import os
-import sys
-import time
-import types
 from pathlib import Path
 
 import pytest
+from boardfakes import Wires
 from mpvm import PINOUTS
 
 from companion.devices import seal, wire
@@ -17,92 +15,6 @@ from companion.devices import seal, wire
 pytestmark = pytest.mark.slow
 
 HOLD_S = 1.7  # a little over the firmware's long press
-
-
-class Wires:
-    """Shared state of the fake pins: levels and the log of writes (for the TM1637 bus)."""
-
-    def __init__(self) -> None:
-        self.levels: dict[int, int] = {}
-        self.log: list[tuple[int, int]] = []
-
-
-def fake_machine(wires: Wires) -> types.ModuleType:
-    class Pin:
-        IN, OUT, PULL_UP, PULL_DOWN = 0, 1, 2, 3
-
-        def __init__(self, n: int, mode: int = 0, pull: int | None = None, value=None) -> None:
-            self.n = n
-            if value is not None:
-                wires.levels[n] = value
-            elif n not in wires.levels:
-                wires.levels[n] = 1 if pull == Pin.PULL_UP else 0
-
-        def value(self, v=None):
-            if v is None:
-                return wires.levels[self.n]
-            wires.levels[self.n] = 1 if v else 0
-            wires.log.append((self.n, wires.levels[self.n]))
-            return None
-
-        __call__ = value
-
-    class ADC:
-        ATTN_11DB = 3
-
-        def __init__(self, pin: Pin) -> None:
-            self.pin = pin
-
-        def atten(self, value: int) -> None:
-            self.attenuation = value
-
-        def read_uv(self) -> int:
-            return 1_950_000
-
-    machine = types.ModuleType("machine")
-    machine.Pin = Pin
-    machine.ADC = ADC
-    machine.unique_id = lambda: b"\x10\x20\x30\x40\x50\x60"
-    return machine
-
-
-def fake_neopixel(strips: list) -> types.ModuleType:
-    class NeoPixel:
-        def __init__(self, pin, n: int) -> None:
-            self.buf = bytearray(3 * n)
-            self.writes = 0
-            strips.append(self)
-
-        def write(self) -> None:
-            self.writes += 1
-
-    module = types.ModuleType("neopixel")
-    module.NeoPixel = NeoPixel
-    return module
-
-
-@pytest.fixture
-def board_env(monkeypatch: pytest.MonkeyPatch):
-    wires = Wires()
-    strips: list = []
-    kbd = []
-    mp = types.ModuleType("micropython")
-    mp.const = lambda x: x
-    mp.kbd_intr = kbd.append
-    mp.alloc_emergency_exception_buf = lambda n: None
-    monkeypatch.setitem(sys.modules, "machine", fake_machine(wires))
-    monkeypatch.setitem(sys.modules, "neopixel", fake_neopixel(strips))
-    monkeypatch.setitem(sys.modules, "micropython", mp)
-    monkeypatch.setattr(time, "sleep_us", lambda us: None, raising=False)  # MicroPython's
-    import counter
-
-    # Fresh copies bound to this test's fakes (the package keeps submodules as attributes).
-    for name in ("hw", "app"):
-        monkeypatch.delitem(sys.modules, f"counter.{name}", raising=False)
-        monkeypatch.delattr(counter, name, raising=False)
-    from counter import app
-
-    return types.SimpleNamespace(app=app, wires=wires, strips=strips, kbd=kbd)
 
 
 class Host:
@@ -228,7 +140,11 @@ async def test_level_board_claims_shows_the_snapshot_and_gives_back_the_repl(
         (strip,) = board_env.strips
         k = (3 - 1) * 6 * 3  # slot 0 at level 3: space 3, first LED
         assert strip.buf[k : k + 3] == bytes([30, 230, 30])  # red in GRB order
-        assert sum(strip.buf) == 290 and strip.writes > 3
+        assert sum(strip.buf) == 290 and strip.writes >= 2  # dark at start, then the table
+        # A steady picture is not sent again: ten frames later the strip saw no write.
+        writes = strip.writes
+        await asyncio.sleep(0.35)
+        assert strip.writes == writes
         os.write(host.w_in, b"\x00" + b"\x03\x03\x03 counter: back to the REPL \x03\x03\x03")
         from counter.serial_link import ReplRequested
 
@@ -271,6 +187,68 @@ async def test_tracker_chord_claims_and_the_digits_show_the_level(board_env, tmp
         await hold(board_env.wires, [6], 0.1)
         (intent,) = await host.expect(1)
         assert (intent.intent, intent.slot) == (wire.INTENT_LEVEL_UP, 0)
+    finally:
+        task.cancel()
+        host.close()
+
+
+@pytest.mark.parametrize(
+    ("pinout", "boots_before", "expected"),
+    [("levelboard-esp32s3", "2", "safe"), ("x", "0", "safe")],
+)
+def test_boot_after_two_short_boots_is_safe_mode_shown_on_the_strip(
+    board_env, tmp_path: Path, pinout: str, boots_before: str, expected: str
+) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "boots").write_text(boots_before)
+    assert board_env.app.boot(str(PINOUTS / f"{pinout}.json"), str(data)) == expected
+    if pinout == "x":  # no pin map at all: nothing to drive, the REPL stays
+        assert board_env.strips == []
+        return
+    (strip,) = board_env.strips
+    lit = [i for i in range(60) if strip.buf[3 * i : 3 * i + 3] != bytes(3)]
+    assert lit == list(range(0, 60, 4)) and strip.writes == 1
+    assert strip.buf[0:3] == bytes([25, 60, 0])  # amber, in GRB order
+    assert (data / "boots").read_text() == "0"  # the next reset tries a normal start
+    assert board_env.wires.watchdog_ms == 0  # safe mode starts no watchdog
+
+
+def test_safe_mode_on_a_tracker_says_sf_on_its_digits(board_env, tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "boots").write_text("2")
+    assert board_env.app.boot(str(PINOUTS / "tracker-esp32c3.json"), str(data)) == "safe"
+    shown = tm1637_bytes(board_env.wires.log, clk=4, dio=5)
+    assert [0xC0, 0x6D, 0x71] in shown
+
+
+async def test_the_watchdog_is_fed_while_the_counter_runs_and_a_good_boot_resets_the_count(
+    board_env, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from counter import supervisor
+    from counter.store import FileStore
+
+    monkeypatch.setattr(supervisor, "STABLE_MS", 300)
+    host = Host()
+    data = tmp_path / "data"
+    guard = supervisor.BootGuard(FileStore(str(data)))
+    guard.starting()
+    watchdog = board_env.app.hw.Watchdog(board_env.app.WATCHDOG_MS)
+    task = asyncio.create_task(
+        board_env.app.main(
+            str(PINOUTS / "tracker-esp32c3-bar.json"),
+            stdin=host.stdin,
+            stdout=host.stdout,
+            data_dir=str(data),
+            watchdog=watchdog,
+            guard=guard,
+        )
+    )
+    try:
+        await asyncio.sleep(0.5)
+        assert board_env.wires.watchdog_ms == 8000 and board_env.wires.feeds >= 1
+        assert (data / "boots").read_text() == "0"
     finally:
         task.cancel()
         host.close()

@@ -131,3 +131,35 @@ async def test_ble_carrier_serves_gatt_and_keeps_sessions_apart(radio) -> None:
         assert radio.chars[wire.BATTERY_LEVEL_CHAR_UUID].value == b"\x2a"
     finally:
         task.cancel()
+
+
+async def test_a_mains_board_has_no_battery_service_and_stale_prompts_are_dropped(radio) -> None:
+    from counter import board
+    from counter.ble_link import BleCarrier
+    from counter.logic import Counter
+    from counter.outbox import Outbox
+
+    counter = Counter(board.load(str(PINOUTS / "levelboard-esp32s3.json")), counter_id=6)
+    outbox = Outbox(["ble"])
+    carrier = BleCarrier(counter, outbox, wire.counter_name(counter.counter_id))
+    assert wire.BATTERY_LEVEL_CHAR_UUID not in radio.chars
+    assert [s.uuid[1] for s in radio.registered] == [
+        wire.SERVICE_UUID,
+        wire.DEVICE_INFO_SERVICE_UUID,
+    ]
+    carrier.battery_percent(50)  # nothing to update, and no error
+    # Someone long-presses while no app is connected: that prompt is not for a later app.
+    (prompt,) = counter.press("claim", True)
+    outbox.put(prompt, to_all=True)
+    task = asyncio.create_task(carrier.run())
+    try:
+        await asyncio.sleep(0.01)
+        assert radio.advertised == [("MCounter-0006", [("uuid", wire.SERVICE_UUID)])]
+        radio.connect.set()
+        await asyncio.sleep(0.3)
+        assert radio.notified == []
+        outbox.put(prompt, to_all=True)  # a press while this app is connected does reach it
+        await asyncio.sleep(0.3)
+        assert [wire.decode(n).TYPE for n in radio.notified] == [wire.MSG_CLAIM_OPEN]
+    finally:
+        task.cancel()
