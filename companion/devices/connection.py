@@ -384,7 +384,7 @@ class CounterConnection:
             where = claimed_at.split(":", 1)[1] if claimed_at else "?"
             await self._mismatch(
                 f"answers at {self.link.address} but was claimed at {where}: it may be a fake "
-                "passing messages on; long-press it to claim it again if it really moved"
+                "passing messages on, so nothing is sent to it"
             )
             return
         if accepted and elsewhere and place is not None:
