@@ -18,8 +18,9 @@ where the app runs it: the store's queued `save_soon` where it exists, else the
 whole-file `save` on the loop), in a game of 10 and of 3,000 actions, and once
 more at 10 actions with autosave off (the counters' share alone). There `bare` is
 the same fan-out on bare carriers: one message to each of the nine echoing far
-ends at once, until every echo is back; `action` is until all nine counters
-acknowledged; `frame` until all nine rendered the frame.
+ends at once, until every echo is back (`single`, one bare BLE round trip, is
+printed beside it); `action` is until all nine counters acknowledged; `frame`
+until all nine rendered the frame.
 
 The trips take turns sample by sample, so load from other work on the machine
 falls on all of them alike. Target for every `action` and every `frame`: p99 <=
@@ -53,7 +54,12 @@ from companion.devices.pty_port import PtyPort
 from companion.devices.serial_link import SerialLink
 from companion.devices.sync import DeviceManager
 from companion.devices.tokens import TokenStore
-from companion.devices.virtual import BleVirtualCounter, LedFrame, SerialVirtualCounter
+from companion.devices.virtual import (
+    BleVirtualCounter,
+    LedFrame,
+    SerialVirtualCounter,
+    VirtualCounter,
+)
 from companion.store import GameStore
 
 PAYLOAD = bytes(range(1, 18))  # a SNAPSHOT-sized message
@@ -217,14 +223,7 @@ class BareGatt:
     async def start(self, count: int, first_name: str = "MCounter-E") -> None:
         await self.client.power_on()
         for index in range(count):
-            peripheral = VirtualPeripheral(
-                self.radio,
-                f"{first_name}{index:03d}",
-                service_uuid=wire.SERVICE_UUID,
-                write_uuid=wire.RX_CHAR_UUID,
-                notify_uuid=wire.TX_CHAR_UUID,
-                on_write=_echo(peripherals=self.peripherals, index=len(self.peripherals)),
-            )
+            peripheral = echo_peripheral(self.radio, f"{first_name}{index:03d}")
             self.peripherals.append(peripheral)
             await peripheral.start()
             connection = await self.client.connect(peripheral.device.random_address)
@@ -253,11 +252,23 @@ class BareGatt:
             await peripheral.stop()
 
 
-def _echo(peripherals: list[VirtualPeripheral], index: int) -> Callable[[bytes], Awaitable[None]]:
-    async def echo_back(payload: bytes) -> None:
-        await peripherals[index].notify(payload)
+def echo_peripheral(radio: VirtualRadio, name: str) -> VirtualPeripheral:
+    """A GATT server with the counter service that notifies back every write (not started)."""
+    peripheral: VirtualPeripheral | None = None
 
-    return echo_back
+    async def echo_back(payload: bytes) -> None:
+        assert peripheral is not None
+        await peripheral.notify(payload)
+
+    peripheral = VirtualPeripheral(
+        radio,
+        name,
+        service_uuid=wire.SERVICE_UUID,
+        write_uuid=wire.RX_CHAR_UUID,
+        notify_uuid=wire.TX_CHAR_UUID,
+        on_write=echo_back,
+    )
+    return peripheral
 
 
 # -- one carrier ------------------------------------------------------------------------------
@@ -276,14 +287,7 @@ async def serial_figures(samples: int, warmup: int, folder: Path) -> dict[str, l
     manager.add_link(SerialLink(counter.address), virtual=counter)
     link = SerialLink(link_echo.path)
     try:
-        await link.open()
-        await manager.wait_ready(WAIT_S)
-        trips = {
-            "bare": Trip(bare.round_trip),
-            "link": echo_trip(link),
-            "action": action_trip(manager, game, [counter]),
-        }
-        return await sample(trips, samples, warmup)
+        return await carrier_trips(bare.round_trip, link, manager, game, counter, samples, warmup)
     finally:
         await link.close()
         await manager.stop()
@@ -292,17 +296,30 @@ async def serial_figures(samples: int, warmup: int, folder: Path) -> dict[str, l
         link_echo.close()
 
 
+async def carrier_trips(
+    bare: RoundTrip,
+    link: Link,
+    manager: DeviceManager,
+    game: Game,
+    counter: VirtualCounter,
+    samples: int,
+    warmup: int,
+) -> Figures:
+    """Sample the bare, link and action trips of one carrier, taking turns."""
+    await link.open()
+    await manager.wait_ready(WAIT_S)
+    trips = {
+        "bare": Trip(bare),
+        "link": echo_trip(link),
+        "action": action_trip(manager, game, [counter]),
+    }
+    return await sample(trips, samples, warmup)
+
+
 async def ble_figures(samples: int, warmup: int, folder: Path) -> dict[str, list[float]]:
     radio = VirtualRadio()
     bare = BareGatt(radio)
-    echo = VirtualPeripheral(
-        radio,
-        "MCounter-ECHO",
-        service_uuid=wire.SERVICE_UUID,
-        write_uuid=wire.RX_CHAR_UUID,
-        notify_uuid=wire.TX_CHAR_UUID,
-        on_write=lambda payload: echo.notify(payload),
-    )
+    echo = echo_peripheral(radio, "MCounter-ECHO")
     counter = BleVirtualCounter("board", radio=radio)
     manager = DeviceManager(
         tokens=TokenStore(folder / "tokens-ble.json"), backend=radio.bleak_backend()
@@ -318,14 +335,7 @@ async def ble_figures(samples: int, warmup: int, folder: Path) -> dict[str, list
         manager.add_link(
             await BleLink.find(counter.address, backend=radio.bleak_backend()), virtual=counter
         )
-        await link.open()
-        await manager.wait_ready(WAIT_S)
-        trips = {
-            "bare": Trip(bare.round_trip),
-            "link": echo_trip(link),
-            "action": action_trip(manager, game, [counter]),
-        }
-        return await sample(trips, samples, warmup)
+        return await carrier_trips(bare.round_trip, link, manager, game, counter, samples, warmup)
     finally:
         if link is not None:
             await link.close()
@@ -386,6 +396,7 @@ async def table_figures(
 
         trips = {
             "bare": Trip(bare_fan_out),
+            "single": Trip(bare_gatt.round_trip),  # one bare BLE round trip, for comparison
             "action": action_trip(manager, game, list(manager.virtual_counters)),
         }
         return await sample(trips, samples, warmup)
@@ -405,6 +416,9 @@ def report(carrier: str, figures: dict[str, list[float]], *, what: str) -> bool:
     bare50, bare99 = percentiles(figures["bare"])
     bound = 1.5 * bare99 + 2.0
     print(f"{carrier}: bare   p50 {bare50:7.3f} ms  p99 {bare99:7.3f} ms")
+    if "single" in figures:
+        one50, one99 = percentiles(figures["single"])
+        print(f"{carrier}: single p50 {one50:7.3f} ms  p99 {one99:7.3f} ms  (one bare BLE trip)")
     if "link" in figures:
         link50, link99 = percentiles(figures["link"])
         print(f"{carrier}: link   p50 {link50:7.3f} ms  p99 {link99:7.3f} ms")

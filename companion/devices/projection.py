@@ -14,7 +14,6 @@ from companion.core import GameState
 from companion.devices import wire
 
 UNKNOWN_COLOUR = (200, 200, 200)  # a light grey for a colour that is not "#rrggbb"
-COLOURS_PER_MESSAGE = wire.ConfigColours.MAX_COLOURS  # what fits one sealed CONFIG COLOURS
 
 
 @dataclass(frozen=True)
@@ -129,8 +128,9 @@ def table_picture(state: GameState, rev: int) -> dict[str, Desired]:
     """
     out = {"snapshot": desired(snapshot_of(state, rev))}
     colours = [rgb(p.colour) for p in state.players[: wire.MAX_SLOTS]]
-    for first in range(0, len(colours), COLOURS_PER_MESSAGE):
-        chunk = tuple(colours[first : first + COLOURS_PER_MESSAGE])
+    per_message = wire.ConfigColours.MAX_COLOURS
+    for first in range(0, len(colours), per_message):
+        chunk = tuple(colours[first : first + per_message])
         out[f"colours{first}"] = desired(wire.ConfigColours(first, chunk))
     out["win"] = desired(wire.ConfigWinLevel(min(255, state.winning_level)))
     return out

@@ -88,7 +88,7 @@ class TokenStore:
         except OSError as exc:
             self._keep_file = True
             self._report(
-                f"{self.path} cannot be read ({exc.strerror}); counters must be claimed again"
+                f"{self.path.name} cannot be read ({exc.strerror}); counters must be claimed again"
             )
             return
         why = self._parse(data)
@@ -138,7 +138,7 @@ class TokenStore:
         except StoreError as exc:
             self._keep_file = True
             self._report(
-                f"{self.path} is damaged ({why}); {exc}, and new claims are kept for this "
+                f"{self.path.name} is damaged ({why}); {exc}, and new claims are kept for this "
                 "session only"
             )
             return
@@ -150,10 +150,11 @@ class TokenStore:
             self._save()
         else:
             outcome = "counters claimed before must be claimed again"
-        self._report(f"{self.path} was damaged ({why}); it was kept as {kept.name}; {outcome}")
+        self._report(f"{self.path.name} was damaged ({why}); it was kept as {kept.name}; {outcome}")
 
     def _report(self, problem: str) -> None:
-        _LOGGER.warning("%s", problem)
+        # The screen names the file; the log says where it is.
+        _LOGGER.warning("%s (in %s)", problem, self.path.parent)
         self.problem = problem
 
     def _save(self) -> None:
@@ -173,6 +174,6 @@ class TokenStore:
             atomic_write_text(self.path, json.dumps(data, indent=1) + "\n")
         except OSError as exc:
             self._report(
-                f"claim tokens could not be saved to {self.path} ({exc.strerror or exc}); "
+                f"claim tokens could not be saved to {self.path.name} ({exc.strerror or exc}); "
                 "they are kept for this session only"
             )

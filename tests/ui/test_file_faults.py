@@ -25,6 +25,8 @@ from tests.ui.test_startup import start_app
 
 pytestmark = pytest.mark.slow
 
+CLAIM_WAIT_S = 60.0  # virtual counters start, connect and claim on a busy shared machine
+
 
 @pytest.mark.parametrize(
     ("content", "reported"),
@@ -82,6 +84,16 @@ def test_damaged_settings_in_a_read_only_folder_start_with_defaults(tmp_path: Pa
     assert "settings.json" in banner and "winning_level" in banner
     assert "could not be set aside" in banner and "defaults are in use" in banner
     assert settings.read_bytes() == b'{"theme": "light", "winning_level": 12}'
+
+
+def test_a_read_only_folder_the_app_never_used_still_starts(tmp_path: Path) -> None:
+    (tmp_path / "settings.json").write_bytes(b"\xff")
+
+    with read_only(tmp_path):
+        report = start_app(tmp_path)
+
+    assert report["screen"] == "new_game"
+    assert "not UTF-8 text" in report["banner"] and "could not be set aside" in report["banner"]
 
 
 def test_companion_app_keeps_running_on_deeply_nested_settings(tmp_path: Path) -> None:
@@ -147,6 +159,7 @@ async def test_damaged_claim_tokens_are_set_aside_and_said_on_the_devices_screen
             ui,
             lambda: bool(service.statuses) and all(s.access == "ours" for s in service.statuses),
             "the virtual counters are claimed again",
+            timeout_s=CLAIM_WAIT_S,
         )
         ui.nav("devices")
         screen = ui.screen("devices")
