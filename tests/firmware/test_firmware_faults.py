@@ -236,7 +236,6 @@ def _fake_micropython(calls: list) -> types.ModuleType:
     mp = types.ModuleType("micropython")
     mp.const = lambda x: x
     mp.kbd_intr = lambda n: calls.append(("kbd_intr", n))
-    mp.alloc_emergency_exception_buf = lambda n: None
     return mp
 
 
