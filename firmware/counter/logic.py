@@ -62,6 +62,8 @@ class State:
         self.brightness = power.get("default_brightness", 128)
         # A tracker on its cell keeps a brightness that lasts the night, whatever the app asks.
         self.max_brightness = power.get("max_brightness", 255)
+        if self.brightness > self.max_brightness:
+            self.brightness = self.max_brightness
         self.max_budget_ma, self.min_budget_ma = budget_limits(board)
         self.default_budget_ma = self.clamp_budget(power.budget_ma)
         self.budget_ma = self.default_budget_ma
