@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from companion.devices import wire
+from companion.devices import firmware_host, wire
+from companion.resources import shipped
 
 VECTORS = json.loads((Path(__file__).parents[1] / "vectors" / "messages.json").read_text())
 MESSAGES = VECTORS["messages"]
@@ -241,6 +242,19 @@ def test_protocol_doc_session_example_is_real() -> None:
         messages.append(wire.decode(bytes.fromhex(hex_part)))
     hello, challenge, auth = messages[1], messages[2], messages[3]
     assert hello.caps & wire.CAP_CLAIMED and hello.counter_id == 0x12345678
+    # The counter's HELLO is what the firmware says for that tracker on both carriers.
+    firmware_host.load()
+    from counter import board, logic
+
+    tracker = logic.Counter(
+        board.load(str(shipped("hardware/pinouts") / "tracker-esp32c3.json")),
+        counter_id=0x12345678,
+        links=("serial", "ble"),
+    )
+    tracker.token = bytes(range(1, 17))
+    mine = tracker.hello()
+    assert (mine.caps, mine.slots, mine.led_count) == (hello.caps, hello.slots, hello.led_count)
+    assert hello.caps & wire.CAP_BLE
     assert auth.mac == wire.auth_mac(bytes(range(1, 17)), challenge.nonce, hello.counter_id)
     assert [type(m).__name__ for m in messages] == [
         "Hello",

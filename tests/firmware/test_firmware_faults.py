@@ -164,6 +164,13 @@ def test_a_level_board_never_counts_on_its_own() -> None:
     assert c.offline_steps == 0
 
 
+def test_a_slot_map_longer_than_the_positions_is_acked_and_cut_to_them() -> None:
+    c, _ = counterchecks.claimed(TRACKER)  # one position
+    assert counterchecks.send(c, wire.ConfigSlotMap((3, 1, 2), seq=4)) == ["Ack"]
+    assert c.state.slot_count == 1 and c.state.slot_map[0] == 3
+    assert list(c.state.slot_map[1:]) == [wire.NO_SLOT] * 7
+
+
 # -- serial sessions and the claim prompt ----------------------------------------------
 
 
