@@ -34,18 +34,20 @@ def run(args: argparse.Namespace) -> int:
 
 async def _scan(args: argparse.Namespace) -> int:
     from companion.devices.discovery import CounterInfo, discover, serial_candidates
+    from companion.devices.fleet import VirtualFleet
     from companion.devices.tokens import TokenStore
 
     tokens = TokenStore()
     found: list[CounterInfo] = []
     notes: list[str] = []
-    virtual: list[Any] = []
-    radio = None
-    folder = None
+    fleet = VirtualFleet(prefix="companion-scan-")
+    virtual = fleet.counters
     try:
         serial_ports = [candidate.port for candidate in serial_candidates()]
         if args.virtual:
-            radio, folder, virtual = await _start_virtual()
+            # What a found counter looks like: a serial board and a BLE tracker.
+            await fleet.add("board", "serial")
+            await fleet.add("tracker", "ble")
             serial_ports += [c.address for c in virtual if c.transport == "serial"]
         ble_ok = not args.no_ble
         if ble_ok:
@@ -58,22 +60,16 @@ async def _scan(args: argparse.Namespace) -> int:
             scan_timeout_s=args.timeout,
             tokens=tokens,
         )
-        if radio is not None:
+        if fleet.backend is not None:
             found += await discover(
-                backend=radio.bleak_backend(),
+                backend=fleet.backend,
                 serial_ports=[],
                 scan_timeout_s=min(args.timeout, 1.0),  # the virtual radio answers at once
                 tokens=tokens,
             )
     finally:
-        for counter in virtual:
-            await counter.stop()
-        if radio is not None:
-            await radio.close()
-        if folder is not None:
-            import shutil
-
-            shutil.rmtree(folder, ignore_errors=True)
+        virtual = list(virtual)
+        await fleet.stop()
 
     _print(found, tokens, virtual)
     for note in notes:
@@ -97,24 +93,6 @@ async def _bluetooth_available() -> tuple[bool, str]:
     except Exception as exc:  # each platform's stack fails its own way (D-Bus, WinRT, ...)
         return False, f"Bluetooth is not available here ({exc}); only USB serial was searched."
     return True, ""
-
-
-async def _start_virtual() -> tuple[Any, Any, list[Any]]:
-    import tempfile
-    from pathlib import Path
-
-    from companion.devices.bumble_backend import VirtualRadio
-    from companion.devices.virtual import BleVirtualCounter, SerialVirtualCounter
-
-    radio = VirtualRadio()
-    folder = Path(tempfile.mkdtemp(prefix="companion-scan-"))
-    counters = [
-        SerialVirtualCounter("board", link_path=folder / "board-0"),
-        BleVirtualCounter("tracker", radio=radio),
-    ]
-    for counter in counters:
-        await counter.start()
-    return radio, folder, counters
 
 
 def _print(found: list[Any], tokens: Any, virtual: list[Any]) -> None:

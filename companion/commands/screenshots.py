@@ -189,7 +189,7 @@ async def _take_screenshots(
     while not app.ready:  # settings, saved games and the rules engine load after frame one
         EventLoop.idle()
     # Dice fixed so the pictures are the same on every run.
-    app.dice = FixedDice([2, 5, 3, 6, 4, 1] * 20)
+    app.session.dice = FixedDice([2, 5, 3, 6, 4, 1] * 20)
 
     async def pump(frames: int = SETTLE_FRAMES) -> None:
         for _frame in range(frames):
@@ -202,11 +202,10 @@ async def _take_screenshots(
             await pump(1)
 
     def open_demo() -> None:
-        game = Game(demo_setup(), rng=app.dice)
+        game = Game(demo_setup(), rng=app.session.dice)
         for action in demo_actions():
             game.apply(action)
-        app._open(app.games.new_id(), game)
-        app._save()
+        app.session.adopt(game)
 
     async def capture(name: str, **params: Any) -> Path:
         app.root.ids.banner.hide()
@@ -222,8 +221,8 @@ async def _take_screenshots(
         return target
 
     written: list[Path] = []
-    wanted = [n for n in sorted(app.entries, key=_order(app)) if not only or n in only]
-    services = [asyncio.ensure_future(service.run()) for service in app.services]
+    wanted = [n for n in sorted(app.navigator.entries, key=_order(app)) if not only or n in only]
+    services = [asyncio.ensure_future(app.devices.run())] if app.devices is not None else []
     try:
         open_demo()
         await pump()
@@ -236,7 +235,7 @@ async def _take_screenshots(
             written.append(await capture(name, **params))
         if "run_away" in wanted:
             # The same fight turned against the fighters; Anna rolls a 3 and is caught.
-            app.act(PlayOneShot, side="monsters", bonus=10, name="Wandering monster")
+            app.session.act(PlayOneShot, side="monsters", bonus=10, name="Wandering monster")
             flee = app.show("run_away")
             await pump()
             flee.choose(0, 0)
@@ -248,7 +247,7 @@ async def _take_screenshots(
             _finish_demo(app)
             await pump()
             written.append(await capture("game_over"))
-        app.close_game()
+        app.session.close()
     finally:
         for task in services:
             task.cancel()
@@ -263,9 +262,7 @@ async def _wait_for_counters(app: Any, pump: Any, timeout_s: float = 10.0) -> No
     """Let the virtual counters connect and show the game before their picture is taken."""
     import time
 
-    from companion.ui.device_service import device_service
-
-    service = device_service(app)
+    service = app.devices
     if service is None:
         return
     end = time.monotonic() + timeout_s
@@ -281,7 +278,7 @@ async def _wait_for_counters(app: Any, pump: Any, timeout_s: float = 10.0) -> No
 
 def _order(app: Any) -> Any:
     def key(name: str) -> tuple[int, str]:
-        entry = app.entries[name]
+        entry = app.navigator.entries[name]
         return (entry.nav_order if entry.nav_order is not None else 100, name)
 
     return key
@@ -291,16 +288,17 @@ def _finish_demo(app: Any) -> None:
     """Cleo takes the last level: a kill at Level 9 wins the game."""
     from companion.core import EndTurn, MonsterSpec, ResolveCombat, SetLevel, StartCombat
 
-    state = app.live_state
+    session = app.session
+    state = session.live_state
     if state is not None and state.combat is not None:
-        app.game.undo()
-        app.game.undo()
-        app.act(ResolveCombat, outcome="kill")
-    app.act(EndTurn)
-    app.act(EndTurn)
-    app.act(SetLevel, player=2, level=9, override="A card says otherwise")
-    app.act(StartCombat, fighter=2, monsters=(MonsterSpec(name="Plutonium Dragon", level=3),))
-    app.act(ResolveCombat, outcome="kill")
+        session.game.undo()
+        session.game.undo()
+        session.act(ResolveCombat, outcome="kill")
+    session.act(EndTurn)
+    session.act(EndTurn)
+    session.act(SetLevel, player=2, level=9, override="A card says otherwise")
+    session.act(StartCombat, fighter=2, monsters=(MonsterSpec(name="Plutonium Dragon", level=3),))
+    session.act(ResolveCombat, outcome="kill")
 
 
 def optimise_png(path: Path) -> None:

@@ -7,33 +7,29 @@ keeps a stack of board states): nothing is ever reversed by hand.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from pydantic import ValidationError
 
 from companion.core.actions import ACTION_ADAPTER, BaseAction
 from companion.core.dice import RandomSource, SecretsDice
 from companion.core.engine import apply_action, fill_rolls
-from companion.core.errors import RuleError
-from companion.core.models import GameSetup
+from companion.core.errors import RuleError, validation_error_line
+from companion.core.listeners import Listeners
+from companion.core.log_versions import (
+    LOG_FORMAT,
+    LOG_VERSION,
+    READABLE_VERSIONS,
+    upgrade_actions,
+)
+from companion.core.models import Edition, GameSetup
 from companion.core.state import GameState
-
-LOG_FORMAT = "munchkin-companion-game"
-LOG_VERSION = 1
 
 Subscriber = Callable[[GameState], None]
 
 
 class GameLogError(ValueError):
     """A saved game cannot be read: not JSON, the wrong format, or an illegal action."""
-
-
-def _first_error(err: ValidationError) -> str:
-    """One line out of a pydantic error: where and what."""
-    first = err.errors()[0]
-    where = ".".join(str(p) for p in first["loc"])
-    more = f" (and {err.error_count() - 1} more)" if err.error_count() > 1 else ""
-    return f"{where}: {first['msg']}{more}" if where else f"{first['msg']}{more}"
 
 
 class Game:
@@ -60,7 +56,7 @@ class Game:
         self._actions: list[BaseAction] = []
         self._cursor = 0
         self._sequence = 0
-        self._subscribers: list[Subscriber] = []
+        self._subscribers: Listeners[[GameState]] = Listeners()
 
     # --- reading -------------------------------------------------------------------
 
@@ -154,19 +150,11 @@ class Game:
 
     def subscribe(self, callback: Subscriber) -> Callable[[], None]:
         """Call `callback(state)` after every apply, undo and redo; returns an unsubscribe."""
-        self._subscribers.append(callback)
-
-        def unsubscribe() -> None:
-            if callback in self._subscribers:
-                self._subscribers.remove(callback)
-
-        return unsubscribe
+        return self._subscribers.add(callback)
 
     def _notify(self) -> None:
         self._sequence += 1
-        state = self.state
-        for callback in list(self._subscribers):
-            callback(state)
+        self._subscribers.emit(self.state)
 
     # --- saving and loading --------------------------------------------------------
 
@@ -209,36 +197,54 @@ class Game:
         return game
 
     @classmethod
-    def from_dict(cls, data: object, rng: RandomSource | None = None) -> Game:
-        """Load a game log from JSON-ready data; raises GameLogError on anything wrong."""
+    def from_dict(
+        cls,
+        data: object,
+        rng: RandomSource | None = None,
+        editions: Mapping[str, Edition] | None = None,
+    ) -> Game:
+        """Load a game log from JSON-ready data; raises GameLogError on anything wrong.
+
+        `editions` resolves a setup's `"edition": "<id>"` (default: the core's built-in
+        editions). Logs of an earlier version are upgraded first (log_versions.py).
+        """
         if not isinstance(data, dict):
             raise GameLogError("a game log is a JSON object")
         if data.get("format") != LOG_FORMAT:
             raise GameLogError(f'not a game log: "format" must be "{LOG_FORMAT}"')
         version = data.get("version")
-        if version != LOG_VERSION:
+        if version not in READABLE_VERSIONS or isinstance(version, bool):
+            readable = ", ".join(map(str, READABLE_VERSIONS))
             raise GameLogError(
-                f"log version {version!r} is not supported (this program reads {LOG_VERSION})"
+                f"log version {version!r} is not supported (this program reads {readable})"
             )
         try:
-            setup = GameSetup.model_validate(data.get("setup"))
+            context = {"editions": editions} if editions is not None else None
+            setup = GameSetup.model_validate(data.get("setup"), context=context)
         except ValidationError as err:
-            raise GameLogError(f"bad setup: {_first_error(err)}") from None
+            raise GameLogError(f"bad setup: {validation_error_line(err)}") from None
         raw_actions = data.get("actions")
         if raw_actions is None:
             raise GameLogError('"actions" is missing (an empty game has "actions": [])')
         if not isinstance(raw_actions, list):
             raise GameLogError('"actions" must be a list')
         actions: list[BaseAction] = []
-        for number, raw in enumerate(raw_actions, start=1):
+        for number, raw in enumerate(upgrade_actions(version, raw_actions), start=1):
             try:
                 actions.append(ACTION_ADAPTER.validate_python(raw))
             except ValidationError as err:
-                raise GameLogError(f"action {number} is malformed: {_first_error(err)}") from None
+                raise GameLogError(
+                    f"action {number} is malformed: {validation_error_line(err)}"
+                ) from None
         return cls.from_actions(setup, actions, rng)
 
     @classmethod
-    def from_json(cls, text: str | bytes, rng: RandomSource | None = None) -> Game:
+    def from_json(
+        cls,
+        text: str | bytes,
+        rng: RandomSource | None = None,
+        editions: Mapping[str, Edition] | None = None,
+    ) -> Game:
         """Load a game saved by `to_json`; raises GameLogError on anything wrong."""
         try:
             data = json.loads(text)
@@ -250,7 +256,7 @@ class Game:
             raise GameLogError("not valid JSON: the file is not UTF-8 text") from None
         except RecursionError:
             raise GameLogError("not valid JSON: nested too deeply") from None
-        return cls.from_dict(data, rng)
+        return cls.from_dict(data, rng, editions)
 
 
 class _StandInDice:

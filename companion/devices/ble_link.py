@@ -61,6 +61,12 @@ class BleLink(Link):
     """A counter reached over BLE, found beforehand by scanning (see `discovery`)."""
 
     transport = "ble"
+    #: The GATT characteristics messages go out on and come in on, and what the peer is called
+    #: when they are missing; other BLE peers speaking one message per write/notification
+    #: (smart dice, say) subclass with their own.
+    write_char_uuid = wire.RX_CHAR_UUID
+    notify_char_uuid = wire.TX_CHAR_UUID
+    peer_kind = "counter"
 
     def __init__(
         self,
@@ -119,10 +125,12 @@ class BleLink(Link):
             raise LinkOpenError(f"cannot connect to {self.device.address}: {exc}") from exc
         self._client = client
         try:
-            write_char = client.services.get_characteristic(wire.RX_CHAR_UUID)
-            notify_char = client.services.get_characteristic(wire.TX_CHAR_UUID)
+            write_char = client.services.get_characteristic(self.write_char_uuid)
+            notify_char = client.services.get_characteristic(self.notify_char_uuid)
             if write_char is None or notify_char is None:
-                raise LinkOpenError(f"{self.device.address} does not offer the counter service")
+                raise LinkOpenError(
+                    f"{self.device.address} does not offer the {self.peer_kind} service"
+                )
             self._write_char = write_char
             await client.start_notify(notify_char, self._on_notify)
         except BaseException:

@@ -20,10 +20,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from companion.core.listeners import Listeners
 from companion.devices import firmware_host, wire
 from companion.devices.bumble_backend import VirtualPeripheral, VirtualRadio
 from companion.devices.pty_port import PtyPort
-from companion.devices.tasks import cancel_and_wait
+from companion.devices.tasks import TaskSet, guarded
 from companion.resources import shipped
 
 _LOGGER = logging.getLogger(__name__)
@@ -142,12 +143,12 @@ class VirtualCounter(abc.ABC):
         #: HELLO while it is unclaimed (the simulator, where nobody can press it).
         self.claim_on_hello = claim_on_hello
         self.battery_mv = battery_mv
-        self._listeners: dict[object, FrameListener] = {}
+        self._listeners: Listeners[[LedFrame]] = Listeners()
         self._frames = 0
         self._presses_sent: set[int] = set()
         #: Sequence numbers of this counter's presses that an app acknowledged, in order.
         self.acked_presses: list[int] = []
-        self._tasks: list[asyncio.Task[None]] = []
+        self._tasks = TaskSet(self.name)
         self.frame = self._render()
 
     def battery_percent(self) -> int:
@@ -166,13 +167,7 @@ class VirtualCounter(abc.ABC):
 
     def on_frame(self, listener: FrameListener) -> Callable[[], None]:
         """Call `listener(frame)` with every new frame; returns an unregister function."""
-        key = object()
-        self._listeners[key] = listener
-
-        def unregister() -> None:
-            self._listeners.pop(key, None)
-
-        return unregister
+        return self._listeners.add(guarded(listener, f"{self.name}: frame listener"))
 
     def press(self, button: str, long: bool = False) -> None:
         """Press a button: "plus", "minus", "next" or "claim" (a long press opens the claim)."""
@@ -196,15 +191,13 @@ class VirtualCounter(abc.ABC):
     async def start(self) -> None:
         """Switch the counter on: carrier up, housekeeping running."""
         await self._start_carrier()
-        loop = asyncio.get_running_loop()
-        self._tasks.append(loop.create_task(self._housekeeping(), name=f"{self.name} poll"))
+        self._tasks.spawn(self._housekeeping(), "poll")
         if self.animate:
-            self._tasks.append(loop.create_task(self._animation(), name=f"{self.name} leds"))
+            self._tasks.spawn(self._animation(), "leds")
 
     async def stop(self) -> None:
         """Switch the counter off: what it showed is kept, as flash would."""
-        tasks, self._tasks = self._tasks, []
-        await cancel_and_wait(*tasks)
+        await self._tasks.cancel_all()
         await self._stop_carrier()
 
     # -- for carriers ---------------------------------------------------------------
@@ -256,11 +249,7 @@ class VirtualCounter(abc.ABC):
             spaces=int(board.spaces),
             positions=int(board.positions),
         )
-        for listener in list(self._listeners.values()):
-            try:
-                listener(self.frame)
-            except Exception:
-                _LOGGER.exception("%s: frame listener failed", self.name)
+        self._listeners.emit(self.frame)
         return self.frame
 
     async def _housekeeping(self) -> None:
@@ -302,7 +291,8 @@ class SerialVirtualCounter(VirtualCounter):
     def __init__(self, role: str = "board", *, link_path: str | Path, **kwargs: Any) -> None:
         super().__init__(role, **kwargs)
         self.port = PtyPort(link_path)
-        self._protocol = firmware_host.load().serial_link.SerialProtocol(self.counter)
+        self._serial = firmware_host.load().serial_link
+        self._protocol = self._serial.SerialProtocol(self.counter)
         self.port.on_data(self._on_data)
 
     @property
@@ -319,16 +309,15 @@ class SerialVirtualCounter(VirtualCounter):
         self.port.plug()
 
     def _on_data(self, data: bytes) -> None:
-        fw = firmware_host.load()
         session = self._protocol.session
         out = []
         try:
             for payload in self._protocol.deframer.feed(data):
                 out += [wire.frame(reply) for reply in self._replies(payload, session)]
-        except fw.serial_link.ReplRequested:
+        except self._serial.ReplRequested:
             _LOGGER.info("%s: the REPL escape has no REPL to go to here", self.name)
-        for chunk in out:
-            self.port.write(chunk)
+        if out:
+            self.port.write(b"".join(out))  # one write for all the replies to this chunk
 
     def _send(self, payloads: list[bytes], *, to_all: bool) -> None:
         # CLAIM_OPEN goes to everyone; the rest only to an authenticated app.
@@ -352,7 +341,7 @@ class BleVirtualCounter(VirtualCounter):
         super().__init__(role, **kwargs)
         self.radio = radio
         self._session: Any = None
-        self._notify_tasks: set[asyncio.Task[None]] = set()
+        self._notify_tasks = TaskSet(f"{self.name} notify")
         self.peripheral = VirtualPeripheral(
             radio,
             self.name,
@@ -391,9 +380,7 @@ class BleVirtualCounter(VirtualCounter):
         session = self._session
         if session is None or not (to_all or session.authenticated):
             return
-        task = asyncio.get_running_loop().create_task(self._notify_all(payloads))
-        self._notify_tasks.add(task)
-        task.add_done_callback(self._notify_tasks.discard)
+        self._notify_tasks.spawn(self._notify_all(payloads), "notify")
 
     async def _notify_all(self, payloads: list[bytes]) -> None:
         for payload in payloads:
@@ -403,6 +390,5 @@ class BleVirtualCounter(VirtualCounter):
         await self.peripheral.start()
 
     async def _stop_carrier(self) -> None:
-        for task in list(self._notify_tasks):
-            task.cancel()
+        await self._notify_tasks.cancel_all()
         await self.peripheral.stop()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
 import secrets
 import time
@@ -42,7 +43,9 @@ class GameStore:
     def __init__(self, folder: Path | None = None) -> None:
         self.root = folder if folder is not None else data_dir()
         self.folder = self.root / GAMES_DIR
-        self.folder.mkdir(parents=True, exist_ok=True)
+        # A read-only data folder must not stop the app: saving says so when it fails.
+        with contextlib.suppress(OSError):
+            self.folder.mkdir(parents=True, exist_ok=True)
         # The id this store last wrote into the marker file, so autosaving the same game
         # after every action does not rewrite (and sync) the marker each time.
         self._marked: str | None = None

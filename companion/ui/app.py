@@ -1,8 +1,9 @@
-"""The companion App: wires the store, the rules engine, the screens and background services.
+"""The companion App: wires the game session, the navigator, the root widget and the counters.
 
-The App holds the open game and publishes its state as a Kivy property; screens read
-that state and send actions through `act()`. Rules live in `companion.core`; the App
-only routes actions, shows rule errors, saves after every action and navigates.
+The work is done elsewhere: `session.GameSession` owns the open game and its saving,
+`navigator.Navigator` the screen on show and the way back, `root.AppRoot` the frame
+around the screens, and `device_service.DeviceService` the counters. Screens and the
+service see the App only through `host.Host`.
 
 Start-up comes in two steps so the window shows at once: the first frame needs only
 Kivy (the frame of the app, in the user's theme and language); right after it, the
@@ -24,29 +25,28 @@ from kivy.app import App
 from kivy.base import ExceptionHandler, ExceptionManager
 from kivy.clock import Clock
 from kivy.core.window import Window
-from kivy.lang import Builder
 from kivy.metrics import dp
-from kivy.properties import BooleanProperty, ObjectProperty, StringProperty
-from kivy.uix.floatlayout import FloatLayout
+from kivy.properties import BooleanProperty, ObjectProperty
 from kivy.uix.label import Label
 from kivy.uix.screenmanager import Screen, ScreenManager
 
 from companion.resources import SETTINGS_FILE, user_data_dir
 from companion.ui.awake import keep_awake
 from companion.ui.i18n import _, set_language
-from companion.ui.screens import ScreenEntry, kv_path, registry
-from companion.ui.screens.base import CompanionScreen
-from companion.ui.services import AppService, make_services
+from companion.ui.navigator import HOME_SCREEN, START_SCREEN, Navigator
+from companion.ui.root import AppRoot, load_layout
+from companion.ui.screens import registry
+from companion.ui.session import GameSession
 from companion.ui.theme import Theme
-from companion.ui.widgets import Banner, NavButton
 
 if TYPE_CHECKING:
     # Loaded after the first frame (see `CompanionApp._finish_start`): pydantic and the
     # rules engine are the larger part of the app's start-up.
-    from pydantic import ValidationError
-
-    from companion.core import Game, GameSetup, GameState, RandomSource
-    from companion.store import GameStore, Settings, SettingsStore
+    from companion.core import Game
+    from companion.store import Settings, SettingsStore
+    from companion.ui.device_service import DeviceService
+    from companion.ui.host import Host
+    from companion.ui.screens.base import CompanionScreen
 
 log = logging.getLogger(__name__)
 
@@ -54,8 +54,6 @@ log = logging.getLogger(__name__)
 WIDE_LAYOUT_DP = 720
 # Keys that mean "back": Escape on desktop, the back button on Android.
 BACK_KEYS = (27,)
-HOME_SCREEN = "table"
-START_SCREEN = "new_game"
 # Shown for the moment between the first frame and the game being loaded.
 OPENING_SCREEN = "opening"
 
@@ -69,7 +67,7 @@ def first_look(data_dir: Path | None) -> tuple[str, str]:
     path = (data_dir if data_dir is not None else user_data_dir()) / SETTINGS_FILE
     try:
         saved = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # reported by the full load, not here
         saved = {}
     if not isinstance(saved, dict):
         saved = {}
@@ -80,62 +78,26 @@ def first_look(data_dir: Path | None) -> tuple[str, str]:
     )
 
 
-class AppRoot(FloatLayout):
-    """The frame around the screens: top bar, banner, screen manager, navigation bar."""
-
-    def build_nav(self, entries: list[ScreenEntry], show: Callable[[str], None]) -> None:
-        """One button per screen that asks to be in the navigation bar."""
-        bar = self.ids.nav
-        bar.clear_widgets()
-        for entry in sorted(
-            (e for e in entries if e.nav_order is not None), key=lambda e: e.nav_order or 0
-        ):
-            button = NavButton(text=_(entry.title), font_size=self.app_theme().small * 1.1)
-            button.screen_name = entry.name
-            button.bind(on_release=lambda b: show(b.screen_name))
-            button.bind(size_hint_min_x=self._fit_nav)
-            bar.add_widget(button)
-        self.ids.nav_scroll.bind(width=self._fit_nav)
-        self._fit_nav()
-
-    def _fit_nav(self, *_args: Any) -> None:
-        # The buttons share the bar; when their words do not fit, the bar scrolls instead.
-        bar = self.ids.nav
-        needed = sum(b.size_hint_min_x or 0 for b in bar.children)
-        needed += bar.spacing * len(bar.children) + bar.padding[0] + bar.padding[2]
-        bar.width = max(self.ids.nav_scroll.width, needed)
-
-    def mark_nav(self, name: str) -> None:
-        """Highlight the button of the screen on show."""
-        for button in self.ids.nav.children:
-            button.selected = getattr(button, "screen_name", None) == name
-
-    @staticmethod
-    def app_theme() -> Theme:
-        return App.get_running_app().theme
-
-
 class CompanionApp(App):
-    """The app. Public methods are what screens and services call."""
+    """Wires the session, the navigator, the root widget, the settings and the counters."""
 
     theme = ObjectProperty(None)
-    # The open game's latest state (None while no game is open); screens bind to it.
-    state = ObjectProperty(None, allownone=True)
-    game_id = StringProperty("")
-    can_undo = BooleanProperty(False)
-    can_redo = BooleanProperty(False)
-    can_go_back = BooleanProperty(False)
-    screen_title = StringProperty("")
+    session = ObjectProperty(None)
+    navigator = ObjectProperty(None)
     # True when the window is wide enough for the desktop layouts.
     wide = BooleanProperty(False)
     # Reserved for the device layer: do not start virtual counters.
     no_virtual = BooleanProperty(False)
     # True once settings, saved games and the rules engine are loaded (just after the
-    # first frame); background services start then.
+    # first frame); the counters' service starts then.
     ready = BooleanProperty(False)
 
     def __init__(
-        self, data_dir: Path | None = None, no_virtual: bool = False, **kwargs: Any
+        self,
+        data_dir: Path | None = None,
+        no_virtual: bool = False,
+        device_service: Callable[[Host], DeviceService] | None = None,
+        **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
         self.title = "Munchkin Companion"
@@ -144,32 +106,31 @@ class CompanionApp(App):
         theme, language = first_look(self.data_dir)
         set_language(language)
         self.theme = Theme(theme)
+        self.session = GameSession(notify=self.notify)
+        self.navigator = Navigator(registry(), has_game=self._has_game, notify=self.notify)
         # Set by _finish_start, right after the first frame.
         self.settings_store: SettingsStore
         self.settings: Settings
-        self.games: GameStore
-        self.dice: RandomSource  # where the app's own dice come from (tests fix them)
-        self.game: Game | None = None
+        self.devices: DeviceService | None = None
+        self._device_factory = device_service
         self._cards: Any = None
-        self.services: list[AppService] = []
-        self.entries: dict[str, ScreenEntry] = registry()
-        self._loaded_kv: set[str] = set()
-        self._back: list[str] = []
-        self._unsubscribe: Callable[[], None] | None = None
         self._startup_problems: list[str] = []
-        self._publish_trigger = Clock.create_trigger(self._publish)
 
     # -- Kivy life cycle ---------------------------------------------------------------
     def build(self) -> AppRoot:
-        Builder.load_file(str(Path(__file__).with_suffix(".kv")))
+        load_layout()
         root = AppRoot()
-        self.screen_title = _("Companion")
+        navigator = self.navigator
+        navigator.attach(root.ids.manager)
+        navigator.screen_title = _("Companion")
+        navigator.bind(on_shown=lambda _nav, name: root.mark_nav(name))
         opening = Screen(name=OPENING_SCREEN)
         opening.add_widget(
             Label(text=_("Opening your game…"), color=self.theme.dim, font_size=self.theme.body)
         )
         root.ids.manager.add_widget(opening)
-        root.build_nav(list(self.entries.values()), self.show)
+        root.build_nav(list(navigator.entries.values()), self.show)
+        self.session.bind(on_opened=self._game_opened, on_won=self._game_won)
         Window.bind(on_keyboard=self._on_keyboard, size=self._on_window_size)
         self._on_window_size(Window, Window.size)
         return root
@@ -183,267 +144,69 @@ class CompanionApp(App):
         Clock.schedule_once(self._finish_start, 0)
 
     def _finish_start(self, *_args: Any) -> None:
-        from companion.core import SecretsDice
-        from companion.store import GameStore, SettingsStore
+        from companion.store import SettingsStore
+        from companion.store.files import remove_partial_writes
 
         self.settings_store = SettingsStore(self.data_dir)
+        remove_partial_writes(self.settings_store.path.parent)  # left by a crash mid-save
         self.settings = self.settings_store.load()
         if self.settings_store.problem:
             self._startup_problems.append(self.settings_store.problem)
         if self.settings.theme != self.theme.name:  # the file was damaged: defaults apply
             self.theme.apply(self.settings.theme)
-        self.games = GameStore(self.data_dir)
-        self.dice = SecretsDice()
-        self.services = self._start_services()
+        self.session.load(self.data_dir)
+        self.devices = self._start_devices()
+        self.navigator.enabled = True
         self.ready = True
         keep_awake(self.settings.keep_awake)
-        self._resume_last_game()
+        problem = self.session.resume()
+        if problem is not None:
+            self._startup_problems.append(problem)
+        if self.session.game is None:
+            self.show(START_SCREEN)
         self.manager.remove_widget(self.manager.get_screen(OPENING_SCREEN))
         for problem in self._startup_problems:
             self.notify(problem, error=True)
 
     def on_stop(self) -> None:
-        self._save()
+        self.session.save()
 
-    # -- navigation ----------------------------------------------------------------------
+    # -- what screens call --------------------------------------------------------------
     @property
     def manager(self) -> ScreenManager:
         return self.root.ids.manager
 
-    def screen(self, name: str) -> CompanionScreen:
-        """The screen called `name`, built on first use."""
-        manager = self.manager
-        if manager.has_screen(name):
-            return manager.get_screen(name)
-        if name not in self.entries:
-            raise KeyError(f"no screen called '{name}'")
-        entry = self.entries[name]
-        module = entry.load()
-        path = kv_path(module)
-        if str(path) not in self._loaded_kv and path.exists():
-            Builder.load_file(str(path))
-            self._loaded_kv.add(str(path))
-        screen = getattr(module, entry.cls)(name=name)
-        screen.title = _(entry.title)
-        manager.add_widget(screen)
-        return screen
-
     def show(self, name: str, **params: Any) -> CompanionScreen | None:
         """Go to a screen, passing it parameters (see `CompanionScreen.prepare`)."""
-        entry = self.entries.get(name)
-        if entry is None:
-            self.notify(_("That screen is not available."), error=True)
-            return None
-        if not self.ready:
-            return None  # a tap in the split second before the game is loaded
-        if entry.needs_game and self.game is None:
-            self.notify(_("Start a game first."))
-            name = START_SCREEN
-        screen = self.screen(name)
-        screen.prepare(**params)
-        manager = self.manager
-        if manager.current != name:
-            if manager.current in self.entries:
-                self._back.append(manager.current)
-                del self._back[:-20]
-            manager.current = name
-        else:
-            screen.on_pre_enter()
-        self._screen_shown(name)
-        return screen
+        return self.navigator.show(name, **params)
+
+    def screen(self, name: str) -> CompanionScreen:
+        """The screen called `name`, built on first use."""
+        return self.navigator.screen(name)
 
     def back(self) -> bool:
         """Return to the previous screen; False when there is none."""
-        while self._back:
-            name = self._back.pop()
-            if self.entries[name].needs_game and self.game is None:
-                continue
-            self.manager.current = name
-            self._screen_shown(name)
-            return True
-        return False
+        return self.navigator.back()
 
-    def _forget_back(self) -> None:
-        self._back.clear()
-        self.can_go_back = False
-
-    def _screen_shown(self, name: str) -> None:
-        self.screen_title = self.manager.get_screen(name).title
-        self.can_go_back = bool(self._back)
-        self.root.mark_nav(name)
-
-    def _on_keyboard(self, _window: Any, key: int, *_args: Any) -> bool:
-        return key in BACK_KEYS and self.back()
-
-    def _on_window_size(self, _window: Any, size: tuple[int, int]) -> None:
-        self.wide = size[0] >= dp(WIDE_LAYOUT_DP)
-
-    # -- messages ------------------------------------------------------------------------
     def notify(self, text: str, error: bool = False) -> None:
         """Show a short message across the top; errors in red."""
         if error:
             log.info("shown to the user: %s", text)
-        banner: Banner = self.root.ids.banner
-        banner.show(text, error=error)
-
-    # -- the game ------------------------------------------------------------------------
-    def act(self, action: Any, **fields: Any) -> bool:
-        """Apply an action (an instance, or an action class plus its fields) to the game.
-
-        A broken rule or a bad value is shown to the user and changes nothing; the
-        answer says whether the action was applied.
-        """
-        from pydantic import ValidationError
-
-        from companion.core import RuleError
-
-        if self.game is None:
-            self.notify(_("Start a game first."))
-            return False
-        try:
-            if isinstance(action, type):
-                action = action(**fields)
-            self.game.apply(action)
-        except RuleError as exc:
-            self.notify(str(exc), error=True)
-            return False
-        except ValidationError as exc:
-            self.notify(_first_problem(exc), error=True)
-            return False
-        except ValueError as exc:  # any other refusal from the engine, in its own words
-            self.notify(str(exc), error=True)
-            return False
-        return True
-
-    def allowed(self, action: Any, **fields: Any) -> bool:
-        """Whether the rules would accept the action now (for dimming buttons); changes nothing."""
-        if self.game is None:
-            return False
-        try:
-            if isinstance(action, type):
-                action = action(**fields)
-        except ValueError:
-            return False
-        return self.game.check(action) is None
-
-    @property
-    def live_state(self) -> GameState | None:
-        """The game's state right now (`state` follows it on the next frame)."""
-        return self.game.state if self.game is not None else None
-
-    def undo(self, steps: int = 1) -> None:
-        """Take back the last `steps` actions, saying what was taken back."""
-        game = self.game
-        if game is None or not game.can_undo:
-            self.notify(_("Nothing to undo."))
-            return
-        steps = max(1, min(steps, len(game.log)))
-        last = self._last_in_words(game)
-        game.undo(steps)
-        if steps == 1:
-            self.notify(_("Undone: {what}").format(what=last))
-        else:
-            self.notify(_("Undone: the last {n} actions").format(n=steps))
-
-    def redo(self) -> None:
-        """Apply again the last action taken back, saying what it was."""
-        game = self.game
-        if game is None or not game.can_redo:
-            self.notify(_("Nothing to redo."))
-            return
-        game.redo()
-        self.notify(_("Redone: {what}").format(what=self._last_in_words(game)))
-
-    @staticmethod
-    def _last_in_words(game: Game) -> str:
-        from companion.core import describe
-
-        revision = len(game.log) - 1
-        try:
-            return describe(game.log[revision], game.state_at(revision))
-        except (ValueError, LookupError, AttributeError):
-            return game.log[revision].type.replace("_", " ")
-
-    def start_game(self, setup: GameSetup) -> Game:
-        """Open a new game from a setup, save it at once and show the table."""
-        from companion.core import Game
-
-        game = Game(setup, rng=self.dice)
-        self._open(self.games.new_id(), game)
-        self._save()
-        self.show(HOME_SCREEN)
-        self._forget_back()
-        return game
-
-    def open_game(self, game_id: str) -> bool:
-        """Open a saved game; a damaged file is reported and nothing changes."""
-        from companion.store import StoreError
-
-        try:
-            game = self.games.load(game_id)
-        except StoreError as exc:
-            self.notify(str(exc), error=True)
-            return False
-        self._open(game_id, game)
-        self.games.last_id = game_id
-        self.show("game_over" if game.state.winners else HOME_SCREEN)
-        self._forget_back()
-        return True
-
-    def close_game(self) -> None:
-        """Put the open game away (it stays saved)."""
-        self._save()
-        self._open("", None)
-
-    def delete_game(self, game_id: str) -> None:
-        """Delete a saved game (closing it first if it is open)."""
-        from companion.store import StoreError
-
-        if game_id == self.game_id:
-            self._open("", None)
-        try:
-            self.games.delete(game_id)
-        except (StoreError, OSError) as exc:
-            self.notify(str(exc), error=True)
-
-    def export_game(self, game_id: str, dest: Path) -> Path | None:
-        """Write a saved game's log to `dest`; returns the file written."""
-        from companion.store import StoreError
-
-        self._save()
-        try:
-            written = self.games.export(game_id, dest)
-        except (StoreError, OSError) as exc:
-            self.notify(str(exc), error=True)
-            return None
-        self.notify(_("Saved to {path}").format(path=written))
-        return written
-
-    def import_game(self, src: Path) -> str | None:
-        """Add a game-log file to the saved games; returns its id."""
-        from companion.store import StoreError
-
-        try:
-            game_id = self.games.import_file(src)
-        except (StoreError, OSError) as exc:
-            self.notify(str(exc), error=True)
-            return None
-        self.notify(_("Game imported."))
-        return game_id
+        self.root.banner.show(text, error=error)
 
     def save_settings(self) -> None:
         """Write `self.settings` (after a screen changed it)."""
+        from companion.store import StoreError
+
         try:
             self.settings_store.save(self.settings)
-        except OSError as exc:
+        except (StoreError, OSError) as exc:
             self.notify(str(exc), error=True)
 
     def settings_changed(self, settings: Settings) -> None:
-        """Tell the background services that the settings changed (e.g. LED brightness)."""
-        for service in self.services:
-            hook = getattr(service, "settings_changed", None)
-            if hook is not None:
-                hook(settings)
+        """Tell the counters' service that the settings changed (e.g. LED brightness)."""
+        if self.devices is not None:
+            self.devices.settings_changed(settings)
 
     @property
     def cards(self) -> Any:
@@ -460,76 +223,39 @@ class CompanionApp(App):
                 self._cards = False
         return self._cards or None
 
-    def _open(self, game_id: str, game: Game | None) -> None:
-        if self._unsubscribe is not None:
-            self._unsubscribe()
-            self._unsubscribe = None
-        self.game = game
-        self.game_id = game_id
-        if game is not None:
-            self._unsubscribe = game.subscribe(self._game_changed)
-        for service in self.services:
-            service.game_changed(game)
-        self._publish()
+    # -- wiring ---------------------------------------------------------------------------
+    def _has_game(self) -> bool:
+        return self.session.game is not None
 
-    def _game_changed(self, _state: GameState) -> None:
-        # Save first, synchronously: a crash right after an action must not lose it.
-        self._save()
-        self._publish_trigger()
+    def _game_opened(self, _session: GameSession, game: Game | None) -> None:
+        if self.devices is not None:
+            self.devices.game_changed(game)
+        if game is not None and self.ready:
+            self.show("game_over" if game.state.winners else HOME_SCREEN)
+            self.navigator.forget_back()
 
-    def _publish(self, *_args: Any) -> None:
-        game = self.game
-        before = self.state
-        self.state = game.state if game is not None else None
-        self.can_undo = bool(game is not None and game.can_undo)
-        self.can_redo = bool(game is not None and game.can_redo)
-        newly_won = (
-            self.state is not None
-            and self.state.winners
-            and (before is None or not before.winners or before.setup != self.state.setup)
-        )
-        if newly_won and self.manager.current != "game_over":
+    def _game_won(self, _session: GameSession) -> None:
+        if self.manager.current != "game_over":
             self.show("game_over")
 
-    def _save(self) -> None:
-        if self.game is None or not self.game_id:
-            return
-        from companion.store import StoreError
+    def _on_keyboard(self, _window: Any, key: int, *_args: Any) -> bool:
+        return key in BACK_KEYS and self.back()
 
+    def _on_window_size(self, _window: Any, size: tuple[int, int]) -> None:
+        self.wide = size[0] >= dp(WIDE_LAYOUT_DP)
+
+    def _start_devices(self) -> DeviceService | None:
         try:
-            self.games.save(self.game_id, self.game)
-        except (StoreError, OSError) as exc:
-            self.notify(_("The game could not be saved: {problem}").format(problem=exc), True)
+            factory = self._device_factory
+            if factory is None:
+                from companion.ui.device_service import DeviceService
 
-    def _resume_last_game(self) -> None:
-        from companion.store import StoreError
-
-        try:
-            last = self.games.load_last()
-        except StoreError as exc:
-            self._startup_problems.append(str(exc))
-            last = None
-        if last is None:
-            self.show(START_SCREEN)
-            return
-        game_id, game = last
-        self._open(game_id, game)
-        self.show("game_over" if game.state.winners else HOME_SCREEN)
-
-    # -- background services ------------------------------------------------------------
-    def _start_services(self) -> list[AppService]:
-        try:
-            return make_services(self)
+                factory = DeviceService
+            return factory(self)
         except Exception as exc:  # a broken service must not stop the table from playing
-            log.exception("a background service could not be created")
+            log.exception("the counters' service could not be created")
             self._startup_problems.append(str(exc))
-            return []
-
-
-def _first_problem(exc: ValidationError) -> str:
-    error = exc.errors()[0]
-    where = ".".join(str(part) for part in error["loc"])
-    return f"{where}: {error['msg']}" if where else str(error["msg"])
+            return None
 
 
 class KeepPlaying(ExceptionHandler):
@@ -553,20 +279,12 @@ class KeepPlaying(ExceptionHandler):
 
 
 async def run_app(app: CompanionApp) -> None:
-    """Run the app and its background services on one asyncio loop until the window closes."""
-
-    async def guarded(service: AppService) -> None:
-        try:
-            await service.run()
-        except asyncio.CancelledError:
-            raise
-        except Exception:
-            log.exception("background service %r stopped", service)
+    """Run the app and the counters' service on one asyncio loop until the window closes."""
 
     started = asyncio.Event()
     finished = False
-    tasks: list[asyncio.Future[None]] = []
-    # Services start once the app has loaded its settings and game (just after the first frame).
+    running: asyncio.Future[None] | None = None
+    # The service starts once the app has loaded its settings and game (after the first frame).
     app.bind(ready=lambda *_args: started.set())
 
     async def ui() -> None:
@@ -576,19 +294,26 @@ async def run_app(app: CompanionApp) -> None:
         finally:
             finished = True
             started.set()
-            for task in tasks:
-                task.cancel()
+            if running is not None:
+                running.cancel()
 
-    async def services() -> None:
+    async def devices() -> None:
+        nonlocal running
         await started.wait()
-        if finished:
+        if finished or app.devices is None:
             return
-        tasks.extend(asyncio.ensure_future(guarded(s)) for s in app.services)
-        await asyncio.gather(*tasks, return_exceptions=True)
+        running = asyncio.ensure_future(app.devices.run())
+        try:
+            await running
+        except asyncio.CancelledError:
+            if not finished:
+                raise
+        except Exception:
+            log.exception("the counters' service stopped")
 
     guard = KeepPlaying(app)
     ExceptionManager.add_handler(guard)
     try:
-        await asyncio.gather(ui(), services())
+        await asyncio.gather(ui(), devices())
     finally:
         ExceptionManager.remove_handler(guard)

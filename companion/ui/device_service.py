@@ -21,12 +21,14 @@ from kivy.clock import Clock
 from kivy.event import EventDispatcher
 from kivy.properties import BooleanProperty, DictProperty, ListProperty, StringProperty
 
+from companion.devices.tasks import TaskSet
+from companion.ui.dice_service import DiceService
 from companion.ui.i18n import _
 
 if TYPE_CHECKING:
     from companion.core import Game
     from companion.store import Settings
-    from companion.ui.app import CompanionApp
+    from companion.ui.host import Host
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +53,7 @@ class DeviceService(EventDispatcher):
     # A sentence for the Devices screen about what the service is doing.
     activity = StringProperty("")
 
-    def __init__(self, app: CompanionApp, manager: Any = None) -> None:
+    def __init__(self, app: Host, manager: Any = None) -> None:
         super().__init__()
         self.app = app
         self.manager: Any = manager
@@ -60,12 +62,14 @@ class DeviceService(EventDispatcher):
         self._pending_frames: dict[str, Any] = {}
         self._frames_trigger = Clock.create_trigger(self._publish_frames, 1 / FRAME_RATE_HZ)
         self._statuses_trigger = Clock.create_trigger(self._publish_statuses)
-        self._tasks: set[asyncio.Task[Any]] = set()
+        self._tasks = TaskSet("counters", on_error=self._task_failed)
         self._unsubscribe: list[Callable[[], None]] = []
         # False on an Android phone whose user refused the Bluetooth permissions.
         self.ble_allowed = True
+        # Smart dice, beside the counters (connected only when the table asks for them).
+        self.dice = DiceService(app)
 
-    # -- AppService -----------------------------------------------------------------------
+    # -- what the app calls ---------------------------------------------------------------
     async def run(self) -> None:
         """Find counters (or start virtual ones), then keep them in step until cancelled."""
         # The table comes first: the device layer (bleak, Bumble, pyserial) is imported and
@@ -85,9 +89,9 @@ class DeviceService(EventDispatcher):
             self.activity = _("Looking for counters\u2026")
             # Started apart and awaited through a shield: a cancellation that reaches a BLE
             # connect in progress can be lost inside the stack, but ours must not be.
-            starting = asyncio.ensure_future(self._connect_all(virtual=self.virtual_wanted))
-            self._tasks.add(starting)
-            starting.add_done_callback(self._task_done)
+            starting = self._tasks.spawn(
+                self._connect_all(virtual=self.virtual_wanted), "looking for counters"
+            )
             await asyncio.shield(starting)
             self.activity = ""
             await asyncio.Event().wait()  # until the app cancels the service
@@ -95,11 +99,13 @@ class DeviceService(EventDispatcher):
             self.running = False
             for unsubscribe in self._unsubscribe:
                 unsubscribe()
-            for task in list(self._tasks):
+            for task in self._tasks:
                 task.cancel()
             # Bounded: a connection caught half-open must not keep the window from closing.
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(asyncio.shield(manager.stop()), STOP_TIMEOUT_S)
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(asyncio.shield(self.dice.close()), STOP_TIMEOUT_S)
 
     def game_changed(self, game: Game | None) -> None:
         """Counters follow the open game; with none open they keep the last one on show."""
@@ -165,6 +171,12 @@ class DeviceService(EventDispatcher):
         if connection.virtual is not None:
             connection.virtual.open_claim_window()  # the long press a person would make
 
+    @property
+    def tokens_problem(self) -> str:
+        """Why the saved claim tokens could not be read or saved ("" when all is well)."""
+        tokens = getattr(self.manager, "tokens", None)
+        return getattr(tokens, "problem", None) or ""
+
     def is_virtual(self, key: str) -> bool:
         """True for a counter simulated on this computer."""
         manager = self.manager
@@ -173,13 +185,10 @@ class DeviceService(EventDispatcher):
     def spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any] | None:
         """Run a coroutine of the device layer on the app's loop."""
         try:
-            task = asyncio.get_running_loop().create_task(coro)
-        except RuntimeError:
+            return self._tasks.spawn(coro, getattr(coro, "__name__", "counter task"))
+        except RuntimeError:  # no loop running: the app is closing
             coro.close()
             return None
-        self._tasks.add(task)
-        task.add_done_callback(self._task_done)
-        return task
 
     # -- inside ---------------------------------------------------------------------------
     def _new_manager(self) -> Any:
@@ -268,12 +277,8 @@ class DeviceService(EventDispatcher):
     def _publish_statuses(self, *_args: Any) -> None:
         self.statuses = list(self.manager.statuses()) if self.manager is not None else []
 
-    def _task_done(self, task: asyncio.Task[Any]) -> None:
-        self._tasks.discard(task)
-        if not task.cancelled() and task.exception() is not None:
-            exc = task.exception()
-            log.warning("a counter task failed: %s", exc)
-            self.app.notify(str(exc), error=True)
+    def _task_failed(self, _name: str, exc: BaseException) -> None:
+        self.app.notify(str(exc), error=True)
 
 
 async def _ask_android_permissions(timeout_s: float = PERMISSION_WAIT_S) -> bool:
@@ -320,11 +325,3 @@ async def _first_frame(timeout_s: float = FIRST_FRAME_WAIT_S) -> None:
         log.info("no frame drawn within %.1f s; starting the counters anyway", timeout_s)
     finally:
         Window.unbind(on_flip=flipped)
-
-
-def device_service(app: Any) -> DeviceService | None:
-    """The app's device service, or None when it is not running in this app."""
-    for service in getattr(app, "services", ()):
-        if isinstance(service, DeviceService):
-            return service
-    return None

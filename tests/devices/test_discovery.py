@@ -8,8 +8,6 @@ from serial.tools.list_ports_common import ListPortInfo
 from companion.devices import wire
 from companion.devices.bumble_backend import VirtualPeripheral
 from companion.devices.discovery import (
-    CounterVersionError,
-    NotACounterError,
     discover,
     hello,
     scan_ble,
@@ -17,6 +15,7 @@ from companion.devices.discovery import (
 )
 from companion.devices.pty_port import PtyPort
 from companion.devices.serial_link import SerialLink
+from companion.devices.session import CounterVersionError, NotACounterError
 
 TRACKER_HELLO = wire.Hello(
     role=wire.ROLE_TRACKER,

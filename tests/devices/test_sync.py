@@ -12,9 +12,9 @@ from companion.core import EndTurn, GoUpLevel, LoseLevel, SetLevel, StartCombat
 from companion.devices import wire
 from companion.devices.ble_link import BleLink
 from companion.devices.bumble_backend import VirtualRadio
+from companion.devices.fleet import VirtualSetup
 from companion.devices.reconnect import Backoff
 from companion.devices.serial_link import SerialLink
-from companion.devices.sync import VirtualSetup
 from companion.devices.tokens import TokenStore
 from companion.devices.virtual import BleVirtualCounter, SerialVirtualCounter
 

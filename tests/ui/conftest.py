@@ -175,12 +175,12 @@ def ui(_session_app: Harness) -> Harness:
     from companion.store import Settings
 
     app = _session_app.app
-    app.close_game()
-    for saved in app.games.list():
-        app.games.delete(saved.id)
+    app.session.close()
+    for saved in app.session.games.list():
+        app.session.games.delete(saved.id)
     app.settings = Settings(victory_countdown_s=0.4)
     app.root.ids.banner.hide()
     app.show("new_game", fresh=True)
-    app._forget_back()
+    app.navigator.forget_back()
     _session_app.pump()
     return _session_app

@@ -56,7 +56,7 @@ def test_every_player_stands_on_their_level(ui: Harness) -> None:
     assert names == ["Anna", "Bram", "Cleo", "Dev"]
     assert board.headline.endswith("Anna")
 
-    ui.app.act(SetLevel, player=0, level=7, override="A card says otherwise")
+    ui.app.session.act(SetLevel, player=0, level=7, override="A card says otherwise")
     ui.pump()
     assert token_space(track, 0) == 7  # the board follows the game without a tap
 
@@ -68,24 +68,24 @@ def test_turn_combat_death_and_victory_cues(ui: Harness) -> None:
     track = board.ids.track
     assert [t.turn for t in track.tokens] == [True, False, False]
 
-    ui.app.act(StartCombat, fighter=0, monsters=(MonsterSpec(name="Ogre", level=4),))
-    ui.app.act(AddHelper, helper=2)
+    ui.app.session.act(StartCombat, fighter=0, monsters=(MonsterSpec(name="Ogre", level=4),))
+    ui.app.session.act(AddHelper, helper=2)
     ui.pump()
     assert [t.fighting for t in track.tokens] == [True, False, True]
     assert board.in_combat and not board.fighters_winning
     assert "Ogre" in board.combat_text and "Anna + Cleo" in board.combat_text
     assert board.ids.combat.height > 0
 
-    ui.app.act(ResolveCombat, outcome="defeat")
-    ui.app.act(Die, player=1)
+    ui.app.session.act(ResolveCombat, outcome="defeat")
+    ui.app.session.act(Die, player=1)
     ui.pump()
     assert not board.in_combat and board.ids.combat.height == 0
     assert [t.dead for t in track.tokens] == [False, True, False]
 
-    assert ui.app.act(EndTurn) and ui.app.act(EndTurn)  # Cleo's turn
-    ui.app.act(SetLevel, player=2, level=9, override="A card says otherwise")
-    ui.app.act(StartCombat, fighter=2, monsters=(MonsterSpec(name="Slime", level=1),))
-    assert ui.app.act(ResolveCombat, outcome="kill")
+    assert ui.app.session.act(EndTurn) and ui.app.session.act(EndTurn)  # Cleo's turn
+    ui.app.session.act(SetLevel, player=2, level=9, override="A card says otherwise")
+    ui.app.session.act(StartCombat, fighter=2, monsters=(MonsterSpec(name="Slime", level=1),))
+    assert ui.app.session.act(ResolveCombat, outcome="kill")
     ui.app.show("board_view")
     ui.pump()
     assert [t.winner for t in track.tokens] == [False, False, True]
@@ -98,7 +98,7 @@ def test_epic_track_has_twenty_spaces_on_a_phone_and_a_desktop(ui: Harness) -> N
 
     ui.app.settings.winning_level = 20  # the New game screen starts from the Epic default
     ui.start_game(["Anna", "Bram"])
-    ui.app.act(SetLevel, player=1, level=14, override="A card says otherwise")
+    ui.app.session.act(SetLevel, player=1, level=14, override="A card says otherwise")
     ui.nav("board_view")
     ui.pump(frames=5)  # let the layout give the track its phone-sized shape first
     track = ui.screen("board_view").ids.track

@@ -46,10 +46,8 @@ def lit_space(frame: Any, level: int) -> int:
 
 
 async def test_virtual_counters_are_assigned_and_show_level_changes(ui: Harness) -> None:
-    from companion.ui.device_service import device_service
-
     ui.start_game(["Anna", "Bram", "Cleo", "Dev"])
-    service = device_service(ui.app)
+    service = ui.app.devices
     assert service is not None
     running = asyncio.ensure_future(service.run())
     try:
@@ -96,7 +94,7 @@ async def test_virtual_counters_are_assigned_and_show_level_changes(ui: Harness)
         ui.nav("table")
         for _ in range(2):
             ui.tap(ui.screen("table").tiles[2].ids.level.ids.plus)
-        assert ui.app.state.players[2].level == 3
+        assert ui.app.session.state.players[2].level == 3
         await until(
             ui,
             lambda: (
@@ -132,9 +130,7 @@ async def test_virtual_counters_are_assigned_and_show_level_changes(ui: Harness)
 
 
 def test_virtual_counters_follow_the_setting_and_the_command_line(ui: Harness) -> None:
-    from companion.ui.device_service import device_service
-
-    service = device_service(ui.app)
+    service = ui.app.devices
     assert service is not None and service.virtual_wanted
     ui.nav("devices")
     screen = ui.screen("devices")
@@ -155,10 +151,8 @@ def test_virtual_counters_follow_the_setting_and_the_command_line(ui: Harness) -
 
 
 async def test_switching_virtual_counters_off_and_on_again(ui: Harness) -> None:
-    from companion.ui.device_service import device_service
-
     ui.start_game(["Anna", "Bram"])
-    service = device_service(ui.app)
+    service = ui.app.devices
     assert service is not None
     running = asyncio.ensure_future(service.run())
 

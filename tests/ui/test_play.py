@@ -40,7 +40,7 @@ def test_new_game_with_four_players(ui: Harness) -> None:
     ui.tap(setup_rows(ui)[0].ids.first)
     ui.tap(screen.ids.start)
 
-    state = ui.app.state
+    state = ui.app.session.state
     assert [p.name for p in state.players] == ["Anna", "Bram", "Dev", "Cleo"]
     assert state.players[1].sex == "male"
     assert len({p.colour for p in state.players}) == 4
@@ -50,10 +50,10 @@ def test_new_game_with_four_players(ui: Harness) -> None:
     assert [t.name for t in ui.screen("table").tiles] == ["Anna", "Bram", "Dev", "Cleo"]
 
     tap_level(ui, 2, times=2)
-    assert ui.app.state.players[2].level == 3
+    assert ui.app.session.state.players[2].level == 3
     assert tile(ui, 2).level == 3
     ui.tap(tile(ui, 1).ids.gear.ids.plus)
-    assert ui.app.state.players[1].strength == 2
+    assert ui.app.session.state.players[1].strength == 2
 
     ui.tap(tile(ui, 2))  # a tap on the tile opens the player's details
     assert ui.app.manager.current == "player"
@@ -63,11 +63,11 @@ def test_new_game_with_four_players(ui: Harness) -> None:
 def test_rule_error_is_shown_and_changes_nothing(ui: Harness) -> None:
     ui.start_game(NAMES[:3])
     tap_level(ui, 0, times=8)
-    assert ui.app.state.players[0].level == 9
-    revision = ui.app.state.revision
+    assert ui.app.session.state.players[0].level == 9
+    revision = ui.app.session.state.revision
     tap_level(ui, 0)  # a card alone cannot give the winning level
-    assert ui.app.state.players[0].level == 9
-    assert ui.app.state.revision == revision
+    assert ui.app.session.state.players[0].level == 9
+    assert ui.app.session.state.revision == revision
     assert "10" in ui.banner()
 
 
@@ -84,25 +84,25 @@ def test_combat_with_helper_and_two_monsters_won(ui: Harness) -> None:
         ui.tap(combat.ids.quick_level.ids.plus)  # level 5 monster, 2 treasures
     ui.tap(combat.ids.quick_treasure.ids.plus)
     ui.tap(combat.ids.add_monster)
-    assert ui.app.state.combat is not None
+    assert ui.app.session.state.combat is not None
     assert combat.monsters_strength == 8
     assert combat.players_strength == 5
     assert combat.verdict == "Monsters win"
     assert combat.ids.kill.disabled
 
     ui.tap(combat.ids.helper)  # Bram helps
-    assert ui.app.state.combat.helper == 1
+    assert ui.app.session.state.combat.helper == 1
     assert combat.players_strength == 9
     assert combat.verdict == "Players win"
-    assert ui.app.state.combat.treasure == 3
+    assert ui.app.session.state.combat.treasure == 3
 
     ui.tap(combat.ids.monsters_shots.ids.b2)  # someone makes it harder: 10 vs 9
     assert combat.verdict == "Monsters win"
     combat.ids.search.text = "overcaff"  # an enhancer card on the last monster
     ui.pump()
     ui.tap(combat.ids.results.children[-1])  # the first result (children are last-first)
-    assert ui.app.state.combat.monsters[1].strength == 10
-    assert ui.app.state.combat.treasure == 4
+    assert ui.app.session.state.combat.monsters[1].strength == 10
+    assert ui.app.session.state.combat.treasure == 4
     ui.tap(combat.ids.players_shots.ids.b10)  # a one-shot for the fighters: 19 vs 15
     assert (combat.players_strength, combat.monsters_strength) == (19, 15)
 
@@ -111,15 +111,15 @@ def test_combat_with_helper_and_two_monsters_won(ui: Harness) -> None:
     assert ui.banner()
     ui.tap(combat.ids.kill)
     assert combat.countdown > 0  # the kill waits for interference first
-    assert ui.app.state.combat is not None
+    assert ui.app.session.state.combat is not None
     ui.tap(combat.ids.kill)  # "Wait!": someone interferes
     assert combat.countdown == 0
     ui.pump(0.6)
-    assert ui.app.state.combat is not None
+    assert ui.app.session.state.combat is not None
 
     ui.tap(combat.ids.kill)
     ui.pump(0.7)
-    state = ui.app.state
+    state = ui.app.session.state
     assert state.combat is None
     assert state.last_combat.outcome == "kill"
     assert state.players[0].level == 7  # two monsters killed
@@ -151,11 +151,11 @@ def test_combat_lost_then_run_away(ui: Harness) -> None:
     ui.tap(rows[1])
     assert (run.fighter, run.monster) == (0, 1)
     ui.tap(run.ids.physical.children[0])  # the "6" button (children are last-first)
-    rolls = ui.app.state.combat.rolls
+    rolls = ui.app.session.state.combat.rolls
     assert [(r.monster, r.roll, r.escaped) for r in rolls] == [(1, 6, True)]
     # Then the duck: a 2 is caught, and its Bad Stuff costs a level.
     ui.tap(run.ids.physical.children[4])  # "2"
-    state = ui.app.state
+    state = ui.app.session.state
     assert state.combat is None
     assert state.last_combat.outcome == "ran_away"
     assert state.players[0].level == 2
@@ -168,10 +168,10 @@ def test_combat_lost_then_run_away(ui: Harness) -> None:
 def test_undo_and_redo(ui: Harness) -> None:
     ui.start_game(NAMES[:2])
     tap_level(ui, 1, times=2)
-    assert ui.app.state.players[1].level == 3
+    assert ui.app.session.state.players[1].level == 3
     top = ui.app.root.ids
     ui.tap(top.undo)
-    assert ui.app.state.players[1].level == 2
+    assert ui.app.session.state.players[1].level == 2
     assert ui.banner().startswith("Undone: ")  # the table hears what was taken back
     assert tile(ui, 1).level == 2
     ui.nav("history")
@@ -179,18 +179,18 @@ def test_undo_and_redo(ui: Harness) -> None:
     assert history.count == 1
     assert "Bram" in history.entries[0]
     ui.tap(history.ids.undo)
-    assert ui.app.state.players[1].level == 1
-    assert not ui.app.can_undo
+    assert ui.app.session.state.players[1].level == 1
+    assert not ui.app.session.can_undo
     ui.tap(history.ids.redo)
-    assert ui.app.state.players[1].level == 2
+    assert ui.app.session.state.players[1].level == 2
     ui.tap(top.redo)
-    assert ui.app.state.players[1].level == 3
+    assert ui.app.session.state.players[1].level == 3
     # A tap on the oldest entry takes it back with everything after it.
     ui.tap(history.ids.lines.children[0])  # children are last-first: the oldest entry
-    assert ui.app.state.players[1].level == 1
-    assert ui.app.can_redo
+    assert ui.app.session.state.players[1].level == 1
+    assert ui.app.session.can_redo
     # The saved file follows every step.
-    saved = ui.app.games.load(ui.app.game_id)
+    saved = ui.app.session.games.load(ui.app.session.game_id)
     assert saved.state.players[1].level == 1
 
 
@@ -202,7 +202,7 @@ def test_winning_shows_game_over_with_chart(ui: Harness) -> None:
     ui.tap(combat.ids.add_monster)  # a level 1 monster against Anna's 9
     ui.tap(combat.ids.kill)
     ui.pump(0.7)
-    assert ui.app.state.winners == (0,)
+    assert ui.app.session.state.winners == (0,)
     assert ui.app.manager.current == "game_over"
     over = ui.screen("game_over")
     assert "Anna" in over.winner_text
@@ -227,7 +227,7 @@ def test_ally_sacrifice_escapes_every_monster(ui: Harness) -> None:
     run = ui.screen("run_away")
     assert "Gerald" in run.ally_text
     ui.tap(run.ids.ally)
-    state = ui.app.state
+    state = ui.app.session.state
     assert state.combat is None
     assert state.players[0].ally is None
     assert state.players[0].level == 1 and not state.players[0].dead
@@ -247,11 +247,11 @@ def test_one_shots_can_be_cleared_and_flipped_negative(ui: Harness) -> None:
     assert combat.monsters_strength == 0
     ui.tap(combat.ids.players_shots.ids.wipe)
     assert combat.players_strength == 1
-    assert ui.app.game.log[-1].type == "clear_one_shots"  # History reads "taken back"
+    assert ui.app.session.game.log[-1].type == "clear_one_shots"  # History reads "taken back"
     assert combat.verdict == "Players win"
     ui.tap(combat.ids.defeat)  # a card takes the monster away: no level
-    assert ui.app.state.last_combat.outcome == "defeat"
-    assert ui.app.state.players[0].level == 1
+    assert ui.app.session.state.last_combat.outcome == "defeat"
+    assert ui.app.session.state.players[0].level == 1
 
 
 def test_charity_at_the_end_of_the_turn(ui: Harness) -> None:
@@ -261,7 +261,7 @@ def test_charity_at_the_end_of_the_turn(ui: Harness) -> None:
     assert not table.charity_phase
     ui.tap(table.ids.next_phase)
     ui.tap(table.ids.next_phase)
-    assert ui.app.state.phase == "charity"
+    assert ui.app.session.state.phase == "charity"
     assert table.charity_phase
     assert not table.can_advance  # charity is the last phase: dimmed, a tap says why
     ui.tap(table.ids.next_phase)
@@ -269,9 +269,9 @@ def test_charity_at_the_end_of_the_turn(ui: Harness) -> None:
     ui.tap(table.ids.excess.ids.plus)
     ui.tap(table.ids.excess.ids.plus)  # three cards over the limit
     ui.tap(table.ids.give)
-    charity = ui.app.state.charity
+    charity = ui.app.session.state.charity
     assert charity.shares == {1: 2, 2: 1}
     assert "Bram 2" in table.charity_text
     ui.tap(table.ids.end_turn)
-    assert ui.app.state.current == 1
+    assert ui.app.session.state.current == 1
     assert not table.charity_phase

@@ -26,42 +26,42 @@ def test_player_details(ui: Harness) -> None:
     ui.tap(ui.screen("table").tiles[1])
     player = ui.screen("player")
     assert ui.app.manager.current == "player"
-    assert ui.app.screen_title == "Bram"
+    assert ui.app.navigator.screen_title == "Bram"
 
     ui.tap(player.ids.sex_female)
     ui.tap(traits_buttons(ui)["Wizard"])
     ui.tap(traits_buttons(ui)["Elf"])
     ui.tap(traits_buttons(ui)["Warrior"])  # one class only: refused, shown, nothing changes
     assert "class" in ui.banner().lower()
-    bram = ui.app.state.players[1]
+    bram = ui.app.session.state.players[1]
     assert bram.sex == "female"
     assert bram.classes == ("Wizard",)
     assert bram.races == ("Elf",)
 
     ui.tap(traits_buttons(ui)["Super Munchkin"])
     ui.tap(traits_buttons(ui)["Warrior"])
-    assert ui.app.state.players[1].classes == ("Wizard", "Warrior")
+    assert ui.app.session.state.players[1].classes == ("Wizard", "Warrior")
 
     player.ids.ally_name.text = "Pocket Dragon"
     player.ids.ally_bonus.text = "3"
     ui.tap(player.ids.set_ally)
-    assert ui.app.state.players[1].ally.bonus == 3
+    assert ui.app.session.state.players[1].ally.bonus == 3
     assert player.strength == 4
 
     ui.tap(player.ids.run_bonus.ids.plus)
-    assert ui.app.state.players[1].run_away_bonus == 1
+    assert ui.app.session.state.players[1].run_away_bonus == 1
 
     player.ids.gold.text = "1900"
     ui.tap(player.ids.sell)  # not Bram's turn: refused, and the banner says why
-    assert ui.app.state.players[1].level == 1
+    assert ui.app.session.state.players[1].level == 1
     assert "own turn" in ui.banner()
 
     ui.tap(player.ids.die)
-    bram = ui.app.state.players[1]
+    bram = ui.app.session.state.players[1]
     assert bram.dead and bram.ally is None
     assert player.ids.die.disabled
     ui.tap(player.ids.loot)
-    assert ui.app.state.loot.dead == 1
+    assert ui.app.session.state.loot.dead == 1
     assert player.loot_text.startswith("Looting order:")
 
     if ui.banner():
@@ -80,7 +80,7 @@ def test_selling_items_for_levels_on_your_turn(ui: Harness) -> None:
     player = ui.screen("player")
     player.ids.gold.text = "1900"  # no change is given: one level
     ui.tap(player.ids.sell)
-    assert ui.app.state.players[0].level == 2
+    assert ui.app.session.state.players[0].level == 2
     assert "1 level" in ui.banner()
     assert player.ids.gold.text == ""
 
@@ -88,7 +88,7 @@ def test_selling_items_for_levels_on_your_turn(ui: Harness) -> None:
 def test_saved_games_export_import_resume_delete(ui: Harness, tmp_path: Path) -> None:
     ui.start_game(["Anna", "Bram"])
     ui.tap(ui.screen("table").tiles[0].ids.level.ids.plus)
-    first_id = ui.app.game_id
+    first_id = ui.app.session.game_id
     ui.nav("games")
     games = ui.screen("games")
     rows = list(reversed(games.ids.saved.children))
@@ -106,15 +106,15 @@ def test_saved_games_export_import_resume_delete(ui: Harness, tmp_path: Path) ->
     assert len(rows) == 2
     imported = next(r for r in rows if not r.current)
     ui.tap(_button(imported, "Resume"))
-    assert ui.app.game_id == imported.game_id
+    assert ui.app.session.game_id == imported.game_id
     assert ui.app.manager.current == "table"
-    assert ui.app.state.players[0].level == 2
+    assert ui.app.session.state.players[0].level == 2
 
     ui.nav("games")
     rows = list(reversed(games.ids.saved.children))
     ui.tap(_button(next(r for r in rows if r.current), "Delete"))
-    assert ui.app.game is None
-    assert [s.id for s in ui.app.games.list()] == [first_id]
+    assert ui.app.session.game is None
+    assert [s.id for s in ui.app.session.games.list()] == [first_id]
 
     games.ids.import_path.text = str(tmp_path / "missing.json")
     ui.tap(games.ids.import_button)
@@ -133,7 +133,7 @@ def test_dice_roller_records_the_roll(ui: Harness) -> None:
     ui.nav("dice")
     dice = ui.screen("dice")
     ui.tap(dice.ids.roll)
-    rolled = ui.app.state.last_roll
+    rolled = ui.app.session.state.last_roll
     assert rolled is not None and 1 <= rolled.value <= 6
     assert dice.value == rolled.value
     ui.pump(0.8)  # the tumble ends on the recorded face
@@ -152,7 +152,7 @@ def test_desktop_window_uses_wide_layouts(ui: Harness) -> None:
         assert table.columns == 4
         assert all(not tile.compact for tile in table.tiles)
         ui.tap(table.tiles[3].ids.level.ids.plus)
-        assert ui.app.state.players[3].level == 2
+        assert ui.app.session.state.players[3].level == 2
         combat = ui.screen("combat")
         assert combat.ids.block_shots.parent == combat.ids.right  # one-shots get a column
     finally:

@@ -37,13 +37,13 @@ PROBE = textwrap.dedent(
         while app.root is None or not app.manager.current:
             await asyncio.sleep(0.05)
         await asyncio.sleep(0.3)
-        state = app.state
+        state = app.session.state
         report.update(
             screen=app.manager.current,
             banner=app.root.ids.banner.text if app.root.ids.banner.shown else "",
             players=[p.name for p in state.players] if state else [],
             levels=[p.level for p in state.players] if state else [],
-            game_id=app.game_id,
+            game_id=app.session.game_id,
         )
         app.stop()
 
@@ -107,7 +107,7 @@ def test_restart_resumes_the_last_game(ui: Harness) -> None:
     ui.app.on_stop()  # what closing the window does
     report = start_app(ui.data_dir)
     assert report["screen"] == "table"
-    assert report["game_id"] == ui.app.game_id
+    assert report["game_id"] == ui.app.session.game_id
     assert report["players"] == ["Anna", "Bram", "Cleo", "Dev"]
     assert report["levels"] == [1, 1, 4, 1]
 
@@ -133,7 +133,6 @@ SERVICE_PROBE = textwrap.dedent(
     from pathlib import Path
     from companion.commands.app import prepare_kivy
     prepare_kivy((360, 640))
-    from companion.ui import services
     from companion.ui.app import CompanionApp, run_app
 
     events = []
@@ -154,8 +153,10 @@ SERVICE_PROBE = textwrap.dedent(
             names = ",".join(p.name for p in game.state.players) if game else "none"
             events.append("game:" + names)
 
-    services.SERVICES["recorder"] = "__main__:Recorder"
-    app = CompanionApp(data_dir=Path(sys.argv[1]), no_virtual=True)
+        def settings_changed(self, settings):
+            events.append("settings")
+
+    app = CompanionApp(data_dir=Path(sys.argv[1]), no_virtual=True, device_service=Recorder)
 
     async def probe():
         while "running" not in events:

@@ -1,4 +1,4 @@
-"""What every screen shares: access to the app, refresh on game changes, navigation parameters."""
+"""What every screen shares: the host and its game session, refresh on game changes, parameters."""
 
 from __future__ import annotations
 
@@ -10,13 +10,14 @@ from kivy.properties import ObjectProperty, StringProperty
 from kivy.uix.screenmanager import Screen
 
 if TYPE_CHECKING:
-    from companion.ui.app import CompanionApp
+    from companion.ui.host import Host
+    from companion.ui.session import GameSession
 
 
 class CompanionScreen(Screen):
     """A screen of the companion.
 
-    Subclasses override `refresh()` to copy what they show from `app.state` into their
+    Subclasses override `refresh()` to copy what they show from `session.state` into their
     own Kivy properties (the kv binds to those), and `prepare(**params)` to receive
     navigation parameters from `app.show(name, **params)`.
     """
@@ -28,12 +29,17 @@ class CompanionScreen(Screen):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._refresh_trigger = Clock.create_trigger(self.refresh_now)
-        self.app.bind(state=self._state_changed)
+        self.session.bind(state=self._state_changed)
 
     @property
-    def app(self) -> CompanionApp:
-        """The running companion app."""
+    def app(self) -> Host:
+        """The running companion app, as far as screens need to know it."""
         return App.get_running_app()  # type: ignore[return-value]
+
+    @property
+    def session(self) -> GameSession:
+        """The open game: its state, actions, undo and redo, saved games."""
+        return self.app.session
 
     def prepare(self, **params: Any) -> None:
         """Take navigation parameters before the screen is shown (none by default)."""
@@ -52,5 +58,5 @@ class CompanionScreen(Screen):
 
     def refresh_now(self, *_args: Any) -> None:
         """Redraw from the game as it is right now (after an action, before the next frame)."""
-        self.state = self.app.live_state
+        self.state = self.session.live_state
         self.refresh()

@@ -90,7 +90,7 @@ class CombatScreen(CompanionScreen):
     def prepare(self, **params: Any) -> None:
         fighter = params.pop("fighter", None)
         super().prepare(**params)
-        state = self.app.live_state
+        state = self.session.live_state
         if state is not None and state.combat is None:
             # A new fight starts from a clean quick entry.
             self.fighter = state.current if fighter is None else fighter
@@ -100,7 +100,7 @@ class CombatScreen(CompanionScreen):
 
     def next_fighter(self) -> None:
         """Before the fight: cycle who fights (living players only)."""
-        state = self.app.live_state
+        state = self.session.live_state
         if state is None or state.combat is not None:
             return
         count = len(state.players)
@@ -113,7 +113,7 @@ class CombatScreen(CompanionScreen):
 
     def next_helper(self) -> None:
         """Cycle the helper: nobody -> each other living player -> nobody."""
-        state = self.app.live_state
+        state = self.session.live_state
         if state is None or state.combat is None:
             self.app.notify(_("Add a monster first."))
             return
@@ -124,10 +124,10 @@ class CombatScreen(CompanionScreen):
         else:
             later = [s for s in candidates if s > combat.helper]
             nxt = later[0] if later else None
-        if combat.helper is not None and not self.app.act(RemoveHelper):
+        if combat.helper is not None and not self.session.act(RemoveHelper):
             return
         if nxt is not None:
-            self.app.act(AddHelper, helper=nxt)
+            self.session.act(AddHelper, helper=nxt)
 
     # -- monsters ------------------------------------------------------------------------
     def step_quick_level(self, delta: int) -> None:
@@ -153,7 +153,7 @@ class CombatScreen(CompanionScreen):
         cards = self.app.cards if text.strip() else None
         if cards is None:
             return
-        state = self.app.live_state
+        state = self.session.live_state
         in_fight = state is not None and state.combat is not None
         found = cards.search(text, kind="monster", limit=SEARCH_RESULTS)
         if in_fight:
@@ -180,33 +180,33 @@ class CombatScreen(CompanionScreen):
             return
         card = cards.get(card_id)
         if card.kind == "enhancer":
-            state = self.app.live_state
+            state = self.session.live_state
             if state is None or state.combat is None:
                 return
             last = len(state.combat.monsters) - 1
-            self.app.act(AddEnhancer, monster=last, enhancer=cards.enhancer(card_id).to_spec())
+            self.session.act(AddEnhancer, monster=last, enhancer=cards.enhancer(card_id).to_spec())
         else:
             self._add_monster(cards.monster(card_id).to_spec())
         self.ids.search.text = ""
 
     def _add_monster(self, spec: MonsterSpec) -> None:
-        state = self.app.live_state
+        state = self.session.live_state
         if state is None:
             return
         if state.combat is None:
-            self.app.act(StartCombat, fighter=self.fighter, monsters=(spec,))
+            self.session.act(StartCombat, fighter=self.fighter, monsters=(spec,))
         else:
-            self.app.act(AddMonster, monster=spec)
+            self.session.act(AddMonster, monster=spec)
 
     def remove_monster(self, index: int) -> None:
         """A card takes a monster out of the fight."""
-        self.app.act(RemoveMonster, monster=index)
+        self.session.act(RemoveMonster, monster=index)
 
     def enhance(self, index: int, bonus: int, treasure: int) -> None:
         """Play an enhancer on one monster."""
         name = _("Enhancer {bonus:+d}").format(bonus=bonus)
         spec = EnhancerSpec(name=name, bonus=bonus, treasure=treasure)
-        self.app.act(AddEnhancer, monster=index, enhancer=spec)
+        self.session.act(AddEnhancer, monster=index, enhancer=spec)
 
     # -- one-shots -------------------------------------------------------------------
     def toggle_sign(self) -> None:
@@ -216,11 +216,11 @@ class CombatScreen(CompanionScreen):
     def one_shot(self, side: str, value: int) -> None:
         """A one-shot button: +value (or -value) for one side."""
         bonus = -value if self.negative else value
-        self.app.act(PlayOneShot, side=side, bonus=bonus, name=_("One-shot"))
+        self.session.act(PlayOneShot, side=side, bonus=bonus, name=_("One-shot"))
 
     def clear_side(self, side: str) -> None:
         """Take back the one-shots played for one side."""
-        self.app.act(ClearOneShots, side=side)
+        self.session.act(ClearOneShots, side=side)
 
     # -- the end of the fight ------------------------------------------------------------
     def press_kill(self) -> None:
@@ -232,7 +232,7 @@ class CombatScreen(CompanionScreen):
 
     def kill(self) -> None:
         """Start the wait before the kill is final (anyone may still interfere)."""
-        state = self.app.live_state
+        state = self.session.live_state
         if state is None or state.combat is None:
             return
         if not state.combat.fighters_winning:
@@ -256,13 +256,13 @@ class CombatScreen(CompanionScreen):
         """A card removes the monsters without a kill: no levels."""
         self._stop_tick()
         self.countdown = 0
-        self.app.act(ResolveCombat, outcome="defeat")
+        self.session.act(ResolveCombat, outcome="defeat")
 
     def run_away(self) -> None:
         """The fighters cannot win: go and roll to run away (or hear why not)."""
         self._stop_tick()
         self.countdown = 0
-        game, state = self.app.game, self.app.live_state
+        game, state = self.session.game, self.session.live_state
         if game is not None and state is not None and state.combat and not state.combat.running:
             problem = game.check(RunAway(fighter=state.combat.fighter, monster=0))
             if problem is not None:
@@ -271,7 +271,7 @@ class CombatScreen(CompanionScreen):
         self.app.show("run_away")
 
     def _count(self, dt: float) -> bool:
-        state = self.app.live_state
+        state = self.session.live_state
         if state is None or state.combat is None or not state.combat.fighters_winning:
             # Something was played that turned the fight: the kill is off.
             self.countdown = 0
@@ -286,7 +286,7 @@ class CombatScreen(CompanionScreen):
 
     def _finish_kill(self) -> None:
         self.countdown = 0
-        self.app.act(ResolveCombat, outcome="kill")
+        self.session.act(ResolveCombat, outcome="kill")
 
     def _stop_tick(self) -> None:
         if self._tick is not None:
@@ -335,7 +335,7 @@ class CombatScreen(CompanionScreen):
         self.winning = combat.fighters_winning
         self.running = combat.running
         self.verdict = _("Players win") if combat.fighters_winning else _("Monsters win")
-        self.can_run = self.app.allowed(RunAway, fighter=combat.fighter, monster=0)
+        self.can_run = self.session.allowed(RunAway, fighter=combat.fighter, monster=0)
         self.rewards = _("Kill: {levels} level(s), {treasure} treasure(s)").format(
             levels=combat.levels, treasure=combat.treasure
         )

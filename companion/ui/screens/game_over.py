@@ -48,7 +48,7 @@ class GameOverScreen(CompanionScreen):
         self.app.show("table")
 
     def refresh(self) -> None:
-        game = self.app.game
+        game = self.session.game
         state = self.state
         box = self.ids.stats
         box.clear_widgets()

@@ -24,11 +24,11 @@ class GamesScreen(CompanionScreen):
 
     def resume(self, game_id: str) -> None:
         """Open a saved game."""
-        self.app.open_game(game_id)
+        self.session.open(game_id)
 
     def delete(self, game_id: str) -> None:
         """Delete a saved game."""
-        self.app.delete_game(game_id)
+        self.session.delete(game_id)
         self.refresh()
 
     def export(self, game_id: str) -> None:
@@ -39,7 +39,7 @@ class GamesScreen(CompanionScreen):
         except OSError as exc:
             self.app.notify(str(exc), True)
             return
-        self.app.export_game(game_id, folder)
+        self.session.export(game_id, folder)
 
     def import_file(self) -> None:
         """Add the game-log file named in the box to the saved games."""
@@ -47,18 +47,18 @@ class GamesScreen(CompanionScreen):
         if not text:
             self.app.notify(_("Type the path of a game-log file first."), True)
             return
-        if self.app.import_game(Path(text).expanduser()) is not None:
+        if self.session.import_file(Path(text).expanduser()) is not None:
             self.refresh()
 
     def _default_folder(self) -> str:
-        return str(self.app.games.root / EXPORTS_DIR)
+        return str(self.session.games.root / EXPORTS_DIR)
 
     def refresh(self) -> None:
         if not self.ids.folder.text:
             self.ids.folder.text = self._default_folder()
         box = self.ids.saved
         box.clear_widgets()
-        saved = self.app.games.list()
+        saved = self.session.games.list()
         if not saved:
             box.add_widget(Factory.Caption(text=_("No saved games yet.")))
         for item in saved:
@@ -76,6 +76,6 @@ class GamesScreen(CompanionScreen):
             row.game_id = item.id
             row.title = item.title
             row.detail = detail
-            row.current = item.id == self.app.game_id
+            row.current = item.id == self.session.game_id
             row.damaged = item.problem is not None
             box.add_widget(row)

@@ -19,18 +19,18 @@ class HistoryScreen(CompanionScreen):
 
     def undo(self) -> None:
         """Take back the newest action."""
-        self.app.undo()
+        self.session.undo()
 
     def undo_to(self, steps: int) -> None:
         """A tap on an entry: take back that action and every one after it (redo restores)."""
-        self.app.undo(steps)
+        self.session.undo(steps)
 
     def redo(self) -> None:
         """Apply again the action taken back last."""
-        self.app.redo()
+        self.session.redo()
 
     def refresh(self) -> None:
-        game = self.app.game
+        game = self.session.game
         if game is None:
             self.entries = []
             self.count = 0

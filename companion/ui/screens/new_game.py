@@ -24,6 +24,7 @@ from companion.core import (
     Sex,
     Variants,
 )
+from companion.core.errors import first_validation_error
 from companion.ui.i18n import _
 from companion.ui.labels import sex_name
 from companion.ui.screens.base import CompanionScreen
@@ -54,6 +55,7 @@ class NewGameScreen(CompanionScreen):
 
     edition_name = StringProperty("")
     epic = BooleanProperty(False)
+    no_limit = BooleanProperty(False)
     shared_victory = BooleanProperty(False)
     faster_play = BooleanProperty(False)
     # Seat that starts, or ROLL_FOR_FIRST.
@@ -73,13 +75,14 @@ class NewGameScreen(CompanionScreen):
         settings = self.app.settings
         self.edition_id = settings.edition if settings.edition in EDITIONS else "classic"
         self.epic = settings.winning_level == EPIC_LEVEL
+        self.no_limit = False  # a choice for one game, not a default kept in the settings
         self.shared_victory = settings.shared_victory
         self.faster_play = settings.faster_play
         self.first = ROLL_FOR_FIRST
 
     # -- the player list ------------------------------------------------------------
     def _seed_players(self) -> None:
-        state = self.app.state
+        state = self.session.state
         if state is not None:
             self.players = [
                 {"name": p.name, "colour": p.colour, "sex": p.sex} for p in state.setup.players
@@ -172,6 +175,15 @@ class NewGameScreen(CompanionScreen):
         self.edition_id = self.edition_ids[(at + 1) % len(self.edition_ids)]
         self._update_texts()
 
+    def cycle_limit(self) -> None:
+        """Play to Level 10, then Epic (20), then no limit, then back to 10."""
+        if self.no_limit:
+            self.no_limit = False
+        elif self.epic:
+            self.epic, self.no_limit = False, True
+        else:
+            self.epic = True
+
     def toggle(self, option: str) -> None:
         """Flip one of the variant switches: "epic", "shared_victory" or "faster_play"."""
         setattr(self, option, not getattr(self, option))
@@ -185,6 +197,7 @@ class NewGameScreen(CompanionScreen):
         edition: Edition = EDITIONS[self.edition_id]
         variants = Variants(
             winning_level=EPIC_LEVEL if self.epic else NORMAL_LEVEL,
+            no_limit=self.no_limit,
             shared_victory=self.shared_victory,
             faster_play=self.faster_play,
         )
@@ -199,9 +212,9 @@ class NewGameScreen(CompanionScreen):
             self.app.notify(_setup_problem(exc), error=True)
             return
         self._remember_choices()
-        self.app.start_game(setup)
-        if self.first == ROLL_FOR_FIRST and self.app.act(RollForFirstPlayer):
-            state = self.app.game.state if self.app.game else None
+        self.session.start(setup)
+        if self.first == ROLL_FOR_FIRST and self.session.act(RollForFirstPlayer):
+            state = self.session.game.state if self.session.game else None
             if state is not None:
                 self.app.notify(_("{name} goes first.").format(name=state.current_player.name))
 
@@ -250,5 +263,4 @@ class NewGameScreen(CompanionScreen):
 
 
 def _setup_problem(exc: ValidationError) -> str:
-    message = str(exc.errors()[0]["msg"])
-    return message.removeprefix("Value error, ")
+    return first_validation_error(exc)[1].removeprefix("Value error, ")

@@ -1,5 +1,6 @@
 """A player's details: level with "a card says otherwise", gear, run-away bonus, sex,
-classes/races/motivations/styles and their doubling cards, Ally, death."""
+classes/races/motivations/styles with their lasting combat bonus and doubling cards,
+Ally, death."""
 
 from __future__ import annotations
 
@@ -24,8 +25,10 @@ from companion.core import (
     SetAlly,
     SetGearBonus,
     SetRunAwayBonus,
+    SetTraitBonus,
     SetTraitBoost,
     Sex,
+    levels_for_gold,
 )
 from companion.ui.i18n import N_, _, ngettext
 from companion.ui.labels import sex_name
@@ -73,16 +76,16 @@ class PlayerScreen(CompanionScreen):
         """Level up (with the override, past the rules' limits) or down."""
         if delta > 0:
             reason = _("A card says otherwise") if self.override else None
-            self.app.act(GoUpLevel, player=self.seat, override=reason)
+            self.session.act(GoUpLevel, player=self.seat, override=reason)
         else:
-            self.app.act(LoseLevel, player=self.seat)
+            self.session.act(LoseLevel, player=self.seat)
 
     def step_gear(self, delta: int) -> None:
         """The hand-kept gear bonus."""
         player = self._player()
         if player is not None:
             reason = _("A card says otherwise") if self.override else None
-            self.app.act(
+            self.session.act(
                 SetGearBonus, player=self.seat, bonus=player.gear_bonus + delta, override=reason
             )
 
@@ -90,7 +93,7 @@ class PlayerScreen(CompanionScreen):
         """The player's own run-away modifier."""
         player = self._player()
         if player is not None:
-            self.app.act(SetRunAwayBonus, player=self.seat, bonus=player.run_away_bonus + delta)
+            self.session.act(SetRunAwayBonus, player=self.seat, bonus=player.run_away_bonus + delta)
 
     def toggle_override(self) -> None:
         """ "A card says otherwise": the next level or gear change may break a rule (logged)."""
@@ -99,7 +102,7 @@ class PlayerScreen(CompanionScreen):
     # -- character --------------------------------------------------------------------
     def set_sex(self, sex: str) -> None:
         """A card changes the character's sex."""
-        self.app.act(ChangeSex, player=self.seat, sex=Sex(sex))
+        self.session.act(ChangeSex, player=self.seat, sex=Sex(sex))
 
     def toggle_trait(self, kind: str, name: str) -> None:
         """Take or discard a class, race, motivation or style."""
@@ -107,17 +110,25 @@ class PlayerScreen(CompanionScreen):
         if player is None:
             return
         if name in player.traits(kind):
-            self.app.act(LoseTrait, player=self.seat, kind=kind, name=name)
+            self.session.act(LoseTrait, player=self.seat, kind=kind, name=name)
         else:
             reason = _("A card says otherwise") if self.override else None
-            self.app.act(GainTrait, player=self.seat, kind=kind, name=name, override=reason)
+            self.session.act(GainTrait, player=self.seat, kind=kind, name=name, override=reason)
+
+    def step_trait_bonus(self, kind: str, name: str, delta: int) -> None:
+        """The lasting "+N in combat" a class, race, motivation or style gives."""
+        player = self._player()
+        if player is None:
+            return
+        now = next((b.bonus for b in player.trait_bonuses if b.kind == kind and b.name == name), 0)
+        self.session.act(SetTraitBonus, player=self.seat, kind=kind, name=name, bonus=now + delta)
 
     def toggle_boost(self, kind: str) -> None:
         """Play or lose Super Munchkin / Half-Breed / Extra Motivated."""
         player = self._player()
         if player is not None:
             on = not getattr(player, BOOSTS[kind][0])
-            self.app.act(SetTraitBoost, player=self.seat, kind=kind, on=on)
+            self.session.act(SetTraitBoost, player=self.seat, kind=kind, on=on)
 
     def set_ally(self) -> None:
         """Play an Ally named in the box, with the bonus in the box beside it."""
@@ -127,19 +138,19 @@ class PlayerScreen(CompanionScreen):
         except ValueError:
             self.app.notify(_("The Ally's bonus must be a whole number."), True)
             return
-        self.app.act(SetAlly, player=self.seat, ally=AllySpec(name=name, bonus=bonus))
+        self.session.act(SetAlly, player=self.seat, ally=AllySpec(name=name, bonus=bonus))
 
     def discard_ally(self) -> None:
         """The Ally leaves play."""
-        self.app.act(DiscardAlly, player=self.seat)
+        self.session.act(DiscardAlly, player=self.seat)
 
     def die(self) -> None:
         """The character dies (keeps Level and traits, loses items and Ally)."""
-        self.app.act(Die, player=self.seat)
+        self.session.act(Die, player=self.seat)
 
     def loot(self) -> None:
         """Who takes a card from the body, in order (ties settled by dice the game rolls)."""
-        self.app.act(LootTheBody, player=self.seat)
+        self.session.act(LootTheBody, player=self.seat)
         self.refresh_now()
 
     def sell(self) -> None:
@@ -150,16 +161,20 @@ class PlayerScreen(CompanionScreen):
             self.app.notify(_("The gold value must be a whole number."), True)
             return
         before = self._player()
-        if self.app.act(SellItems, player=self.seat, gold=gold) and before is not None:
+        if self.session.act(SellItems, player=self.seat, gold=gold) and before is not None:
             gained = self._player().level - before.level
-            self.app.notify(
-                ngettext("Sold: {n} level", "Sold: {n} levels", gained).format(n=gained)
-            )
+            sold = ngettext("Sold: {n} level", "Sold: {n} levels", gained).format(n=gained)
+            lost = levels_for_gold(gold) - gained
+            if lost > 0:
+                sold = _("{sold}; the rest is lost (levels lost: {lost})").format(
+                    sold=sold, lost=lost
+                )
+            self.app.notify(sold)
             self.ids.gold.text = ""
 
     # -- drawing --------------------------------------------------------------------
     def _player(self) -> Any:
-        state = self.app.live_state
+        state = self.session.live_state
         if state is None or not 0 <= self.seat < len(state.players):
             return None
         return state.players[self.seat]
@@ -170,7 +185,7 @@ class PlayerScreen(CompanionScreen):
             return
         player = state.players[self.seat]
         self.title = player.name
-        self.app.screen_title = player.name
+        self.app.navigator.screen_title = player.name
         self.name_text = player.name
         self.swatch = player.colour
         self.level = player.level
@@ -210,6 +225,16 @@ class PlayerScreen(CompanionScreen):
                 button.bind(on_release=lambda _b, k=kind: self.toggle_boost(k))
                 grid.add_widget(button)
             box.add_widget(grid)
+            bonuses = {b.name: b.bonus for b in player.trait_bonuses if b.kind == kind}
+            for name in player.traits(kind):
+                stepper = Factory.Stepper(
+                    value=f"{bonuses.get(name, 0):+d}",
+                    caption=_("{trait}: bonus in every combat").format(trait=name),
+                )
+                stepper.bind(
+                    on_step=lambda _s, delta, k=kind, n=name: self.step_trait_bonus(k, n, delta)
+                )
+                box.add_widget(stepper)
 
     def sex_label(self, sex: str) -> str:
         """A sex in words, for the kv."""

@@ -8,6 +8,7 @@ from kivy.properties import BooleanProperty, NumericProperty, StringProperty
 from pydantic import ValidationError
 
 from companion.core import EDITIONS
+from companion.core.errors import first_validation_error
 from companion.ui.awake import keep_awake
 from companion.ui.i18n import LANGUAGES, _, set_language
 from companion.ui.screens.base import CompanionScreen
@@ -103,7 +104,7 @@ class SettingsScreen(CompanionScreen):
             for name, value in fields.items():
                 setattr(settings, name, value)
         except ValidationError as exc:
-            self.app.notify(str(exc.errors()[0]["msg"]), error=True)
+            self.app.notify(first_validation_error(exc)[1], error=True)
             self.refresh()
             return False
         self.app.save_settings()

@@ -43,16 +43,16 @@ class TableScreen(CompanionScreen):
     def change_level(self, seat: int, delta: int) -> None:
         """A level stepper on a tile."""
         if delta > 0:
-            self.app.act(GoUpLevel, player=seat)
+            self.session.act(GoUpLevel, player=seat)
         else:
-            self.app.act(LoseLevel, player=seat)
+            self.session.act(LoseLevel, player=seat)
 
     def change_gear(self, seat: int, delta: int) -> None:
         """A gear stepper on a tile: the hand-kept gear bonus goes up or down by one."""
-        state = self.app.live_state
+        state = self.session.live_state
         if state is not None:
             bonus = state.players[seat].gear_bonus + delta
-            self.app.act(SetGearBonus, player=seat, bonus=bonus)
+            self.session.act(SetGearBonus, player=seat, bonus=bonus)
 
     def open_player(self, seat: int) -> None:
         """A tap on a tile: the player's details."""
@@ -60,11 +60,11 @@ class TableScreen(CompanionScreen):
 
     def next_phase(self) -> None:
         """Move the turn on to its next phase."""
-        self.app.act(AdvancePhase)
+        self.session.act(AdvancePhase)
 
     def end_turn(self) -> None:
         """Pass play to the left."""
-        self.app.act(EndTurn)
+        self.session.act(EndTurn)
 
     def step_excess(self, delta: int) -> None:
         """The stepper of cards over the hand limit."""
@@ -72,8 +72,8 @@ class TableScreen(CompanionScreen):
 
     def give_charity(self) -> None:
         """The current player gives the excess cards away (the rules pick who gets them)."""
-        state = self.app.live_state
-        if state is not None and self.app.act(Charity, giver=state.current, cards=self.excess):
+        state = self.session.live_state
+        if state is not None and self.session.act(Charity, giver=state.current, cards=self.excess):
             self.excess = 1
 
     def fight(self) -> None:
@@ -102,8 +102,8 @@ class TableScreen(CompanionScreen):
         self.phase_text = phase_name(state.phase)
         self.in_combat = state.combat is not None
         self.charity_phase = state.phase == Phase.CHARITY
-        self.can_advance = self.app.allowed(AdvancePhase)
-        self.can_end_turn = self.app.allowed(EndTurn)
+        self.can_advance = self.session.allowed(AdvancePhase)
+        self.can_end_turn = self.session.allowed(EndTurn)
         self.charity_text = self._charity_words(state)
 
     def _charity_words(self, state: Any) -> str:

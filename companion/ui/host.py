@@ -1,0 +1,54 @@
+"""What the app offers its screens and the device service: they depend on this, not on the App.
+
+`companion.ui.app.CompanionApp` is the one real host; a test may hand a screen or the
+device service any object with these members.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from companion.store import Settings
+    from companion.ui.device_service import DeviceService
+    from companion.ui.navigator import Navigator
+    from companion.ui.screens.base import CompanionScreen
+    from companion.ui.session import GameSession
+    from companion.ui.theme import Theme
+
+
+class Host(Protocol):
+    """The members of the app that screens and the device service use."""
+
+    theme: Theme
+    settings: Settings
+    # True when the window is wide enough for the desktop layouts (a Kivy property).
+    wide: bool
+    # `companion app --no-virtual`: do not start virtual counters.
+    no_virtual: bool
+    # The user's data folder chosen on the command line (None: the platform's default).
+    data_dir: Path | None
+    session: GameSession
+    navigator: Navigator
+    # The counters' service (None until the app has started it, or when it failed to start).
+    devices: DeviceService | None
+
+    @property
+    def cards(self) -> Any:
+        """The card database (loaded on first use), or None when it cannot be loaded."""
+
+    def bind(self, **callbacks: Any) -> None:
+        """Follow the host's Kivy properties (`wide`, ...)."""
+
+    def notify(self, text: str, error: bool = False) -> None:
+        """Show a short message across the top; errors in red."""
+
+    def show(self, name: str, **params: Any) -> CompanionScreen | None:
+        """Go to a screen, passing it parameters."""
+
+    def save_settings(self) -> None:
+        """Write `settings` (after a screen changed it)."""
+
+    def settings_changed(self, settings: Settings) -> None:
+        """Tell the counters' service that the settings changed."""

@@ -1,0 +1,280 @@
+"""The open game and its saved copies: actions in, state out, saved after every change.
+
+`GameSession` owns the `Game` that is open (if any) and the `GameStore` it is saved in.
+Screens send actions through `act()` and read `state`; a broken rule or a bad value is
+shown through the `notify` callback it was given and changes nothing. The session never
+navigates: it fires `on_opened` (a game was opened or closed) and `on_won` (the open game
+just got a winner), and whoever wired it decides which screen to show.
+
+Nothing heavy is imported until `load()`: the app creates the session before its first
+frame, and the rules engine and the store come in right after.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from kivy.clock import Clock
+from kivy.event import EventDispatcher
+from kivy.properties import BooleanProperty, ObjectProperty, StringProperty
+
+from companion.ui.i18n import _
+
+if TYPE_CHECKING:
+    from companion.core import Game, GameSetup, GameState, RandomSource
+    from companion.store import GameStore
+
+log = logging.getLogger(__name__)
+
+# notify(text, error): how the session tells the table what happened.
+Notify = Callable[[str, bool], None]
+
+
+class GameSession(EventDispatcher):
+    """The open game: state for screens to bind to, actions, undo/redo and saved games.
+
+    Events: `on_opened(game)` after a game is opened or closed (game is None then), and
+    `on_won()` when the open game's state first shows a winner.
+    """
+
+    # The open game's latest state (None while no game is open); follows the game on the
+    # next frame, so a burst of actions redraws once.
+    state = ObjectProperty(None, allownone=True)
+    game_id = StringProperty("")
+    can_undo = BooleanProperty(False)
+    can_redo = BooleanProperty(False)
+
+    __events__ = ("on_opened", "on_won")
+
+    def __init__(self, notify: Notify, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._notify = notify
+        # Set by load(), right after the app's first frame.
+        self.games: GameStore
+        self.dice: RandomSource  # where the game's dice come from (tests fix them)
+        self.game: Game | None = None
+        self._unsubscribe: Callable[[], None] | None = None
+        self._publish_trigger = Clock.create_trigger(self._publish)
+
+    def on_opened(self, game: Game | None) -> None:
+        """Default handler: nothing (the app binds to it)."""
+
+    def on_won(self) -> None:
+        """Default handler: nothing (the app binds to it)."""
+
+    # -- start-up ------------------------------------------------------------------------
+    def load(self, data_dir: Path | None) -> None:
+        """Open the saved games in `data_dir` (the user's data folder when None)."""
+        from companion.core import SecretsDice
+        from companion.store import GameStore
+
+        self.games = GameStore(data_dir)
+        self.dice = SecretsDice()
+
+    def resume(self) -> str | None:
+        """Open the last game played; returns why it could not be opened, or None.
+
+        With no last game (or a damaged one) no game is open afterwards.
+        """
+        from companion.store import StoreError
+
+        try:
+            last = self.games.load_last()
+        except StoreError as exc:
+            return str(exc)
+        if last is not None:
+            self._open(*last)
+        return None
+
+    # -- the open game -------------------------------------------------------------------
+    @property
+    def live_state(self) -> GameState | None:
+        """The game's state right now (`state` follows it on the next frame)."""
+        return self.game.state if self.game is not None else None
+
+    def act(self, action: Any, **fields: Any) -> bool:
+        """Apply an action (an instance, or an action class plus its fields) to the game.
+
+        A broken rule or a bad value is shown to the user and changes nothing; the
+        answer says whether the action was applied.
+        """
+        from pydantic import ValidationError
+
+        from companion.core import RuleError
+        from companion.core.errors import validation_error_line
+
+        if self.game is None:
+            self._notify(_("Start a game first."), False)
+            return False
+        try:
+            if isinstance(action, type):
+                action = action(**fields)
+            self.game.apply(action)
+        except RuleError as exc:
+            self._notify(str(exc), True)
+            return False
+        except ValidationError as exc:
+            self._notify(validation_error_line(exc), True)
+            return False
+        except ValueError as exc:  # any other refusal from the engine, in its own words
+            self._notify(str(exc), True)
+            return False
+        return True
+
+    def allowed(self, action: Any, **fields: Any) -> bool:
+        """Whether the rules would accept the action now (for dimming buttons); changes nothing."""
+        if self.game is None:
+            return False
+        try:
+            if isinstance(action, type):
+                action = action(**fields)
+        except ValueError:
+            return False
+        return self.game.check(action) is None
+
+    def undo(self, steps: int = 1) -> None:
+        """Take back the last `steps` actions, saying what was taken back."""
+        game = self.game
+        if game is None or not game.can_undo:
+            self._notify(_("Nothing to undo."), False)
+            return
+        steps = max(1, min(steps, len(game.log)))
+        last = self._last_in_words(game)
+        game.undo(steps)
+        if steps == 1:
+            self._notify(_("Undone: {what}").format(what=last), False)
+        else:
+            self._notify(_("Undone: the last {n} actions").format(n=steps), False)
+
+    def redo(self) -> None:
+        """Apply again the last action taken back, saying what it was."""
+        game = self.game
+        if game is None or not game.can_redo:
+            self._notify(_("Nothing to redo."), False)
+            return
+        game.redo()
+        self._notify(_("Redone: {what}").format(what=self._last_in_words(game)), False)
+
+    @staticmethod
+    def _last_in_words(game: Game) -> str:
+        from companion.core import describe
+
+        revision = len(game.log) - 1
+        try:
+            return describe(game.log[revision], game.state_at(revision))
+        except (ValueError, LookupError, AttributeError):
+            return game.log[revision].type.replace("_", " ")
+
+    # -- saved games ---------------------------------------------------------------------
+    def start(self, setup: GameSetup) -> Game:
+        """Open a new game from a setup and save it at once."""
+        from companion.core import Game
+
+        game = Game(setup, rng=self.dice)
+        self._open(self.games.new_id(), game)
+        self.save()
+        return game
+
+    def open(self, game_id: str) -> bool:
+        """Open a saved game; a damaged file is reported and nothing changes."""
+        from companion.store import StoreError
+
+        try:
+            game = self.games.load(game_id)
+        except StoreError as exc:
+            self._notify(str(exc), True)
+            return False
+        self.games.last_id = game_id
+        self._open(game_id, game)
+        return True
+
+    def adopt(self, game: Game) -> None:
+        """Open a game built elsewhere (a demo, say) under a new saved id, and save it."""
+        self._open(self.games.new_id(), game)
+        self.save()
+
+    def close(self) -> None:
+        """Put the open game away (it stays saved)."""
+        self.save()
+        self._open("", None)
+
+    def delete(self, game_id: str) -> None:
+        """Delete a saved game (closing it first if it is open)."""
+        from companion.store import StoreError
+
+        if game_id == self.game_id:
+            self._open("", None)
+        try:
+            self.games.delete(game_id)
+        except (StoreError, OSError) as exc:
+            self._notify(str(exc), True)
+
+    def export(self, game_id: str, dest: Path) -> Path | None:
+        """Write a saved game's log to `dest`; returns the file written."""
+        from companion.store import StoreError
+
+        self.save()
+        try:
+            written = self.games.export(game_id, dest)
+        except (StoreError, OSError) as exc:
+            self._notify(str(exc), True)
+            return None
+        self._notify(_("Saved to {path}").format(path=written), False)
+        return written
+
+    def import_file(self, src: Path) -> str | None:
+        """Add a game-log file to the saved games; returns its id."""
+        from companion.store import StoreError
+
+        try:
+            game_id = self.games.import_file(src)
+        except (StoreError, OSError) as exc:
+            self._notify(str(exc), True)
+            return None
+        self._notify(_("Game imported."), False)
+        return game_id
+
+    def save(self) -> None:
+        """Write the open game's whole log (a failure is shown, never raised)."""
+        if self.game is None or not self.game_id:
+            return
+        from companion.store import StoreError
+
+        try:
+            self.games.save(self.game_id, self.game)
+        except (StoreError, OSError) as exc:
+            self._notify(_("The game could not be saved: {problem}").format(problem=exc), True)
+
+    # -- inside --------------------------------------------------------------------------
+    def _open(self, game_id: str, game: Game | None) -> None:
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+        self.game = game
+        self.game_id = game_id
+        if game is not None:
+            self._unsubscribe = game.subscribe(self._game_changed)
+        self.dispatch("on_opened", game)
+        self._publish()
+
+    def _game_changed(self, _state: GameState) -> None:
+        # Save first, synchronously: a crash right after an action must not lose it.
+        self.save()
+        self._publish_trigger()
+
+    def _publish(self, *_args: Any) -> None:
+        game = self.game
+        before = self.state
+        self.state = game.state if game is not None else None
+        self.can_undo = bool(game is not None and game.can_undo)
+        self.can_redo = bool(game is not None and game.can_redo)
+        newly_won = (
+            self.state is not None
+            and self.state.winners
+            and (before is None or not before.winners or before.setup != self.state.setup)
+        )
+        if newly_won:
+            self.dispatch("on_won")

@@ -1,0 +1,56 @@
+"""What counts as a roll, and which dice count as a d6."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+
+import pytest
+
+from companion.devices.dice.model import DieType, NotAD6Error, SettledRoll
+from companion.devices.dice.source import RollGate
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "companion.devices.dice.model",
+        "companion.devices.dice.source",
+        "companion.devices.dice.pixels_protocol",
+        "companion.devices.dice.godice_protocol",
+    ],
+)
+def test_docstring_examples(name: str) -> None:
+    result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0 and result.attempted > 0
+
+
+def test_tumbling_then_settled_counts_once() -> None:
+    gate = RollGate(armed=False)
+    for _ in range(4):
+        gate.moving()
+    assert [gate.settled(), gate.settled()] == [True, False]
+
+
+def test_a_rest_without_motion_is_not_a_roll() -> None:
+    gate = RollGate(armed=True)
+    gate.rested()
+    assert gate.settled() is False
+
+
+@pytest.mark.parametrize("die_type", [DieType.D6, DieType.D6_PIPPED])
+def test_d6_shapes_count(die_type: DieType) -> None:
+    assert SettledRoll("a", "A", die_type, 3, 0.0).d6() == 3
+
+
+@pytest.mark.parametrize(
+    "die_type", [DieType.D6_FUDGE, DieType.D20, DieType.D4, DieType.D10, DieType.UNKNOWN]
+)
+def test_other_shapes_are_refused_with_a_reason(die_type: DieType) -> None:
+    with pytest.raises(NotAD6Error, match="not a d6"):
+        SettledRoll("a", "Orb", die_type, 3, 0.0).d6()
+
+
+def test_an_unread_face_is_refused() -> None:
+    with pytest.raises(NotAD6Error, match="no d6 has"):
+        SettledRoll("a", "Orb", DieType.D6, None, 0.0).d6()
