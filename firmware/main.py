@@ -11,7 +11,6 @@ import micropython
 
 micropython.kbd_intr(-1)
 try:
-    micropython.alloc_emergency_exception_buf(100)
     from counter import app
 
     app.boot("board.json")

@@ -63,6 +63,8 @@ class State:
         self.brightness = power.get("default_brightness", 128)
         # A tracker on its cell keeps a brightness that lasts the night, whatever the app asks.
         self.max_brightness = power.get("max_brightness", 255)
+        if self.brightness > self.max_brightness:
+            self.brightness = self.max_brightness
         self.max_budget_ma, self.min_budget_ma = budget_limits(board)
         self.default_budget_ma = self.clamp_budget(power.budget_ma)
         self.budget_ma = self.default_budget_ma
@@ -297,14 +299,22 @@ class Counter:
         return [session.out(reply) for reply in self._handle(message, session)]
 
     def _handle(self, payload, session):
-        if not session.authenticated and wire.peek_type(payload) in wire.STATE_CHANGING:
-            # Refused whatever its bytes: with no session, a sealed message (its app's
-            # session ended) is as unwelcome as a forged one, and the app learns why.
-            return [self._error(wire.ERR_NOT_AUTHENTICATED, wire.peek_seq(payload), "auth first")]
         try:
             msg = wire.decode(payload)
         except wire.WireError as exc:
-            return [self._error(exc.code, wire.peek_seq(payload), _detail(exc))]
+            code = exc.code
+            if (
+                code == wire.ERR_MALFORMED
+                and len(payload) >= wire.HEADER_SIZE
+                and not session.authenticated
+                and payload[0] in wire.STATE_CHANGING
+            ):
+                # With no session a state change is refused whatever its body: it may be
+                # sealed for a session that has ended, and its app should learn why.
+                return [
+                    self._error(wire.ERR_NOT_AUTHENTICATED, wire.peek_seq(payload), "auth first")
+                ]
+            return [self._error(code, wire.peek_seq(payload), _detail(exc))]
         t = msg.TYPE
         if session.authenticated:
             self._app_seen = self.clock()

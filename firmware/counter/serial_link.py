@@ -87,7 +87,9 @@ async def run(counter, outbox, stdin=None, stdout=None):
     ready = getattr(poller, "ipoll", poller.poll)
     one = bytearray(1)
     readinto = getattr(stdin, "readinto", None)
-    micropython.kbd_intr(-1)  # a 0x03 inside a frame must not stop the firmware
+    # A 0x03 inside a frame must not stop the firmware (main.py switched it off already;
+    # this covers a counter started from the REPL).
+    micropython.kbd_intr(-1)
     try:
         while True:
             got = False
@@ -111,5 +113,6 @@ async def run(counter, outbox, stdin=None, stdout=None):
                     stdout.write(frame)
             # Give the LED and button tasks a turn even while bytes keep coming.
             await sleep_ms(0 if got else _IDLE_MS)
-    finally:
-        micropython.kbd_intr(3)
+    except ReplRequested:
+        micropython.kbd_intr(3)  # the person asked for the REPL: Ctrl-C works again
+        raise

@@ -9,6 +9,7 @@ press reset BOOT_LIMIT times, each within STABLE_MS of the last.
 """
 
 import asyncio
+import io
 import sys
 
 from micropython import const
@@ -54,6 +55,16 @@ def describe(exc):
     return "%s: %s" % (type(exc).__name__, exc)
 
 
+def where(exc):
+    """ " (at file, line N)" of the innermost frame, where the port can tell."""
+    if not hasattr(sys, "print_exception"):
+        return ""  # CPython: the host's own logging has the traceback
+    out = io.StringIO()
+    sys.print_exception(exc, out)
+    lines = [line.strip() for line in out.getvalue().split("\n") if line.strip()]
+    return " (at %s)" % lines[-2] if len(lines) >= 2 else ""
+
+
 async def supervise(name, make, log, fatal=()):
     """Run the coroutine ``make()`` for ever; when it raises, log it and start it again.
 
@@ -72,31 +83,11 @@ async def supervise(name, make, log, fatal=()):
         except Exception as exc:
             if isinstance(exc, fatal):
                 raise
-            log.add("%s failed: %s" % (name, describe(exc)))
-            if hasattr(sys, "print_exception") and log.count <= 1:
-                sys.print_exception(exc, _LogWriter(log))
+            log.add("%s failed: %s%s" % (name, describe(exc), where(exc)))
         if timebase.ticks_diff(timebase.ticks_ms(), started) > _RESTART_MAX_MS:
             delay = _RESTART_MS  # it ran well for a while: this is a new failure
         await timebase.sleep_ms(delay)
         delay = delay * 2 if delay < _RESTART_MAX_MS // 2 else _RESTART_MAX_MS
-
-
-class _LogWriter:
-    """A stream for sys.print_exception whose lines go to the fault log."""
-
-    def __init__(self, log):
-        self.log = log
-        self.buf = ""
-
-    def write(self, text):
-        if isinstance(text, bytes):
-            text = text.decode()
-        self.buf += text
-        while "\n" in self.buf:
-            line, self.buf = self.buf.split("\n", 1)
-            if line.strip():
-                self.log.add("  " + line.strip())
-        return len(text)
 
 
 class BootGuard:

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from companion.devices import seal, wire
+from companion.devices import firmware_host, seal, wire
+from companion.resources import shipped
 
 VECTORS = json.loads((Path(__file__).parents[1] / "vectors" / "messages.json").read_text())
 MESSAGES = VECTORS["messages"]
@@ -224,6 +225,19 @@ def test_protocol_doc_session_example_is_real() -> None:
     hello, challenge, auth, proof = (wire.decode(data) for _, data in raw[1:5])
     assert isinstance(auth, wire.Auth) and isinstance(proof, wire.Proof)
     assert hello.caps & wire.CAP_CLAIMED and hello.counter_id == 0x12345678
+    # The counter's HELLO is what the firmware says for that tracker on both carriers.
+    firmware_host.load()
+    from counter import board, logic
+
+    tracker = logic.Counter(
+        board.load(str(shipped("hardware/pinouts") / "tracker-esp32c3.json")),
+        counter_id=0x12345678,
+        links=("serial", "ble"),
+    )
+    tracker.token = bytes(range(1, 17))
+    mine = tracker.hello()
+    assert (mine.caps, mine.slots, mine.led_count) == (hello.caps, hello.slots, hello.led_count)
+    assert hello.caps & wire.CAP_BLE
     token = bytes(range(1, 17))
     script = seal.transcript(
         challenge.nonce, auth.app_nonce, hello.counter_id, seal.link_id("C0:98:E5:49:00:01")

@@ -246,13 +246,10 @@ async def test_the_watchdog_is_fed_while_the_counter_runs_and_a_good_boot_resets
         )
     )
     try:
-        # 0.3 s of running makes a good boot; a loaded machine may take longer to get there.
-        for _ in range(50):
-            await asyncio.sleep(0.1)
-            if (data / "boots").read_text() == "0":
-                break
+        async with asyncio.timeout(5):
+            while (data / "boots").read_text() != "0":  # after STABLE_MS of running
+                await asyncio.sleep(0.05)
         assert board_env.wires.watchdog_ms == 8000 and board_env.wires.feeds >= 1
-        assert (data / "boots").read_text() == "0"
     finally:
         task.cancel()
         host.close()

@@ -44,7 +44,20 @@ def test_the_pin_maps_default_budget_is_clamped_too() -> None:
     data = board.load(TRACKER).to_dict()
     data["power"] = dict(data["power"], budget_ma=9000)
     c = Counter(board.from_dict(data), counter_id=1)
-    assert c.state.budget_ma == budget_limits(c.board)[0] == 500 * 85 // 100 - 25
+    mcu_ma = data["power"]["mcu_active_ma"]
+    assert c.state.budget_ma == budget_limits(c.board)[0] == 500 * 85 // 100 - mcu_ma
+
+
+def test_a_tracker_keeps_its_battery_brightness_whatever_the_app_sends() -> None:
+    c, _ = counterchecks.claimed(str(PINOUTS / "tracker-esp32c3-bar.json"))
+    cap = c.board.power.max_brightness
+    counterchecks.send(c, wire.ConfigBrightness(96, seq=4))  # the app's default
+    assert c.state.brightness == cap == 22
+    counterchecks.send(c, wire.ConfigBrightness(10, seq=5))
+    assert c.state.brightness == 10  # dimmer is always allowed
+    board_counter, _ = counterchecks.claimed(BOARD)  # a level board on mains takes it all
+    counterchecks.send(board_counter, wire.ConfigBrightness(255, seq=4))
+    assert board_counter.state.brightness == 255
 
 
 # -- buttons: hold lengths, factory reset ----------------------------------------------
@@ -148,6 +161,13 @@ def test_a_level_board_never_counts_on_its_own() -> None:
     assert c.offline_steps == 0
 
 
+def test_a_slot_map_longer_than_the_positions_is_acked_and_cut_to_them() -> None:
+    c, _ = counterchecks.claimed(TRACKER)  # one position
+    assert counterchecks.send(c, wire.ConfigSlotMap((3, 1, 2), seq=4)) == ["Ack"]
+    assert c.state.slot_count == 1 and c.state.slot_map[0] == 3
+    assert list(c.state.slot_map[1:]) == [wire.NO_SLOT] * 7
+
+
 # -- serial sessions and the claim prompt ----------------------------------------------
 
 
@@ -239,7 +259,6 @@ def _fake_micropython(calls: list) -> types.ModuleType:
     mp = types.ModuleType("micropython")
     mp.const = lambda x: x
     mp.kbd_intr = lambda n: calls.append(("kbd_intr", n))
-    mp.alloc_emergency_exception_buf = lambda n: None
     return mp
 
 
