@@ -34,6 +34,9 @@ ACCESS: dict[str, str] = {
     "unclaimed": N_("not claimed: long-press it to add it"),
     "claiming": N_("claiming"),
     "claimed_elsewhere": N_("claimed by another table"),
+    # It answers with the id of a counter claimed here but could not prove it is that
+    # counter there (a fake, or one passing messages on): never used; the details say why.
+    "mismatch": N_("not the counter claimed here"),
     "version": N_("needs a firmware update"),
 }
 TRANSPORTS: dict[str, str] = {"serial": N_("USB serial"), "ble": N_("Bluetooth LE")}
