@@ -1,7 +1,7 @@
 """Smart dice latency: a virtual die's settled notification until the roll is taken, beside the
 bare Bumble notification of the same radio.
 
-    .venv/bin/python benchmarks/dice_latency.py [--samples 300] [--attempts 3]
+    .venv/bin/python benchmarks/dice_latency.py [--samples 300] [--attempts 3] [--no-screen]
 
 Figures, all measured in this same run (p50 and p99, ms):
   * bare   - a virtual die's notification until a bare Bumble GATT client (no
@@ -9,12 +9,21 @@ Figures, all measured in this same run (p50 and p99, ms):
   * pixels - a virtual Pixels die's "rolled" RollState until `DiceHub.next_roll`
              returns the roll to its waiter: bleak backend, the link, the
              decoder, the roll gate and the hub;
-  * godice - the same for a virtual GoDice's "S" (stable) event.
-Measured at the hub: where the app's screens take the roll from. Each sample
-starts from a die that is tumbling (unmeasured) and a waiter already waiting;
-the clock starts when the die sends its settle. The trips take turns sample by
-sample. Target: each die's p99 <= 1.5 x bare p99 + 2 ms; a missed target is
-measured again, at most --attempts times in all; exit code 1 if still missed.
+  * godice - the same for a virtual GoDice's "S" (stable) event;
+  * typed  - the app's Run-away screen (the real Kivy app, offscreen) taking a
+             typed value: the rules engine checks and logs the RunAway action,
+             which every roll pays however it was made (the save follows after
+             the next frame, off this path);
+  * screen - a virtual Pixels die's settle until that same screen has logged the
+             RunAway action and names the die: the die's chain above plus the
+             dice service and the screen, plus what `typed` measures. Drawing the
+             next frame is not included.
+Each die sample starts from a die that is tumbling (unmeasured) and a waiter
+already waiting; the clock starts when the die sends its settle. The trips take
+turns sample by sample. Targets: pixels and godice p99 <= 1.5 x bare p99 + 2 ms;
+screen p99 <= 1.5 x bare p99 + typed p99 + 2 ms (the die may add to a typed roll
+no more than the hub may add to the bare radio). A missed target is measured
+again, at most --attempts times in all; exit code 1 if still missed.
 """
 
 from __future__ import annotations
@@ -89,7 +98,122 @@ async def bare_trip(radio: VirtualRadio, die: VirtualPixelsDie) -> tuple[Trip, o
     return Trip(round_trip), close
 
 
-async def measure(samples: int, warmup: int) -> dict[str, list[float]]:
+class ScreenTrip:
+    """The real app, offscreen, on its Run-away screen with Anna fleeing one monster."""
+
+    def __init__(self) -> None:
+        import os
+        import tempfile
+
+        os.environ.setdefault("SDL_VIDEODRIVER", "offscreen")
+        os.environ.setdefault("KIVY_NO_ARGS", "1")
+        os.environ.setdefault("KIVY_NO_CONSOLELOG", "1")
+        from kivy.config import Config
+
+        Config.set("graphics", "width", "360")
+        Config.set("graphics", "height", "640")
+        from companion.ui.app import CompanionApp
+
+        self.folder = tempfile.TemporaryDirectory(prefix="companion-dice-bench-")
+        self.app = CompanionApp(data_dir=Path(self.folder.name))
+        self.app._run_prepare()  # what App.run() does before its main loop
+
+    def pump(self, frames: int = 3) -> None:
+        from kivy.base import EventLoop
+
+        for _ in range(frames):
+            EventLoop.idle()
+
+    async def start(self, hub: DiceHub, backend: object) -> None:
+        from companion.core import CLASSIC, GameSetup, MonsterSpec, PlayerSetup, Sex, StartCombat
+
+        async with asyncio.timeout(30):
+            while not self.app.ready:
+                self.pump(1)
+                await asyncio.sleep(0)
+        service = self.app.devices.dice  # type: ignore[union-attr]
+        service.backend = backend
+        service.attach(hub)
+        players = tuple(
+            PlayerSetup(name=name, colour=colour, sex=Sex.NONE)
+            for name, colour in (("Anna", "#e6194b"), ("Bram", "#3cb44b"))
+        )
+        self.app.session.start(GameSetup(players=players, edition=CLASSIC))
+        self.app.session.act(
+            StartCombat, fighter=0, monsters=(MonsterSpec(name="Slime", level=20),)
+        )
+        for source in hub.dice:  # the screen starts waiting only when its trip assigns a die
+            hub.assign(source.die_id, None)
+        self.app.show("run_away")
+        self.pump()
+
+    def trip(self, hub: DiceHub, die: VirtualDie) -> Trip:
+        from companion.core import RunAway
+
+        screen = self.app.screen("run_away")
+        session = self.app.session
+        logged: list[asyncio.Future[None]] = []
+        face = [1]
+
+        def applied(_state: object) -> None:
+            game = session.game
+            if logged and not logged[0].done() and isinstance(game.log[-1], RunAway):
+                logged[0].set_result(None)
+
+        async def prepare() -> None:
+            game = session.game
+            self.again()
+            while not hub.waiting_for(die.address):
+                await asyncio.sleep(0.0005)
+            logged[:] = [asyncio.get_running_loop().create_future()]
+            if not logged_subscribed:
+                logged_subscribed.append(game.subscribe(applied))
+            await die.tumble(1)
+            source = hub.get(die.address)
+            while source is not None and source.motion is not Motion.ROLLING:
+                await asyncio.sleep(0.0005)
+
+        async def round_trip() -> None:
+            face[0] = face[0] % 6 + 1
+            await die.settle(face[0])
+            await logged[0]
+            if f"rolled {face[0]}" not in screen.die_text:
+                raise AssertionError(f"the screen shows {screen.die_text!r} for a {face[0]}")
+
+        logged_subscribed: list[object] = []
+        return Trip(round_trip, prepare)
+
+    def again(self) -> None:
+        """Anna has not rolled yet: the same flight once more, her row tapped."""
+        from companion.core import RunAway
+
+        screen = self.app.screen("run_away")
+        if isinstance(self.app.session.game.log[-1], RunAway):
+            self.app.session.undo()
+        self.pump()
+        screen.refresh_now()  # what the next frame does after the undo
+        screen.choose(0, 0)  # the tap on the row: the screen waits for her die, if she has one
+
+    def typed_trip(self) -> Trip:
+        """The same screen taking a typed value instead: no die involved."""
+        screen = self.app.screen("run_away")
+        face = [1]
+
+        async def prepare() -> None:
+            self.again()
+
+        async def round_trip() -> None:
+            face[0] = face[0] % 6 + 1
+            screen.roll(face[0])
+
+        return Trip(round_trip, prepare)
+
+    def stop(self) -> None:
+        self.app.stop()
+        self.folder.cleanup()
+
+
+async def measure(samples: int, warmup: int, screen: bool = True) -> dict[str, list[float]]:
     radio = VirtualRadio()
     hub = DiceHub()
     bare_die = VirtualPixelsDie(radio, "Bare")
@@ -97,7 +221,10 @@ async def measure(samples: int, warmup: int) -> dict[str, list[float]]:
         "pixels": VirtualPixelsDie(radio, "Ruby"),
         "godice": VirtualGoDice(radio),
     }
+    if screen:
+        dice["screen"] = VirtualPixelsDie(radio, "Jade")
     close_bare = None
+    app = ScreenTrip() if screen else None
     try:
         for die in (bare_die, *dice.values()):
             await die.start()
@@ -112,11 +239,20 @@ async def measure(samples: int, warmup: int) -> dict[str, list[float]]:
             await hub.add(source, SEAT if name == "pixels" else None)
             async with asyncio.timeout(WAIT_S):
                 await source.wait_connected()
+        if app is not None:
+            await app.start(hub, radio.bleak_backend())
         # One die serves the seat at a time: each trip assigns its own before it runs.
         for name, die in dice.items():
-            trips[name] = _assigned(hub, die_trip(hub, die, die.address), die.address)
+            if name == "screen" and app is not None:
+                trips["typed"] = _assigned(hub, app.typed_trip(), "")  # no die for anyone
+                trip = app.trip(hub, die)
+            else:
+                trip = die_trip(hub, die, die.address)
+            trips[name] = _assigned(hub, trip, die.address)
         return await sample(trips, samples, warmup)
     finally:
+        if app is not None:
+            app.stop()
         if close_bare is not None:
             await close_bare()  # type: ignore[operator]
         await hub.close()
@@ -141,19 +277,37 @@ def report(figures: dict[str, list[float]]) -> bool:
     bound = 1.5 * bare99 + 2.0
     print(f"bare   p50 {bare50:7.3f} ms  p99 {bare99:7.3f} ms  (Bumble notification, no bleak)")
     met = True
-    for name in ("pixels", "godice"):
+    typed99 = percentiles(figures["typed"])[1] if "typed" in figures else 0.0
+    if "typed" in figures:
+        t50, t99 = percentiles(figures["typed"])
+        print(f"typed  p50 {t50:7.3f} ms  p99 {t99:7.3f} ms  (typed value -> logged)")
+    where = {
+        "pixels": "settled -> roll at the hub",
+        "godice": "settled -> roll at the hub",
+        "screen": "settled -> logged by the Run-away screen",
+    }
+    for name in ("pixels", "godice", "screen"):
+        if name not in figures:
+            continue
         p50, p99 = percentiles(figures[name])
-        ok = p99 <= bound
+        limit = bound + typed99 if name == "screen" else bound
+        ok = p99 <= limit
         met = met and ok
-        print(f"{name} p50 {p50:7.3f} ms  p99 {p99:7.3f} ms  (settled -> roll at the hub)")
-    verdict = "meets" if met else "MISSES"
-    print(f"{verdict} the target p99 <= 1.5 x bare + 2 ms = {bound:.3f} ms")
+        verdict = "meets" if ok else "MISSES"
+        print(
+            f"{name} p50 {p50:7.3f} ms  p99 {p99:7.3f} ms  ({where[name]}): "
+            f"{verdict} p99 <= {limit:.3f} ms"
+        )
+    print(
+        "targets: p99 <= 1.5 x bare + 2 ms at the hub; "
+        "p99 <= 1.5 x bare + typed + 2 ms on the screen"
+    )
     return met
 
 
-async def run(samples: int, warmup: int, attempts: int) -> bool:
+async def run(samples: int, warmup: int, attempts: int, screen: bool) -> bool:
     for attempt in range(1, attempts + 1):
-        if report(await measure(samples, warmup)):
+        if report(await measure(samples, warmup, screen)):
             return True
         if attempt < attempts:
             print(f"measuring again ({attempt + 1} of {attempts})")
@@ -165,8 +319,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--samples", type=int, default=300)
     parser.add_argument("--warmup", type=int, default=20)
     parser.add_argument("--attempts", type=int, default=3)
+    parser.add_argument(
+        "--no-screen", action="store_true", help="measure at the hub only (no Kivy window)"
+    )
     args = parser.parse_args(argv)
-    met = asyncio.run(run(max(2, args.samples), max(0, args.warmup), max(1, args.attempts)))
+    met = asyncio.run(
+        run(max(2, args.samples), max(0, args.warmup), max(1, args.attempts), not args.no_screen)
+    )
     return 0 if met else 1
 
 

@@ -310,6 +310,13 @@ class VirtualPeripheral:
         if self.is_connected:
             await self.device.notify_subscribers(self._notify_char, bytes(payload))
 
+    @property
+    def peer(self) -> str | None:
+        """The address of the app connected now, as this counter sees it (None: nobody)."""
+        for connection in self.device.connections.values():
+            return str(connection.peer_address.to_string(False))
+        return None
+
     async def disconnect(self) -> None:
         """Drop the connection from the counter's side (reset, out of range)."""
         for connection in list(self.device.connections.values()):

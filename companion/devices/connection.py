@@ -25,7 +25,7 @@ from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
-from companion.devices import wire
+from companion.devices import seal, wire
 from companion.devices.link import Link, LinkClosedError, LinkError, LinkState
 from companion.devices.projection import Desired, after_absence, desired
 from companion.devices.reconnect import Backoff, Reconnector
@@ -33,6 +33,7 @@ from companion.devices.session import (
     AUTH_TIMEOUT_S,
     HELLO_TIMEOUT_S,
     CounterVersionError,
+    ImpostorError,
     Session,
 )
 from companion.devices.tasks import TaskSet
@@ -48,6 +49,10 @@ AUTH_ATTEMPTS = 3  # refused AUTHs in a row before the counter is taken as anoth
 PING_INTERVAL_S = 2.0  # s: often enough for a live link-quality figure, cheap on the radio
 PINGS_MISSED_MAX = 3  # unanswered pings in a row before a silent counter is taken for gone
 RECENT_PRESSES = 64  # button seqs remembered per counter, to treat a resent press as the same one
+MAX_BAD_TAGS = 16  # wrong tags in one session before the app opens a new one (as the counter does)
+PENALTY_FIRST_S = 0.25  # s: the wait before a new session after one that ended out of step ...
+PENALTY_MAX_S = 8.0  # s: ... doubling each time in a row up to this: a forger's tries stay slow
+SETTLED_S = 30.0  # s: a session that lasted this long resets that wait
 TASK_RESTART_S = 1.0  # s: a task that keeps failing is started again once a second, not in a spin
 
 
@@ -70,8 +75,10 @@ class CounterStatus:
     `access` is "unknown" (no HELLO yet), "ours" (claimed by this app and
     authenticated), "unclaimed" (long-press it to add it), "claiming" (a claim
     is under way), "claimed_elsewhere" (another table's: never taken over
-    without a long press on the counter) or "version" (speaks another protocol
-    major: update its firmware).
+    without a long press on the counter), "mismatch" (answers with the id of a
+    counter claimed here, but elsewhere or without proving it holds the token:
+    perhaps a fake passing messages on; never used) or "version" (speaks
+    another protocol major: update its firmware).
     """
 
     key: str
@@ -191,6 +198,9 @@ class CounterConnection:
         self._pings: dict[int, float] = {}
         self._remembered = _Remembered()
         self._opens = 0
+        self._early_ends = 0  # sessions in a row that ended out of step soon after opening
+        self._penalty_s = 0.0  # the wait before the next session's HELLO
+        self._since = 0.0  # when the current session was proved (loop time)
         self._tasks = TaskSet(f"counter {key}", on_error=self._task_failed)
         self.reconnector = Reconnector(link, on_open=self._open_session, backoff=backoff)
         link.on_message(self._on_message)
@@ -319,6 +329,9 @@ class CounterConnection:
         self._pings.clear()
         if self.session is not None:
             self.session.end(LinkClosedError(f"{link.name}: a new session began"))
+        if self._penalty_s:
+            await asyncio.sleep(self._penalty_s)
+            self._penalty_s = 0.0
         session = self.session = Session(link)
         claim = self._remembered
         claim.window_seen = False
@@ -357,7 +370,25 @@ class CounterConnection:
         if token is None:
             await self._held_elsewhere("claimed by another table")
             return
-        accepted = await session.answer(token, challenge, table.timing.auth_timeout_s)
+        place = self._place()
+        claimed_at = table.tokens.place(hello.counter_id)
+        elsewhere = claimed_at is not None and place is not None and claimed_at != place
+        try:
+            accepted = await session.answer(token, challenge, table.timing.auth_timeout_s)
+        except ImpostorError as exc:
+            await self._mismatch(str(exc))
+            return
+        if elsewhere and (not accepted or seal.link_id(self.link.address) == seal.NO_LINK_ID):
+            # Where this platform hides addresses, a proof cannot tell a relay from the
+            # counter itself, so a counter found elsewhere is not used without a new claim.
+            where = claimed_at.split(":", 1)[1] if claimed_at else "?"
+            await self._mismatch(
+                f"answers at {self.link.address} but was claimed at {where}: it may be a fake "
+                "passing messages on, so nothing is sent to it"
+            )
+            return
+        if accepted and elsewhere and place is not None:
+            table.tokens.moved(hello.counter_id, place)  # it proved the token at its new address
         claim = self._remembered
         if not accepted:
             claim.auth_failures += 1
@@ -370,7 +401,23 @@ class CounterConnection:
         claim.auth_failures = 0
         self._authenticated()
 
+    def _place(self) -> str | None:
+        """Where this link reaches its counter, as remembered with a claim (BLE only: a
+        serial port's path changes with the order of plugging in)."""
+        return f"ble:{self.link.address}" if self.link.transport == "ble" else None
+
+    async def _mismatch(self, problem: str) -> None:
+        """Not the counter claimed here (or not only it): tell the user, and never use it."""
+        session = self.session
+        if session is not None:
+            session.sealer = None  # nothing more goes out under this session's key
+        self.authenticated = False
+        self._update(access="mismatch", last_problem=problem)
+        if self.link.transport == "ble":
+            raise LinkError(f"{self.link.name}: {problem}")  # free the radio; look again later
+
     def _authenticated(self) -> None:
+        self._since = asyncio.get_running_loop().time()
         self.authenticated = True
         self._acked.clear()
         replacement = after_absence(self.desired("show"))
@@ -403,7 +450,7 @@ class CounterConnection:
         hello, session = self.hello, self.session
         if hello is None or session is None:
             return
-        token = wire.new_token()
+        token = seal.new_token(wire.random_bytes)
         try:
             taken = await session.claim(token, self.table.timing.auth_timeout_s)
         except LinkError as exc:
@@ -417,18 +464,30 @@ class CounterConnection:
             if not quiet:
                 self._update(last_problem="the claim window closed; long-press the counter again")
             return
-        self.table.tokens.put(hello.counter_id, token)
+        self.table.tokens.put(hello.counter_id, token, place=self._place())
         self._remembered.auth_failures = 0
-        self._authenticated()
+        # The claim ended every session on the counter: open one under the new token.
+        await self._open_session(self.link)
 
     # -- incoming ---------------------------------------------------------------------
 
     def _on_message(self, payload: bytes) -> None:
         session = self.session
-        try:
-            message = wire.decode(payload)
-        except wire.WireError as exc:
-            if session is None or not session.take(exc):
+        if session is None:
+            try:
+                message: wire.Message | wire.WireError | None = wire.decode(payload)
+            except wire.WireError as exc:
+                message = exc
+        else:
+            message = session.receive(payload)
+        if message is None:
+            # A wrong tag: damage on the way, or someone else's message. Dropped.
+            self._update(errors=self.status.errors + 1)
+            if session is not None and session.bad_tags == MAX_BAD_TAGS:
+                self._out_of_step("too many damaged messages")
+            return
+        if isinstance(message, wire.WireError):
+            if session is None or not session.take(message):
                 self._update(errors=self.status.errors + 1)
             return
         if session is not None and session.take(message):
@@ -465,11 +524,22 @@ class CounterConnection:
 
     def _on_error(self, message: wire.Error) -> None:
         self._update(errors=self.status.errors + 1)
-        if self.authenticated and message.code in (wire.ERR_NOT_AUTHENTICATED, wire.ERR_REPLAY):
-            # The counter and the app disagree about the session (a reset, or a damaged
-            # sequence number): start a fresh one rather than talk past each other.
-            self.authenticated = False
-            self._tasks.spawn(self.link.drop(f"session out of step (error {message.code})"), "drop")
+        out_of_step = (wire.ERR_NOT_AUTHENTICATED, wire.ERR_REPLAY, wire.ERR_MALFORMED)
+        if self.authenticated and message.code in out_of_step:
+            # The counter and the app disagree about the session (it ended on the counter:
+            # its app was quiet too long, a claim, too many wrong tags; or a reset): start
+            # a fresh one rather than talk past each other.
+            self._out_of_step(f"session out of step (error {message.code})")
+
+    def _out_of_step(self, reason: str) -> None:
+        """End this session and open another, after a wait that doubles while it keeps happening."""
+        if not self.authenticated:
+            return
+        self.authenticated = False
+        now = asyncio.get_running_loop().time()
+        self._early_ends = 1 if now - self._since >= SETTLED_S else self._early_ends + 1
+        self._penalty_s = min(PENALTY_MAX_S, PENALTY_FIRST_S * 2 ** (self._early_ends - 1))
+        self._tasks.spawn(self.link.drop(reason), "drop")
 
     def _on_claim_open(self) -> None:
         access = self.status.access

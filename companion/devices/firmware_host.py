@@ -16,12 +16,12 @@ import sys
 import types
 from typing import Any
 
-from companion.devices import wire
+from companion.devices import seal, wire
 from companion.resources import shipped
 
 PACKAGE = "counter"
 # The modules the app's virtual counters use (the rest need pins or a radio).
-HOST_MODULES = ("board", "logic", "serial_link", "store")
+HOST_MODULES = ("board", "logic", "serial_link", "session", "store")
 
 
 def const(value: Any) -> Any:
@@ -37,8 +37,10 @@ def micropython_shim() -> types.ModuleType:
 
 
 def install() -> None:
-    """Register `wire` and (unless a test put its own there) `micropython` as top-level modules."""
+    """Register `wire`, `seal` and (unless a test put its own there) `micropython` as top-level
+    modules."""
     sys.modules.setdefault("wire", wire)
+    sys.modules.setdefault("seal", seal)
     sys.modules.setdefault("micropython", micropython_shim())
 
 

@@ -124,7 +124,7 @@ def table_picture(state: GameState, rev: int) -> dict[str, Desired]:
     """What every counter of the table should hold, whichever players it shows.
 
     `rev` numbers the snapshot; keys are stable so a newer message replaces the
-    one it follows ("snapshot", "colours0", "colours5", "win").
+    one it follows ("snapshot", "colours0", "colours4", "win").
     """
     out = {"snapshot": desired(snapshot_of(state, rev))}
     colours = [rgb(p.colour) for p in state.players[: wire.MAX_SLOTS]]

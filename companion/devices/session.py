@@ -2,10 +2,13 @@
 
 A `Session` numbers what the app sends, matches the counter's ACK or ERROR to
 the request it answers, and runs the opening steps of protocol §3: HELLO
-(`start`), then AUTH with a stored token (`authenticate`) or CLAIM with a new
-one (`claim`). It reads nothing by itself: whoever receives the link's
-messages hands each one to `take` (the connection does so for its whole life;
-`listening()` does it for a short exchange such as a discovery probe).
+(`start`), then AUTH with a stored token and the counter's PROOF
+(`authenticate`), or CLAIM with a new token (`claim`). Once the counter has
+proved the token, every message that protocol §3 seals is sealed on the way
+out and opened on the way in (`receive`). It reads nothing by itself: whoever
+receives the link's messages hands each one to `receive` and then `take` (the
+connection does so for its whole life; `listening()` does it for a short
+exchange such as a discovery probe).
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ import asyncio
 import contextlib
 from collections.abc import Callable, Iterator
 
-from companion.devices import wire
+from companion.devices import seal, wire
 from companion.devices.link import Link, LinkClosedError, LinkError, LinkState
 
 HELLO_TIMEOUT_S = 2.0  # s: a running counter answers in ms; a board still booting may need a second
@@ -35,7 +38,11 @@ class SessionEndedError(LinkClosedError):
     """The session was replaced or its link went down before an answer came."""
 
 
-Answer = wire.Ack | wire.Error
+class ImpostorError(LinkError):
+    """The counter took the AUTH but could not prove it holds the token: not the one claimed."""
+
+
+Answer = wire.Ack | wire.Error | wire.Proof
 _Step = wire.Message | wire.WireError | LinkClosedError
 
 
@@ -50,10 +57,17 @@ class Session:
     def __init__(self, link: Link) -> None:
         self.link = link
         self.hello: wire.Hello | None = None
+        #: Seals and opens messages once the counter proved the token (None before).
+        self.sealer: seal.Sealer | None = None
+        #: The app's address as the counter reported seeing it (zeros on serial).
+        self.seen_as: bytes | None = None
+        #: Messages that came with a wrong tag in this session (damage, or a forger).
+        self.bad_tags = 0
         self._seq = 0
         self._answers: dict[int, asyncio.Future[Answer]] = {}
         self._steps: asyncio.Queue[_Step] | None = None
         self._ended: LinkClosedError | None = None
+        self._auth_seq = -1  # the seq of the AUTH waiting for its PROOF
 
     # -- numbering and sending ---------------------------------------------------------
 
@@ -79,12 +93,24 @@ class Session:
         self._seq += 1
         return self._seq
 
+    @property
+    def sealed(self) -> bool:
+        """True once the counter proved the token: what §3 seals is sealed both ways."""
+        return self.sealer is not None
+
+    def payload(self, message: wire.Message) -> bytes:
+        """The bytes that carry `message` in this session (sealed when §3 says so)."""
+        data = wire.encode(message)
+        if self.sealer is not None and message.TYPE in wire.SEALED:
+            data = self.sealer.seal(data)
+        return data
+
     async def send(self, message: wire.Message) -> int:
-        """Number `message`, send it, and return its seq."""
+        """Number `message`, send it (sealed if the session is), and return its seq."""
         if self._ended is not None:
             raise self._ended
         message.seq = self.next_seq()
-        await self.link.send(wire.encode(message))
+        await self.link.send(self.payload(message))
         return message.seq
 
     async def request(self, message: wire.Message, timeout_s: float) -> Answer:
@@ -96,7 +122,7 @@ class Session:
         message.seq = seq
         self._answers[seq] = future
         try:
-            await self.link.send(wire.encode(message))
+            await self.link.send(self.payload(message))
             async with asyncio.timeout(timeout_s):
                 return await future
         except TimeoutError as exc:
@@ -105,6 +131,23 @@ class Session:
             self._answers.pop(seq, None)
 
     # -- receiving ---------------------------------------------------------------------
+
+    def receive(self, payload: bytes) -> wire.Message | wire.WireError | None:
+        """The message in `payload` (or the error decoding it raised); None for a wrong tag.
+
+        On a sealed session every message of a sealed type must carry a right tag,
+        whatever it looks like; the others are read as they are.
+        """
+        if self.sealer is not None and wire.peek_type(payload) in wire.SEALED:
+            opened = self.sealer.open(payload)
+            if opened is None:
+                self.bad_tags += 1
+                return None
+            payload = opened
+        try:
+            return wire.decode(payload)
+        except wire.WireError as exc:
+            return exc
 
     def take(self, item: wire.Message | wire.WireError) -> bool:
         """Offer a received message (or the error decoding it raised); True if the session used it.
@@ -117,6 +160,13 @@ class Session:
             if waiter is not None and not waiter.done():
                 waiter.set_result(item)
                 return True
+        if isinstance(item, wire.Proof):
+            # The answer to the one AUTH in flight (a PROOF names no seq of ours).
+            waiter = self._answers.pop(self._auth_seq, None)
+            if waiter is not None and not waiter.done():
+                waiter.set_result(item)
+                return True
+            return False
         if self._steps is None:
             return False
         if isinstance(item, wire.WireError | wire.Error):
@@ -150,10 +200,10 @@ class Session:
         """
 
         def on_payload(payload: bytes) -> None:
-            try:
-                message = wire.decode(payload)
-            except wire.WireError as exc:
-                self.take(exc)
+            message = self.receive(payload)
+            if message is None or isinstance(message, wire.WireError):
+                if message is not None:
+                    self.take(message)
                 return
             if not self.take(message) and other is not None:
                 other(message)
@@ -213,19 +263,39 @@ class Session:
     async def answer(
         self, token: bytes, challenge: wire.Challenge, timeout_s: float = AUTH_TIMEOUT_S
     ) -> bool:
-        """Answer `challenge` with the MAC of `token` (AUTH); True if the counter accepted it.
+        """Answer `challenge` with AUTH and check the counter's PROOF; True if both hold.
 
-        False means the counter refused the answer (ERROR AUTH_FAILED: a wrong token,
-        or a challenge damaged on the way). Raises `LinkError` if no answer comes, or
-        the counter refuses for another reason.
+        The proofs bind the session to this link: both nonces, the counter's id and
+        the counter's address as this app sees it (protocol §3). On success the
+        session is sealed from here on. False means the counter refused the answer
+        (ERROR AUTH_FAILED: a wrong token, a challenge damaged on the way, or a
+        relay in between). Raises `ImpostorError` if the counter took the AUTH but
+        its PROOF is wrong, `LinkError` if no answer comes or the counter refuses
+        for another reason.
         """
         hello = self._started()
-        mac = wire.auth_mac(token, challenge.nonce, hello.counter_id)
-        answer = await self.request(wire.Auth(mac), timeout_s)
+        app_nonce = wire.random_bytes(seal.APP_NONCE_SIZE)
+        script = seal.transcript(
+            challenge.nonce, app_nonce, hello.counter_id, seal.link_id(self.link.address)
+        )
+        auth = wire.Auth(app_nonce, seal.app_proof(token, script))
+        self._auth_seq = self._seq + 1
+        try:
+            answer = await self.request(auth, timeout_s)
+        finally:
+            self._auth_seq = -1
         if isinstance(answer, wire.Error):
             if answer.code != wire.ERR_AUTH_FAILED:
                 raise LinkError(f"{self.link.name}: authentication refused ({answer.code})")
             return False
+        if not isinstance(answer, wire.Proof) or not seal.equal(
+            answer.proof, seal.counter_proof(token, script, answer.app_link_id)
+        ):
+            raise ImpostorError(
+                f"{self.link.name}: the counter could not prove it is the one claimed here"
+            )
+        self.sealer = seal.session_sealer(token, script, seal.TO_COUNTER)
+        self.seen_as = answer.app_link_id
         return True
 
     async def authenticate(

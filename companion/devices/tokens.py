@@ -33,6 +33,7 @@ class TokenStore:
     def __init__(self, path: Path | None = None) -> None:
         self.path = Path(path) if path is not None else data_dir() / TOKENS_FILE
         self._tokens: dict[int, bytes] = {}
+        self._places: dict[int, str] = {}  # where each counter was claimed ("ble:<address>")
         # A sentence for the user when the saved tokens could not be read or saved, else None.
         self.problem: str | None = None
         # True while an unreadable file is still in place: it must not be overwritten.
@@ -43,8 +44,9 @@ class TokenStore:
         """The token this app gave the counter, or None if it never claimed it."""
         return self._tokens.get(counter_id)
 
-    def put(self, counter_id: int, token: bytes) -> None:
-        """Remember the token just given to a counter (replaces an older one).
+    def put(self, counter_id: int, token: bytes, place: str | None = None) -> None:
+        """Remember the token just given to a counter (replaces an older one), and where
+        (`place`, e.g. "ble:<address>") the counter was when it took it.
 
         The counter holds the token already, so a file that cannot be written does not
         undo the claim: the token is kept for this session and `problem` says so.
@@ -52,10 +54,24 @@ class TokenStore:
         if len(token) != wire.TOKEN_SIZE:
             raise ValueError(f"a claim token has {wire.TOKEN_SIZE} bytes, not {len(token)}")
         self._tokens[counter_id] = bytes(token)
+        self._places.pop(counter_id, None)
+        if place is not None:
+            self._places[counter_id] = place
         self._save()
+
+    def place(self, counter_id: int) -> str | None:
+        """Where the counter was when this app claimed it, if known."""
+        return self._places.get(counter_id)
+
+    def moved(self, counter_id: int, place: str) -> None:
+        """The counter proved the token at `place`: it is there now."""
+        if counter_id in self._tokens and self._places.get(counter_id) != place:
+            self._places[counter_id] = place
+            self._save()
 
     def forget(self, counter_id: int) -> None:
         """Drop a counter's token (it was claimed by another table, or given away)."""
+        self._places.pop(counter_id, None)
         if self._tokens.pop(counter_id, None) is not None:
             self._save()
 
@@ -109,6 +125,14 @@ class TokenStore:
                 unreadable += 1
                 continue
             self._tokens[counter_id] = token
+        places = parsed.get("places")
+        for key, value in places.items() if isinstance(places, dict) else ():
+            try:
+                counter_id = int(key, 16)
+            except (TypeError, ValueError):
+                continue
+            if counter_id in self._tokens and isinstance(value, str):
+                self._places[counter_id] = value
         if unreadable:
             return Phrase(
                 "{unreadable} of its {total} tokens are unreadable",
@@ -169,6 +193,7 @@ class TokenStore:
         data = {
             "format": _FORMAT,
             "tokens": {f"{cid:08x}": token.hex() for cid, token in sorted(self._tokens.items())},
+            "places": {f"{cid:08x}": place for cid, place in sorted(self._places.items())},
         }
         try:
             atomic_write_text(self.path, json.dumps(data, indent=1) + "\n")

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.core.listeners import Listeners
-from companion.devices import firmware_host, wire
+from companion.devices import firmware_host, seal, wire
 from companion.devices.bumble_backend import VirtualPeripheral, VirtualRadio
 from companion.devices.pty_port import PtyPort
 from companion.devices.tasks import TaskSet, guarded
@@ -81,17 +81,6 @@ class LedFrame:
         return line
 
 
-def _ack_of(payload: bytes) -> wire.Ack | None:
-    """The ACK in `payload`, or None for any other (or undecodable) message."""
-    if wire.peek_type(payload) != wire.MSG_ACK:
-        return None
-    try:
-        message = wire.decode(payload)
-    except wire.WireError:
-        return None
-    return message if isinstance(message, wire.Ack) else None
-
-
 def _lift(channel: int) -> int:
     # LEDs are dimmed by the current limiter; a terminal needs them brighter to be seen.
     return min(255, channel * 3) if channel else 0
@@ -146,6 +135,8 @@ class VirtualCounter(abc.ABC):
         self._listeners: Listeners[[LedFrame]] = Listeners()
         self._frames = 0
         self._presses_sent: set[int] = set()
+        #: (seq, intent) of every press this counter sent, in order: what an app may apply.
+        self.sent_presses: list[tuple[int, int]] = []
         #: Sequence numbers of this counter's presses that an app acknowledged, in order.
         self.acked_presses: list[int] = []
         self._tasks = TaskSet(self.name)
@@ -174,7 +165,9 @@ class VirtualCounter(abc.ABC):
         payloads = self.counter.press(button, long)
         for payload in payloads:
             if wire.peek_type(payload) == wire.MSG_BUTTON:
-                self._presses_sent.add(wire.peek_seq(payload))
+                button_press = wire.decode(payload)
+                self._presses_sent.add(button_press.seq)
+                self.sent_presses.append((button_press.seq, button_press.intent))
         self._send(payloads, to_all=(button == "claim"))
         self._render()
 
@@ -203,15 +196,15 @@ class VirtualCounter(abc.ABC):
     # -- for carriers ---------------------------------------------------------------
 
     def _replies(self, payload: bytes, session: Any) -> list[bytes]:
-        ack = _ack_of(payload)
-        if (
-            ack is not None
-            and ack.ref_type == wire.MSG_BUTTON
-            and ack.ref_seq in self._presses_sent
-        ):
-            self._presses_sent.discard(ack.ref_seq)
-            self.acked_presses.append(ack.ref_seq)
+        waiting = self.counter.pending_presses
         replies = self.counter.handle(payload, session)
+        if waiting:
+            # The firmware only lets an ACK from the session's app clear a pending press.
+            still = set(self.counter.pending_presses)
+            for seq in waiting:
+                if seq not in still and seq in self._presses_sent:
+                    self._presses_sent.discard(seq)
+                    self.acked_presses.append(seq)
         if (
             self.claim_on_hello
             and wire.peek_type(payload) == wire.MSG_HELLO
@@ -219,19 +212,14 @@ class VirtualCounter(abc.ABC):
         ):
             # After the HELLO answer has gone out, as a person would press a moment later.
             asyncio.get_running_loop().call_soon(self.open_claim_window)
-        changed = False
-        for reply in replies:
-            ack = _ack_of(reply)
-            if ack is not None:
-                ref_type = ack.ref_type
-                changed |= ref_type in wire.STATE_CHANGING
-                if ref_type in (wire.MSG_CLAIM, wire.MSG_AUTH):
-                    # A virtual counter reports its battery as soon as an app may hear
-                    # it, instead of making the app wait for the minute to come round.
-                    battery = self.counter.battery(self.battery_mv)
-                    if battery is not None:
-                        replies = [*replies, battery]
-        if changed:
+        kinds = {wire.peek_type(reply) for reply in replies}
+        if wire.MSG_PROOF in kinds:
+            # A virtual counter reports its battery as soon as an app may hear it,
+            # instead of making the app wait for the minute to come round.
+            battery = self.counter.battery(self.battery_mv)
+            if battery is not None:
+                replies = [*replies, session.out(battery)]
+        if wire.MSG_ACK in kinds:
             self._render()
         return replies
 
@@ -321,7 +309,11 @@ class SerialVirtualCounter(VirtualCounter):
 
     def _send(self, payloads: list[bytes], *, to_all: bool) -> None:
         # CLAIM_OPEN goes to everyone; the rest only to an authenticated app.
-        frames = [wire.frame(p) for p in payloads] if to_all else self._protocol.frames(payloads)
+        session = self._protocol.session
+        if to_all:
+            frames = [wire.frame(session.out(p)) for p in payloads]
+        else:
+            frames = self._protocol.frames(payloads)
         for chunk in frames:
             self.port.write(chunk)
 
@@ -367,7 +359,9 @@ class BleVirtualCounter(VirtualCounter):
             self.counter.close_session(self._session)
             self._session = None
         if connected:
-            self._session = self.counter.open_session()
+            # Both addresses go into the session's proofs, as on a board (docs/protocol.md §3).
+            own = seal.link_id(self.peripheral.address)
+            self._session = self.counter.open_session(own, seal.link_id(self.peripheral.peer))
 
     async def _on_write(self, payload: bytes) -> None:
         session = self._session
@@ -380,7 +374,9 @@ class BleVirtualCounter(VirtualCounter):
         session = self._session
         if session is None or not (to_all or session.authenticated):
             return
-        self._notify_tasks.spawn(self._notify_all(payloads), "notify")
+        # Sealed now, with the session they are meant for.
+        sealed = [session.out(payload) for payload in payloads]
+        self._notify_tasks.spawn(self._notify_all(sealed), "notify")
 
     async def _notify_all(self, payloads: list[bytes]) -> None:
         for payload in payloads:

@@ -1,19 +1,19 @@
-"""Wire protocol of the LED level counters: messages, serial framing and claim/auth helpers.
+"""Wire protocol of the LED level counters: messages, serial framing, and random tokens.
 
 This one module is shared by the app (``companion.devices.wire``) and the
 firmware (a top-level ``wire`` module on the board), so it is written in the
 subset of Python that both CPython and MicroPython >= 1.22 run: it imports only
-``struct``, ``hashlib`` and ``os`` (for random tokens and nonces), and uses plain
-classes, bytes and ints. ``docs/protocol.md`` is the specification; the vectors
-in ``tests/vectors/`` pin its bytes.
+``struct`` and ``os`` (for random tokens and nonces), and uses plain classes,
+bytes and ints. The session cryptography (proofs, keys, tags) is its neighbour
+``seal``. ``docs/protocol.md`` is the specification; the vectors in
+``tests/vectors/`` pin its bytes.
 """
 
-import hashlib
 import struct
 
 # --- versions, sizes ----------------------------------------------------------
 
-PROTOCOL_MAJOR = 1  # bumped when an existing layout changes; peers must match
+PROTOCOL_MAJOR = 2  # bumped when an existing layout changes; peers must match
 PROTOCOL_MINOR = 0  # bumped when messages or fields are only added
 MAX_MESSAGE = 20  # bytes: one default BLE ATT payload (MTU 23 - 3)
 HEADER_SIZE = 3  # type u8 + seq u16
@@ -61,6 +61,7 @@ MSG_CLAIM = 0x0B
 MSG_CLAIM_OPEN = 0x0C
 MSG_CHALLENGE = 0x0D
 MSG_AUTH = 0x0E
+MSG_PROOF = 0x0F
 
 ROLE_APP = 0
 ROLE_BOARD = 1
@@ -112,10 +113,14 @@ ERR_REPLAY = 7
 ERR_NOT_CLAIMING = 8
 ERR_UNEXPECTED = 9
 ERR_BAD_FRAME = 10
+ERR_WEAK_TOKEN = 11
 
 TOKEN_SIZE = 16
-NONCE_SIZE = 16
-MAC_SIZE = 16
+NONCE_SIZE = 16  # the counter's nonce (CHALLENGE)
+APP_NONCE_SIZE = 8  # the app's nonce (AUTH)
+PROOF_SIZE = 8  # each side's proof of the token (AUTH, PROOF)
+LINK_ID_SIZE = 6  # an address in PROOF: six bytes, or zeros
+TAG_SIZE = 3  # the tag after every sealed message
 CLAIM_WINDOW_S = 30
 MAX_DETAIL = MAX_BODY - 3  # ERROR: code u8 + ref_seq u16 + detail text
 
@@ -135,10 +140,6 @@ def _int(name, value, low, high):
     if not isinstance(value, int) or isinstance(value, bool) or value < low or value > high:
         raise WireError(f"{name} must be an integer from {low} to {high}")
     return value
-
-
-def _u32(name, value):
-    return _int(name, value, 0, 0xFFFFFFFF)
 
 
 def _blob(name, value, size):
@@ -473,15 +474,21 @@ class Config(Message):
 
 
 class ConfigColours(Config):
-    """Colours of up to 5 consecutive player slots, starting at ``first``: ``(first, colours)``."""
+    """Colours of up to 4 consecutive player slots, starting at ``first``: ``(first, colours)``.
+
+    Four, so that the message still fits the budget with its tag (§8).
+    """
 
     KEY = CFG_COLOURS
-    MAX_COLOURS = 5
-    FIELDS = (("first", Int("B", 0, MAX_SLOTS - 1)), ("colours", Items(RGB, 1, 5, rest=True)))
+    MAX_COLOURS = 4
+    FIELDS = (
+        ("first", Int("B", 0, MAX_SLOTS - 1)),
+        ("colours", Items(RGB, 1, MAX_COLOURS, rest=True)),
+    )
 
     def _check(self):
         if self.first + len(self.colours) > MAX_SLOTS:
-            raise WireError("1 to 5 colours for slots 0..7")
+            raise WireError("1 to 4 colours for slots 0..7")
 
 
 class ConfigBrightness(Config):
@@ -645,10 +652,22 @@ class Challenge(Message):
 
 
 class Auth(Message):
-    """App -> counter: ``auth_mac(token, nonce, counter_id)`` answering CHALLENGE."""
+    """App -> counter answering CHALLENGE: the app's nonce and its proof of the token.
+
+    ``Auth(app_nonce, proof)``; the proof is ``seal.app_proof`` over the session's transcript.
+    """
 
     TYPE = MSG_AUTH
-    FIELDS = (("mac", Blob(MAC_SIZE)),)
+    FIELDS = (("app_nonce", Blob(APP_NONCE_SIZE)), ("proof", Blob(PROOF_SIZE)))
+
+
+class Proof(Message):
+    """Counter -> app after a right AUTH: its own proof of the token, and the app's address
+    as the counter sees it (zeros on serial). ``Proof(proof, app_link_id)``
+    """
+
+    TYPE = MSG_PROOF
+    FIELDS = (("proof", Blob(PROOF_SIZE)), ("app_link_id", Blob(LINK_ID_SIZE)))
 
 
 _ALL = (
@@ -666,6 +685,7 @@ _ALL = (
     ClaimOpen,
     Challenge,
     Auth,
+    Proof,
 )
 MESSAGE_TYPES = {cls.TYPE: cls for cls in _ALL}
 CONFIG_TYPES = {
@@ -675,6 +695,17 @@ CONFIG_TYPES = {
 SHOW_TYPES = {cls.KEY: cls for cls in (ShowClear, ShowCombat, ShowRoll, ShowWin, ShowIdentify)}
 # Messages that change what a counter shows or stores: need an authenticated session.
 STATE_CHANGING = (MSG_SNAPSHOT, MSG_CONFIG, MSG_SHOW)
+# Messages that carry a tag on an authenticated session (§8); the others never do.
+SEALED = (
+    MSG_SNAPSHOT,
+    MSG_CONFIG,
+    MSG_SHOW,
+    MSG_BUTTON,
+    MSG_ACK,
+    MSG_PING,
+    MSG_PONG,
+    MSG_BATTERY,
+)
 
 
 def encode(msg: Message) -> bytes:
@@ -835,42 +866,7 @@ class Deframer:
         return payload
 
 
-# --- claim and authentication --------------------------------------------------
-
-AUTH_LABEL = b"munchkin-counter-auth-v1"
-
-
-def hmac_sha256(key: bytes, msg: bytes) -> bytes:
-    """HMAC-SHA256 (RFC 2104) on hashlib.sha256, which MicroPython also has."""
-    key = bytes(key)
-    if len(key) > 64:
-        key = hashlib.sha256(key).digest()
-    key = key + bytes(64 - len(key))
-    inner = hashlib.sha256(bytes([b ^ 0x36 for b in key]))
-    inner.update(bytes(msg))
-    outer = hashlib.sha256(bytes([b ^ 0x5C for b in key]))
-    outer.update(inner.digest())
-    return outer.digest()
-
-
-def auth_mac(token: bytes, nonce: bytes, counter_id: int) -> bytes:
-    """What AUTH carries: HMAC-SHA256(token, label + nonce + counter_id LE32), first 16 bytes."""
-    token = _blob("token", token, TOKEN_SIZE)
-    nonce = _blob("nonce", nonce, NONCE_SIZE)
-    cid = _u32("counter_id", counter_id)
-    return hmac_sha256(token, AUTH_LABEL + nonce + struct.pack("<I", cid))[:MAC_SIZE]
-
-
-def check_auth(token: bytes, nonce: bytes, counter_id: int, mac: bytes) -> bool:
-    """True when ``mac`` proves ``token``; compares in constant time."""
-    expected = auth_mac(token, nonce, counter_id)
-    mac = bytes(mac)
-    if len(mac) != len(expected):
-        return False
-    diff = 0
-    for i in range(len(expected)):
-        diff |= expected[i] ^ mac[i]
-    return diff == 0
+# --- randomness for tokens and nonces ---------------------------------------------
 
 
 def random_bytes(size: int) -> bytes:
@@ -880,14 +876,9 @@ def random_bytes(size: int) -> bytes:
     raises instead of falling back to a predictable generator: a guessable
     nonce or token would let anyone answer a CHALLENGE.
     """
-    import os  # only here: the codec itself needs no more than struct and hashlib
+    import os  # only here: the codec itself needs no more than struct
 
     urandom = getattr(os, "urandom", None)
     if urandom is None:
         raise NotImplementedError("this port has no os.urandom: no safe source for tokens")
     return urandom(size)
-
-
-def new_token() -> bytes:
-    """A fresh claim token for CLAIM."""
-    return random_bytes(TOKEN_SIZE)

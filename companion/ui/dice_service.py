@@ -15,6 +15,7 @@ from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from kivy.clock import Clock
 from kivy.event import EventDispatcher
 from kivy.properties import BooleanProperty, ListProperty, StringProperty
 
@@ -42,6 +43,7 @@ class DieRow:
     motion: str
     connected: bool
     seat: int | None  # a seat, the hub's ANYONE (whoever is rolling), or None (nobody)
+    shell: str  # the shell its owner set, for dice that cannot tell ("" for the others)
 
 
 class DiceService(EventDispatcher):
@@ -59,6 +61,8 @@ class DiceService(EventDispatcher):
         # The bleak backend dice are reached through (None: the platform's own).
         self.backend: Any = backend
         self._tasks = TaskSet("dice", on_error=self._task_failed)
+        # A tumbling die reports several states a second: the screen redraws once a frame.
+        self._publish_trigger = Clock.create_trigger(self._publish)
 
     async def close(self) -> None:
         """Stop waiting and disconnect every die (the app is closing)."""
@@ -74,13 +78,13 @@ class DiceService(EventDispatcher):
             from companion.devices.dice import DiceHub
 
             self._hub = DiceHub()
-            self._hub.changes.add(self._publish)
+            self._hub.changes.add(self._publish_trigger)
         return self._hub
 
     def attach(self, hub: Any) -> None:
         """Use this hub (tests, the simulator) and show its dice."""
         self._hub = hub
-        hub.changes.add(self._publish)
+        hub.changes.add(self._publish_trigger)
         self._publish()
 
     def scan(self) -> None:
@@ -109,6 +113,16 @@ class DiceService(EventDispatcher):
         step = order.index(current) + 1 if current in order else 0
         self.assign(die_id, order[step % len(order)])
 
+    def next_shell(self, die_id: str) -> None:
+        """Step the shell of a die that cannot tell which it wears (a GoDice): d6, d4, ..."""
+        from companion.devices.dice.godice import GoDiceSource
+        from companion.devices.dice.godice_protocol import SHELLS
+
+        source = self.hub.get(die_id)
+        if isinstance(source, GoDiceSource):
+            step = SHELLS.index(source.die_type) + 1 if source.die_type in SHELLS else 0
+            source.set_shell(SHELLS[step % len(SHELLS)])
+
     def blink(self, die_id: str) -> None:
         """Light a die up so the table can see which one it is."""
         source = self.hub.get(die_id)
@@ -120,17 +134,18 @@ class DiceService(EventDispatcher):
         return self._hub is not None and bool(self._hub.dice_for(seat))
 
     def wait_roll(
-        self, seat: int, on_roll: RollCallback, on_problem: ProblemCallback
+        self, seat: int, on_roll: RollCallback, on_problem: ProblemCallback, *, blink: bool = True
     ) -> Callable[[], None]:
         """Take the next settled d6 of the seat's die; returns a function that stops waiting.
 
         `on_roll(value, die_label)` gets the result; `on_problem(text)` hears why a roll
         was refused (not a d6: the wait goes on) or why the wait ended (the die went away).
         With no die for the seat nothing happens: the screen's own roll is the way.
+        `blink` lights the awaited dice up where they can.
         """
         if not self.has_dice_for(seat):
             return _nothing
-        task = self.spawn(self._wait(seat, on_roll, on_problem))
+        task = self.spawn(self._wait(seat, on_roll, on_problem, blink))
         if task is None:
             return _nothing
         return task.cancel
@@ -144,7 +159,9 @@ class DiceService(EventDispatcher):
             return None
 
     # -- inside ---------------------------------------------------------------------------
-    async def _wait(self, seat: int, on_roll: RollCallback, on_problem: ProblemCallback) -> None:
+    async def _wait(
+        self, seat: int, on_roll: RollCallback, on_problem: ProblemCallback, blink: bool
+    ) -> None:
         from companion.devices.dice import DiceError, NotAD6Error
 
         dice = self.hub.dice_for(seat)
@@ -154,7 +171,7 @@ class DiceService(EventDispatcher):
         try:
             while True:
                 try:
-                    roll = await self.hub.next_roll(seat, blink=True)
+                    roll = await self.hub.next_roll(seat, blink=blink)
                     value = roll.d6()
                 except NotAD6Error as exc:
                     on_problem(tr(exc))
@@ -184,7 +201,7 @@ class DiceService(EventDispatcher):
         if not found:
             self.app.notify(_("No die answered. Roll it once to wake it up, then look again."))
 
-    def _publish(self) -> None:
+    def _publish(self, *_args: Any) -> None:
         hub = self._hub
         if hub is None:
             self.rows = []
@@ -199,6 +216,7 @@ class DiceService(EventDispatcher):
                 motion=s.motion.value,
                 connected=s.connected,
                 seat=hub.assignment(s.die_id),
+                shell=s.die_type.value if s.maker == "GoDice" else "",
             )
             for s in hub.dice
         ]

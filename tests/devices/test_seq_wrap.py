@@ -2,9 +2,9 @@
 stay in range (a fresh session, as the protocol says), every task survives, nothing dies silently.
 
 The far end is a scripted counter on the pty, fast enough to flood: it answers
-HELLO (claimed) with a CHALLENGE, accepts the right AUTH, acknowledges state
-changes, answers PINGs, and keeps sending the same BUTTON while it counts the
-app's ACKs.
+HELLO (claimed) with a CHALLENGE, accepts the right AUTH with its PROOF and
+seals its side from then on, acknowledges state changes, answers PINGs, and
+keeps sending the same BUTTON while it counts the app's ACKs.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import logging
 import pytest
 
 from companion.core import GoUpLevel
-from companion.devices import wire
+from companion.devices import seal, wire
 from companion.devices.pty_port import PtyPort
 from companion.devices.serial_link import SerialLink
 
@@ -48,6 +48,7 @@ class FloodingCounter:
         self.authenticated = False
         self.press_seq = 0
         self.acked_seqs: set[int] = set()
+        self.sealer: seal.Sealer | None = None
         self.more = asyncio.Event()
         self.port.plug()
 
@@ -55,20 +56,31 @@ class FloodingCounter:
         self.seq = self.seq % 0xFFFF + 1  # 1..65535, wrapping to 1 (§3)
         return self.seq
 
+    def _out(self, message: wire.Message) -> bytes:
+        payload = wire.encode(message)
+        if self.sealer is not None and message.TYPE in wire.SEALED:
+            payload = self.sealer.seal(payload)
+        return wire.frame(payload)
+
     def send(self, message: wire.Message) -> None:
         message.seq = self._next()
-        self.port.write(wire.frame(wire.encode(message)))
+        self.port.write(self._out(message))
 
     def press(self, seq: int) -> None:
-        self.port.write(wire.frame(wire.encode(wire.Button(wire.INTENT_LEVEL_UP, seq=seq))))
+        self.port.write(self._out(wire.Button(wire.INTENT_LEVEL_UP, seq=seq)))
 
     def _on_data(self, data: bytes) -> None:
         for payload in self.deframer.feed(data):
+            if self.sealer is not None and wire.peek_type(payload) in wire.SEALED:
+                opened = self.sealer.open(payload)
+                assert opened is not None, "a sealed message from the app with a wrong tag"
+                payload = opened
             message = wire.decode(payload)  # raises (and fails the test) on a seq past 65535
             self.app_seqs.append(message.seq)
             if isinstance(message, wire.Hello):
                 self.hellos += 1
                 self.authenticated = False
+                self.sealer = None
                 self.send(
                     wire.Hello(
                         role=wire.ROLE_TRACKER,
@@ -79,10 +91,13 @@ class FloodingCounter:
                 )
                 self.send(wire.Challenge(NONCE))
             elif isinstance(message, wire.Auth):
-                if message.mac == wire.auth_mac(TOKEN, NONCE, COUNTER_ID):
+                script = seal.transcript(NONCE, message.app_nonce, COUNTER_ID, seal.NO_LINK_ID)
+                if message.proof == seal.app_proof(TOKEN, script):
                     self.auths += 1
                     self.authenticated = True
-                    self.send(wire.Ack(message.seq, wire.MSG_AUTH))
+                    proof = seal.counter_proof(TOKEN, script, seal.NO_LINK_ID)
+                    self.send(wire.Proof(proof, seal.NO_LINK_ID))
+                    self.sealer = seal.session_sealer(TOKEN, script, seal.TO_APP)
                 else:
                     self.send(wire.Error(wire.ERR_AUTH_FAILED, message.seq))
             elif isinstance(message, wire.Ping):

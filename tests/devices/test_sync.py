@@ -191,9 +191,11 @@ async def test_an_unauthenticated_write_is_refused_and_changes_nothing(tmp_path)
             before = board.frame.rgb
             forged = wire.Snapshot(999, (9, 9, 9), (0, 0, 0), seq=2)
             await link.send(wire.encode(forged))
-            refusal = wire.decode(await link.recv())
-        assert isinstance(refusal, wire.Error)
-        assert refusal.code == wire.ERR_NOT_AUTHENTICATED
+            # The app's session outlives its port on serial (no "closed" event) until its
+            # idle time runs out; meanwhile a message without its tag is dropped unanswered.
+            with pytest.raises(TimeoutError):
+                async with asyncio.timeout(0.5):
+                    await link.recv()
         assert board.frame.rgb == before
         assert board.counter.state.levels[0] == 1
     finally:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from companion.devices import wire
+from companion.devices import seal, wire
 from companion.devices.tokens import MAX_TOKENS_BYTES, TokenStore
 
 
@@ -29,7 +29,9 @@ def _saved(path: Path, tokens: dict[int, bytes]) -> bytes:
 )
 def test_an_unreadable_file_is_set_aside_before_the_next_claim_writes(tmp_path, damage):
     path = tmp_path / "counters.json"
-    damaged = damage(_saved(path, {1: wire.new_token(), 2: wire.new_token()}))
+    damaged = damage(
+        _saved(path, {1: seal.new_token(wire.random_bytes), 2: seal.new_token(wire.random_bytes)})
+    )
     path.write_bytes(damaged)
 
     store = TokenStore(path)
@@ -38,7 +40,7 @@ def test_an_unreadable_file_is_set_aside_before_the_next_claim_writes(tmp_path, 
     (kept,) = tmp_path.glob("counters.json.damaged-*")
     assert kept.read_bytes() == damaged
 
-    token = wire.new_token()
+    token = seal.new_token(wire.random_bytes)
     store.put(9, token)
     assert TokenStore(path).get(9) == token
     assert kept.read_bytes() == damaged, "the damaged copy is never touched again"
@@ -46,7 +48,7 @@ def test_an_unreadable_file_is_set_aside_before_the_next_claim_writes(tmp_path, 
 
 def test_readable_tokens_of_a_partly_damaged_file_are_recovered(tmp_path):
     path = tmp_path / "counters.json"
-    good = wire.new_token()
+    good = seal.new_token(wire.random_bytes)
     path.write_text(json.dumps({"format": 1, "tokens": {"00000001": good.hex(), "02": "zz"}}))
 
     store = TokenStore(path)
@@ -72,7 +74,7 @@ def test_a_file_that_cannot_be_set_aside_is_left_alone(tmp_path, monkeypatch):
     assert "could not be set aside (Permission denied)" in store.problem
     assert "kept for this session only" in store.problem
 
-    token = wire.new_token()
+    token = seal.new_token(wire.random_bytes)
     store.put(5, token)  # the claim still works for this session...
     assert store.get(5) == token
     assert path.read_text() == '{"format": 1, "tokens": {"01": '  # ...and the file is untouched
@@ -89,6 +91,6 @@ def test_an_oversized_file_is_not_read(tmp_path):
 
 def test_a_good_file_reports_nothing(tmp_path):
     path = tmp_path / "counters.json"
-    _saved(path, {3: wire.new_token()})
+    _saved(path, {3: seal.new_token(wire.random_bytes)})
     assert TokenStore(path).problem is None
     assert list(tmp_path.glob("counters.json.damaged-*")) == []

@@ -5,6 +5,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
+
 from companion.devices import firmware_host
 
 firmware_host.load()
@@ -15,3 +17,11 @@ ROOT = HERE.parents[1]
 for path in (ROOT / "firmware", HERE / "vmside", HERE):
     if str(path) not in sys.path:
         sys.path.insert(0, str(path))
+
+
+@pytest.fixture
+def board_env(monkeypatch: pytest.MonkeyPatch):
+    """Fake pins, LED strips and watchdog; `.app` is `counter.app` bound to them."""
+    import boardfakes
+
+    return boardfakes.install(monkeypatch)

@@ -71,6 +71,12 @@ async def connect(ui: Harness, table: dict[str, Any], die: Any, seat: int) -> No
     service.assign(row.die_id, seat)
 
 
+def waiting(table: dict[str, Any]) -> bool:
+    """True once a screen waits for a die's roll (the screen may still be sliding in)."""
+    hub = table["service"].hub
+    return any(hub.waiting_for(source.die_id) for source in hub.dice)
+
+
 def run_away_rolls(ui: Harness) -> list[tuple[int, int]]:
     from companion.core import RunAway
 
@@ -94,7 +100,8 @@ async def test_a_pixels_die_rolls_for_the_fighter_and_the_screen_logs_it(
     await connect(ui, table, bram_die, seat=1)
     ui.app.show("run_away")
     screen = ui.screen("run_away")
-    await until(ui, lambda: "Throw your die" in screen.die_text, "the screen asks for a throw")
+    await until(ui, lambda: waiting(table), "the screen waits for the die")
+    assert "Throw your die" in screen.die_text
     await until(ui, lambda: len(ruby.blinks) == 1, "the awaited die lights up")
     assert bram_die.blinks == []  # Bram's die is not the one the screen waits for
     await bram_die.roll(6)  # Bram is not running away: his die changes nothing
@@ -119,7 +126,8 @@ async def test_a_die_lost_mid_roll_leaves_the_on_screen_roll(
     await connect(ui, table, ruby, seat=0)
     ui.app.show("run_away")
     screen = ui.screen("run_away")
-    await until(ui, lambda: "Throw your die" in screen.die_text, "the screen asks for a throw")
+    await until(ui, lambda: waiting(table), "the screen waits for the die")
+    assert "Throw your die" in screen.die_text
     await ruby.tumble()
     await ruby.leave()
     await until(ui, lambda: "went away" in ui.banner(), "the table is told the die went away")
@@ -138,7 +146,7 @@ async def test_a_d20_is_refused_and_the_screen_keeps_waiting(
     big = VirtualPixelsDie(table["radio"], "Big", die_type=DieType.D20)
     await connect(ui, table, big, seat=0)
     ui.app.show("run_away")
-    await until(ui, lambda: "Throw your die" in ui.screen("run_away").die_text, "waiting")
+    await until(ui, lambda: waiting(table), "the screen waits for the die")
     await big.roll(17)
     await until(ui, lambda: "Big is a d20, not a d6" in ui.banner(), "the d20 is refused")
     assert run_away_rolls(ui) == []
@@ -168,6 +176,7 @@ async def test_the_devices_screen_finds_connects_and_assigns_a_die(
     card = _card(screen)
     assert card.connected and "battery 64 %" in card.detail
     assert card.assign_text == "Rolls for: whoever is rolling"
+    ui.pump(0.2)  # the new card takes a few frames to find its place in the list
     ui.tap(card.ids.assign)
     await until(ui, lambda: "Rolls for: Anna" in _card(screen).assign_text, "Anna has the die")
     await until(ui, lambda: len(ruby.blinks) == 1, "the die blinks to show which it is")
@@ -178,7 +187,7 @@ async def test_the_devices_screen_finds_connects_and_assigns_a_die(
 
 
 def _card(screen: Any) -> Any:
-    (card,) = [c for c in screen.ids.dice.children if hasattr(c, "assign_text")]
+    (card,) = screen.die_cards.values()
     return card
 
 
@@ -207,3 +216,25 @@ async def test_the_dice_screen_takes_the_current_players_die(
 def _die_id(table: dict[str, Any]) -> str:
     (source,) = table["service"].hub.dice
     return source.die_id
+
+
+async def test_a_godice_shell_is_set_on_the_devices_screen(
+    ui: Harness, table: dict[str, Any]
+) -> None:
+    from companion.devices.dice import DieType
+    from companion.devices.dice.virtual import VirtualGoDice
+
+    die = VirtualGoDice(table["radio"])
+    await connect(ui, table, die, seat=0)
+    ui.app.show("devices")
+    screen = ui.screen("devices")
+    await until(ui, lambda: _card(screen).shell_text == "d6 shell", "a GoDice starts bare")
+    ui.tap(_card(screen).ids.shell)
+    await until(ui, lambda: "(d4)" in _card(screen).title, "the die now wears a d4 shell")
+    (source,) = table["service"].hub.dice
+    assert source.die_type is DieType.D4
+    ui.app.show("run_away")
+    await until(ui, lambda: waiting(table), "the screen waits for the die")
+    await die.roll(2)
+    await until(ui, lambda: "is a d4, not a d6" in ui.banner(), "a d4 is refused for a d6 roll")
+    assert run_away_rolls(ui) == []

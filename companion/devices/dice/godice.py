@@ -39,6 +39,10 @@ class GoDiceSource(BleDieSource):
         # settle counts even if the tumble began before the app connected.
         self._gate = RollGate(armed=True)
 
+    def set_shell(self, shell: DieType) -> None:
+        """The owner put the die in another shell (or took it out: `DieType.D6`)."""
+        self._report(die_type=shell)
+
     def decode(self, data: bytes) -> proto.Message:
         return proto.decode(data)
 

@@ -158,6 +158,10 @@ def d6_face(vector: tuple[int, int, int]) -> int:
     return _D6_FACES[(axis, sign)]
 
 
+# The shells a GoDice can wear, bare first.
+SHELLS = (DieType.D6, DieType.D4, DieType.D8, DieType.D10, DieType.D00, DieType.D12, DieType.D20)
+
+
 def face_for(shell: DieType, vector: tuple[int, int, int]) -> int | None:
     """The face up for a die wearing `shell`; None for shells this app does not read."""
     if shell.is_d6:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from companion.core.listeners import Listeners
@@ -37,7 +38,7 @@ class DiceHub:
     def __init__(self) -> None:
         self._sources: dict[str, DiceSource] = {}
         self._assigned: dict[str, int | None] = {}
-        self._removers: dict[str, list[object]] = {}
+        self._removers: dict[str, list[Callable[[], None]]] = {}
         self._waiters: list[_Waiter] = []
         self._tasks = TaskSet("dice hub")
         self.last_rolls: dict[str, SettledRoll] = {}
@@ -72,7 +73,7 @@ class DiceHub:
         source = self._sources.pop(die_id, None)
         self._assigned.pop(die_id, None)
         for remover in self._removers.pop(die_id, []):
-            remover()  # type: ignore[operator]
+            remover()
         if source is not None:
             await source.stop()
             self._fail_orphans(source)

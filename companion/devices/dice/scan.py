@@ -1,9 +1,10 @@
-"""Finding dice in range: scan by the advertised service, tell the makers apart, open a source.
+"""Finding dice in range: listen to advertisements, tell the makers apart, open a source.
 
-Pixels and GoDice advertise the same service UUID (the Nordic UART one), so
-the service alone only says "maybe a die". A GoDice is told by its advertised
-name ("GoDice_..."); a Pixels die by the Pixel id it puts in its service data.
-Other gadgets advertising that service are not dice and are left out.
+A Pixels die advertises its service (`6e400001-…`) with its Pixel id in the
+service data and its state in manufacturer data. A GoDice is known by its
+advertised name ("GoDice_…"), as its maker's own tools find it; its service is
+the Nordic UART one, which a Pixels die and many other gadgets share, so the
+service alone says nothing. Gadgets that are neither are left out.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from companion.devices.dice.model import DecodeError, DieType
 from companion.devices.dice.pixels import PixelsSource
 
 SCAN_TIME_S = 5.0  # s: dice advertise several times a second while awake
+PIXELS_STATE_BYTES = 5  # LED count, design, roll state, face, battery: a Pixels die's maker data
 PIXELS = "Pixels"
 GODICE = "GoDice"
 
@@ -41,12 +43,18 @@ def classify(device: BLEDevice, adv: AdvertisementData) -> str | None:
     name = adv.local_name or device.name or ""
     if name.startswith(godice_protocol.NAME_PREFIX):
         return GODICE
+    if pixels_protocol.SERVICE_UUID not in adv.service_uuids:
+        return None
     data = adv.service_data.get(pixels_protocol.SERVICE_UUID)
     if data is not None:
         try:
             pixels_protocol.pixel_id_from_service_data(data)
         except DecodeError:
             return None
+        return PIXELS
+    # No service data heard yet (it may come in the scan response): the die's state in
+    # its manufacturer data tells it too.
+    if any(len(value) >= PIXELS_STATE_BYTES for value in adv.manufacturer_data.values()):
         return PIXELS
     return None
 
@@ -64,9 +72,8 @@ async def scan(
             name = adv.local_name or device.name or device.address
             found[device.address] = FoundDie(maker, device, name, adv.rssi)
 
-    scanner = backend.new_scanner(
-        detection_callback=heard, service_uuids=[pixels_protocol.SERVICE_UUID]
-    )
+    # No service filter: a GoDice is found by its name, whatever it advertises.
+    scanner = backend.new_scanner(detection_callback=heard)
     await scanner.start()
     try:
         await asyncio.sleep(timeout_s)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import abc
 import asyncio
-from collections.abc import Callable
 
 from companion.core.listeners import Listeners
 from companion.devices.dice.model import DieType, Motion, SettledRoll
@@ -105,6 +104,3 @@ class DiceSource(abc.ABC):
 def loop_time() -> float:
     """The running loop's clock: the time base of every `SettledRoll.at_s`."""
     return asyncio.get_running_loop().time()
-
-
-Clock = Callable[[], float]

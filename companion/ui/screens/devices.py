@@ -34,6 +34,9 @@ ACCESS: dict[str, str] = {
     "unclaimed": N_("not claimed: long-press it to add it"),
     "claiming": N_("claiming"),
     "claimed_elsewhere": N_("claimed by another table"),
+    # It answers with the id of a counter claimed here but could not prove it is that
+    # counter there (a fake, or one passing messages on): never used; the details say why.
+    "mismatch": N_("not the counter claimed here"),
     "version": N_("needs a firmware update"),
 }
 TRANSPORTS: dict[str, str] = {"serial": N_("USB serial"), "ble": N_("Bluetooth LE")}
@@ -90,6 +93,7 @@ class DieCard(BoxLayout):
     title = StringProperty("")
     detail = StringProperty("")
     assign_text = StringProperty("")
+    shell_text = StringProperty("")  # for dice whose shell their owner sets ("" otherwise)
     connected = BooleanProperty(False)
     owner = ObjectProperty(None)
 
@@ -120,6 +124,7 @@ class DevicesScreen(CompanionScreen):
         self._bound: DeviceService | None = None
         self._dice_bound: DiceService | None = None
         self._found_dice: list[Any] = []
+        self.die_cards: dict[str, DieCard] = {}
         self.session.bind(state=lambda *_a: self._update_rows())
 
     @property
@@ -167,6 +172,11 @@ class DevicesScreen(CompanionScreen):
         if self.dice is not None:
             self.dice.next_assignment(die_id, len(state.players) if state is not None else 0)
             self.dice.blink(die_id)
+
+    def next_shell(self, die_id: str) -> None:
+        """The shell a GoDice wears, in turn: d6 (bare), d4, d8, d10, d00, d12, d20."""
+        if self.dice is not None:
+            self.dice.next_shell(die_id)
 
     def blink_die(self, die_id: str) -> None:
         """Light a die up to see which one it is."""
@@ -307,26 +317,30 @@ class DevicesScreen(CompanionScreen):
     def _update_dice(self) -> None:
         dice = self.dice
         rows = list(dice.rows) if dice is not None else []
-        self._found_dice = list(dice.found) if dice is not None else []
+        found = list(dice.found) if dice is not None else []
         self.dice_scanning = bool(dice and dice.scanning)
+        ids = [row.die_id for row in rows]
+        if ids != list(self.die_cards) or found != self._found_dice:
+            # Rebuilt only when dice come or go: a card being tapped must stay put.
+            self._found_dice = found
+            box = self.ids.dice
+            box.clear_widgets()
+            self.die_cards = {}
+            for row in rows:
+                card = DieCard(die_id=row.die_id, owner=self)
+                self.die_cards[row.die_id] = card
+                box.add_widget(card)
+            for index, die in enumerate(found):
+                row = FoundDieRow(title=die.name, detail=die.maker, index=index, owner=self)
+                box.add_widget(row)
         state = self.session.live_state
-        box = self.ids.dice
-        box.clear_widgets()
         for row in rows:
-            box.add_widget(
-                DieCard(
-                    die_id=row.die_id,
-                    title=f"{row.label}  \u00b7  {row.maker}",
-                    detail=_die_line(row),
-                    assign_text=_("Rolls for: {who}").format(who=_die_player(row.seat, state)),
-                    connected=row.connected,
-                    owner=self,
-                )
-            )
-        for index, found in enumerate(self._found_dice):
-            box.add_widget(
-                FoundDieRow(title=found.name, detail=found.maker, index=index, owner=self)
-            )
+            card = self.die_cards[row.die_id]
+            card.title = f"{row.label}  \u00b7  {row.maker}"
+            card.detail = _die_line(row)
+            card.assign_text = _("Rolls for: {who}").format(who=_die_player(row.seat, state))
+            card.shell_text = _("{shape} shell").format(shape=row.shell) if row.shell else ""
+            card.connected = row.connected
 
     def _update_found(self) -> None:
         service = self.service

@@ -62,7 +62,10 @@ class DiceScreen(CompanionScreen):
         if service is not None:
             # Without a game nobody has a seat: only the whoever-is-rolling dice roll here.
             seat = game.state.current if game is not None else -1
-            self._stop_die = service.wait_roll(seat, self._die_rolled, self._die_problem)
+            # The die is in the roller's hand already: no blink after every throw.
+            self._stop_die = service.wait_roll(
+                seat, self._die_rolled, self._die_problem, blink=False
+            )
 
     def _die_rolled(self, value: int, die: str) -> None:
         self._stop_die = None
