@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from kivy.clock import Clock
 from kivy.metrics import dp
 from kivy.properties import BooleanProperty, NumericProperty, StringProperty
 
@@ -36,6 +37,7 @@ class TableScreen(CompanionScreen):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.tiles: list[PlayerTile] = []
+        self._shown_current = -1
         self.app.bind(wide=lambda *_a: self._layout())
         self.ids.scroll.bind(height=lambda *_a: self._layout())
 
@@ -97,14 +99,34 @@ class TableScreen(CompanionScreen):
             tile.traits = traits_line(player, has_races)
             tile.dead = player.dead
             tile.turn = seat == state.current and not state.winners
+        if state.current != self._shown_current:
+            # Whose turn it is must be on screen without scrolling (5-8 players on a phone).
+            self._shown_current = state.current
+            Clock.schedule_once(lambda _dt: self.show_current(), 0)
         current = state.current_player.name
         self.turn_text = _("Turn {n}: {name}").format(n=state.turn, name=current)
-        self.phase_text = phase_name(state.phase)
+        self.phase_text = self._phase_words(state)
         self.in_combat = state.combat is not None
-        self.charity_phase = state.phase == Phase.CHARITY
+        # Charity applies to the current player, alive, at the end of the turn.
+        self.charity_phase = state.phase == Phase.CHARITY and not state.current_player.dead
         self.can_advance = self.session.allowed(AdvancePhase)
         self.can_end_turn = self.session.allowed(EndTurn)
         self.charity_text = self._charity_words(state)
+
+    @staticmethod
+    def _phase_words(state: Any) -> str:
+        combat = state.combat
+        if combat is None:
+            return phase_name(state.phase)
+        if combat.running:
+            return _("Combat: running away")
+        if combat.fighters_winning:
+            return _("Combat: players win {p} to {m}").format(
+                p=combat.players_strength, m=combat.monsters_strength
+            )
+        return _("Combat: monsters win {m} to {p}").format(
+            p=combat.players_strength, m=combat.monsters_strength
+        )
 
     def _charity_words(self, state: Any) -> str:
         result = state.charity
@@ -116,6 +138,19 @@ class TableScreen(CompanionScreen):
             f"{state.players[seat].name} {count}" for seat, count in result.shares.items()
         )
         return _("Charity: {given}").format(given=given)
+
+    def show_current(self) -> None:
+        """Scroll the current player's tile into view (when the tiles scroll at all)."""
+        state = self.state
+        if state is None or not 0 <= state.current < len(self.tiles):
+            return
+        scroll = self.ids.scroll
+        if self.ids.tiles.height > scroll.height:
+            scroll.scroll_to(self.tiles[state.current], padding=dp(4), animate=False)
+
+    def on_pre_enter(self, *args: Any) -> None:
+        self._shown_current = -1  # coming back: show whose turn it is again
+        super().on_pre_enter(*args)
 
     def _make_tiles(self, count: int) -> None:
         grid = self.ids.tiles
