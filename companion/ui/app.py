@@ -193,6 +193,10 @@ class CompanionApp(App):
         """Return to the previous screen; False when there is none."""
         return self.navigator.back()
 
+    def set_full_screen(self, on: bool) -> None:
+        """The Board on a TV: no top bar, no navigation (Back or Escape leaves it)."""
+        self.root.full_screen = on
+
     def notify(self, text: str, error: bool = False) -> None:
         """Show a short message across the top; errors in red."""
         if error:
@@ -259,6 +263,9 @@ class CompanionApp(App):
             self.show("game_over")
 
     def _on_keyboard(self, _window: Any, key: int, *_args: Any) -> bool:
+        if key in BACK_KEYS and self.root.full_screen:
+            self.set_full_screen(False)
+            return True
         return key in BACK_KEYS and self.back()
 
     def _on_window_size(self, _window: Any, size: tuple[int, int]) -> None:

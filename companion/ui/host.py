@@ -53,6 +53,9 @@ class Host(Protocol):
     def show(self, name: str, **params: Any) -> CompanionScreen | None:
         """Go to a screen, passing it parameters."""
 
+    def set_full_screen(self, on: bool) -> None:
+        """Hide (or bring back) the top bar and the navigation, for a TV."""
+
     def save_settings(self) -> None:
         """Write `settings` (after a screen changed it)."""
 

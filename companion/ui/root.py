@@ -8,6 +8,7 @@ from typing import Any
 
 from kivy.app import App
 from kivy.lang import Builder
+from kivy.properties import BooleanProperty
 from kivy.uix.floatlayout import FloatLayout
 
 from companion.ui.i18n import _
@@ -24,7 +25,12 @@ def load_layout() -> None:
 
 
 class AppRoot(FloatLayout):
-    """The app's root widget; its `ids.manager` holds the screens."""
+    """The app's root widget; its `ids.manager` holds the screens.
+
+    In `full_screen` (the Board on a TV) the top bar and the navigation step aside.
+    """
+
+    full_screen = BooleanProperty(False)
 
     def __init__(self, **kwargs: Any) -> None:
         self._behind_more: set[str] = set()

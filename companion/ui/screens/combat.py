@@ -12,7 +12,6 @@ from typing import Any
 from kivy.metrics import dp
 from kivy.properties import BooleanProperty, ColorProperty, NumericProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
-from kivy.uix.dropdown import DropDown
 
 from companion.core import (
     AddEnhancer,
@@ -82,6 +81,10 @@ class CombatScreen(CompanionScreen):
         self.fighter = 0
         self._search_text = ""
         self.level_buttons: dict[int, FlatButton] = {}
+        # Imported here: the drop-down module opens Kivy's window on import, and a screen
+        # module must be importable before the app has sized its window.
+        from kivy.uix.dropdown import DropDown
+
         self.helper_menu = DropDown(auto_width=False, width=dp(240))
         self._build_level_grid()
         self.app.bind(wide=self._arrange)
@@ -120,7 +123,8 @@ class CombatScreen(CompanionScreen):
         super().prepare(**params)
         state = self.session.live_state
         if state is not None and state.combat is None:
-            # A new fight starts from a clean quick entry.
+            # A new fight starts from a clean quick entry, the level grid in view.
+            self.ids.scroll.scroll_y = 1
             self.fighter = state.current if fighter is None else fighter
             self.quick_level = 1
             self.quick_treasure = 1

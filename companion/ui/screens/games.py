@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+from kivy.clock import Clock
 from kivy.factory import Factory
 from kivy.properties import StringProperty
 
@@ -11,12 +13,20 @@ from companion.ui.i18n import _
 from companion.ui.screens.base import CompanionScreen
 
 EXPORTS_DIR = "exports"
+CONFIRM_DELETE_S = 4.0  # s: how long "Tap again to delete" waits for the second tap
 
 
 class GamesScreen(CompanionScreen):
     """Every saved game, newest first."""
 
     folder_text = StringProperty("")
+    # The game whose Delete button was tapped once and now asks to be tapped again.
+    armed = StringProperty("")
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._disarm = Clock.create_trigger(self._forget_armed, CONFIRM_DELETE_S)
+        self.chooser: Any = None  # the file chooser on show, if any
 
     def new_game(self) -> None:
         """Set up a new game (the open one stays saved)."""
@@ -27,13 +37,37 @@ class GamesScreen(CompanionScreen):
         self.session.open(game_id)
 
     def delete(self, game_id: str) -> None:
-        """Delete a saved game."""
+        """Delete a saved game: the first tap asks, a second tap within seconds deletes."""
+        if self.armed != game_id:
+            self.armed = game_id
+            self._disarm()
+            self.app.notify(_("Tap Delete again to delete this game for good."))
+            self.refresh()
+            return
+        self._forget_armed()
         self.session.delete(game_id)
         self.refresh()
 
+    def _forget_armed(self, *_args: Any) -> None:
+        self._disarm.cancel()
+        if self.armed:
+            self.armed = ""
+            self.refresh()
+
     def export(self, game_id: str) -> None:
-        """Write a game's log into the folder named in the box."""
-        folder = Path(self.ids.folder.text.strip() or self._default_folder()).expanduser()
+        """Write a game's log into a folder the player picks."""
+        from companion.ui.choosers import choose_path
+
+        self.chooser = choose_path(
+            _("Export the game into this folder"),
+            _("Save here"),
+            Path(self._default_folder()),
+            lambda folder: self.export_to(game_id, folder),
+            folders_only=True,
+        )
+
+    def export_to(self, game_id: str, folder: Path) -> None:
+        """Write a game's log into `folder` (created if need be)."""
         try:
             folder.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -42,20 +76,22 @@ class GamesScreen(CompanionScreen):
         self.session.export(game_id, folder)
 
     def import_file(self) -> None:
-        """Add the game-log file named in the box to the saved games."""
-        text = self.ids.import_path.text.strip()
-        if not text:
-            self.app.notify(_("Type the path of a game-log file first."), True)
-            return
-        if self.session.import_file(Path(text).expanduser()) is not None:
+        """Pick a game-log file to add to the saved games."""
+        from companion.ui.choosers import choose_path
+
+        self.chooser = choose_path(
+            _("Import a game log"), _("Import"), Path(self._default_folder()), self.import_from
+        )
+
+    def import_from(self, path: Path) -> None:
+        """Add a game-log file to the saved games."""
+        if self.session.import_file(path) is not None:
             self.refresh()
 
     def _default_folder(self) -> str:
         return str(self.session.games.root / EXPORTS_DIR)
 
     def refresh(self) -> None:
-        if not self.ids.folder.text:
-            self.ids.folder.text = self._default_folder()
         box = self.ids.saved
         box.clear_widgets()
         saved = self.session.games.list()
@@ -78,4 +114,5 @@ class GamesScreen(CompanionScreen):
             row.detail = detail
             row.current = item.id == self.session.game_id
             row.damaged = item.problem is not None
+            row.armed = item.id == self.armed
             box.add_widget(row)

@@ -10,7 +10,7 @@ from kivy.properties import BooleanProperty, NumericProperty, StringProperty
 
 from companion.core import AdvancePhase, Charity, EndTurn, GoUpLevel, LoseLevel, Phase, SetGearBonus
 from companion.ui.i18n import _
-from companion.ui.labels import phase_name, traits_line
+from companion.ui.labels import phase_line, traits_line
 from companion.ui.screens.base import CompanionScreen
 from companion.ui.theme import colour
 from companion.ui.widgets import PlayerTile
@@ -105,28 +105,13 @@ class TableScreen(CompanionScreen):
             Clock.schedule_once(lambda _dt: self.show_current(), 0)
         current = state.current_player.name
         self.turn_text = _("Turn {n}: {name}").format(n=state.turn, name=current)
-        self.phase_text = self._phase_words(state)
+        self.phase_text = phase_line(state)
         self.in_combat = state.combat is not None
         # Charity applies to the current player, alive, at the end of the turn.
         self.charity_phase = state.phase == Phase.CHARITY and not state.current_player.dead
         self.can_advance = self.session.allowed(AdvancePhase)
         self.can_end_turn = self.session.allowed(EndTurn)
         self.charity_text = self._charity_words(state)
-
-    @staticmethod
-    def _phase_words(state: Any) -> str:
-        combat = state.combat
-        if combat is None:
-            return phase_name(state.phase)
-        if combat.running:
-            return _("Combat: running away")
-        if combat.fighters_winning:
-            return _("Combat: players win {p} to {m}").format(
-                p=combat.players_strength, m=combat.monsters_strength
-            )
-        return _("Combat: monsters win {m} to {p}").format(
-            p=combat.players_strength, m=combat.monsters_strength
-        )
 
     def _charity_words(self, state: Any) -> str:
         result = state.charity
