@@ -1,20 +1,27 @@
-"""Card name search speed over generated cards, beside a naive linear difflib scan.
+"""Card name search speed and typo recall over generated cards, beside two baselines.
 
-    .venv/bin/python benchmarks/card_search.py [--cards 5000] [--queries 300] [--seed 1]
+    .venv/bin/python benchmarks/card_search.py [--cards 5000] [--queries 1000] [--seed 1]
 
-Queries imitate live typing (every prefix of a name, letter by letter) and
-typos (a letter dropped, swapped, replaced). Both searches answer the same
-queries in the same run; the figures are milliseconds per query.
+Queries imitate live typing, one per keystroke, with a slip in about 40% of
+them (a letter dropped, doubled, swapped or replaced; see `make_queries`). The
+name index answers them beside rapidfuzz (a maintained C++ fuzzy matcher, its
+WRatio scorer over every name) and a naive difflib scan, all three taking turns
+on each query in one loop. Figures are milliseconds per query, overall and for
+the typing and typo paths apart; typo recall is the share of typo queries whose
+intended card is among the first LIMIT results. Exit status 1 when a target is
+missed.
 """
 
 from __future__ import annotations
 
 import argparse
 import difflib
+import gc
 import random
 import statistics
 import sys
 import time
+from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -186,23 +193,77 @@ def typo(word: str, rng: random.Random) -> str:
 class Query:
     text: str
     wanted: str
-    kind: str  # "typing" or "typo"
+    kind: str  # "typing" (what was typed so far is right) or "typo" (it holds a slip)
+
+
+# Share of queries that hold a typing slip: at least a third, as people mistype at a table.
+TYPO_SHARE = 0.4
+SHOWN = 3  # a person stops typing once the card is among the first few on screen
 
 
 def make_queries(names: Sequence[str], count: int, seed: int) -> list[Query]:
-    """Letter-by-letter prefixes of some names, and misspelt versions of others."""
+    """Queries as live typing sends them: one per keystroke while a name is typed.
+
+    Each session types one name letter by letter until the right letters would
+    leave at most SHOWN names that start that way (or the name ends). In a
+    session with a slip (a letter dropped, doubled, swapped or replaced), every
+    keystroke from the slip on is a typo query, and the person types on to the
+    end of the name since the card may not show. The slip falls where the
+    letters decide the card, once the right ones would leave at most LIMIT
+    names: earlier, no search can tell the card from the others starting alike,
+    so recall there would measure the names, not the search. Sessions with a
+    slip are chosen so that about TYPO_SHARE of all queries are typos.
+    """
     rng = random.Random(seed + 1)
+    keys = sorted(normalize(name) for name in names)
+
+    def sharing(prefix: str) -> int:
+        start = bisect_left(keys, prefix)
+        return bisect_left(keys, prefix + "\uffff", start) - start
+
     queries: list[Query] = []
+    typos = 0
     while len(queries) < count:
         name = rng.choice(names)
-        if rng.random() < 0.6:
-            for length in range(1, min(len(name), 14) + 1):
-                queries.append(Query(name[:length], name, "typing"))
-        else:
-            words = name.split()
-            words = words[: rng.randint(1, len(words))]
-            queries.append(Query(typo(" ".join(words), rng), name, "typo"))
+        narrow = next(
+            (n for n in range(1, len(name) + 1) if sharing(normalize(name[:n])) <= LIMIT),
+            len(name),
+        )
+        enough = next(
+            (n for n in range(narrow, len(name) + 1) if sharing(normalize(name[:n])) <= SHOWN),
+            len(name),
+        )
+        slip_at = None
+        if narrow < len(name) - 1 and typos < TYPO_SHARE * (len(queries) + len(name)):
+            slip_at = narrow + int(rng.random() ** 2 * (len(name) - 1 - narrow))
+        slip = rng.choice(("drop", "double", "swap", "replace"))
+        whole = normalize(name)
+        sent: set[str] = set()
+        for length in range(1, (len(name) if slip_at is not None else enough) + 1):
+            text = name[:length]
+            if slip_at is not None and length > slip_at:
+                text = _slipped(name, slip_at, slip, length)
+            if text in sent:  # a dropped letter ends the name one keystroke early
+                continue
+            sent.add(text)
+            # A doubled space or a lagging letter is no typo to a search: only text
+            # that no longer starts the name is.
+            kind = "typing" if whole.startswith(normalize(text)) else "typo"
+            typos += kind == "typo"
+            queries.append(Query(text, name, kind))
     return queries[:count]
+
+
+def _slipped(name: str, at: int, slip: str, length: int) -> str:
+    """The first `length` keystrokes of `name` with one slip at position `at`."""
+    if slip == "drop":  # a key not pressed: the text runs one letter ahead
+        return (name[:at] + name[at + 1 :])[:length]
+    if slip == "double":  # a key pressed twice
+        return (name[: at + 1] + name[at:])[:length]
+    if slip == "swap" and at + 1 < len(name):
+        return (name[:at] + name[at + 1] + name[at] + name[at + 2 :])[:length]
+    wrong = random.Random(f"{name}{at}").choice("aeioustrnl".replace(name[at].lower(), ""))
+    return (name[:at] + wrong + name[at + 1 :])[:length]
 
 
 def naive_search(names: Sequence[str]) -> Callable[[str], list[str]]:
@@ -225,36 +286,106 @@ def naive_search(names: Sequence[str]) -> Callable[[str], list[str]]:
     return search
 
 
+def rapidfuzz_search(names: Sequence[str]) -> Callable[[str], list[str]] | None:
+    """A maintained fuzzy matcher (C++): rapidfuzz's WRatio over every name, or None if absent."""
+    try:
+        from rapidfuzz import fuzz, process
+    except ImportError:
+        return None
+    normalized = [normalize(name) for name in names]
+
+    def search(text: str) -> list[str]:
+        query = normalize(text)
+        if not query:
+            return []
+        found = process.extract(query, normalized, scorer=fuzz.WRatio, limit=LIMIT)
+        return [names[index] for _choice, _score, index in found]
+
+    return search
+
+
 @dataclass(frozen=True)
 class Timing:
     mean_ms: float
     p95_ms: float
     max_ms: float
+    typing_p95_ms: float  # queries whose letters are right so far
+    typo_p95_ms: float  # queries holding a slip: the fuzzy path
     typo_recall: float  # share of typo queries whose intended card is among the results
 
 
-def measure(search: Callable[[str], list[str]], queries: Sequence[Query]) -> Timing:
-    """Time each query once; also count how often a misspelt name was still found."""
-    times: list[float] = []
-    found = typos = 0
-    for query in queries:
-        start = time.perf_counter()
-        hits = search(query.text)
-        times.append((time.perf_counter() - start) * 1000)
-        if query.kind == "typo":
-            typos += 1
-            found += query.wanted in hits
-    times.sort()
-    return Timing(
-        mean_ms=statistics.fmean(times),
-        p95_ms=times[int(0.95 * (len(times) - 1))],
-        max_ms=times[-1],
-        typo_recall=found / typos if typos else 1.0,
-    )
+def _p95(times: list[float]) -> float:
+    ordered = sorted(times)
+    return ordered[int(0.95 * (len(ordered) - 1))] if ordered else 0.0
 
 
-def run(cards: int = 5000, queries: int = 300, seed: int = 1) -> tuple[Timing, Timing, float]:
-    """(index timing, naive timing, index build time in ms) for one generated table."""
+def measure_together(
+    searches: dict[str, Callable[[str], list[str]]],
+    queries: Sequence[Query],
+    repeat: int = 3,
+    stride: dict[str, int] | None = None,
+) -> dict[str, Timing]:
+    """Time every search on the same queries in one loop, taking turns at going first.
+
+    Alternating query by query means a busy moment on a shared machine slows all
+    of them alike, and none always runs with the others' data warm in the cache.
+    Each query counts the best of `repeat` runs (the timeit practice: slower runs
+    measure other load on the machine), with the garbage collector paused. A
+    search given a `stride` of n answers only every n-th query (for slow ones).
+    """
+    names = list(searches)
+    stride = stride or {}
+    times: dict[str, dict[str, list[float]]] = {n: {"typing": [], "typo": []} for n in names}
+    found = dict.fromkeys(names, 0)
+    asked_typos = dict.fromkeys(names, 0)
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        for number, query in enumerate(queries):
+            turn = number % len(names)
+            for name in names[turn:] + names[:turn]:
+                if number % stride.get(name, 1):
+                    continue
+                search = searches[name]
+                best = float("inf")
+                for _ in range(repeat):
+                    start = time.perf_counter()
+                    hits = search(query.text)
+                    best = min(best, time.perf_counter() - start)
+                times[name][query.kind].append(best * 1000)
+                if query.kind == "typo":
+                    asked_typos[name] += 1
+                    found[name] += query.wanted in hits
+            if number % 50 == 49:
+                gc.collect()  # between queries, never inside a timed one
+    finally:
+        if collecting:
+            gc.enable()
+    timings: dict[str, Timing] = {}
+    for name in names:
+        every = times[name]["typing"] + times[name]["typo"]
+        timings[name] = Timing(
+            mean_ms=statistics.fmean(every),
+            p95_ms=_p95(every),
+            max_ms=max(every),
+            typing_p95_ms=_p95(times[name]["typing"]),
+            typo_p95_ms=_p95(times[name]["typo"]),
+            typo_recall=found[name] / asked_typos[name] if asked_typos[name] else 1.0,
+        )
+    return timings
+
+
+INDEX = "name index"
+RAPIDFUZZ = "rapidfuzz WRatio scan"
+NAIVE = "naive difflib scan"
+RECALL_TARGET = 0.9  # speed bought by finding nothing is no speed
+NAIVE_STRIDE = 5  # the difflib scan takes tens of ms a query: every fifth query is enough
+
+
+def run(
+    cards: int = 5000, queries: int = 1000, seed: int = 1, repeat: int = 3
+) -> tuple[dict[str, Timing], float]:
+    """(timing of each search, index build time in ms) for one generated table."""
     names = generated_names(cards, seed)
     monsters = [
         Monster(id=f"bench-{number}", name=name, level=1 + number % 20)
@@ -268,30 +399,58 @@ def run(cards: int = 5000, queries: int = 300, seed: int = 1) -> tuple[Timing, T
     def indexed(text: str) -> list[str]:
         return [card.name for card in database.search(text, limit=LIMIT)]
 
-    return measure(indexed, asked), measure(naive_search(names), asked), build_ms
+    searches = {INDEX: indexed}
+    fuzzy = rapidfuzz_search(names)
+    if fuzzy is not None:
+        searches[RAPIDFUZZ] = fuzzy
+    searches[NAIVE] = naive_search(names)
+    for query in asked[:20]:  # warm up every search before the clock runs
+        for search in searches.values():
+            search(query.text)
+    return measure_together(searches, asked, repeat, {NAIVE: NAIVE_STRIDE}), build_ms
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cards", type=int, default=5000)
-    parser.add_argument("--queries", type=int, default=300)
+    parser.add_argument("--queries", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--repeat", type=int, default=3, help="runs per query; the best counts")
     args = parser.parse_args(argv)
-    index, naive, build_ms = run(args.cards, args.queries, args.seed)
+    asked = make_queries(generated_names(args.cards, args.seed), args.queries, args.seed)
+    typo_share = sum(1 for query in asked if query.kind == "typo") / len(asked)
+    timings, build_ms = run(args.cards, args.queries, args.seed, args.repeat)
     print(
-        f"card name search: {args.cards} generated cards, {args.queries} queries, seed {args.seed}"
+        f"card name search: {args.cards} generated cards, {args.queries} keystroke queries "
+        f"({typo_share:.0%} with a typo), seed {args.seed}; best of {args.repeat} runs "
+        f"a query, the difflib scan on every {NAIVE_STRIDE}th query"
     )
     print(f"index built in {build_ms:.0f} ms (database with name index)")
-    print(f"{'':24}{'mean ms':>10}{'p95 ms':>10}{'max ms':>10}{'typo recall':>13}")
-    for label, timing in (("name index", index), ("naive difflib scan", naive)):
+    if RAPIDFUZZ not in timings:
+        print("rapidfuzz is not installed: no maintained-matcher baseline in this run")
+    header = ("mean ms", "p95 ms", "max ms", "typing p95", "typo p95", "typo recall")
+    print(f"{'':24}" + "".join(f"{title:>12}" for title in header))
+    for label, timing in timings.items():
         print(
-            f"{label:24}{timing.mean_ms:10.3f}{timing.p95_ms:10.3f}{timing.max_ms:10.3f}"
-            f"{timing.typo_recall:13.0%}"
+            f"{label:24}{timing.mean_ms:12.3f}{timing.p95_ms:12.3f}{timing.max_ms:12.3f}"
+            f"{timing.typing_p95_ms:12.3f}{timing.typo_p95_ms:12.3f}{timing.typo_recall:12.0%}"
         )
-    print(f"speed-up (mean): {naive.mean_ms / index.mean_ms:.0f}x")
-    verdict = "met" if index.p95_ms < TARGET_MS else "NOT met"
-    print(f"target: p95 < {TARGET_MS} ms per query: {verdict}")
-    return 0 if index.p95_ms < TARGET_MS else 1
+    ours = timings[INDEX]
+    for label, timing in timings.items():
+        if label != INDEX:
+            print(
+                f"p95 vs {label}: {timing.p95_ms / ours.p95_ms:.1f}x faster overall, "
+                f"{timing.typo_p95_ms / ours.typo_p95_ms:.1f}x on typos"
+            )
+    checks = [
+        (f"p95 < {TARGET_MS} ms per query", ours.p95_ms < TARGET_MS),
+        (f"typo p95 < {TARGET_MS} ms per query", ours.typo_p95_ms < TARGET_MS),
+        (f"typo recall >= {RECALL_TARGET:.0%}", ours.typo_recall >= RECALL_TARGET),
+        (f"at least a third of the queries are typos ({typo_share:.0%})", typo_share >= 1 / 3),
+    ]
+    for what, met in checks:
+        print(f"target: {what}: {'met' if met else 'NOT met'}")
+    return 0 if all(met for _what, met in checks) else 1
 
 
 if __name__ == "__main__":

@@ -1,16 +1,18 @@
-"""Starts the counter, unless its claim (or +) button is held at reset: then the REPL stays."""
+"""Starts the counter; safe mode (REPL only) after three short boots in a row.
 
-import time
+Ctrl-C is switched off before anything else runs: the app reconnects a quarter of a
+second after a reset, and the first byte of its HELLO frame is 0x03, which a live
+keyboard interrupt would take for Ctrl-C and stop the start-up. The way back to the
+REPL is the escape sequence of docs/firmware.md (firmware/deploy.py --repl sends it),
+or safe mode: press reset three times, each within ten seconds of the last.
+"""
 
 import micropython
 
-# A moment with Ctrl-C still working: lets mpremote and people at a REPL break in.
-time.sleep_ms(1500)
+micropython.kbd_intr(-1)
+try:
+    from counter import app
 
-from counter import app  # noqa: E402  (after the grace period on purpose)
-
-if app.safe_mode("board.json"):
-    print("counter: safe mode (button held at reset), staying at the REPL")
-else:
-    micropython.alloc_emergency_exception_buf(100)
-    app.run("board.json")
+    app.boot("board.json")
+finally:
+    micropython.kbd_intr(3)  # the REPL gets its Ctrl-C back

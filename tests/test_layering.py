@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "companion"
+FIRMWARE = PACKAGE.parent / "firmware"
 
 # layer -> what it may import (besides itself, the standard library and third parties)
 ALLOWED = {
@@ -87,4 +88,16 @@ def test_no_module_imports_private_names_of_another() -> None:
                     wrong.append(
                         f"{path.relative_to(PACKAGE)}: from {node.module} import {private}"
                     )
+    assert wrong == []
+
+
+def test_firmware_imports_nothing_from_the_app() -> None:
+    """A board has no `companion`: the firmware sees the codec as top-level `wire` only."""
+    wrong = []
+    for path in sorted(FIRMWARE.rglob("*.py")):
+        if "node_modules" in path.parts:
+            continue
+        for name in imported_modules(path):
+            if name.split(".")[0] == "companion":
+                wrong.append(f"{path.relative_to(FIRMWARE)} imports {name}")
     assert wrong == []

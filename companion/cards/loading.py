@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import tomllib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -13,6 +12,7 @@ from pydantic import ValidationError
 
 from companion import core
 from companion.cards.problems import (
+    LineIndex,
     PackError,
     Problem,
     describe_card,
@@ -20,6 +20,7 @@ from companion.cards.problems import (
     problems_from_validation,
 )
 from companion.cards.schema import CARD_TYPES, CONDITION_KINDS, Card, EditionFile, Pack
+from companion.cards.search import NameIndex
 from companion.resources import shipped, user_data_dir
 
 HUMAN = "Human"  # the rules engine's race of a character with no race card
@@ -51,8 +52,17 @@ class LoadedPack:
     user: bool = False
 
 
+# The built-in packs are a few dozen kilobytes; a file far larger is a mistake.
+MAX_PACK_BYTES = 10_000_000
+
+
 def _read_toml(path: Path) -> tuple[dict[str, Any], str]:
     try:
+        size = path.stat().st_size
+        if size > MAX_PACK_BYTES:
+            raise PackError(
+                [Problem(path, f"the file is {size:,} bytes; a pack may have {MAX_PACK_BYTES:,}")]
+            )
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise PackError([Problem(path, f"cannot read the file: {exc}")]) from exc
@@ -60,6 +70,9 @@ def _read_toml(path: Path) -> tuple[dict[str, Any], str]:
         return tomllib.loads(text), text
     except tomllib.TOMLDecodeError as exc:
         raise PackError([Problem(path, f"not valid TOML: {exc}")]) from exc
+    except RecursionError:
+        # The parser recurses once per bracket; no card needs more than a few levels.
+        raise PackError([Problem(path, "not valid TOML: brackets nested too deeply")]) from None
 
 
 def is_edition_file(path: Path) -> bool:
@@ -151,27 +164,54 @@ def _trait_refs(card: Card) -> Iterable[tuple[str, str, str]]:
             yield f"{attribute}[{number}]", kind, name
 
 
-def _card_line(loaded: LoadedPack, kind: str, card: Card, field: str | None) -> int | None:
-    try:
-        text = loaded.path.read_text(encoding="utf-8")
-    except OSError:
-        return None
-    section = getattr(loaded.pack, "class_" if kind == "class" else kind)
-    index = next((i for i, other in enumerate(section) if other.id == card.id), 0)
-    return find_line(text, kind, index, field.split("[")[0].split(".")[0] if field else None)
+class _PackPlaces:
+    """Where each card of one loaded pack sits: its position in its section and its lines.
+
+    Built once per pack, so a report of thousands of cross-file mistakes stays linear.
+    """
+
+    def __init__(self, loaded: LoadedPack) -> None:
+        self.loaded = loaded
+        self._lines: LineIndex | None = None
+        self._position: dict[tuple[str, str], int] = {}
+        for kind in CARD_TYPES:
+            section = getattr(loaded.pack, "class_" if kind == "class" else kind)
+            for number, card in enumerate(section):
+                # A repeated id is named by its first place, as the report says "already used".
+                self._position.setdefault((kind, card.id), number)
+
+    @property
+    def lines(self) -> LineIndex:
+        if self._lines is None:
+            try:
+                text = self.loaded.path.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                text = ""
+            self._lines = LineIndex(text)
+        return self._lines
+
+    def position(self, card: Card) -> int:
+        return self._position.get((card.kind, card.id), 0)
+
+    def card_line(self, card: Card, field: str | None) -> int | None:
+        top = field.split("[")[0].split(".")[0] if field else None
+        return self.lines.find(card.kind, self.position(card), top) if self.lines.lines else None
+
+    def pack_line(self, field: str) -> int | None:
+        return self.lines.find("pack", 0, field) if self.lines.lines else None
+
+    def label(self, card: Card) -> str:
+        return describe_card(card.kind, self.position(card), {"id": card.id, "name": card.name})
 
 
-def _pack_line(loaded: LoadedPack, field: str) -> int | None:
-    try:
-        return find_line(loaded.path.read_text(encoding="utf-8"), "pack", 0, field)
-    except OSError:
-        return None
+# A message names at most this many known traits; a pack may define thousands.
+KNOWN_NAMES_SHOWN = 12
 
 
-def _label(loaded: LoadedPack, card: Card) -> str:
-    section = getattr(loaded.pack, "class_" if card.kind == "class" else card.kind)
-    index = next((i for i, other in enumerate(section) if other.id == card.id), 0)
-    return describe_card(card.kind, index, {"id": card.id, "name": card.name})
+def _known_list(names: Sequence[str]) -> str:
+    shown = ", ".join(names[:KNOWN_NAMES_SHOWN]) or "none"
+    more = len(names) - KNOWN_NAMES_SHOWN
+    return f"{shown} and {more} more" if more > 0 else shown
 
 
 def cross_check(packs: Sequence[LoadedPack], editions: dict[str, EditionFile]) -> list[Problem]:
@@ -194,6 +234,16 @@ def cross_check(packs: Sequence[LoadedPack], editions: dict[str, EditionFile]) -
         for card in loaded.pack.cards():
             if card.kind in known:
                 known[card.kind].add(card.name)
+    # Sorted once and searched through the typo-tolerant name index: per mistake, the
+    # cost does not grow with the number of known names.
+    known_sorted = {kind: sorted(names) for kind, names in known.items()}
+    known_index: dict[str, NameIndex] = {}
+    places: dict[int, _PackPlaces] = {}
+
+    def place(loaded: LoadedPack) -> _PackPlaces:
+        if id(loaded) not in places:
+            places[id(loaded)] = _PackPlaces(loaded)
+        return places[id(loaded)]
 
     for loaded in packs:
         info = loaded.pack.pack
@@ -202,7 +252,7 @@ def cross_check(packs: Sequence[LoadedPack], editions: dict[str, EditionFile]) -
                 Problem(
                     loaded.path,
                     f"pack id {info.id!r} is already used by {first_pack[info.id].path}",
-                    line=_pack_line(loaded, "id"),
+                    line=place(loaded).pack_line("id"),
                     card="[pack]",
                     field="id",
                 )
@@ -215,7 +265,7 @@ def cross_check(packs: Sequence[LoadedPack], editions: dict[str, EditionFile]) -
                     Problem(
                         loaded.path,
                         f"unknown edition {edition_id!r}; known: {', '.join(sorted(editions))}",
-                        line=_pack_line(loaded, "editions"),
+                        line=place(loaded).pack_line("editions"),
                         card="[pack]",
                         field=f"editions[{number}]",
                     )
@@ -226,10 +276,10 @@ def cross_check(packs: Sequence[LoadedPack], editions: dict[str, EditionFile]) -
                 problems.append(
                     Problem(
                         loaded.path,
-                        f"id {card.id!r} is already used by {_label(other_pack, other)} "
+                        f"id {card.id!r} is already used by {place(other_pack).label(other)} "
                         f"in {other_pack.path}; give one of them another id",
-                        line=_card_line(loaded, card.kind, card, "id"),
-                        card=_label(loaded, card),
+                        line=place(loaded).card_line(card, "id"),
+                        card=place(loaded).label(card),
                         field="id",
                     )
                 )
@@ -238,16 +288,18 @@ def cross_check(packs: Sequence[LoadedPack], editions: dict[str, EditionFile]) -
             for field, kind, name in _trait_refs(card):
                 if name in known[kind]:
                     continue
-                close = difflib.get_close_matches(name, sorted(known[kind]), n=1)
-                hint = f"; did you mean {close[0]!r}?" if close else ""
-                listed = ", ".join(sorted(known[kind])) or "none"
+                if kind not in known_index:
+                    known_index[kind] = NameIndex((n, n) for n in known_sorted[kind])
+                close = known_index[kind].search(name, limit=1)
+                hint = f"; did you mean {close[0].key!r}?" if close else ""
+                listed = _known_list(known_sorted[kind])
                 problems.append(
                     Problem(
                         loaded.path,
                         f"unknown {kind} {name!r}{hint} (known: {listed}; "
                         f"a pack may add its own with a [[{kind}]] card)",
-                        line=_card_line(loaded, card.kind, card, field),
-                        card=_label(loaded, card),
+                        line=place(loaded).card_line(card, field),
+                        card=place(loaded).label(card),
                         field=field,
                     )
                 )

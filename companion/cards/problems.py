@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import re
+from bisect import bisect_right
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, get_args
 
@@ -35,8 +38,14 @@ class PackError(ValueError):
 
 
 def _display(path: Path) -> str:
+    return _relative(path, os.getcwd())
+
+
+@lru_cache(maxsize=256)
+def _relative(path: Path, cwd: str) -> str:
+    # Resolving costs several system calls; a report names the same few files thousands of times.
     try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
+        return str(path.resolve().relative_to(Path(cwd).resolve()))
     except ValueError:
         return str(path)
 
@@ -118,32 +127,58 @@ def _allowed_fields(model: type[BaseModel] | None) -> list[str]:
     return [info.alias or name for name, info in model.model_fields.items()]
 
 
+_HEADER = re.compile(r"^\s*\[\[?\s*([^\[\]]*?)\s*\]\]?\s*(#.*)?$")
+_TABLE_START = re.compile(r"^\s*\[")
+
+
+class LineIndex:
+    """Line numbers in one TOML text: read once, then each look-up costs one card's lines.
+
+    Reports with thousands of mistakes ask for thousands of lines, so nothing here
+    scans the whole text per question.
+    """
+
+    def __init__(self, text: str) -> None:
+        self.lines = text.splitlines()
+        self._headers: dict[str, list[int]] = {}
+        # Every line that starts a table or array of tables ends the one before it.
+        self._starts: list[int] = []
+        for number, line in enumerate(self.lines):
+            if _TABLE_START.match(line):
+                self._starts.append(number)
+                header = _HEADER.match(line)
+                if header:
+                    self._headers.setdefault(header.group(1), []).append(number)
+        self._found: dict[tuple[str | None, int, str | None], int | None] = {}
+
+    def find(self, section: str | None, index: int, field: str | None) -> int | None:
+        """Best-effort line number: the `[[section]]` header number `index`, then `field = ...`."""
+        key = (section, index, field)
+        if key not in self._found:
+            self._found[key] = self._find(section, index, field)
+        return self._found[key]
+
+    def _find(self, section: str | None, index: int, field: str | None) -> int | None:
+        start, end = 0, len(self.lines)
+        if section is not None:
+            headers = self._headers.get(section, [])
+            if index >= len(headers):
+                return None
+            start = headers[index]
+            following = bisect_right(self._starts, start)
+            if following < len(self._starts):
+                end = self._starts[following]
+        if field:
+            key = re.compile(rf"^\s*\"?{re.escape(field)}\"?\s*=")
+            for number in range(start + (1 if section else 0), end):
+                if key.match(self.lines[number]):
+                    return number + 1
+        return start + 1 if section is not None else None
+
+
 def find_line(text: str, section: str | None, index: int, field: str | None) -> int | None:
     """Best-effort line number: the `[[section]]` header number `index`, then `field = ...`."""
-    lines = text.splitlines()
-    start = 0
-    if section is not None:
-        header = re.compile(rf"^\s*\[\[?\s*{re.escape(section)}\s*\]\]?\s*(#.*)?$")
-        seen = -1
-        found = None
-        for number, line in enumerate(lines):
-            if header.match(line):
-                seen += 1
-                if seen == index:
-                    found = number
-                    break
-        if found is None:
-            return None
-        start = found
-    if field:
-        key = re.compile(rf"^\s*\"?{re.escape(field)}\"?\s*=")
-        for number in range(start + (1 if section else 0), len(lines)):
-            line = lines[number]
-            if section is not None and number > start and re.match(r"^\s*\[", line):
-                break
-            if key.match(line):
-                return number + 1
-    return start + 1 if section is not None else None
+    return LineIndex(text).find(section, index, field)
 
 
 def problems_from_validation(
@@ -156,6 +191,7 @@ def problems_from_validation(
 ) -> list[Problem]:
     """Turn a pack's ValidationError into one Problem per error, naming card and field."""
     problems: list[Problem] = []
+    lines = LineIndex(text)
     for error in exc.errors():
         loc = list(error["loc"])
         section = loc[0] if loc and isinstance(loc[0], str) else None
@@ -169,7 +205,7 @@ def problems_from_validation(
             problems.append(
                 Problem(
                     path=path,
-                    line=find_line(text, section, index, top_field),
+                    line=lines.find(section, index, top_field),
                     card=describe_card(section, index, entry),
                     field=field_path(rest) or None,
                     message=_friendly(error, allowed),
@@ -182,7 +218,7 @@ def problems_from_validation(
             problems.append(
                 Problem(
                     path=path,
-                    line=find_line(text, section, 0, rest[0] if isinstance(rest[0], str) else None),
+                    line=lines.find(section, 0, rest[0] if isinstance(rest[0], str) else None),
                     card=f"[{section}]",
                     field=field_path(rest),
                     message=_friendly(error, allowed),
@@ -203,7 +239,7 @@ def problems_from_validation(
                 Problem(
                     path=path,
                     line=(
-                        find_line(text, None, 0, section) or find_line(text, section, 0, None)
+                        lines.find(None, 0, section) or lines.find(section, 0, None)
                         if section
                         else None
                     ),

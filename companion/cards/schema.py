@@ -109,6 +109,7 @@ class BadStuff(_Strict):
     lose_levels: int = Field(default=0, ge=0, le=20)
     death: bool = False
     lose_gear: int = Field(default=0, ge=0, le=10)
+    lose: tuple[core.Loss, ...] = ()  # tracked items and traits it takes, by what they are
     text: str = ""
 
     def to_spec(self) -> core.BadStuff:
@@ -117,6 +118,7 @@ class BadStuff(_Strict):
             lose_levels=self.lose_levels,
             death=self.death,
             lose_gear=self.lose_gear,
+            lose=self.lose,
             text=self.text,
         )
 
@@ -318,8 +320,14 @@ class _Trait(Card):
 
 class _CharacterTrait(_Trait):
     def gain_action(self, player: int) -> core.GainTrait:
-        """Giving this class, race, style or motivation to the player in `player`'s seat."""
-        return core.GainTrait(player=player, kind=self.kind, name=self.name)  # type: ignore[arg-type]
+        """Giving this class, race, style or motivation to the player in `player`'s seat,
+        with its lasting combat bonus (the part that always applies)."""
+        return core.GainTrait(
+            player=player,
+            kind=self.kind,  # type: ignore[arg-type]
+            name=self.name,
+            bonus=self.combat_bonus,
+        )
 
 
 class ClassCard(_CharacterTrait):

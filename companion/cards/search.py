@@ -37,11 +37,61 @@ def _trigrams(words: Iterable[str]) -> set[str]:
     return grams
 
 
+class PrefixMatcher:
+    """One query, ready to be compared with many names: `distance(text, budget)`.
+
+    Bit-parallel (Myers' algorithm with Hyyrö's transposition step): one column of
+    the edit-distance table per letter of the name, as a few integer operations on
+    bit masks of the query's letters, instead of one Python step per table cell.
+    """
+
+    __slots__ = ("_high", "_length", "_mask", "_positions")
+
+    def __init__(self, query: str) -> None:
+        positions: dict[str, int] = {}
+        for place, char in enumerate(query):
+            positions[char] = positions.get(char, 0) | (1 << place)
+        self._positions = positions
+        self._length = len(query)
+        self._mask = (1 << len(query)) - 1
+        self._high = 1 << (len(query) - 1) if query else 0
+
+    def distance(self, text: str, budget: int) -> int:
+        """Fewest edits turning the query into some prefix of `text`, or budget + 1 if more."""
+        over = budget + 1
+        length = self._length
+        if not length:
+            return 0
+        mask, high, positions = self._mask, self._high, self._positions
+        # Column j holds, bit by bit, how the distance grows down the query against
+        # text[:j]; `score` is the bottom cell: the distance to the prefix text[:j].
+        up, down, diagonal, before = mask, 0, 0, 0
+        score = best = length
+        for char in text[: length + budget]:
+            here = positions.get(char, 0)
+            swapped = ((~diagonal & here) << 1) & before
+            diagonal = ((((here & up) + up) ^ up) | here | down | swapped) & mask
+            right = down | (~(diagonal | up) & mask)
+            left = diagonal & up
+            if right & high:
+                score += 1
+            elif left & high:
+                score -= 1
+                if score < best:
+                    best = score
+            right = ((right << 1) | 1) & mask
+            left = (left << 1) & mask
+            up = left | (~(diagonal | right) & mask)
+            down = right & diagonal
+            before = here
+        return best if best <= budget else over
+
+
 def prefix_distance(query: str, text: str, budget: int) -> int:
     """Fewest edits turning `query` into some prefix of `text`, or budget + 1 if more.
 
     Edits are insert, delete, substitute, and swapping two neighbours, each
-    counting one; work stops as soon as the budget cannot be met.
+    counting one.
 
     >>> prefix_distance("dargon", "dragon hatchling", 2)
     1
@@ -50,39 +100,7 @@ def prefix_distance(query: str, text: str, budget: int) -> int:
     >>> prefix_distance("xyzzy", "dragon", 2)
     3
     """
-    over = budget + 1
-    text = text[: len(query) + budget]
-    width = len(text)
-    before: list[int] = []
-    previous = [j if j <= budget else over for j in range(width + 1)]
-    for i in range(1, len(query) + 1):
-        char = query[i - 1]
-        current = [over] * (width + 1)
-        if i <= budget:
-            current[0] = i
-        row_best = current[0]
-        for j in range(max(1, i - budget), min(width, i + budget) + 1):
-            other = text[j - 1]
-            best = previous[j - 1] + (char != other)
-            if previous[j] + 1 < best:
-                best = previous[j] + 1
-            if current[j - 1] + 1 < best:
-                best = current[j - 1] + 1
-            if (
-                i > 1
-                and j > 1
-                and char == text[j - 2]
-                and query[i - 2] == other
-                and before[j - 2] + 1 < best
-            ):
-                best = before[j - 2] + 1
-            current[j] = best
-            if best < row_best:
-                row_best = best
-        if row_best > budget:
-            return over
-        before, previous = previous, current
-    return min(min(previous), over)
+    return PrefixMatcher(query).distance(text, budget)
 
 
 def _words_in_order(query_words: list[str], words: list[str]) -> bool:
@@ -205,6 +223,7 @@ class NameIndex:
             if posting:
                 counts.update(posting)
         budget = allowed_typos(len(query))
+        matcher = PrefixMatcher(query)
         for index, _ in counts.most_common(FUZZY_CANDIDATES):
             if index in scores:
                 continue
@@ -213,8 +232,12 @@ class NameIndex:
             offset = 0
             # Compare with the name from each word's start on, as far as the query
             # reaches: the user may be typing any word of it, and may not be done.
+            # Each later try only needs to beat the best so far, and a tail shorter
+            # than the query less the budget cannot match at all (later ones are shorter).
             for word in self._words[index]:
-                fewest = min(fewest, prefix_distance(query, name[offset:], budget))
+                if len(name) - offset < len(query) - (fewest - 1):
+                    break
+                fewest = min(fewest, matcher.distance(name[offset:], fewest - 1))
                 if fewest == 0:
                     break
                 offset += len(word) + 1

@@ -34,18 +34,20 @@ def run(args: argparse.Namespace) -> int:
 
 async def _scan(args: argparse.Namespace) -> int:
     from companion.devices.discovery import CounterInfo, discover, serial_candidates
+    from companion.devices.fleet import VirtualFleet
     from companion.devices.tokens import TokenStore
 
     tokens = TokenStore()
     found: list[CounterInfo] = []
     notes: list[str] = []
-    virtual: list[Any] = []
-    radio = None
-    folder = None
+    fleet = VirtualFleet(prefix="companion-scan-")
+    virtual = fleet.counters
     try:
         serial_ports = [candidate.port for candidate in serial_candidates()]
         if args.virtual:
-            radio, folder, virtual = await _start_virtual()
+            # What a found counter looks like: a serial board and a BLE tracker.
+            await fleet.add("board", "serial")
+            await fleet.add("tracker", "ble")
             serial_ports += [c.address for c in virtual if c.transport == "serial"]
         ble_ok = not args.no_ble
         if ble_ok:
@@ -58,22 +60,16 @@ async def _scan(args: argparse.Namespace) -> int:
             scan_timeout_s=args.timeout,
             tokens=tokens,
         )
-        if radio is not None:
+        if fleet.backend is not None:
             found += await discover(
-                backend=radio.bleak_backend(),
+                backend=fleet.backend,
                 serial_ports=[],
                 scan_timeout_s=min(args.timeout, 1.0),  # the virtual radio answers at once
                 tokens=tokens,
             )
     finally:
-        for counter in virtual:
-            await counter.stop()
-        if radio is not None:
-            await radio.close()
-        if folder is not None:
-            import shutil
-
-            shutil.rmtree(folder, ignore_errors=True)
+        virtual = list(virtual)
+        await fleet.stop()
 
     _print(found, tokens, virtual)
     for note in notes:
@@ -99,25 +95,9 @@ async def _bluetooth_available() -> tuple[bool, str]:
     return True, ""
 
 
-async def _start_virtual() -> tuple[Any, Any, list[Any]]:
-    import tempfile
-    from pathlib import Path
-
-    from companion.devices.bumble_backend import VirtualRadio
-    from companion.devices.virtual import BleVirtualCounter, SerialVirtualCounter
-
-    radio = VirtualRadio()
-    folder = Path(tempfile.mkdtemp(prefix="companion-scan-"))
-    counters = [
-        SerialVirtualCounter("board", link_path=folder / "board-0"),
-        BleVirtualCounter("tracker", radio=radio),
-    ]
-    for counter in counters:
-        await counter.start()
-    return radio, folder, counters
-
-
 def _print(found: list[Any], tokens: Any, virtual: list[Any]) -> None:
+    from companion.devices import wire
+
     virtual_addresses = {c.address for c in virtual}
     header = ("transport", "name", "address", "role", "firmware", "battery", "claimed")
     rows = []
@@ -132,11 +112,7 @@ def _print(found: list[Any], tokens: Any, virtual: list[Any]) -> None:
             claimed = "no"
         battery = f"{info.battery_percent} %" if info.battery_percent is not None else "-"
         # Serial counters are named as the firmware names itself on BLE, from its id.
-        name = (
-            info.name
-            if info.transport == "ble"
-            else f"MCounter-{info.hello.counter_id & 0xFFFF:04X}"
-        )
+        name = info.name if info.transport == "ble" else wire.counter_name(info.hello.counter_id)
         name += " (virtual)" if info.address in virtual_addresses else ""
         rows.append(
             (info.transport, name, info.address, info.role, info.firmware, battery, claimed)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+from collections.abc import Callable
 from typing import Any
 
 HELP = "start virtual LED counters (firmware logic on a pty or virtual BLE) and draw their LEDs"
@@ -48,6 +49,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--plain", action="store_true", help="print changed frames as lines instead of redrawing"
     )
+    parser.add_argument(
+        "--dice",
+        type=_count,
+        default=0,
+        help="also virtual smart dice (Pixels and GoDice, taking turns) on an in-process "
+        "virtual radio, thrown now and then and read by the app's dice hub (default 0)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -58,8 +66,11 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
-    if args.boards + args.trackers == 0:
-        print("companion sim: nothing to start: ask for --boards or --trackers", file=sys.stderr)
+    if args.boards + args.trackers + args.dice == 0:
+        print(
+            "companion sim: nothing to start: ask for --boards, --trackers or --dice",
+            file=sys.stderr,
+        )
         return 1
     try:
         return asyncio.run(_main(args))
@@ -71,11 +82,10 @@ async def _main(args: argparse.Namespace) -> int:
     import contextlib
     import shutil
     import signal
-    import tempfile
     from pathlib import Path
 
+    from companion.devices.fleet import VirtualFleet
     from companion.devices.tasks import cancel_and_wait
-    from companion.devices.virtual import BleVirtualCounter, SerialVirtualCounter, VirtualCounter
 
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
@@ -86,43 +96,19 @@ async def _main(args: argparse.Namespace) -> int:
         loop.call_later(args.duration, stop.set)
 
     folder: Path | None = None
-    made_folder = False
-    radio = None
-    counters: list[VirtualCounter] = []
+    if args.transport == "serial" and args.dir:
+        folder = Path(args.dir)
+        folder.mkdir(parents=True, exist_ok=True)
+    fleet = VirtualFleet(folder, prefix="companion-sim-")
+    counters = fleet.counters
     manager = None
     demo_task = None
+    dice_demo = None
+    dice_radio = None
     try:
         roles = ["board"] * args.boards + ["tracker"] * args.trackers
-        if args.transport == "serial":
-            if args.dir:
-                folder = Path(args.dir)
-                folder.mkdir(parents=True, exist_ok=True)
-            else:
-                folder = Path(tempfile.mkdtemp(prefix="companion-sim-"))
-                made_folder = True
-        else:
-            from companion.devices.bumble_backend import VirtualRadio
-
-            radio = VirtualRadio()
-        indexes: dict[str, int] = {}
         for role in roles:
-            index = indexes.get(role, 0)
-            indexes[role] = index + 1
-            counter: VirtualCounter
-            if folder is not None:
-                counter = SerialVirtualCounter(
-                    role,
-                    link_path=folder / f"{role}-{index}",
-                    index=index,
-                    animate=True,
-                    claim_on_hello=True,
-                )
-            else:
-                counter = BleVirtualCounter(
-                    role, radio=radio, index=index, animate=True, claim_on_hello=True
-                )
-            await counter.start()
-            counters.append(counter)
+            await fleet.add(role, args.transport, animate=True, claim_on_hello=True)
 
         for counter in counters:
             if counter.transport == "serial":
@@ -131,30 +117,43 @@ async def _main(args: argparse.Namespace) -> int:
                 print(f"{counter.name} ({counter.role}) on virtual BLE, address {counter.address}")
         if args.transport == "ble" and not args.demo:
             print("The virtual radio lives in this process: add --demo to see the counters driven.")
-        print("A connecting app may claim them (each is long-pressed for you). Ctrl-C stops.")
+        if counters:
+            print("A connecting app may claim them (each is long-pressed for you). Ctrl-C stops.")
         sys.stdout.flush()
 
         if args.demo:
-            manager, demo_task = await _start_demo(counters, radio)
+            manager, demo_task = await _start_demo(fleet)
+        if args.dice:
+            from companion.devices.bumble_backend import VirtualRadio
+            from companion.devices.dice.demo import DiceDemo
 
-        await _render(counters, stop, plain=args.plain or not sys.stdout.isatty())
+            dice_radio = VirtualRadio()
+            dice_demo = DiceDemo(dice_radio, args.dice)
+            await dice_demo.start()
+            print(f"{args.dice} virtual dice on virtual BLE, thrown now and then.")
+
+        await _render(
+            counters,
+            stop,
+            plain=args.plain or not sys.stdout.isatty(),
+            extra=dice_demo.lines if dice_demo is not None else None,
+        )
     finally:
+        if dice_demo is not None:
+            await dice_demo.stop()
+        if dice_radio is not None:
+            await dice_radio.close()
         if demo_task is not None:
             await cancel_and_wait(demo_task)
         if manager is not None:
             await manager.stop()
             shutil.rmtree(manager.tokens.path.parent, ignore_errors=True)
-        for counter in counters:
-            await counter.stop()
-        if radio is not None:
-            await radio.close()
-        if made_folder and folder is not None:
-            shutil.rmtree(folder, ignore_errors=True)
+        await fleet.stop()
     print("companion sim: counters switched off")
     return 0
 
 
-async def _start_demo(counters: list[Any], radio: Any) -> tuple[Any, asyncio.Task[None]]:
+async def _start_demo(fleet: Any) -> tuple[Any, asyncio.Task[None]]:
     """A manager with a random game in this process, connected to every counter."""
     import random
     import tempfile
@@ -162,8 +161,6 @@ async def _start_demo(counters: list[Any], radio: Any) -> tuple[Any, asyncio.Tas
 
     from companion.core import Game, RuleError
     from companion.core.randomplay import random_action, random_setup
-    from companion.devices.ble_link import BleLink
-    from companion.devices.serial_link import SerialLink
     from companion.devices.sync import DeviceManager
     from companion.devices.tokens import TokenStore
 
@@ -171,14 +168,11 @@ async def _start_demo(counters: list[Any], radio: Any) -> tuple[Any, asyncio.Tas
     game = Game(random_setup(rnd))
     # The demo is a table of its own: its claims do not go into the user's token file.
     tokens = TokenStore(Path(tempfile.mkdtemp(prefix="companion-sim-tokens-")) / "counters.json")
-    manager = DeviceManager(tokens=tokens, backend=radio.bleak_backend() if radio else None)
+    manager = DeviceManager(tokens=tokens, backend=fleet.backend)
     manager.set_game(game)
+    counters = list(fleet.counters)
     for counter in counters:
-        if counter.transport == "ble":
-            link = await BleLink.find(counter.address, backend=radio.bleak_backend())
-        else:
-            link = SerialLink(counter.address)
-        manager.add_link(link, virtual=counter)
+        manager.add_link(await fleet.link(counter), virtual=counter)
 
     async def play() -> None:
         nonlocal game
@@ -200,14 +194,25 @@ async def _start_demo(counters: list[Any], radio: Any) -> tuple[Any, asyncio.Tas
     return manager, asyncio.get_running_loop().create_task(play())
 
 
-async def _render(counters: list[Any], stop: asyncio.Event, *, plain: bool) -> None:
+async def _render(
+    counters: list[Any],
+    stop: asyncio.Event,
+    *,
+    plain: bool,
+    extra: Callable[[], list[str]] | None = None,
+) -> None:
     import contextlib
 
     shown: list[str] = []
     seen: dict[str, tuple[object, ...]] = {}
     while not stop.is_set():
         lines = [counter.ansi() for counter in counters]
+        more = extra() if extra is not None else []
         if plain:
+            for index, line in enumerate(more):  # other status lines (dice): printed on change
+                if index >= len(shown) or shown[index] != line:
+                    print(line)
+            shown = more
             # Not a terminal: one line per counter whenever what it shows really changed
             # (not on every breathing step).
             for counter, line in zip(counters, lines, strict=True):
@@ -216,6 +221,7 @@ async def _render(counters: list[Any], stop: asyncio.Event, *, plain: bool) -> N
                     seen[counter.name] = key
                     print(f"{line}  rev {counter.frame.rev}")
         else:
+            lines += more
             if shown:
                 sys.stdout.write(f"\x1b[{len(shown)}F")
             sys.stdout.write("".join(f"{line}\x1b[K\n" for line in lines))

@@ -29,10 +29,30 @@ def first_validation_error(exc: ValidationError) -> tuple[str, str, int]:
 
     `where` is the dotted field path ("players.0.name"), empty for the whole object.
     Every place that turns a ValidationError into one line for a person uses this.
+    A field the model does not know comes first, as "unknown field 'levle'": a misspelt
+    name explains the "missing" error that usually comes with it.
+
+    >>> from pydantic import BaseModel, ConfigDict, ValidationError
+    >>> class Step(BaseModel):
+    ...     model_config = ConfigDict(extra="forbid")
+    ...     level: int
+    >>> try:
+    ...     Step.model_validate({"levle": 3})
+    ... except ValidationError as exc:
+    ...     print(first_validation_error(exc))
+    ('', "unknown field 'levle'", 2)
     """
-    first = exc.errors()[0]
+    errors = exc.errors()
+    unknown = [e for e in errors if e["type"] == "extra_forbidden" and e["loc"]]
+    if unknown:
+        *parent, field = unknown[0]["loc"]
+        return ".".join(str(part) for part in parent), f"unknown field {field!r}", len(errors)
+    first = errors[0]
     where = ".".join(str(part) for part in first["loc"])
-    return where, str(first["msg"]), exc.error_count()
+    cause = first.get("ctx", {}).get("error") if first["type"] == "value_error" else None
+    # A validator's own sentence reads better without pydantic's "Value error, " prefix.
+    what = str(cause) if cause is not None else str(first["msg"])
+    return where, what, exc.error_count()
 
 
 def validation_error_line(exc: ValidationError) -> str:

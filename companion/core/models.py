@@ -3,15 +3,26 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from enum import StrEnum
 from typing import Annotated, Any, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 MIN_PLAYERS = 2  # the rulebooks say 3..6; 2 and 7..8 are common house rules
 MAX_PLAYERS = 8
 
 _COLOUR = re.compile(r"^#[0-9a-fA-F]{6}$")
+# Control characters, and the marks that reorder text around them (a name that flips
+# "Anna" and the next words on screen), have no place in a name shown to the table.
+_UNSAFE_IN_NAME = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
 
 
 _set = object.__setattr__
@@ -95,10 +106,19 @@ DISNEY = Edition(
 EDITIONS: dict[str, Edition] = {e.id: e for e in (CLASSIC, FU, OZ, ADVENTURE_TIME, DISNEY)}
 
 
+MAX_LEVEL = 99  # with no limit, Levels stop here: two digits on a counter's display
+
+
 class Variants(Frozen):
-    """Optional rules: Epic plays to Level 20, shared victory, faster play (RULES.md §1, §3, §6)."""
+    """Optional rules: Epic plays to Level 20, no limit, shared victory, faster play
+    (RULES.md §1, §3, §6).
+
+    With `no_limit` nobody wins by reaching a Level and Levels go on up to MAX_LEVEL;
+    `winning_level` is then only where the level track starts out.
+    """
 
     winning_level: int = Field(default=10, ge=2, le=100)
+    no_limit: bool = False
     shared_victory: bool = False
     faster_play: bool = False
 
@@ -113,9 +133,16 @@ class PlayerSetup(Frozen):
     @field_validator("name")
     @classmethod
     def _name_not_blank(cls, value: str) -> str:
-        if not value.strip():
+        value = value.strip()  # a pasted name's trailing newline is not a mistake
+        if not value:
             raise ValueError("a player's name cannot be blank")
-        return value.strip()
+        unsafe = _UNSAFE_IN_NAME.search(value)
+        if unsafe:
+            raise ValueError(
+                "a player's name cannot hold control or text-direction characters "
+                f"(U+{ord(unsafe.group()):04X})"
+            )
+        return value
 
     @field_validator("colour")
     @classmethod
@@ -132,6 +159,20 @@ class GameSetup(Frozen):
     edition: Edition
     variants: Variants = Variants()
     first_player: int = 0
+
+    @field_validator("edition", mode="before")
+    @classmethod
+    def _edition_by_id(cls, value: Any, info: ValidationInfo) -> Any:
+        """A built-in edition may be named by its id ("fu"); the full object stays possible
+        for a custom edition. Whoever reads a log may pass the editions it knows as the
+        validation context `{"editions": {...}}`; the core's own are the default."""
+        if not isinstance(value, str):
+            return value
+        context = info.context if isinstance(info.context, dict) else {}
+        known: Mapping[str, Edition] = context.get("editions") or EDITIONS
+        if value not in known:
+            raise ValueError(f"no edition is called {value!r}; known: {', '.join(sorted(known))}")
+        return known[value]
 
     @model_validator(mode="after")
     def _check(self) -> GameSetup:
@@ -167,12 +208,34 @@ class MonsterModifier(Frozen):
     per_empty_hand: bool = False
 
 
+# What a Bad Stuff may name as lost: a worn item by its slot, the equipped item with the
+# biggest bonus, a Big item, or a trait of a kind (RULES.md §7).
+Loss = Literal[
+    "headgear",
+    "armor",
+    "footgear",
+    "biggest_item",
+    "big_item",
+    "class",
+    "race",
+    "style",
+    "motivation",
+]
+
+
 class BadStuff(Frozen):
-    """What a monster does to a fighter who fails to run away (RULES.md §7)."""
+    """What a monster does to a fighter who fails to run away (RULES.md §7).
+
+    `lose_gear` lowers the hand-kept gear bonus by that many points; `lose` names the
+    tracked items and traits that go (when several fit, the victim chooses); `text` is
+    the rest, for the table. When `lose` took a tracked item, `lose_gear` is not applied
+    as well: beside a named item it is the same loss for tables that count gear by hand.
+    """
 
     lose_levels: int = Field(default=0, ge=0)
     death: bool = False
     lose_gear: int = Field(default=0, ge=0)
+    lose: tuple[Loss, ...] = ()
     text: str = ""
 
 

@@ -9,41 +9,59 @@ from __future__ import annotations
 
 import random
 
-from companion.core.actions import (
+from companion.core.chapters.base import BaseAction
+from companion.core.chapters.character import (
+    ChangeSex,
+    Die,
+    DiscardAlly,
+    GainTrait,
+    LootTheBody,
+    LoseTrait,
+    SetAlly,
+    SetTraitBonus,
+    SetTraitBoost,
+)
+from companion.core.chapters.combat import (
     AddEnhancer,
     AddHelper,
     AddMonster,
-    AdvancePhase,
-    BaseAction,
-    ChangeSex,
-    Charity,
     ClearOneShots,
-    Die,
-    DiscardAlly,
-    DiscardItem,
-    EndTurn,
-    EquipItem,
     FightWithLevelOnly,
-    GainItem,
-    GainTrait,
-    GoUpLevel,
-    LootTheBody,
-    LoseLevel,
-    LoseTrait,
     PlayOneShot,
     RemoveHelper,
+    RemoveMonster,
     ResolveCombat,
-    RollDie,
-    RunAway,
-    SacrificeAlly,
-    SellItems,
-    SetAlly,
-    SetGearBonus,
-    SetTraitBoost,
     SetWinsTies,
     StartCombat,
+)
+from companion.core.chapters.gear import (
+    DiscardItem,
+    EquipItem,
+    GainItem,
+    SetGearBonus,
+    SetRunAwayBonus,
     TradeItem,
     UnequipItem,
+)
+from companion.core.chapters.levels import (
+    GoUpLevel,
+    LoseLevel,
+    SellItems,
+    SetLevel,
+)
+from companion.core.chapters.rolls import (
+    RollDie,
+    RollForFirstPlayer,
+)
+from companion.core.chapters.run_away import (
+    RunAway,
+    SacrificeAlly,
+    bad_stuff_choices,
+)
+from companion.core.chapters.turn import (
+    AdvancePhase,
+    Charity,
+    EndTurn,
 )
 from companion.core.dice import SeededDice
 from companion.core.errors import RuleError
@@ -57,6 +75,7 @@ from companion.core.models import (
     EnhancerSpec,
     GameSetup,
     ItemSpec,
+    Loss,
     MonsterModifier,
     MonsterSpec,
     PlayerSetup,
@@ -112,6 +131,7 @@ def _monster(rnd: random.Random, edition: Edition) -> MonsterSpec:
         lose_levels=rnd.choice((0, 0, 1, 2, 3)),
         death=rnd.random() < 0.1,
         lose_gear=rnd.choice((0, 0, 1, 2)),
+        lose=tuple(rnd.sample(_LOSSES, rnd.choice((0, 0, 1, 2)))),
         text=rnd.choice(("", "lose your headgear", "discard your hand")),
     )
     level = rnd.randint(1, 20)
@@ -126,6 +146,27 @@ def _monster(rnd: random.Random, edition: Edition) -> MonsterSpec:
     )
 
 
+_LOSSES: tuple[Loss, ...] = (
+    "headgear",
+    "armor",
+    "footgear",
+    "biggest_item",
+    "big_item",
+    "class",
+    "race",
+    "style",
+    "motivation",
+)
+
+
+def _run_away(state: GameState, rnd: random.Random, fighter: int) -> RunAway:
+    """A run-away roll against a random monster, with the victim's picks made up front."""
+    monster = rnd.randrange(len(state.combat.monsters))  # type: ignore[union-attr]
+    choices = bad_stuff_choices(state, fighter, monster)
+    picks = tuple(rnd.choice(options)[0] for _, options in choices)
+    return RunAway(fighter=fighter, monster=monster, picks=picks)
+
+
 def random_action(state: GameState, rnd: random.Random, allow_win: bool = True) -> BaseAction:
     """A plausible next action for this state (the rules may still refuse it)."""
     n = len(state.players)
@@ -134,7 +175,7 @@ def random_action(state: GameState, rnd: random.Random, allow_win: bool = True) 
     combat = state.combat
     if combat is not None and combat.running:
         fighter = rnd.choice(combat.fighters)
-        return RunAway(fighter=fighter, monster=rnd.randrange(len(combat.monsters)))
+        return _run_away(state, rnd, fighter)
     if combat is not None:
         choice = rnd.random()
         if choice < 0.25:
@@ -145,7 +186,7 @@ def random_action(state: GameState, rnd: random.Random, allow_win: bool = True) 
                 return ResolveCombat(outcome="kill")
             if rnd.random() < 0.1:
                 return SacrificeAlly(player=rnd.choice(combat.fighters), partner_escapes=True)
-            return RunAway(fighter=combat.fighter, monster=rnd.randrange(len(combat.monsters)))
+            return _run_away(state, rnd, combat.fighter)
         if choice < 0.4:
             return AddHelper(helper=seat)
         if choice < 0.55:
@@ -171,9 +212,14 @@ def random_action(state: GameState, rnd: random.Random, allow_win: bool = True) 
             return SetAlly(player=seat, ally=AllySpec(name="Sidekick", bonus=2, run_away_bonus=1))
         if choice < 0.93:
             return Die(player=rnd.choice(combat.fighters))
-        return RollDie(player=seat, purpose="a card")
+        if choice < 0.97:
+            return RollDie(player=seat, purpose="a card")
+        treasure = rnd.choice((None, None, 0, 1))
+        return RemoveMonster(monster=rnd.randrange(len(combat.monsters)), treasure=treasure)
     player = state.players[seat]
     choice = rnd.random()
+    if state.revision == 0 and choice < 0.5:
+        return RollForFirstPlayer()
     if choice < 0.12:
         return StartCombat(
             fighter=state.current,
@@ -188,7 +234,7 @@ def random_action(state: GameState, rnd: random.Random, allow_win: bool = True) 
     if choice < 0.42:
         return LoseLevel(player=seat, levels=rnd.choice((1, 2)))
     if choice < 0.47:
-        return SellItems(player=state.current, gold=rnd.choice((900, 1000, 1500, 2000)))
+        return SellItems(player=state.current, gold=rnd.choice((900, 1000, 1500, 2000, 2900)))
     if choice < 0.55:
         return GainItem(player=seat, item=rnd.choice(_ITEMS), equip=rnd.random() < 0.7)
     if choice < 0.6 and player.items:
@@ -211,8 +257,12 @@ def random_action(state: GameState, rnd: random.Random, allow_win: bool = True) 
             "motivation": edition.motivations,
             "style": edition.styles,
         }[kind] or ("Nobody",)
-        return GainTrait(player=seat, kind=kind, name=rnd.choice(names))  # type: ignore[arg-type]
+        bonus = rnd.choice((0, 0, 1, 2, 3))
+        return GainTrait(player=seat, kind=kind, name=rnd.choice(names), bonus=bonus)  # type: ignore[arg-type]
     if choice < 0.73:
+        if player.classes and rnd.random() < 0.3:
+            bonus = rnd.choice((0, 1, 2, -1))
+            return SetTraitBonus(player=seat, kind="class", name=player.classes[0], bonus=bonus)
         if player.classes:
             return LoseTrait(player=seat, kind="class", name=player.classes[0])
         return SetTraitBoost(player=seat, kind="class", on=not player.super_munchkin)
@@ -230,7 +280,11 @@ def random_action(state: GameState, rnd: random.Random, allow_win: bool = True) 
         return LootTheBody(player=seat)
     if choice < 0.95:
         return Charity(giver=state.current, cards=rnd.randint(1, 5))
-    return RollDie(player=seat, purpose="a card")
+    if choice < 0.97:
+        return RollDie(player=seat, purpose="a card")
+    if choice < 0.985:
+        return SetLevel(player=seat, level=rnd.randint(1, state.winning_level - 1))
+    return SetRunAwayBonus(player=seat, bonus=rnd.randint(-1, 2))
 
 
 def random_game(

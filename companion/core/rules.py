@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 
+from companion.core.errors import RuleError
 from companion.core.models import Condition, EnhancerSpec, MonsterSpec
 from companion.core.state import PlayerState, TraitKind
 
@@ -174,3 +175,13 @@ def loot_groups(players: Sequence[PlayerState], dead: int) -> list[list[int]]:
     others = [i for i, p in enumerate(players) if i != dead and not p.dead]
     levels = sorted({players[i].level for i in others}, reverse=True)
     return [[i for i in others if players[i].level == lv] for lv in levels]
+
+
+def check_level_loss(player: PlayerState) -> None:
+    """A Level is never below 1 (§1): losing a Level at Level 1 is refused, not done as nothing.
+
+    For requests that ask for a change (a counter's minus button); a card that costs
+    a Level still applies at Level 1 and simply leaves it there.
+    """
+    if player.level <= 1:
+        raise RuleError("level_floor", "A Level is never below 1")

@@ -38,6 +38,15 @@ class Item(Frozen):
     equipped: bool = False
 
 
+class TraitBonus(Frozen):
+    """A lasting "+N in combat" that comes with a class, race, motivation or style: part
+    of the character, so it survives death and lost gear and goes with the trait (§4)."""
+
+    kind: TraitKind
+    name: str
+    bonus: int
+
+
 class PlayerState(Frozen):
     """One player's character: level, gear, traits, ally, and whether they are dead."""
 
@@ -56,6 +65,7 @@ class PlayerState(Frozen):
     super_munchkin: bool = False
     half_breed: bool = False
     extra_motivated: bool = False
+    trait_bonuses: tuple[TraitBonus, ...] = ()  # one entry per trait that gives a bonus
     ally: AllySpec | None = None
     dead: bool = False
 
@@ -70,10 +80,16 @@ class PlayerState(Frozen):
     @computed_field  # type: ignore[prop-decorator]
     @property
     def strength(self) -> int:
-        """Combat strength outside any combat effect: Level + equipped gear + Ally (§6)."""
+        """Combat strength outside any combat effect: Level + equipped gear + trait
+        bonuses + Ally (§6)."""
         items = sum(i.spec.bonus for i in self.items if i.equipped)
         ally = self.ally.bonus if self.ally else 0
-        return self.level + self.gear_bonus + items + ally
+        return self.level + self.gear_bonus + items + self.trait_bonus + ally
+
+    @property
+    def trait_bonus(self) -> int:
+        """The combat bonus of the player's classes, races, motivations and styles."""
+        return sum(t.bonus for t in self.trait_bonuses)
 
     @computed_field  # type: ignore[prop-decorator]
     @property
@@ -126,6 +142,11 @@ class RunAwayRoll(Frozen):
     modifier: int
     escaped: bool
     bad_stuff: str = ""  # what was applied, in words, when the roll failed
+    levels_lost: int = 0
+    gear_lost: int = 0  # points of the hand-kept gear bonus
+    items_lost: tuple[str, ...] = ()  # names of tracked items the Bad Stuff took
+    traits_lost: tuple[str, ...] = ()  # classes, races, ... the Bad Stuff took
+    died: bool = False
 
 
 class CombatState(Frozen):
@@ -135,6 +156,7 @@ class CombatState(Frozen):
     helper: int | None = None
     monsters: tuple[MonsterInPlay, ...]
     removed: tuple[MonsterSpec, ...] = ()  # monsters taken out by a card
+    removed_treasure: int = 0  # their treasure, won unless the fighters run away (§6)
     one_shots: tuple[OneShot, ...] = ()
     level_only: frozenset[int] = frozenset()  # players who fight with their Level only
     wins_ties: bool = False  # a card lets the fighters win ties
@@ -147,7 +169,7 @@ class CombatState(Frozen):
     players_strength: int = 0
     monsters_strength: int = 0
     fighters_winning: bool = False
-    treasure: int = 0  # treasures won if the fighters kill every monster
+    treasure: int = 0  # treasures won with the monsters in play and those a card removed
     levels: int = 0  # levels the fighter gains for killing every monster
 
     @property
@@ -216,9 +238,22 @@ class GameState(Frozen):
     next_item: int = 1  # items get ids "i1", "i2", ... in the order they enter play
 
     @property
+    def no_limit(self) -> bool:
+        """Nobody wins by reaching a Level: the "no limit" variant."""
+        return self.setup.variants.no_limit
+
+    @property
     def winning_level(self) -> int:
-        """Level 10, or 20 in Epic (RULES.md §1)."""
-        return self.setup.variants.winning_level
+        """Level 10, or 20 in Epic (RULES.md §1).
+
+        With no limit nobody wins by Level, and this is the top of the level track
+        instead: one above the highest Level so far, at least the setup's winning level,
+        so boards and counters always have room for every player.
+        """
+        variants = self.setup.variants
+        if variants.no_limit:
+            return max(variants.winning_level, max(p.level for p in self.players) + 1)
+        return variants.winning_level
 
     @property
     def current_player(self) -> PlayerState:

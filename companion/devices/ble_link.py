@@ -26,6 +26,7 @@ from bleak.backends.client import BaseBleakClient
 from bleak.backends.device import BLEDevice
 from bleak.backends.scanner import AdvertisementData, BaseBleakScanner
 from bleak.exc import BleakError
+from bleak.uuids import normalize_uuid_16
 from bleak_retry_connector import establish_connection
 
 from companion.devices import wire
@@ -36,7 +37,6 @@ _LOGGER = logging.getLogger(__name__)
 CONNECT_ATTEMPTS = 3  # tries per open: transient stack errors usually clear on the 2nd or 3rd
 FIND_TIMEOUT_S = 10.0  # s: a counter advertises every 100-500 ms, ten seconds is many chances
 DISCONNECT_TIMEOUT_S = 5.0  # s: BlueZ may take seconds to tear down; past that it is gone anyway
-BATTERY_LEVEL_CHAR_UUID = "00002a19-0000-1000-8000-00805f9b34fb"  # Bluetooth SIG Battery Level
 WRITE_TIMEOUT_S = 5.0  # s: a write-without-response only waits for a free buffer; stuck = dead
 
 
@@ -61,6 +61,12 @@ class BleLink(Link):
     """A counter reached over BLE, found beforehand by scanning (see `discovery`)."""
 
     transport = "ble"
+    #: The GATT characteristics messages go out on and come in on, and what the peer is called
+    #: when they are missing; other BLE peers speaking one message per write/notification
+    #: (smart dice, say) subclass with their own.
+    write_char_uuid = wire.RX_CHAR_UUID
+    notify_char_uuid = wire.TX_CHAR_UUID
+    peer_kind = "counter"
 
     def __init__(
         self,
@@ -119,10 +125,12 @@ class BleLink(Link):
             raise LinkOpenError(f"cannot connect to {self.device.address}: {exc}") from exc
         self._client = client
         try:
-            write_char = client.services.get_characteristic(wire.RX_CHAR_UUID)
-            notify_char = client.services.get_characteristic(wire.TX_CHAR_UUID)
+            write_char = client.services.get_characteristic(self.write_char_uuid)
+            notify_char = client.services.get_characteristic(self.notify_char_uuid)
             if write_char is None or notify_char is None:
-                raise LinkOpenError(f"{self.device.address} does not offer the counter service")
+                raise LinkOpenError(
+                    f"{self.device.address} does not offer the {self.peer_kind} service"
+                )
             self._write_char = write_char
             await client.start_notify(notify_char, self._on_notify)
         except BaseException:
@@ -134,7 +142,7 @@ class BleLink(Link):
         client = self._client
         if client is None:
             raise self.lost_reason or LinkLostError(f"{self.name} is not open")
-        char = client.services.get_characteristic(BATTERY_LEVEL_CHAR_UUID)
+        char = client.services.get_characteristic(normalize_uuid_16(wire.BATTERY_LEVEL_CHAR_UUID))
         if char is None:
             return None
         try:

@@ -51,18 +51,19 @@ from bumble.host import Host
 from bumble.link import LocalLink
 from bumble.transport.common import AsyncPipeSink
 
+from companion.core.listeners import Listeners
+from companion.devices import wire
 from companion.devices.ble_link import BleBackend
 
 _LOGGER = logging.getLogger(__name__)
-
-BATTERY_SERVICE_UUID = 0x180F  # the Bluetooth SIG's Battery service ...
-BATTERY_LEVEL_UUID = 0x2A19  # ... and its Battery Level characteristic (percent)
 
 MAX_NAME_BYTES = 29  # bytes: the longest name a real counter's scan response can carry
 ATT_HEADER = 3  # bytes of every ATT write/notification that are not payload
 ADVERTISING_INTERVAL_MS = 20.0  # ms: the fastest legal interval, so virtual scans finish at once
 VIRTUAL_CONNECT_TIMEOUT_S = 2.0  # s: an advertising virtual peer connects in about 1 ms
 DISCONNECT_TIMEOUT_S = 2.0  # s: an in-process link answers in microseconds; longer means it is gone
+ATT_MTU = 247  # bytes: what phone and desktop stacks ask for right after connecting
+DEFAULT_ATT_MTU = 23  # bytes: a peripheral that never raised its MTU (the counters' firmware)
 
 _PROPERTY_NAMES = {
     Characteristic.Properties.BROADCAST: "broadcast",
@@ -102,7 +103,7 @@ class VirtualRadio:
         self._central: Device | None = None
         self._central_lock = asyncio.Lock()
         self._connect_lock = asyncio.Lock()
-        self._scan_listeners: list[Callable[[Advertisement], None]] = []
+        self._scan_listeners: Listeners[[Advertisement]] = Listeners()
         self._controllers: dict[Device, Controller] = {}
 
     def new_device(self, name: str, address: str | None = None) -> Device:
@@ -173,23 +174,28 @@ class VirtualRadio:
                             await stale.disconnect()
             return await central.connect(address, timeout=timeout_s)
 
-    async def add_scan_listener(self, listener: Callable[[Advertisement], None]) -> None:
-        """Start hearing advertisements; the adapter scans while anyone listens."""
+    async def add_scan_listener(
+        self, listener: Callable[[Advertisement], None]
+    ) -> Callable[[], Awaitable[None]]:
+        """Start hearing advertisements; await the returned function to stop hearing them.
+
+        The adapter scans while anyone listens: it stops with the last listener.
+        """
         central = await self.central()
-        self._scan_listeners.append(listener)
+        remove = self._scan_listeners.add(listener)
         if not central.is_scanning:
             await central.start_scanning(filter_duplicates=False)
 
-    async def remove_scan_listener(self, listener: Callable[[Advertisement], None]) -> None:
-        """Stop hearing advertisements; scanning stops with the last listener."""
-        if listener in self._scan_listeners:
-            self._scan_listeners.remove(listener)
-        if not self._scan_listeners and self._central is not None and self._central.is_scanning:
-            await self._central.stop_scanning()
+        async def stop_listening() -> None:
+            remove()
+            central = self._central
+            if not self._scan_listeners and central is not None and central.is_scanning:
+                await central.stop_scanning()
+
+        return stop_listening
 
     def _on_advertisement(self, advertisement: Advertisement) -> None:
-        for listener in list(self._scan_listeners):
-            listener(advertisement)
+        self._scan_listeners.emit(advertisement)
 
 
 # -- the counter side -------------------------------------------------------------------
@@ -221,13 +227,20 @@ class VirtualPeripheral:
         on_connection_change: Callable[[bool], None] | None = None,
         address: str | None = None,
         battery: Callable[[], int] | None = None,
+        advertising_extra: tuple[tuple[int, bytes], ...] = (),
+        att_mtu: int = DEFAULT_ATT_MTU,
     ) -> None:
         self.radio = radio
+        # More advertising structures after the name (service data, manufacturer data),
+        # for peripherals that say more about themselves than a counter does.
+        self._advertising_extra = advertising_extra
         self.name = name
         self.service_uuid = service_uuid
         self._on_write = on_write
         self._on_connection_change = on_connection_change
         self.device = radio.new_device(name, address)
+        # The MTU this side accepts in the exchange the app starts; the lower one wins.
+        self.device.gatt_server.max_mtu = att_mtu
         self.address = self.device.random_address.to_string(False)
         self._notify_char = Characteristic(
             notify_uuid, Characteristic.Properties.NOTIFY, Characteristic.READABLE, b""
@@ -242,12 +255,12 @@ class VirtualPeripheral:
         if battery is not None:
             # The standard Battery service, as the firmware offers it beside its own.
             level = Characteristic(
-                f"{BATTERY_LEVEL_UUID:04X}",
+                f"{wire.BATTERY_LEVEL_CHAR_UUID:04X}",
                 Characteristic.Properties.READ,
                 Characteristic.READABLE,
                 CharacteristicValue(read=lambda _connection: bytes([battery()])),
             )
-            self.device.add_service(Service(f"{BATTERY_SERVICE_UUID:04X}", [level]))
+            self.device.add_service(Service(f"{wire.BATTERY_SERVICE_UUID:04X}", [level]))
         self._started = False
         self._advertising_set: AdvertisingSet | None = None
         self.connections = 0  # how many times the app connected, for tests and the sim
@@ -276,6 +289,7 @@ class VirtualPeripheral:
                     core.UUID(self.service_uuid).to_bytes(),
                 ),
                 (AdvertisingData.COMPLETE_LOCAL_NAME, self.name.encode()[:MAX_NAME_BYTES]),
+                *self._advertising_extra,
             ]
         )
         self._advertising_set = await self.device.create_advertising_set(
@@ -295,6 +309,13 @@ class VirtualPeripheral:
         """Send one message to the app if it is connected and subscribed; else it is lost."""
         if self.is_connected:
             await self.device.notify_subscribers(self._notify_char, bytes(payload))
+
+    @property
+    def peer(self) -> str | None:
+        """The address of the app connected now, as this counter sees it (None: nobody)."""
+        for connection in self.device.connections.values():
+            return str(connection.peer_address.to_string(False))
+        return None
 
     async def disconnect(self) -> None:
         """Drop the connection from the counter's side (reset, out of range)."""
@@ -360,13 +381,17 @@ class BumbleBleakScanner(BaseBleakScanner):
         if radio is None:
             raise BleakError("the virtual BLE scanner needs radio=VirtualRadio(...)")
         self._radio = radio
+        self._stop_listening: Callable[[], Awaitable[None]] | None = None
 
     async def start(self) -> None:
         self.seen_devices = {}
-        await self._radio.add_scan_listener(self._on_advertisement)
+        if self._stop_listening is None:
+            self._stop_listening = await self._radio.add_scan_listener(self._on_advertisement)
 
     async def stop(self) -> None:
-        await self._radio.remove_scan_listener(self._on_advertisement)
+        stop_listening, self._stop_listening = self._stop_listening, None
+        if stop_listening is not None:
+            await stop_listening()
 
     def _on_advertisement(self, advertisement: Advertisement) -> None:
         address = advertisement.address.to_string(False)
@@ -504,6 +529,10 @@ class BumbleBleakClient(BaseBleakClient):
         connection.on(Connection.EVENT_DISCONNECTION, self._on_disconnection)
         try:
             self._peer = Peer(connection)
+            # Real stacks exchange the MTU on their own after connecting; peers whose
+            # messages outgrow the default 20-byte payload (smart dice) rely on it,
+            # peers that keep the default (the counters) answer 23 and stay at 20.
+            await self._peer.request_mtu(ATT_MTU)
             self.services = await self._discover(self._peer)
         except BaseException:
             await self.disconnect()

@@ -20,15 +20,17 @@ from serial.tools.list_ports_common import ListPortInfo
 
 from companion.devices import wire
 from companion.devices.ble_link import BleBackend, BleLink
-from companion.devices.link import Link, LinkClosedError, LinkError
-from companion.devices.serial_link import SerialLink
+from companion.devices.link import Link, LinkError
+from companion.devices.links import link_to
+from companion.devices.session import (
+    HELLO_TIMEOUT_S,
+    Session,
+)
 
 _LOGGER = logging.getLogger(__name__)
 
 SCAN_TIMEOUT_S = 3.0  # s: counters advertise at least every 500 ms; three seconds hears each often
 BLE_PROBES_AT_ONCE = 1  # BLE stacks handle one connection attempt at a time; serial is unlimited
-HELLO_TIMEOUT_S = 2.0  # s: a running counter answers in milliseconds, a board still booting
-# MicroPython may need a second before its serial task reads
 BATTERY_WAIT_S = 0.3  # s: after an accepted AUTH, how long a scan waits for a BATTERY report
 
 
@@ -56,14 +58,6 @@ KNOWN_USB_IDS: tuple[UsbId, ...] = (
     UsbId(0x0403, 0x6014, "FTDI FT232H"),
     UsbId(0x0403, 0x6015, "FTDI FT231X"),
 )
-
-
-class NotACounterError(LinkError):
-    """Something answered on the port or radio, but not with a counter's HELLO."""
-
-
-class CounterVersionError(NotACounterError):
-    """A counter answered, but speaks a protocol version this app cannot."""
 
 
 @dataclass(frozen=True)
@@ -166,27 +160,9 @@ async def hello(link: Link, *, timeout_s: float = HELLO_TIMEOUT_S) -> wire.Hello
     flushing what it sent before); raises `NotACounterError` if none comes within
     `timeout_s`, `CounterVersionError` if the counter speaks another protocol major.
     """
-    await link.send(wire.encode(wire.Hello(role=wire.ROLE_APP)))
-    try:
-        async with asyncio.timeout(timeout_s):
-            while True:
-                payload = await link.recv()
-                try:
-                    message = wire.decode(payload)
-                except wire.WireError as exc:
-                    if exc.code == wire.ERR_VERSION:
-                        raise CounterVersionError(f"{link.name}: {exc}") from exc
-                    continue
-                if isinstance(message, wire.Error) and message.code == wire.ERR_VERSION:
-                    raise CounterVersionError(
-                        f"{link.name} does not speak protocol {wire.PROTOCOL_MAJOR}.x"
-                    )
-                if isinstance(message, wire.Hello) and message.role != wire.ROLE_APP:
-                    return message
-    except TimeoutError as exc:
-        raise NotACounterError(f"{link.name} gave no HELLO within {timeout_s:g} s") from exc
-    except LinkClosedError as exc:
-        raise NotACounterError(f"{link.name} went away before its HELLO: {exc}") from exc
+    session = Session(link)
+    with session.listening():
+        return await session.start(timeout_s)
 
 
 class TokenLookup(Protocol):
@@ -210,11 +186,21 @@ async def probe(
     """
     battery: int | None = None
     ours = False
+    reported: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+
+    def on_other(message: wire.Message) -> None:
+        if isinstance(message, wire.Battery) and not reported.done():
+            reported.set_result(message.percent)
+
+    session = Session(link)
     async with link:
-        answer = await hello(link, timeout_s=timeout_s)
-        token = tokens.get(answer.counter_id) if tokens is not None else None
-        if token is not None and answer.caps & wire.CAP_CLAIMED:
-            ours, battery = await _authenticate(link, token, answer.counter_id, timeout_s)
+        with session.listening(on_other):
+            answer = await session.start(timeout_s)
+            token = tokens.get(answer.counter_id) if tokens is not None else None
+            if token is not None and answer.caps & wire.CAP_CLAIMED:
+                ours = await _authenticate(session, token, timeout_s)
+                if ours:
+                    battery = await _battery_report(reported)
         if isinstance(link, BleLink):
             battery = await link.read_battery_percent()
     device = link.device if isinstance(link, BleLink) else None
@@ -229,39 +215,21 @@ async def probe(
     )
 
 
-async def _authenticate(
-    link: Link, token: bytes, counter_id: int, timeout_s: float
-) -> tuple[bool, int | None]:
-    """Answer the counter's CHALLENGE; (accepted, battery percent if it reported one)."""
-    accepted = False
-    battery = None
+async def _authenticate(session: Session, token: bytes, timeout_s: float) -> bool:
+    """Answer the counter's CHALLENGE with `token`; True if it accepted (False on any trouble)."""
     try:
-        async with asyncio.timeout(timeout_s) as deadline:
-            while True:
-                message = _decoded(await link.recv())
-                if isinstance(message, wire.Challenge):
-                    mac = wire.auth_mac(token, message.nonce, counter_id)
-                    await link.send(wire.encode(wire.Auth(mac, seq=2)))
-                elif isinstance(message, wire.Ack) and message.ref_type == wire.MSG_AUTH:
-                    accepted = True
-                    loop = asyncio.get_running_loop()
-                    deadline.reschedule(loop.time() + BATTERY_WAIT_S)
-                elif isinstance(message, wire.Error) and message.ref_seq == 2:
-                    return False, None
-                elif isinstance(message, wire.Battery):
-                    return accepted, message.percent
+        return await session.authenticate(token, timeout_s=timeout_s, auth_timeout_s=timeout_s)
+    except LinkError:
+        return False
+
+
+async def _battery_report(reported: asyncio.Future[int]) -> int | None:
+    """The BATTERY report an accepted session brings, if it comes within `BATTERY_WAIT_S`."""
+    try:
+        async with asyncio.timeout(BATTERY_WAIT_S):
+            return await reported
     except TimeoutError:
-        pass  # an accepted session that reported no battery (yet)
-    except LinkClosedError:
-        return False, None
-    return accepted, battery
-
-
-def _decoded(payload: bytes) -> wire.Message | None:
-    try:
-        return wire.decode(payload)
-    except wire.WireError:
-        return None
+        return None  # an accepted session that reported no battery (yet)
 
 
 async def discover(
@@ -284,14 +252,17 @@ async def discover(
     ports = (
         list(serial_ports) if serial_ports is not None else [c.port for c in serial_candidates()]
     )
-    links += [(SerialLink(port), port) for port in ports]
+    links += [(link_to("serial", port), port) for port in ports]
     if use_ble:
         try:
             candidates = await scan_ble(backend, scan_timeout_s)
         except (BleakError, OSError) as exc:  # no adapter, no BlueZ, no permission
             _LOGGER.info("BLE scan not possible: %s", exc)
             candidates = []
-        links += [(BleLink(c.device, backend=backend), c.name or c.address) for c in candidates]
+        links += [
+            (link_to("ble", c.address, device=c.device, backend=backend), c.name or c.address)
+            for c in candidates
+        ]
     ble_turns = asyncio.Semaphore(BLE_PROBES_AT_ONCE)
 
     async def probe_one(link: Link, name: str) -> CounterInfo:

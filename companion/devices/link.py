@@ -16,9 +16,13 @@ from collections.abc import AsyncIterator, Callable
 from types import TracebackType
 from typing import Self
 
+from companion.core.listeners import Listeners
+from companion.devices import wire
+from companion.devices.tasks import TaskSet, guarded
+
 _LOGGER = logging.getLogger(__name__)
 
-MAX_PAYLOAD = 20  # bytes: one default BLE ATT payload (MTU 23 minus the 3-byte ATT header)
+MAX_PAYLOAD = wire.MAX_MESSAGE  # bytes: one message, the codec's limit (one BLE ATT payload)
 
 
 class LinkState(enum.Enum):
@@ -73,11 +77,11 @@ class Link(abc.ABC):
         self.name = f"{self.transport} {address}"
         self._state = LinkState.CLOSED
         self._queue: asyncio.Queue[bytes | LinkClosedError] = asyncio.Queue()
-        self._message_callbacks: dict[object, MessageCallback] = {}
-        self._state_callbacks: dict[object, StateCallback] = {}
+        self._message_callbacks: Listeners[[bytes]] = Listeners()
+        self._state_callbacks: Listeners[[LinkState]] = Listeners()
         self._lost_reason: LinkClosedError | None = None
         self._open_lock = asyncio.Lock()
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._tasks = TaskSet(f"link {self.name}")
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name} {self._state.value}>"
@@ -101,13 +105,9 @@ class Link(abc.ABC):
 
     def on_state_change(self, callback: StateCallback) -> Callable[[], None]:
         """Call `callback(state)` on every state change; returns a function that unregisters it."""
-        token = object()
-        self._state_callbacks[token] = callback
-
-        def unregister() -> None:
-            self._state_callbacks.pop(token, None)
-
-        return unregister
+        # Carriers report losses from inside their I/O callbacks; one failing
+        # listener must neither break them nor starve the others.
+        return self._state_callbacks.add(guarded(callback, f"{self.name}: state callback"))
 
     def on_message(self, callback: MessageCallback) -> Callable[[], None]:
         """Deliver every received message to `callback` instead of the queue.
@@ -115,13 +115,9 @@ class Link(abc.ABC):
         Returns a function that unregisters it; with no callback left, messages
         queue up again for `recv()`.
         """
-        token = object()
-        self._message_callbacks[token] = callback
-
-        def unregister() -> None:
-            self._message_callbacks.pop(token, None)
-
-        return unregister
+        # A failing consumer must not take the carrier down with it (the serial
+        # transport would close the port on an exception here).
+        return self._message_callbacks.add(guarded(callback, f"{self.name}: message callback"))
 
     # -- life cycle --------------------------------------------------------------------
 
@@ -224,19 +220,11 @@ class Link(abc.ABC):
         if not self._message_callbacks:
             self._queue.put_nowait(payload)
             return
-        for callback in list(self._message_callbacks.values()):
-            try:
-                callback(payload)
-            except Exception:
-                # A failing consumer must not take the carrier down with it (the
-                # serial transport would close the port on an exception here).
-                _LOGGER.exception("%s: message callback failed", self.name)
+        self._message_callbacks.emit(payload)
 
     def _drop_soon(self, reason: str) -> None:
         """`drop()` from a synchronous carrier callback, keeping the task referenced."""
-        task = asyncio.get_running_loop().create_task(self.drop(reason))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        self._tasks.spawn(self.drop(reason), "drop")
 
     def _carrier_lost(self, reason: str) -> None:
         """Carriers call this when the connection ends without `close()`."""
@@ -253,13 +241,7 @@ class Link(abc.ABC):
         if state is self._state:
             return
         self._state = state
-        for callback in list(self._state_callbacks.values()):
-            try:
-                callback(state)
-            except Exception:
-                # Carriers report losses from inside their I/O callbacks; one
-                # failing listener must neither break them nor starve the others.
-                _LOGGER.exception("%s: state callback failed", self.name)
+        self._state_callbacks.emit(state)
 
     @abc.abstractmethod
     async def _open(self) -> None:

@@ -14,7 +14,7 @@ import random
 from collections.abc import Awaitable, Callable
 
 from companion.devices.link import Link, LinkError, LinkOpenError, LinkState
-from companion.devices.tasks import cancel_and_wait
+from companion.devices.tasks import TaskSet
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -85,7 +85,8 @@ class Reconnector:
         self.attempts = 0  # open attempts made, successful or not
         self.opens = 0  # successful opens
         self.last_error: Exception | None = None
-        self._task: asyncio.Task[None] | None = None
+        # One task at most; a TaskSet so that a failure is logged by name and restarts it.
+        self._tasks = TaskSet(f"reconnect {link.name}", on_error=self._failed)
         self._changed = asyncio.Event()
         self._opened = asyncio.Event()
         link.on_state_change(self._on_state)
@@ -93,21 +94,23 @@ class Reconnector:
     @property
     def running(self) -> bool:
         """True while the retry loop runs."""
-        return self._task is not None and not self._task.done()
+        return len(self._tasks) > 0
 
     def start(self) -> None:
         """Start the retry loop on the running event loop; returns at once."""
         if not self.running:
-            self._task = asyncio.get_running_loop().create_task(
-                self._run(), name=f"reconnect {self.link.name}"
-            )
+            self._tasks.spawn(self._run(), "retry loop")
 
     async def stop(self) -> None:
         """Stop retrying and close the link."""
-        task, self._task = self._task, None
-        if task is not None:
-            await cancel_and_wait(task)
+        await self._tasks.cancel_all()
         await self.link.close()
+
+    def _failed(self, _name: str, exc: BaseException) -> None:
+        """The retry loop broke on something unexpected (logged by the TaskSet): keep the
+        link coming back all the same, after the next backoff delay."""
+        self.last_error = exc if isinstance(exc, Exception) else None
+        self._tasks.spawn(self._run(first_delay_s=self.backoff.next_delay()), "retry loop")
 
     async def wait_open(self) -> None:
         """Return once the link is open and `on_open` has run (use with a timeout)."""
@@ -118,8 +121,10 @@ class Reconnector:
             self._opened.clear()
         self._changed.set()
 
-    async def _run(self) -> None:
+    async def _run(self, first_delay_s: float = 0.0) -> None:
         loop = asyncio.get_running_loop()
+        if first_delay_s:
+            await asyncio.sleep(first_delay_s)
         while True:
             _raise_if_cancelled()
             self.attempts += 1

@@ -4,7 +4,9 @@ Built on pyserial-asyncio-fast's transport, which reads the port's file
 descriptor from the event loop. Two of its steps would run in executor threads
 and are done inline instead: opening the port (a tty open does not block) and
 the flush-then-close on teardown, whose flush (`tcdrain`) can hang for as long
-as a wedged USB-serial device stops reading.
+as a wedged USB-serial device stops reading. That close step is a private method
+of the library's transport, so pyproject.toml pins the release range it was
+tested with.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import TYPE_CHECKING
 import serial
 from serial_asyncio_fast import SerialTransport
 
-from companion.devices.framing import Deframer, Framing, WireFraming
+from companion.devices import wire
 from companion.devices.link import Link, LinkOpenError, LinkState
 
 if TYPE_CHECKING:
@@ -45,7 +47,7 @@ class _InlineCloseTransport(SerialTransport):
 
 
 class _Protocol(asyncio.Protocol):
-    def __init__(self, link: SerialLink, deframer: Deframer) -> None:
+    def __init__(self, link: SerialLink, deframer: wire.Deframer) -> None:
         self._link = link
         self._deframer = deframer
         self.closed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
@@ -65,9 +67,9 @@ class _Protocol(asyncio.Protocol):
 class SerialLink(Link):
     """A counter on a serial port (`/dev/ttyACM0`, `COM4`, or a virtual counter's pty).
 
-    `framing` turns messages into bytes and back (the shared codec's COBS+CRC by
-    default). `faults`, if given, corrupts, drops or cuts the raw byte stream in
-    both directions for fault tests.
+    Messages are framed by the shared codec (COBS + CRC-16, 0x00 delimited).
+    `faults`, if given, corrupts, drops or cuts the raw byte stream in both
+    directions for fault tests.
     """
 
     transport = "serial"
@@ -77,13 +79,11 @@ class SerialLink(Link):
         port: str,
         *,
         baudrate: int = BAUDRATE,
-        framing: Framing | None = None,
         faults: FaultPlan | None = None,
     ) -> None:
         super().__init__(port)
         self.port = port
         self.baudrate = baudrate
-        self._framing = framing or WireFraming()
         self._faults = faults
         self._transport: SerialTransport | None = None
         self._protocol: _Protocol | None = None
@@ -101,12 +101,12 @@ class SerialLink(Link):
             port.open()
         except (serial.SerialException, OSError, ValueError) as exc:
             raise LinkOpenError(f"cannot open serial port {self.port}: {exc}") from exc
-        protocol = _Protocol(self, self._framing.deframer())
+        protocol = _Protocol(self, wire.Deframer())
         self._protocol = protocol
         self._transport = _InlineCloseTransport(asyncio.get_running_loop(), protocol, port)
 
     async def _send(self, payload: bytes) -> None:
-        data = self._framing.frame(payload)
+        data = wire.frame(payload)
         if self._faults is not None:
             data, cut = self._faults.mangle(data)
             if cut:
@@ -115,7 +115,7 @@ class SerialLink(Link):
         if self._transport is not None:
             self._transport.write(data)
 
-    def _bytes_in(self, deframer: Deframer, data: bytes) -> None:
+    def _bytes_in(self, deframer: wire.Deframer, data: bytes) -> None:
         if self._faults is not None:
             data, cut = self._faults.mangle(data)
             if cut:

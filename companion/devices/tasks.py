@@ -1,6 +1,8 @@
 """Owning background tasks: start them by name, log their failures, stop them all.
 
-Stopping never swallows a cancellation meant for the caller.
+Stopping never swallows a cancellation meant for the caller. Callbacks handed to
+a listener registry get the same treatment (`guarded`): a failing one is logged,
+and neither breaks its caller nor starves the other listeners.
 """
 
 from __future__ import annotations
@@ -8,9 +10,27 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Coroutine, Iterator
-from typing import Any
+from typing import Any, ParamSpec
 
 log = logging.getLogger(__name__)
+
+P = ParamSpec("P")
+
+
+def guarded(callback: Callable[P, object], what: str) -> Callable[P, None]:
+    """`callback`, with any exception it raises logged as "`what` failed" instead of raised.
+
+    For listeners called from inside I/O callbacks (a carrier reporting a loss, a
+    counter rendering a frame), where one failing listener must not break the caller.
+    """
+
+    def call(*args: P.args, **kwargs: P.kwargs) -> None:
+        try:
+            callback(*args, **kwargs)
+        except Exception:
+            log.exception("%s failed", what)
+
+    return call
 
 
 async def cancel_and_wait(*tasks: asyncio.Future[object]) -> None:

@@ -15,16 +15,16 @@ from __future__ import annotations
 import abc
 import asyncio
 import logging
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from companion.devices import wire
+from companion.core.listeners import Listeners
+from companion.devices import firmware_host, seal, wire
 from companion.devices.bumble_backend import VirtualPeripheral, VirtualRadio
 from companion.devices.pty_port import PtyPort
-from companion.devices.tasks import cancel_and_wait
+from companion.devices.tasks import TaskSet, guarded
 from companion.resources import shipped
 
 _LOGGER = logging.getLogger(__name__)
@@ -37,19 +37,6 @@ POLL_INTERVAL_S = 1.0  # s: the firmware's housekeeping period (resends, flash)
 BATTERY_INTERVAL_S = 60.0  # s: the firmware reports its battery once a minute
 ANIMATION_INTERVAL_S = 1 / 30  # s: the firmware's LED task runs at about 30 frames a second
 VIRTUAL_ID_BASE = 0x56430000  # "VC": counter ids of virtual counters, stable between runs
-
-
-def firmware_modules() -> Any:
-    """Import the firmware's `counter` package (from the shipped `firmware/` folder)."""
-    folder = str(shipped("firmware"))
-    if folder not in sys.path:
-        sys.path.append(folder)
-    import counter.board
-    import counter.logic
-    import counter.serial_link
-    import counter.store
-
-    return counter
 
 
 @dataclass(frozen=True)
@@ -126,7 +113,7 @@ class VirtualCounter(abc.ABC):
     ) -> None:
         if role not in ROLES:
             raise ValueError(f"a counter is a board or a tracker, not {role!r}")
-        fw = firmware_modules()
+        fw = firmware_host.load()
         pinout = pinout or DEFAULT_PINOUTS[role]
         board = fw.board.load(str(shipped("hardware/pinouts") / f"{pinout}.json"))
         if board.role != role:
@@ -139,18 +126,20 @@ class VirtualCounter(abc.ABC):
         self.counter = fw.logic.Counter(
             board, store=fw.store.MemoryStore(), counter_id=counter_id, links=links
         )
-        self.name = name or f"{wire.ADV_NAME_PREFIX}-{counter_id & 0xFFFF:04X}"
+        self.name = name or wire.counter_name(counter_id)
         self.animate = animate
         #: Stand in for a person at the counter: long-press it whenever an app says
         #: HELLO while it is unclaimed (the simulator, where nobody can press it).
         self.claim_on_hello = claim_on_hello
         self.battery_mv = battery_mv
-        self._listeners: dict[object, FrameListener] = {}
+        self._listeners: Listeners[[LedFrame]] = Listeners()
         self._frames = 0
         self._presses_sent: set[int] = set()
+        #: (seq, intent) of every press this counter sent, in order: what an app may apply.
+        self.sent_presses: list[tuple[int, int]] = []
         #: Sequence numbers of this counter's presses that an app acknowledged, in order.
         self.acked_presses: list[int] = []
-        self._tasks: list[asyncio.Task[None]] = []
+        self._tasks = TaskSet(self.name)
         self.frame = self._render()
 
     def battery_percent(self) -> int:
@@ -169,20 +158,16 @@ class VirtualCounter(abc.ABC):
 
     def on_frame(self, listener: FrameListener) -> Callable[[], None]:
         """Call `listener(frame)` with every new frame; returns an unregister function."""
-        key = object()
-        self._listeners[key] = listener
-
-        def unregister() -> None:
-            self._listeners.pop(key, None)
-
-        return unregister
+        return self._listeners.add(guarded(listener, f"{self.name}: frame listener"))
 
     def press(self, button: str, long: bool = False) -> None:
         """Press a button: "plus", "minus", "next" or "claim" (a long press opens the claim)."""
         payloads = self.counter.press(button, long)
         for payload in payloads:
-            if payload[0] == wire.MSG_BUTTON:
-                self._presses_sent.add(wire.peek_seq(payload))
+            if wire.peek_type(payload) == wire.MSG_BUTTON:
+                button_press = wire.decode(payload)
+                self._presses_sent.add(button_press.seq)
+                self.sent_presses.append((button_press.seq, button_press.intent))
         self._send(payloads, to_all=(button == "claim"))
         self._render()
 
@@ -199,45 +184,42 @@ class VirtualCounter(abc.ABC):
     async def start(self) -> None:
         """Switch the counter on: carrier up, housekeeping running."""
         await self._start_carrier()
-        loop = asyncio.get_running_loop()
-        self._tasks.append(loop.create_task(self._housekeeping(), name=f"{self.name} poll"))
+        self._tasks.spawn(self._housekeeping(), "poll")
         if self.animate:
-            self._tasks.append(loop.create_task(self._animation(), name=f"{self.name} leds"))
+            self._tasks.spawn(self._animation(), "leds")
 
     async def stop(self) -> None:
         """Switch the counter off: what it showed is kept, as flash would."""
-        tasks, self._tasks = self._tasks, []
-        await cancel_and_wait(*tasks)
+        await self._tasks.cancel_all()
         await self._stop_carrier()
 
     # -- for carriers ---------------------------------------------------------------
 
     def _replies(self, payload: bytes, session: Any) -> list[bytes]:
-        if len(payload) == 6 and payload[0] == wire.MSG_ACK and payload[5] == wire.MSG_BUTTON:
-            ref_seq = payload[3] | payload[4] << 8
-            if ref_seq in self._presses_sent:
-                self._presses_sent.discard(ref_seq)
-                self.acked_presses.append(ref_seq)
+        waiting = self.counter.pending_presses
         replies = self.counter.handle(payload, session)
+        if waiting:
+            # The firmware only lets an ACK from the session's app clear a pending press.
+            still = set(self.counter.pending_presses)
+            for seq in waiting:
+                if seq not in still and seq in self._presses_sent:
+                    self._presses_sent.discard(seq)
+                    self.acked_presses.append(seq)
         if (
             self.claim_on_hello
-            and payload[:1] == bytes([wire.MSG_HELLO])
+            and wire.peek_type(payload) == wire.MSG_HELLO
             and not self.counter.claimed
         ):
             # After the HELLO answer has gone out, as a person would press a moment later.
             asyncio.get_running_loop().call_soon(self.open_claim_window)
-        changed = False
-        for reply in replies:
-            if reply[0] == wire.MSG_ACK:
-                ref_type = reply[5]
-                changed |= ref_type in wire.STATE_CHANGING
-                if ref_type in (wire.MSG_CLAIM, wire.MSG_AUTH):
-                    # A virtual counter reports its battery as soon as an app may hear
-                    # it, instead of making the app wait for the minute to come round.
-                    battery = self.counter.battery(self.battery_mv)
-                    if battery is not None:
-                        replies = [*replies, battery]
-        if changed:
+        kinds = {wire.peek_type(reply) for reply in replies}
+        if wire.MSG_PROOF in kinds:
+            # A virtual counter reports its battery as soon as an app may hear it,
+            # instead of making the app wait for the minute to come round.
+            battery = self.counter.battery(self.battery_mv)
+            if battery is not None:
+                replies = [*replies, session.out(battery)]
+        if wire.MSG_ACK in kinds:
             self._render()
         return replies
 
@@ -255,11 +237,7 @@ class VirtualCounter(abc.ABC):
             spaces=int(board.spaces),
             positions=int(board.positions),
         )
-        for listener in list(self._listeners.values()):
-            try:
-                listener(self.frame)
-            except Exception:
-                _LOGGER.exception("%s: frame listener failed", self.name)
+        self._listeners.emit(self.frame)
         return self.frame
 
     async def _housekeeping(self) -> None:
@@ -301,7 +279,8 @@ class SerialVirtualCounter(VirtualCounter):
     def __init__(self, role: str = "board", *, link_path: str | Path, **kwargs: Any) -> None:
         super().__init__(role, **kwargs)
         self.port = PtyPort(link_path)
-        self._protocol = firmware_modules().serial_link.SerialProtocol(self.counter)
+        self._serial = firmware_host.load().serial_link
+        self._protocol = self._serial.SerialProtocol(self.counter)
         self.port.on_data(self._on_data)
 
     @property
@@ -318,20 +297,23 @@ class SerialVirtualCounter(VirtualCounter):
         self.port.plug()
 
     def _on_data(self, data: bytes) -> None:
-        fw = firmware_modules()
         session = self._protocol.session
         out = []
         try:
             for payload in self._protocol.deframer.feed(data):
                 out += [wire.frame(reply) for reply in self._replies(payload, session)]
-        except fw.serial_link.ReplRequested:
+        except self._serial.ReplRequested:
             _LOGGER.info("%s: the REPL escape has no REPL to go to here", self.name)
-        for chunk in out:
-            self.port.write(chunk)
+        if out:
+            self.port.write(b"".join(out))  # one write for all the replies to this chunk
 
     def _send(self, payloads: list[bytes], *, to_all: bool) -> None:
         # CLAIM_OPEN goes to everyone; the rest only to an authenticated app.
-        frames = [wire.frame(p) for p in payloads] if to_all else self._protocol.frames(payloads)
+        session = self._protocol.session
+        if to_all:
+            frames = [wire.frame(session.out(p)) for p in payloads]
+        else:
+            frames = self._protocol.frames(payloads)
         for chunk in frames:
             self.port.write(chunk)
 
@@ -351,7 +333,7 @@ class BleVirtualCounter(VirtualCounter):
         super().__init__(role, **kwargs)
         self.radio = radio
         self._session: Any = None
-        self._notify_tasks: set[asyncio.Task[None]] = set()
+        self._notify_tasks = TaskSet(f"{self.name} notify")
         self.peripheral = VirtualPeripheral(
             radio,
             self.name,
@@ -377,7 +359,9 @@ class BleVirtualCounter(VirtualCounter):
             self.counter.close_session(self._session)
             self._session = None
         if connected:
-            self._session = self.counter.open_session()
+            # Both addresses go into the session's proofs, as on a board (docs/protocol.md §3).
+            own = seal.link_id(self.peripheral.address)
+            self._session = self.counter.open_session(own, seal.link_id(self.peripheral.peer))
 
     async def _on_write(self, payload: bytes) -> None:
         session = self._session
@@ -390,9 +374,9 @@ class BleVirtualCounter(VirtualCounter):
         session = self._session
         if session is None or not (to_all or session.authenticated):
             return
-        task = asyncio.get_running_loop().create_task(self._notify_all(payloads))
-        self._notify_tasks.add(task)
-        task.add_done_callback(self._notify_tasks.discard)
+        # Sealed now, with the session they are meant for.
+        sealed = [session.out(payload) for payload in payloads]
+        self._notify_tasks.spawn(self._notify_all(sealed), "notify")
 
     async def _notify_all(self, payloads: list[bytes]) -> None:
         for payload in payloads:
@@ -402,6 +386,5 @@ class BleVirtualCounter(VirtualCounter):
         await self.peripheral.start()
 
     async def _stop_carrier(self) -> None:
-        for task in list(self._notify_tasks):
-            task.cancel()
+        await self._notify_tasks.cancel_all()
         await self.peripheral.stop()

@@ -1,19 +1,19 @@
-"""Wire protocol of the LED level counters: messages, serial framing and claim/auth helpers.
+"""Wire protocol of the LED level counters: messages, serial framing, and random tokens.
 
 This one module is shared by the app (``companion.devices.wire``) and the
 firmware (a top-level ``wire`` module on the board), so it is written in the
 subset of Python that both CPython and MicroPython >= 1.22 run: it imports only
-``struct`` and ``hashlib`` (plus ``os``/``random`` for nonces), and uses plain
-classes, bytes and ints. ``docs/protocol.md`` is the specification; the vectors
-in ``tests/vectors/`` pin its bytes.
+``struct`` and ``os`` (for random tokens and nonces), and uses plain classes,
+bytes and ints. The session cryptography (proofs, keys, tags) is its neighbour
+``seal``. ``docs/protocol.md`` is the specification; the vectors in
+``tests/vectors/`` pin its bytes.
 """
 
-import hashlib
 import struct
 
 # --- versions, sizes ----------------------------------------------------------
 
-PROTOCOL_MAJOR = 1  # bumped when an existing layout changes; peers must match
+PROTOCOL_MAJOR = 2  # bumped when an existing layout changes; peers must match
 PROTOCOL_MINOR = 0  # bumped when messages or fields are only added
 MAX_MESSAGE = 20  # bytes: one default BLE ATT payload (MTU 23 - 3)
 HEADER_SIZE = 3  # type u8 + seq u16
@@ -39,6 +39,12 @@ MODEL_CHAR_UUID = 0x2A24
 FIRMWARE_REV_CHAR_UUID = 0x2A26
 ADV_NAME_PREFIX = "MCounter"
 
+
+def counter_name(counter_id: int) -> str:
+    """The name a counter advertises: "MCounter-" and the low 16 bits of its id, upper-case hex."""
+    return f"{ADV_NAME_PREFIX}-{counter_id & 0xFFFF:04X}"
+
+
 # --- enumerations ------------------------------------------------------------
 
 MSG_HELLO = 0x01
@@ -55,6 +61,7 @@ MSG_CLAIM = 0x0B
 MSG_CLAIM_OPEN = 0x0C
 MSG_CHALLENGE = 0x0D
 MSG_AUTH = 0x0E
+MSG_PROOF = 0x0F
 
 ROLE_APP = 0
 ROLE_BOARD = 1
@@ -106,10 +113,14 @@ ERR_REPLAY = 7
 ERR_NOT_CLAIMING = 8
 ERR_UNEXPECTED = 9
 ERR_BAD_FRAME = 10
+ERR_WEAK_TOKEN = 11
 
 TOKEN_SIZE = 16
-NONCE_SIZE = 16
-MAC_SIZE = 16
+NONCE_SIZE = 16  # the counter's nonce (CHALLENGE)
+APP_NONCE_SIZE = 8  # the app's nonce (AUTH)
+PROOF_SIZE = 8  # each side's proof of the token (AUTH, PROOF)
+LINK_ID_SIZE = 6  # an address in PROOF: six bytes, or zeros
+TAG_SIZE = 3  # the tag after every sealed message
 CLAIM_WINDOW_S = 30
 MAX_DETAIL = MAX_BODY - 3  # ERROR: code u8 + ref_seq u16 + detail text
 
@@ -122,34 +133,12 @@ class WireError(ValueError):
         self.code = code
 
 
-# --- field checks --------------------------------------------------------------
+# --- field kinds: how one field is checked, packed and read back ------------------
 
 
 def _int(name, value, low, high):
     if not isinstance(value, int) or isinstance(value, bool) or value < low or value > high:
         raise WireError(f"{name} must be an integer from {low} to {high}")
-    return value
-
-
-def _u8(name, value):
-    return _int(name, value, 0, 0xFF)
-
-
-def _u16(name, value):
-    return _int(name, value, 0, 0xFFFF)
-
-
-def _i16(name, value):
-    return _int(name, value, -0x8000, 0x7FFF)
-
-
-def _u32(name, value):
-    return _int(name, value, 0, 0xFFFFFFFF)
-
-
-def _slot(name, value):
-    if value != NO_SLOT:
-        _int(name, value, 0, MAX_SLOTS - 1)
     return value
 
 
@@ -165,36 +154,230 @@ def _blob(name, value, size):
     return value
 
 
-def _body_len(body, size):
-    if len(body) != size:
-        raise WireError(f"message body is {len(body)} bytes, expected {size}")
+def _take(body, at, size):
+    if at + size > len(body):
+        raise WireError("message is truncated")
+    return at + size
 
 
-# --- messages -------------------------------------------------------------------
+class Int:
+    """An integer from ``low`` to ``high``, packed with the struct code ``code``."""
+
+    def __init__(self, code, low, high):
+        self.code = "<" + code
+        self.size = struct.calcsize(self.code)
+        self.low = low
+        self.high = high
+
+    def check(self, name, value):
+        return _int(name, value, self.low, self.high)
+
+    def pack(self, value):
+        return struct.pack(self.code, value)
+
+    def unpack(self, body, at):
+        end = _take(body, at, self.size)
+        return struct.unpack_from(self.code, body, at)[0], end
+
+
+class Slot(Int):
+    """A player slot 0..7, or NO_SLOT."""
+
+    def __init__(self):
+        Int.__init__(self, "B", 0, MAX_SLOTS - 1)
+
+    def check(self, name, value):
+        return value if value == NO_SLOT else Int.check(self, name, value)
+
+
+class Flag(Int):
+    """True or False, one byte that must be 0 or 1."""
+
+    def __init__(self):
+        Int.__init__(self, "B", 0, 1)
+
+    def check(self, name, value):
+        return bool(value)
+
+    def unpack(self, body, at):
+        value, at = Int.unpack(self, body, at)
+        return bool(Int.check(self, "a flag byte", value)), at
+
+
+class Blob:
+    """Exactly ``size`` bytes (tokens, nonces, MACs)."""
+
+    def __init__(self, size):
+        self.size = size
+
+    def check(self, name, value):
+        return _blob(name, value, self.size)
+
+    def pack(self, value):
+        return value
+
+    def unpack(self, body, at):
+        end = _take(body, at, self.size)
+        return bytes(body[at:end]), end
+
+
+class Items:
+    """A tuple of ``item`` fields: ``low``..``high`` of them, padded to ``pad`` (0 = no padding).
+
+    With ``rest`` it takes the rest of the body; otherwise it always holds ``high``.
+    """
+
+    def __init__(self, item, low, high, pad=0, rest=False):
+        self.item = item
+        self.low = low
+        self.high = high
+        self.pad = pad
+        self.rest = rest
+
+    def check(self, name, value):
+        try:
+            value = tuple(value)
+        except TypeError:
+            raise WireError(f"{name} must be a list") from None
+        if not self.low <= len(value) <= self.high:
+            raise WireError(f"{name} holds {self.low} to {self.high} items")
+        value = tuple([self.item.check(name, v) for v in value])
+        if self.pad:
+            value = value + (0,) * (self.pad - len(value))
+        return value
+
+    def pack(self, value):
+        return b"".join([self.item.pack(v) for v in value])
+
+    def unpack(self, body, at):
+        count = self.high
+        if self.rest:
+            size = _item_size(self.item)
+            if (len(body) - at) % size:
+                raise WireError("a list field has a bad length")
+            count = (len(body) - at) // size
+        out = []
+        for _ in range(count):
+            value, at = self.item.unpack(body, at)
+            out.append(value)
+        return tuple(out), at
+
+
+def _item_size(item):
+    return item.size if hasattr(item, "size") else item.item.size * item.high
+
+
+class Nibbles(Items):
+    """MAX_SLOTS values 0..15, two to a byte (the low nibble first)."""
+
+    def __init__(self):
+        Items.__init__(self, Int("B", 0, 0xF), 0, MAX_SLOTS, MAX_SLOTS)
+
+    def pack(self, value):
+        packed = bytearray(MAX_SLOTS // 2)
+        for i in range(MAX_SLOTS):
+            packed[i >> 1] |= value[i] << (4 * (i & 1))
+        return bytes(packed)
+
+    def unpack(self, body, at):
+        end = _take(body, at, MAX_SLOTS // 2)
+        packed = body[at:end]
+        return tuple([(packed[i >> 1] >> (4 * (i & 1))) & 0xF for i in range(MAX_SLOTS)]), end
+
+
+class Text:
+    """Printable ASCII, at most ``size`` characters, to the end of the body."""
+
+    def __init__(self, size):
+        self.size = size
+
+    def check(self, name, value):
+        if not isinstance(value, str) or len(value) > self.size:
+            raise WireError(f"{name} is at most {self.size} characters")
+        for ch in value:
+            if not 0x20 <= ord(ch) <= 0x7E:
+                raise WireError(f"{name} must be printable ASCII")
+        return value
+
+    def pack(self, value):
+        return value.encode()
+
+    def unpack(self, body, at):
+        for byte in body[at:]:
+            if not 0x20 <= byte <= 0x7E:
+                raise WireError("text must be printable ASCII")
+        return bytes(body[at:]).decode(), len(body)
+
+
+U8 = Int("B", 0, 0xFF)
+U16 = Int("H", 0, 0xFFFF)
+I16 = Int("h", -0x8000, 0x7FFF)
+U32 = Int("I", 0, 0xFFFFFFFF)
+SLOT = Slot()
+RGB = Items(U8, 3, 3)
+
+
+# --- messages: each one a table of fields --------------------------------------
 
 
 class Message:
-    """Base of all messages: ``seq`` (u16) is in every header; FIELDS are the body."""
+    """Base of all messages: ``seq`` (u16) is in every header; FIELDS are the body.
+
+    FIELDS lists (name, kind) in byte order. The constructor takes the fields in
+    ARGS order (FIELDS order when ARGS is empty), then ``seq``; DEFAULTS holds
+    the optional ones. Messages with a sub-type (CONFIG, SHOW) carry it as KEY,
+    the body's first byte.
+    """
 
     TYPE = 0
+    KEY = -1
     FIELDS = ()
+    ARGS = ()
+    DEFAULTS = ()
     seq = 0
 
+    def __init__(self, *args, **kwargs):
+        names = self.ARGS or [name for name, _ in self.FIELDS]
+        if len(args) > len(names) + 1:
+            raise TypeError(f"{type(self).__name__} takes at most {len(names) + 1} arguments")
+        values = dict(self.DEFAULTS)
+        for i in range(len(args)):
+            values[names[i] if i < len(names) else "seq"] = args[i]
+        positional = names[: len(args)]
+        for name in kwargs:
+            if name in positional or (name == "seq" and len(args) > len(names)):
+                raise TypeError(f"{type(self).__name__} got {name} twice")
+            values[name] = kwargs[name]
+        self.seq = U16.check("seq", values.pop("seq", 0))
+        for name, kind in self.FIELDS:
+            if name not in values:
+                raise TypeError(f"{type(self).__name__} needs {name}")
+            setattr(self, name, kind.check(name, values.pop(name)))
+        if values:
+            raise TypeError(f"{type(self).__name__} has no field {next(iter(values))}")
+        self._check()
+
+    def _check(self):
+        """Rules between fields (none unless a message says so)."""
+
     def values(self) -> tuple:
-        return tuple([getattr(self, name) for name in self.FIELDS])
+        return tuple([getattr(self, name) for name, _ in self.FIELDS])
 
     def to_dict(self) -> dict:
         """Plain JSON-friendly values (bytes as lists of ints), as in the test vectors."""
         out = {"type": type(self).__name__, "seq": self.seq}
-        for name in self.FIELDS:
+        for name, _ in self.FIELDS:
             out[name] = _plain(getattr(self, name))
         return out
 
     def encode(self) -> bytes:
-        return bytes([self.TYPE, self.seq & 0xFF, self.seq >> 8]) + self._body()
+        body = b"".join([kind.pack(getattr(self, name)) for name, kind in self.FIELDS])
+        head = bytes([self.TYPE, self.seq & 0xFF, self.seq >> 8])
+        return head + (bytes([self.KEY]) if self.KEY >= 0 else b"") + body
 
-    def _body(self):
-        return b""
+    @classmethod
+    def _decode(cls, seq, body):
+        return _decode_fields(cls, seq, body)
 
     def __eq__(self, other):
         return (
@@ -205,13 +388,23 @@ class Message:
         return not self.__eq__(other)
 
     def __hash__(self):
-        return hash((self.TYPE, self.seq, self.values()))
+        return hash((self.TYPE, self.KEY, self.seq, self.values()))
 
     def __repr__(self):
         parts = [f"seq={self.seq!r}"]
-        for name in self.FIELDS:
+        for name, _ in self.FIELDS:
             parts.append(f"{name}={getattr(self, name)!r}")
         return type(self).__name__ + "(" + ", ".join(parts) + ")"
+
+
+def _decode_fields(cls, seq, body):
+    at = 1 if cls.KEY >= 0 else 0
+    values = {"seq": seq}
+    for name, kind in cls.FIELDS:
+        values[name], at = kind.unpack(body, at)
+    if at != len(body):
+        raise WireError(f"message body is {len(body)} bytes, expected {at}")
+    return cls(**values)
 
 
 def _plain(value):
@@ -223,181 +416,93 @@ def _plain(value):
 
 
 class Hello(Message):
-    """Both ways at the start of a session: who I am and what I can do."""
+    """Both ways at the start of a session: who I am and what I can do.
+
+    ``Hello(role, firmware=(0, 0, 0), slots=0, led_count=0, caps=0, counter_id=0)``
+    """
 
     TYPE = MSG_HELLO
-    FIELDS = ("major", "minor", "firmware", "role", "slots", "led_count", "caps", "counter_id")
-
-    def __init__(
-        self,
-        role: int,
-        firmware: tuple = (0, 0, 0),
-        slots: int = 0,
-        led_count: int = 0,
-        caps: int = 0,
-        counter_id: int = 0,
-        major: int = PROTOCOL_MAJOR,
-        minor: int = PROTOCOL_MINOR,
-        seq: int = 0,
-    ) -> None:
-        self.seq = _u16("seq", seq)
-        self.major = _u8("major", major)
-        self.minor = _u8("minor", minor)
-        firmware = tuple(firmware)
-        if len(firmware) != 3:
-            raise WireError("firmware must be (major, minor, patch)")
-        for part in firmware:
-            _u8("firmware", part)
-        self.firmware = firmware
-        self.role = _int("role", role, ROLE_APP, ROLE_TRACKER)
-        self.slots = _int("slots", slots, 0, MAX_SLOTS)
-        self.led_count = _u16("led_count", led_count)
-        self.caps = _u16("caps", caps)
-        self.counter_id = _u32("counter_id", counter_id)
-
-    def _body(self):
-        return struct.pack(
-            "<BBBBBBBHHI",
-            self.major,
-            self.minor,
-            self.firmware[0],
-            self.firmware[1],
-            self.firmware[2],
-            self.role,
-            self.slots,
-            self.led_count,
-            self.caps,
-            self.counter_id,
-        )
+    FIELDS = (
+        ("major", U8),
+        ("minor", U8),
+        ("firmware", Items(U8, 3, 3)),
+        ("role", Int("B", ROLE_APP, ROLE_TRACKER)),
+        ("slots", Int("B", 0, MAX_SLOTS)),
+        ("led_count", U16),
+        ("caps", U16),
+        ("counter_id", U32),
+    )
+    ARGS = ("role", "firmware", "slots", "led_count", "caps", "counter_id", "major", "minor")
+    DEFAULTS = (
+        ("firmware", (0, 0, 0)),
+        ("slots", 0),
+        ("led_count", 0),
+        ("caps", 0),
+        ("counter_id", 0),
+        ("major", PROTOCOL_MAJOR),
+        ("minor", PROTOCOL_MINOR),
+    )
 
     @classmethod
     def _decode(cls, seq, body):
-        _body_len(body, 15)
-        major, minor, fa, fb, fc, role, slots, leds, caps, cid = struct.unpack("<BBBBBBBHHI", body)
-        if major != PROTOCOL_MAJOR:
+        # The major version is read before anything else, so that a peer speaking a
+        # later major (with a longer or shorter HELLO) hears ERR_VERSION, not ERR_MALFORMED.
+        if body and body[0] != PROTOCOL_MAJOR:
+            minor = body[1] if len(body) > 1 else 0
             raise WireError(
-                f"protocol version {major}.{minor} is not supported (need {PROTOCOL_MAJOR}.x)",
+                f"protocol version {body[0]}.{minor} is not supported (need {PROTOCOL_MAJOR}.x)",
                 ERR_VERSION,
             )
-        return cls(role, (fa, fb, fc), slots, leds, caps, cid, major, minor, seq)
+        return _decode_fields(cls, seq, body)
 
 
 class Snapshot(Message):
-    """App -> counter: the whole table, absolute and idempotent. Level 0 = empty slot."""
+    """App -> counter: the whole table, absolute and idempotent. Level 0 = empty slot.
+
+    ``Snapshot(rev, levels=(), flags=())``: up to 8 of each, padded with zeros.
+    """
 
     TYPE = MSG_SNAPSHOT
-    FIELDS = ("rev", "levels", "flags")
-
-    def __init__(self, rev: int, levels: tuple = (), flags: tuple = (), seq: int = 0) -> None:
-        self.seq = _u16("seq", seq)
-        self.rev = _u16("rev", rev)
-        levels = tuple(levels)
-        flags = tuple(flags)
-        if len(levels) > MAX_SLOTS or len(flags) > MAX_SLOTS:
-            raise WireError(f"a snapshot holds at most {MAX_SLOTS} player slots")
-        for level in levels:
-            _u8("level", level)
-        for flag in flags:
-            _int("flags", flag, 0, 0xF)
-        self.levels = levels + (0,) * (MAX_SLOTS - len(levels))
-        self.flags = flags + (0,) * (MAX_SLOTS - len(flags))
-
-    def _body(self):
-        packed = bytearray(MAX_SLOTS // 2)
-        for i in range(MAX_SLOTS):
-            packed[i >> 1] |= self.flags[i] << (4 * (i & 1))
-        return struct.pack("<H", self.rev) + bytes(self.levels) + bytes(packed)
-
-    @classmethod
-    def _decode(cls, seq, body):
-        _body_len(body, 2 + MAX_SLOTS + MAX_SLOTS // 2)
-        rev = body[0] | body[1] << 8
-        levels = tuple(body[2 : 2 + MAX_SLOTS])
-        packed = body[2 + MAX_SLOTS :]
-        flags = tuple([(packed[i >> 1] >> (4 * (i & 1))) & 0xF for i in range(MAX_SLOTS)])
-        return cls(rev, levels, flags, seq)
+    FIELDS = (("rev", U16), ("levels", Items(U8, 0, MAX_SLOTS, MAX_SLOTS)), ("flags", Nibbles()))
+    DEFAULTS = (("levels", ()), ("flags", ()))
 
 
 class Config(Message):
     """App -> counter settings; one subclass per KEY (the first body byte)."""
 
     TYPE = MSG_CONFIG
-    KEY = 0
 
 
 class ConfigColours(Config):
-    """Colours of up to 5 consecutive player slots, starting at ``first``."""
+    """Colours of up to 4 consecutive player slots, starting at ``first``: ``(first, colours)``.
+
+    Four, so that the message still fits the budget with its tag (§8).
+    """
 
     KEY = CFG_COLOURS
-    FIELDS = ("first", "colours")
-    MAX_COLOURS = 5
+    MAX_COLOURS = 4
+    FIELDS = (
+        ("first", Int("B", 0, MAX_SLOTS - 1)),
+        ("colours", Items(RGB, 1, MAX_COLOURS, rest=True)),
+    )
 
-    def __init__(self, first: int, colours: tuple, seq: int = 0) -> None:
-        self.seq = _u16("seq", seq)
-        self.first = _int("first", first, 0, MAX_SLOTS - 1)
-        out = []
-        for colour in colours:
-            colour = tuple(colour)
-            if len(colour) != 3:
-                raise WireError("a colour is (red, green, blue)")
-            for part in colour:
-                _u8("colour", part)
-            out.append(colour)
-        if not 1 <= len(out) <= self.MAX_COLOURS or first + len(out) > MAX_SLOTS:
-            raise WireError("1 to 5 colours for slots 0..7")
-        self.colours = tuple(out)
-
-    def _body(self):
-        body = bytearray([self.KEY, self.first])
-        for colour in self.colours:
-            body.extend(bytes(colour))
-        return bytes(body)
-
-    @classmethod
-    def _decode(cls, seq, body):
-        count = (len(body) - 2) // 3
-        if len(body) < 5 or (len(body) - 2) % 3:
-            raise WireError("colour list has a bad length")
-        colours = [tuple(body[2 + 3 * i : 5 + 3 * i]) for i in range(count)]
-        return cls(body[1], colours, seq)
+    def _check(self):
+        if self.first + len(self.colours) > MAX_SLOTS:
+            raise WireError("1 to 4 colours for slots 0..7")
 
 
 class ConfigBrightness(Config):
     """Master brightness 0..255, before the current limiter."""
 
     KEY = CFG_BRIGHTNESS
-    FIELDS = ("brightness",)
-
-    def __init__(self, brightness: int, seq: int = 0) -> None:
-        self.seq = _u16("seq", seq)
-        self.brightness = _u8("brightness", brightness)
-
-    def _body(self):
-        return bytes([self.KEY, self.brightness])
-
-    @classmethod
-    def _decode(cls, seq, body):
-        _body_len(body, 2)
-        return cls(body[1], seq)
+    FIELDS = (("brightness", U8),)
 
 
 class ConfigBudget(Config):
     """LED current budget in milliamps; 0 restores the board's default."""
 
     KEY = CFG_BUDGET
-    FIELDS = ("budget_ma",)
-
-    def __init__(self, budget_ma: int, seq: int = 0) -> None:
-        self.seq = _u16("seq", seq)
-        self.budget_ma = _u16("budget_ma", budget_ma)
-
-    def _body(self):
-        return bytes([self.KEY]) + struct.pack("<H", self.budget_ma)
-
-    @classmethod
-    def _decode(cls, seq, body):
-        _body_len(body, 3)
-        return cls(body[1] | body[2] << 8, seq)
+    FIELDS = (("budget_ma", U16),)
 
 
 class ConfigSlotMap(Config):
@@ -408,409 +513,199 @@ class ConfigSlotMap(Config):
     """
 
     KEY = CFG_SLOT_MAP
-    FIELDS = ("slots",)
-
-    def __init__(self, slots: tuple, seq: int = 0) -> None:
-        self.seq = _u16("seq", seq)
-        slots = tuple(slots)
-        if not 1 <= len(slots) <= MAX_SLOTS:
-            raise WireError("a slot map has 1 to 8 positions")
-        for slot in slots:
-            _slot("slot", slot)
-        self.slots = slots
-
-    def _body(self):
-        return bytes([self.KEY]) + bytes(self.slots)
-
-    @classmethod
-    def _decode(cls, seq, body):
-        return cls(tuple(body[1:]), seq)
+    FIELDS = (("slots", Items(SLOT, 1, MAX_SLOTS, rest=True)),)
 
 
 class ConfigWinLevel(Config):
     """The winning level of this game (10, or 20 in Epic): the top of the track."""
 
     KEY = CFG_WIN_LEVEL
-    FIELDS = ("win_level",)
-
-    def __init__(self, win_level: int, seq: int = 0) -> None:
-        self.seq = _u16("seq", seq)
-        self.win_level = _int("win_level", win_level, 1, 0xFF)
-
-    def _body(self):
-        return bytes([self.KEY, self.win_level])
-
-    @classmethod
-    def _decode(cls, seq, body):
-        _body_len(body, 2)
-        return cls(body[1], seq)
+    FIELDS = (("win_level", Int("B", 1, 0xFF)),)
 
 
 class Show(Message):
-    """App -> counter transient effects; one subclass per EFFECT (first body byte)."""
+    """App -> counter transient effects; one subclass per KEY (the effect, first body byte)."""
 
     TYPE = MSG_SHOW
-    EFFECT = 0
 
 
 class ShowClear(Show):
     """End any effect (combat over, celebration over)."""
 
-    EFFECT = SHOW_CLEAR
-
-    def __init__(self, seq: int = 0) -> None:
-        self.seq = _u16("seq", seq)
-
-    def _body(self):
-        return bytes([self.EFFECT])
-
-    @classmethod
-    def _decode(cls, seq, body):
-        _body_len(body, 1)
-        return cls(seq)
+    KEY = SHOW_CLEAR
 
 
 class ShowCombat(Show):
-    """A combat in progress: who fights, both strengths, and which side is winning."""
+    """A combat in progress: who fights, both strengths, and which side is winning.
 
-    EFFECT = SHOW_COMBAT
-    FIELDS = ("fighter", "helper", "players", "monsters", "players_winning")
+    ``ShowCombat(fighter, players, monsters, players_winning, helper=NO_SLOT)``
+    """
 
-    def __init__(
-        self,
-        fighter: int,
-        players: int,
-        monsters: int,
-        players_winning: bool,
-        helper: int = NO_SLOT,
-        seq: int = 0,
-    ) -> None:
-        self.seq = _u16("seq", seq)
-        self.fighter = _slot("fighter", fighter)
-        self.helper = _slot("helper", helper)
-        self.players = _i16("players", players)
-        self.monsters = _i16("monsters", monsters)
-        self.players_winning = bool(players_winning)
-
-    def _body(self):
-        return struct.pack(
-            "<BBBhhB",
-            self.EFFECT,
-            self.fighter,
-            self.helper,
-            self.players,
-            self.monsters,
-            1 if self.players_winning else 0,
-        )
-
-    @classmethod
-    def _decode(cls, seq, body):
-        _body_len(body, 8)
-        _, fighter, helper, players, monsters, winning = struct.unpack("<BBBhhB", body)
-        if winning > 1:
-            raise WireError("players_winning must be 0 or 1")
-        return cls(fighter, players, monsters, winning == 1, helper, seq)
+    KEY = SHOW_COMBAT
+    FIELDS = (
+        ("fighter", SLOT),
+        ("helper", SLOT),
+        ("players", I16),
+        ("monsters", I16),
+        ("players_winning", Flag()),
+    )
+    ARGS = ("fighter", "players", "monsters", "players_winning", "helper")
+    DEFAULTS = (("helper", NO_SLOT),)
 
 
 class ShowRoll(Show):
-    """A die roll by ``slot`` (NO_SLOT = the table), landing on ``value``."""
+    """A die roll by ``slot`` (NO_SLOT = the table) landing on ``value``.
 
-    EFFECT = SHOW_ROLL
-    FIELDS = ("slot", "value", "sides")
+    ``ShowRoll(slot, value, sides=6)``
+    """
 
-    def __init__(self, slot: int, value: int, sides: int = 6, seq: int = 0) -> None:
-        self.seq = _u16("seq", seq)
-        self.slot = _slot("slot", slot)
-        self.sides = _int("sides", sides, 2, 0xFF)
-        self.value = _int("value", value, 1, self.sides)
+    KEY = SHOW_ROLL
+    FIELDS = (("slot", SLOT), ("value", Int("B", 1, 0xFF)), ("sides", Int("B", 2, 0xFF)))
+    DEFAULTS = (("sides", 6),)
 
-    def _body(self):
-        return bytes([self.EFFECT, self.slot, self.value, self.sides])
-
-    @classmethod
-    def _decode(cls, seq, body):
-        _body_len(body, 4)
-        return cls(body[1], body[2], body[3], seq)
+    def _check(self):
+        if self.value > self.sides:
+            raise WireError(f"value must be an integer from 1 to {self.sides}")
 
 
 class ShowWin(Show):
     """The winner's celebration."""
 
-    EFFECT = SHOW_WIN
-    FIELDS = ("slot",)
-
-    def __init__(self, slot: int, seq: int = 0) -> None:
-        self.seq = _u16("seq", seq)
-        self.slot = _slot("slot", slot)
-
-    def _body(self):
-        return bytes([self.EFFECT, self.slot])
-
-    @classmethod
-    def _decode(cls, seq, body):
-        _body_len(body, 2)
-        return cls(body[1], seq)
+    KEY = SHOW_WIN
+    FIELDS = (("slot", SLOT),)
 
 
 class ShowIdentify(Show):
     """Blink so people can tell which counter this is; 0 seconds stops it."""
 
-    EFFECT = SHOW_IDENTIFY
-    FIELDS = ("duration_s",)
-
-    def __init__(self, duration_s: int = 5, seq: int = 0) -> None:
-        self.seq = _u16("seq", seq)
-        self.duration_s = _u8("duration_s", duration_s)
-
-    def _body(self):
-        return bytes([self.EFFECT, self.duration_s])
-
-    @classmethod
-    def _decode(cls, seq, body):
-        _body_len(body, 2)
-        return cls(body[1], seq)
+    KEY = SHOW_IDENTIFY
+    FIELDS = (("duration_s", U8),)
+    DEFAULTS = (("duration_s", 5),)
 
 
 class Button(Message):
     """Counter -> app: a player's request (an intent); the app answers with ACK."""
 
     TYPE = MSG_BUTTON
-    FIELDS = ("intent", "slot")
-
-    def __init__(self, intent: int, slot: int = NO_SLOT, seq: int = 0) -> None:
-        self.seq = _u16("seq", seq)
-        self.intent = _int("intent", intent, INTENT_LEVEL_UP, INTENT_NEXT_TURN)
-        self.slot = _slot("slot", slot)
-
-    def _body(self):
-        return bytes([self.intent, self.slot])
-
-    @classmethod
-    def _decode(cls, seq, body):
-        _body_len(body, 2)
-        return cls(body[0], body[1], seq)
+    FIELDS = (("intent", Int("B", INTENT_LEVEL_UP, INTENT_NEXT_TURN)), ("slot", SLOT))
+    DEFAULTS = (("slot", NO_SLOT),)
 
 
 class Ack(Message):
     """Either way: the message with ``ref_seq`` (of type ``ref_type``) was applied."""
 
     TYPE = MSG_ACK
-    FIELDS = ("ref_seq", "ref_type")
-
-    def __init__(self, ref_seq: int, ref_type: int, seq: int = 0) -> None:
-        self.seq = _u16("seq", seq)
-        self.ref_seq = _u16("ref_seq", ref_seq)
-        self.ref_type = _u8("ref_type", ref_type)
-
-    def _body(self):
-        return struct.pack("<HB", self.ref_seq, self.ref_type)
-
-    @classmethod
-    def _decode(cls, seq, body):
-        _body_len(body, 3)
-        return cls(body[0] | body[1] << 8, body[2], seq)
+    FIELDS = (("ref_seq", U16), ("ref_type", U8))
 
 
 class Ping(Message):
     """Either way: are you there? Answered by PONG with the same token."""
 
     TYPE = MSG_PING
-    FIELDS = ("token",)
-
-    def __init__(self, token: int, seq: int = 0) -> None:
-        self.seq = _u16("seq", seq)
-        self.token = _u32("token", token)
-
-    def _body(self):
-        return struct.pack("<I", self.token)
-
-    @classmethod
-    def _decode(cls, seq, body):
-        _body_len(body, 4)
-        return cls(struct.unpack("<I", body)[0], seq)
+    FIELDS = (("token", U32),)
 
 
 class Pong(Message):
     """Answer to PING, with the sender's uptime in seconds."""
 
     TYPE = MSG_PONG
-    FIELDS = ("token", "uptime_s")
-
-    def __init__(self, token: int, uptime_s: int = 0, seq: int = 0) -> None:
-        self.seq = _u16("seq", seq)
-        self.token = _u32("token", token)
-        self.uptime_s = _u32("uptime_s", uptime_s)
-
-    def _body(self):
-        return struct.pack("<II", self.token, self.uptime_s)
-
-    @classmethod
-    def _decode(cls, seq, body):
-        _body_len(body, 8)
-        token, uptime = struct.unpack("<II", body)
-        return cls(token, uptime, seq)
+    FIELDS = (("token", U32), ("uptime_s", U32))
+    DEFAULTS = (("uptime_s", 0),)
 
 
 class Battery(Message):
-    """Counter -> app: battery voltage, charge estimate and state flags."""
+    """Counter -> app: battery voltage, charge estimate and state flags (BATTERY_*)."""
 
     TYPE = MSG_BATTERY
-    FIELDS = ("millivolts", "percent", "flags")
-
-    def __init__(self, millivolts: int, percent: int, flags: int = 0, seq: int = 0) -> None:
-        self.seq = _u16("seq", seq)
-        self.millivolts = _u16("millivolts", millivolts)
-        self.percent = _int("percent", percent, 0, 100)
-        self.flags = _int("flags", flags, 0, 0x7)
-
-    def _body(self):
-        return struct.pack("<HBB", self.millivolts, self.percent, self.flags)
-
-    @classmethod
-    def _decode(cls, seq, body):
-        _body_len(body, 4)
-        mv, percent, flags = struct.unpack("<HBB", body)
-        return cls(mv, percent, flags, seq)
+    FIELDS = (("millivolts", U16), ("percent", Int("B", 0, 100)), ("flags", U8))
+    DEFAULTS = (("flags", 0),)
 
 
 class Error(Message):
     """Either way: the message ``ref_seq`` was refused; ``detail`` is short ASCII."""
 
     TYPE = MSG_ERROR
-    FIELDS = ("code", "ref_seq", "detail")
-
-    def __init__(self, code: int, ref_seq: int = 0, detail: str = "", seq: int = 0) -> None:
-        self.seq = _u16("seq", seq)
-        self.code = _int("code", code, 1, 0xFF)
-        self.ref_seq = _u16("ref_seq", ref_seq)
-        if not isinstance(detail, str) or len(detail) > MAX_DETAIL:
-            raise WireError(f"detail is at most {MAX_DETAIL} characters")
-        for ch in detail:
-            if not 0x20 <= ord(ch) <= 0x7E:
-                raise WireError("detail must be printable ASCII")
-        self.detail = detail
-
-    def _body(self):
-        return struct.pack("<BH", self.code, self.ref_seq) + self.detail.encode()
-
-    @classmethod
-    def _decode(cls, seq, body):
-        if len(body) < 3:
-            raise WireError("error message is too short")
-        for byte in body[3:]:
-            if not 0x20 <= byte <= 0x7E:
-                raise WireError("detail must be printable ASCII")
-        return cls(body[0], body[1] | body[2] << 8, bytes(body[3:]).decode(), seq)
+    FIELDS = (("code", Int("B", 1, 0xFF)), ("ref_seq", U16), ("detail", Text(MAX_DETAIL)))
+    DEFAULTS = (("ref_seq", 0), ("detail", ""))
 
 
 class Claim(Message):
     """App -> counter during the claim window: store this token; I am your app now."""
 
     TYPE = MSG_CLAIM
-    FIELDS = ("token",)
-
-    def __init__(self, token: bytes, seq: int = 0) -> None:
-        self.seq = _u16("seq", seq)
-        self.token = _blob("token", token, TOKEN_SIZE)
-
-    def _body(self):
-        return self.token
-
-    @classmethod
-    def _decode(cls, seq, body):
-        _body_len(body, TOKEN_SIZE)
-        return cls(body, seq)
+    FIELDS = (("token", Blob(TOKEN_SIZE)),)
 
 
 class ClaimOpen(Message):
     """Counter -> app: someone long-pressed me; a CLAIM is accepted for ``window_s``."""
 
     TYPE = MSG_CLAIM_OPEN
-    FIELDS = ("window_s",)
-
-    def __init__(self, window_s: int = CLAIM_WINDOW_S, seq: int = 0) -> None:
-        self.seq = _u16("seq", seq)
-        self.window_s = _u8("window_s", window_s)
-
-    def _body(self):
-        return bytes([self.window_s])
-
-    @classmethod
-    def _decode(cls, seq, body):
-        _body_len(body, 1)
-        return cls(body[0], seq)
+    FIELDS = (("window_s", U8),)
+    DEFAULTS = (("window_s", CLAIM_WINDOW_S),)
 
 
 class Challenge(Message):
     """Counter -> app after HELLO: prove the token over this fresh nonce."""
 
     TYPE = MSG_CHALLENGE
-    FIELDS = ("nonce",)
-
-    def __init__(self, nonce: bytes, seq: int = 0) -> None:
-        self.seq = _u16("seq", seq)
-        self.nonce = _blob("nonce", nonce, NONCE_SIZE)
-
-    def _body(self):
-        return self.nonce
-
-    @classmethod
-    def _decode(cls, seq, body):
-        _body_len(body, NONCE_SIZE)
-        return cls(body, seq)
+    FIELDS = (("nonce", Blob(NONCE_SIZE)),)
 
 
 class Auth(Message):
-    """App -> counter: ``auth_mac(token, nonce, counter_id)`` answering CHALLENGE."""
+    """App -> counter answering CHALLENGE: the app's nonce and its proof of the token.
+
+    ``Auth(app_nonce, proof)``; the proof is ``seal.app_proof`` over the session's transcript.
+    """
 
     TYPE = MSG_AUTH
-    FIELDS = ("mac",)
-
-    def __init__(self, mac: bytes, seq: int = 0) -> None:
-        self.seq = _u16("seq", seq)
-        self.mac = _blob("mac", mac, MAC_SIZE)
-
-    def _body(self):
-        return self.mac
-
-    @classmethod
-    def _decode(cls, seq, body):
-        _body_len(body, MAC_SIZE)
-        return cls(body, seq)
+    FIELDS = (("app_nonce", Blob(APP_NONCE_SIZE)), ("proof", Blob(PROOF_SIZE)))
 
 
-MESSAGE_TYPES = {
-    MSG_HELLO: Hello,
-    MSG_SNAPSHOT: Snapshot,
-    MSG_CONFIG: Config,
-    MSG_SHOW: Show,
-    MSG_BUTTON: Button,
-    MSG_ACK: Ack,
-    MSG_PING: Ping,
-    MSG_PONG: Pong,
-    MSG_BATTERY: Battery,
-    MSG_ERROR: Error,
-    MSG_CLAIM: Claim,
-    MSG_CLAIM_OPEN: ClaimOpen,
-    MSG_CHALLENGE: Challenge,
-    MSG_AUTH: Auth,
-}
+class Proof(Message):
+    """Counter -> app after a right AUTH: its own proof of the token, and the app's address
+    as the counter sees it (zeros on serial). ``Proof(proof, app_link_id)``
+    """
+
+    TYPE = MSG_PROOF
+    FIELDS = (("proof", Blob(PROOF_SIZE)), ("app_link_id", Blob(LINK_ID_SIZE)))
+
+
+_ALL = (
+    Hello,
+    Snapshot,
+    Config,
+    Show,
+    Button,
+    Ack,
+    Ping,
+    Pong,
+    Battery,
+    Error,
+    Claim,
+    ClaimOpen,
+    Challenge,
+    Auth,
+    Proof,
+)
+MESSAGE_TYPES = {cls.TYPE: cls for cls in _ALL}
 CONFIG_TYPES = {
-    CFG_COLOURS: ConfigColours,
-    CFG_BRIGHTNESS: ConfigBrightness,
-    CFG_BUDGET: ConfigBudget,
-    CFG_SLOT_MAP: ConfigSlotMap,
-    CFG_WIN_LEVEL: ConfigWinLevel,
+    cls.KEY: cls
+    for cls in (ConfigColours, ConfigBrightness, ConfigBudget, ConfigSlotMap, ConfigWinLevel)
 }
-SHOW_TYPES = {
-    SHOW_CLEAR: ShowClear,
-    SHOW_COMBAT: ShowCombat,
-    SHOW_ROLL: ShowRoll,
-    SHOW_WIN: ShowWin,
-    SHOW_IDENTIFY: ShowIdentify,
-}
+SHOW_TYPES = {cls.KEY: cls for cls in (ShowClear, ShowCombat, ShowRoll, ShowWin, ShowIdentify)}
 # Messages that change what a counter shows or stores: need an authenticated session.
 STATE_CHANGING = (MSG_SNAPSHOT, MSG_CONFIG, MSG_SHOW)
+# Messages that carry a tag on an authenticated session (§8); the others never do.
+SEALED = (
+    MSG_SNAPSHOT,
+    MSG_CONFIG,
+    MSG_SHOW,
+    MSG_BUTTON,
+    MSG_ACK,
+    MSG_PING,
+    MSG_PONG,
+    MSG_BATTERY,
+)
 
 
 def encode(msg: Message) -> bytes:
@@ -845,6 +740,11 @@ def decode(data: bytes) -> Message:
                 f"unknown sub-type {body[0]} of message 0x{data[0]:02x}", ERR_UNKNOWN_TYPE
             )
     return cls._decode(seq, body)
+
+
+def peek_type(data: bytes) -> int:
+    """The header's message type even of a message that does not decode (0 if empty)."""
+    return data[0] if data else 0
 
 
 def peek_seq(data: bytes) -> int:
@@ -924,7 +824,6 @@ class Deframer:
         self._len = 0
         self._overflow = False
         self.dropped = 0  # frames thrown away: bad COBS, bad CRC, too long
-        self.accepted = 0
 
     def reset(self) -> None:
         """Forget a partial frame (after the carrier reconnects)."""
@@ -949,7 +848,6 @@ class Deframer:
                 if payload is None:
                     self.dropped += 1
                 else:
-                    self.accepted += 1
                     out.append(payload)
             self._len = 0
             self._overflow = False
@@ -968,61 +866,19 @@ class Deframer:
         return payload
 
 
-# --- claim and authentication --------------------------------------------------
-
-AUTH_LABEL = b"munchkin-counter-auth-v1"
-
-
-def hmac_sha256(key: bytes, msg: bytes) -> bytes:
-    """HMAC-SHA256 (RFC 2104) on hashlib.sha256, which MicroPython also has."""
-    key = bytes(key)
-    if len(key) > 64:
-        key = hashlib.sha256(key).digest()
-    key = key + bytes(64 - len(key))
-    inner = hashlib.sha256(bytes([b ^ 0x36 for b in key]))
-    inner.update(bytes(msg))
-    outer = hashlib.sha256(bytes([b ^ 0x5C for b in key]))
-    outer.update(inner.digest())
-    return outer.digest()
-
-
-def auth_mac(token: bytes, nonce: bytes, counter_id: int) -> bytes:
-    """What AUTH carries: HMAC-SHA256(token, label + nonce + counter_id LE32), first 16 bytes."""
-    token = _blob("token", token, TOKEN_SIZE)
-    nonce = _blob("nonce", nonce, NONCE_SIZE)
-    cid = _u32("counter_id", counter_id)
-    return hmac_sha256(token, AUTH_LABEL + nonce + struct.pack("<I", cid))[:MAC_SIZE]
-
-
-def check_auth(token: bytes, nonce: bytes, counter_id: int, mac: bytes) -> bool:
-    """True when ``mac`` proves ``token``; compares in constant time."""
-    expected = auth_mac(token, nonce, counter_id)
-    mac = bytes(mac)
-    if len(mac) != len(expected):
-        return False
-    diff = 0
-    for i in range(len(expected)):
-        diff |= expected[i] ^ mac[i]
-    return diff == 0
+# --- randomness for tokens and nonces ---------------------------------------------
 
 
 def random_bytes(size: int) -> bytes:
-    """Unpredictable bytes: os.urandom where the port has it (hardware RNG on ESP32/RP2040)."""
-    try:
-        import os
+    """Unpredictable bytes for tokens and nonces, from the port's ``os.urandom``.
 
-        return os.urandom(size)
-    except (ImportError, AttributeError, NotImplementedError):
-        import random
+    ESP32 and RP2040 builds draw it from their hardware RNG. A port without it
+    raises instead of falling back to a predictable generator: a guessable
+    nonce or token would let anyone answer a CHALLENGE.
+    """
+    import os  # only here: the codec itself needs no more than struct
 
-        return bytes([random.getrandbits(8) for _ in range(size)])
-
-
-def new_token() -> bytes:
-    """A fresh claim token for CLAIM."""
-    return random_bytes(TOKEN_SIZE)
-
-
-def new_nonce() -> bytes:
-    """A fresh nonce for CHALLENGE."""
-    return random_bytes(NONCE_SIZE)
+    urandom = getattr(os, "urandom", None)
+    if urandom is None:
+        raise NotImplementedError("this port has no os.urandom: no safe source for tokens")
+    return urandom(size)

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from companion.core.errors import first_validation_error
 from companion.resources import SETTINGS_FILE
-from companion.store.files import atomic_write_text, data_dir
+from companion.store.files import StoreError, atomic_write_text, data_dir, set_aside
 
 
 class Settings(BaseModel):
@@ -34,47 +34,71 @@ class Settings(BaseModel):
     led_brightness: int = Field(default=96, ge=1, le=255)
 
 
+# Settings are a few hundred bytes; anything far larger is not a settings file.
+MAX_SETTINGS_BYTES = 1_000_000
+
+
 class SettingsStore:
-    """Loads and saves `Settings`; a damaged file is kept aside and reported, never lost."""
+    """Loads and saves `Settings`; a damaged file is kept aside and reported, never lost.
+
+    Whatever the file holds, `load()` returns usable settings (the defaults when the
+    file cannot be used) and says why in `problem`; it never raises.
+    """
 
     def __init__(self, folder: Path | None = None) -> None:
         self.path = (folder if folder is not None else data_dir()) / SETTINGS_FILE
         # A sentence for the user when the file could not be used, else None.
         self.problem: str | None = None
+        # True while a damaged file could not be set aside: it must not be overwritten.
+        self._damaged_in_place = False
 
     def load(self) -> Settings:
         """The saved settings, or the defaults when there are none or they are unreadable."""
         self.problem = None
+        self._damaged_in_place = False
         try:
-            text = self.path.read_text(encoding="utf-8")
+            if self.path.stat().st_size > MAX_SETTINGS_BYTES:
+                return self._damaged(f"larger than {MAX_SETTINGS_BYTES:,} bytes")
+            data = self.path.read_bytes()
         except FileNotFoundError:
             return Settings()
         except OSError as exc:
+            # Unreadable is not the same as damaged, but it must not be written over either.
+            self._damaged_in_place = True
             self.problem = f"{self.path}: cannot be read ({exc.strerror}); using the defaults"
             return Settings()
         try:
-            return Settings.model_validate(json.loads(text))
-        except (ValueError, ValidationError) as exc:
-            kept = self._set_aside()
-            self.problem = (
-                f"{self.path}: {_first_error(exc)}; the file was kept as {kept.name} "
-                "and the defaults are in use"
-            )
-            return Settings()
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            return self._damaged(f"not UTF-8 text (a bad byte at offset {exc.start})")
+        try:
+            raw = json.loads(text)
+        except RecursionError:
+            return self._damaged("not valid JSON (nested too deeply)")
+        except ValueError as exc:
+            return self._damaged(f"not valid JSON ({exc})")
+        try:
+            return Settings.model_validate(raw)
+        except ValidationError as exc:
+            where, what, _count = first_validation_error(exc)
+            return self._damaged(f"field '{where or '(file)'}': {what}")
 
     def save(self, settings: Settings) -> None:
-        """Write the settings atomically."""
+        """Write the settings atomically; raises StoreError rather than overwrite a damaged file."""
+        if self._damaged_in_place:
+            # The damaged file is the user's only copy of their old settings.
+            set_aside(self.path)
+            self._damaged_in_place = False
         atomic_write_text(self.path, settings.model_dump_json(indent=2) + "\n")
 
-    def _set_aside(self) -> Path:
-        kept = self.path.with_name(f"{self.path.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}")
-        self.path.replace(kept)
-        return kept
-
-
-def _first_error(exc: Exception) -> str:
-    if isinstance(exc, ValidationError):
-        err = exc.errors()[0]
-        field = ".".join(str(part) for part in err["loc"]) or "(file)"
-        return f"field '{field}': {err['msg']}"
-    return f"not valid JSON ({exc})"
+    def _damaged(self, why: str) -> Settings:
+        try:
+            kept = set_aside(self.path)
+        except StoreError as exc:
+            self._damaged_in_place = True
+            self.problem = f"{self.path}: {why}; {exc}; the defaults are in use"
+        else:
+            self.problem = (
+                f"{self.path}: {why}; the file was kept as {kept.name} and the defaults are in use"
+            )
+        return Settings()

@@ -70,7 +70,7 @@ def first_look(data_dir: Path | None) -> tuple[str, str]:
     path = (data_dir if data_dir is not None else user_data_dir()) / SETTINGS_FILE
     try:
         saved = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # reported by the full load, not here
         saved = {}
     if not isinstance(saved, dict):
         saved = {}
@@ -152,8 +152,10 @@ class CompanionApp(App):
 
     def _finish_start(self, *_args: Any) -> None:
         from companion.store import SettingsStore
+        from companion.store.files import remove_partial_writes
 
         self.settings_store = SettingsStore(self.data_dir)
+        remove_partial_writes(self.settings_store.path.parent)  # left by a crash mid-save
         self.settings = self.settings_store.load()
         if self.settings_store.problem:
             self._startup_problems.append(self.settings_store.problem)
@@ -205,9 +207,11 @@ class CompanionApp(App):
 
     def save_settings(self) -> None:
         """Write `self.settings` (after a screen changed it)."""
+        from companion.store import StoreError
+
         try:
             self.settings_store.save(self.settings)
-        except OSError as exc:
+        except (StoreError, OSError) as exc:
             self.notify(str(exc), error=True)
 
     def settings_changed(self, settings: Settings) -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 from kivy.clock import Clock
@@ -22,6 +22,7 @@ from kivy.event import EventDispatcher
 from kivy.properties import BooleanProperty, DictProperty, ListProperty, StringProperty
 
 from companion.devices.tasks import TaskSet
+from companion.ui.dice_service import DiceService
 from companion.ui.i18n import _
 
 if TYPE_CHECKING:
@@ -65,6 +66,8 @@ class DeviceService(EventDispatcher):
         self._unsubscribe: list[Callable[[], None]] = []
         # False on an Android phone whose user refused the Bluetooth permissions.
         self.ble_allowed = True
+        # Smart dice, beside the counters (connected only when the table asks for them).
+        self.dice = DiceService(app)
 
     # -- what the app calls ---------------------------------------------------------------
     async def run(self) -> None:
@@ -101,6 +104,8 @@ class DeviceService(EventDispatcher):
             # Bounded: a connection caught half-open must not keep the window from closing.
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(asyncio.shield(manager.stop()), STOP_TIMEOUT_S)
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(asyncio.shield(self.dice.close()), STOP_TIMEOUT_S)
 
     def game_changed(self, game: Game | None) -> None:
         """Counters follow the open game; with none open they keep the last one on show."""
@@ -166,6 +171,12 @@ class DeviceService(EventDispatcher):
         if connection.virtual is not None:
             connection.virtual.open_claim_window()  # the long press a person would make
 
+    @property
+    def tokens_problem(self) -> str:
+        """Why the saved claim tokens could not be read or saved ("" when all is well)."""
+        tokens = getattr(self.manager, "tokens", None)
+        return getattr(tokens, "problem", None) or ""
+
     def is_virtual(self, key: str) -> bool:
         """True for a counter simulated on this computer."""
         manager = self.manager
@@ -186,7 +197,12 @@ class DeviceService(EventDispatcher):
 
         folder = self.app.data_dir
         tokens = TokenStore(folder / TOKENS_FILE) if folder is not None else TokenStore()
-        return DeviceManager(tokens=tokens)
+        return DeviceManager(tokens=tokens, persist=self._durable)
+
+    def _durable(self, sequence: int) -> Awaitable[None]:
+        # A counter's press is acknowledged once the open game's change `sequence` is on disk.
+        session = self.app.session
+        return session.games.wait_durable(session.game_id, sequence)
 
     async def _connect_all(self, virtual: bool) -> None:
         from companion.devices.discovery import discover

@@ -4,19 +4,8 @@ import asyncio
 
 import aioble
 import bluetooth
-
-try:
-    import wire
-except ImportError:
-    from companion.devices import wire
-
-try:
-    from micropython import const
-except ImportError:
-
-    def const(x):
-        return x
-
+import wire
+from micropython import const
 
 _ADV_INTERVAL_US = const(250_000)
 _POLL_MS = const(100)  # how often a quiet connection checks the outbox and its link
@@ -38,10 +27,15 @@ class BleCarrier:
             capture=True,  # queue writes: none may be lost while we answer the last one
         )
         self.tx = aioble.Characteristic(service, bluetooth.UUID(wire.TX_CHAR_UUID), notify=True)
-        battery = aioble.Service(bluetooth.UUID(wire.BATTERY_SERVICE_UUID))
-        self.level = aioble.Characteristic(
-            battery, bluetooth.UUID(wire.BATTERY_LEVEL_CHAR_UUID), read=True, notify=True
-        )
+        services = [service]
+        self.level = None
+        # Only a counter on a cell has a Battery service: one on mains would say 100 % for ever.
+        if counter.board.battery is not None:
+            battery = aioble.Service(bluetooth.UUID(wire.BATTERY_SERVICE_UUID))
+            self.level = aioble.Characteristic(
+                battery, bluetooth.UUID(wire.BATTERY_LEVEL_CHAR_UUID), read=True, notify=True
+            )
+            services.append(battery)
         info = aioble.Service(bluetooth.UUID(wire.DEVICE_INFO_SERVICE_UUID))
         texts = (
             (wire.MANUFACTURER_CHAR_UUID, b"Munchkin Companion counters"),
@@ -51,21 +45,30 @@ class BleCarrier:
         chars = []
         for uuid, _ in texts:
             chars.append(aioble.Characteristic(info, bluetooth.UUID(uuid), read=True))
-        aioble.register_services(service, battery, info)
+        services.append(info)
+        aioble.register_services(*services)
         for char, (_, value) in zip(chars, texts):
             char.write(value)
-        self.level.write(b"\x64")
+        if self.level is not None:
+            self.level.write(bytes([counter.state.battery_percent]))
         self.service_uuid = bluetooth.UUID(wire.SERVICE_UUID)
+        # This counter's address as apps see it, in the order it is written (aioble's too).
+        self.address = bytes(bluetooth.BLE().config("mac")[1])
 
     def battery_percent(self, percent):
-        self.level.write(bytes([percent]), send_update=True)
+        if self.level is not None:
+            self.level.write(bytes([percent]), send_update=True)
 
     async def run(self):
         while True:
             connection = await aioble.advertise(
                 _ADV_INTERVAL_US, name=self.name, services=[self.service_uuid]
             )
-            session = self.counter.open_session()
+            # Both addresses go into the session's proofs: an app that reaches this
+            # counter through a relay sees the relay's address, and its AUTH fails.
+            session = self.counter.open_session(self.address, bytes(connection.device.addr))
+            session.greeted = True  # a BLE connection is an app on the line (HELLO follows)
+            self.outbox.clear("ble")  # queued while nobody was connected: stale by now
             try:
                 await self._serve(connection, session)
             finally:
@@ -83,7 +86,7 @@ class BleCarrier:
             while self.outbox.has("ble"):
                 kind, payload = self.outbox.pop("ble")
                 if kind == "all" or session.authenticated:
-                    self.tx.notify(connection, payload)
+                    self.tx.notify(connection, session.out(payload))
 
 
 def _version():

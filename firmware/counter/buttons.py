@@ -1,15 +1,19 @@
-"""Debounced buttons: raw pin samples in, (name, long) presses out; chords for claim."""
+"""Debounced buttons: raw pin samples in, (name, hold) presses out; chords for claim.
 
-try:
-    from micropython import const
-except ImportError:
+``hold`` is SHORT (released before LONG_PRESS_MS), LONG (held past it: claim,
+identify) or RESET (still held at RESET_PRESS_MS: factory reset).
+"""
 
-    def const(x):
-        return x
+from micropython import const
 
+from counter.timebase import ticks_diff
 
 DEBOUNCE_MS = const(30)  # contact bounce of tactile switches settles well within this
 LONG_PRESS_MS = const(1500)
+RESET_PRESS_MS = const(10000)  # long enough that nobody does it by accident
+SHORT = 0
+LONG = 1
+RESET = 2
 
 
 class Buttons:
@@ -26,12 +30,12 @@ class Buttons:
         self._stable = bytearray(n)
         self._changed = [0] * n
         self._down_at = [0] * n
-        self._used = bytearray(n)  # a long press or chord already consumed this press
+        self._used = bytearray(n)  # the longest hold (LONG, RESET) already reported this press
         self._chords = []
         for pair, name in (chords or {}).items():
             if pair[0] in self.names and pair[1] in self.names:
                 self._chords.append((self.names.index(pair[0]), self.names.index(pair[1]), name))
-        self.events = []  # (name, long) in the order they happened
+        self.events = []  # (name, hold) in the order they happened
 
     def update(self, i, pressed, now):
         pressed = 1 if pressed else 0
@@ -40,24 +44,31 @@ class Buttons:
             self._changed[i] = now
             return
         if pressed != self._stable[i]:
-            if _diff(now, self._changed[i]) < DEBOUNCE_MS:
+            if ticks_diff(now, self._changed[i]) < DEBOUNCE_MS:
                 return
             self._stable[i] = pressed
             if pressed:
                 self._down_at[i] = now
                 self._used[i] = 0
             elif not self._used[i]:
-                self.events.append((self.names[i], False))
+                self.events.append((self.names[i], SHORT))
             return
-        if pressed and not self._used[i] and _diff(now, self._down_at[i]) >= LONG_PRESS_MS:
-            for a, b, name in self._chords:
-                if (a == i or b == i) and self._stable[a] and self._stable[b]:
-                    self._used[a] = 1
-                    self._used[b] = 1
-                    self.events.append((name, True))
-                    return
-            self._used[i] = 1
-            self.events.append((self.names[i], True))
+        if not pressed or self._used[i] >= RESET:
+            return
+        held = ticks_diff(now, self._down_at[i])
+        hold = RESET if held >= RESET_PRESS_MS else LONG if held >= LONG_PRESS_MS else SHORT
+        if hold <= self._used[i]:
+            return
+        for a, b, name in self._chords:
+            if (a == i or b == i) and self._stable[a] and self._stable[b]:
+                if self._used[a] >= hold and self._used[b] >= hold:
+                    return  # the other button of the chord reported it already
+                self._used[a] = hold
+                self._used[b] = hold
+                self.events.append((name, hold))
+                return
+        self._used[i] = hold
+        self.events.append((self.names[i], hold))
 
     def take(self):
         """The events so far, oldest first, and forget them."""
@@ -66,11 +77,3 @@ class Buttons:
         out = self.events
         self.events = []
         return out
-
-
-try:
-    from time import ticks_diff as _diff
-except ImportError:
-
-    def _diff(a, b):
-        return a - b

@@ -7,20 +7,18 @@ objects injected, so the logic also runs on a computer.
 import time
 
 import machine
-
-try:
-    from micropython import const
-except ImportError:
-
-    def const(x):
-        return x
-
+from micropython import const
 
 _TM_DELAY_US = const(5)  # TM1637 clocks at up to 250 kHz; 5 us per edge is safe
 
 
 class LedChain:
-    """One WS2812 chain; ``show(rgb, first)`` copies its LEDs out of the frame and sends them."""
+    """One WS2812 chain; ``show(rgb, first)`` sends its LEDs out of the frame when they changed.
+
+    Writing the same picture 30 times a second costs power and, on the single-core
+    ESP32-C3 with the radio on, makes the known NeoPixel timing glitches visible, so
+    an unchanged frame is not sent (an animation changes every frame and still is).
+    """
 
     def __init__(self, section):
         import neopixel
@@ -32,19 +30,29 @@ class LedChain:
         self.r = order.index("R")
         self.g = order.index("G")
         self.b = order.index("B")
+        self.written = False  # nothing sent yet: the first frame always goes out
+        self.writes = 0
 
     def show(self, rgb, first):
+        """Copy this chain's LEDs from the frame; send them if they differ. True if sent."""
         buf = self.np.buf
         r = self.r
         g = self.g
         b = self.b
         j = first * 3
+        changed = not self.written
         for k in range(0, self.count * 3, 3):
-            buf[k + r] = rgb[j]
-            buf[k + g] = rgb[j + 1]
-            buf[k + b] = rgb[j + 2]
+            if buf[k + r] != rgb[j] or buf[k + g] != rgb[j + 1] or buf[k + b] != rgb[j + 2]:
+                changed = True
+                buf[k + r] = rgb[j]
+                buf[k + g] = rgb[j + 1]
+                buf[k + b] = rgb[j + 2]
             j += 3
-        self.np.write()
+        if changed:
+            self.np.write()
+            self.written = True
+            self.writes += 1
+        return changed
 
 
 class TM1637:
@@ -133,6 +141,50 @@ class BatteryADC:
         for _ in range(8):  # average out the ESP32 ADC's noise
             total += self.adc.read_uv()
         return total // 8 * self.ratio_x100 // 100000
+
+
+class Watchdog:
+    """The chip's hardware watchdog: once started, a missed ``feed`` resets the board.
+
+    It cannot be stopped again on the ESP32 or the RP2040, so when the counter hands
+    the serial line back to the REPL, a timer keeps feeding it (``hand_over``).
+    """
+
+    def __init__(self, timeout_ms):
+        self.wdt = machine.WDT(timeout=timeout_ms)
+        self.timer = None
+
+    def feed(self):
+        self.wdt.feed()
+
+    def hand_over(self, period_ms):
+        self.timer = machine.Timer(-1)
+        self.timer.init(period=period_ms, mode=machine.Timer.PERIODIC, callback=self._tick)
+
+    def _tick(self, _timer):
+        self.wdt.feed()
+
+
+def show_safe_mode(board):
+    """Safe mode on the lights, drawn once: every 4th LED amber, digits "SF", status LED amber.
+
+    Nothing runs after this, so it is a steady picture a person can read at a glance.
+    """
+    for section, _ in board.led_chains():
+        chain = LedChain(section)
+        rgb = bytearray(section.count * 3)
+        for i in range(0, section.count, 4):
+            rgb[3 * i] = 60  # amber: red and some green, dim enough for any supply
+            rgb[3 * i + 1] = 25
+        chain.show(rgb, 0)
+    if board.digits:
+        from counter import segments
+
+        digits = bytearray(board.digits)
+        digits[0] = segments.LETTER_S
+        if len(digits) > 1:
+            digits[1] = segments.LETTER_F
+        TM1637(board.display).show(digits, 64)
 
 
 def counter_id():

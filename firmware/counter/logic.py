@@ -8,21 +8,12 @@ what it returns; the LED task calls ``frame``.
 
 import struct
 
-try:
-    import wire
-except ImportError:  # CPython: the app's copy of the same module
-    from companion.devices import wire
-
-try:
-    from micropython import const
-except ImportError:
-
-    def const(x):
-        return x
-
+import wire
+from micropython import const
 
 from counter import timebase
 from counter.render import Renderer
+from counter.session import NO_LINK_ID, Session, crypto
 from counter.store import MemoryStore
 
 FIRMWARE_VERSION = (1, 0, 0)
@@ -37,6 +28,13 @@ _MAX_PENDING = const(4)
 _ROLL_SHOW_MS = const(4200)  # spin + value, then the roll disappears by itself
 _IDENTIFY_MS = const(5000)  # how long a local long press blinks when nothing else asks
 _LOW_BATTERY_PERCENT = const(10)
+# No app has spoken to a tracker for this long: its buttons count levels on their own.
+OFFLINE_AFTER_MS = const(15000)
+_OFFLINE_SHOW_MS = const(600)  # how long a press with no app blinks "not connected"
+# The LED budget never goes above the supply's fuse share minus the MCU's own draw ...
+_FUSE_SHARE_PERCENT = const(85)
+# ... nor below the dark LEDs' idle draw plus this, so the level always stays visible.
+BUDGET_FLOOR_MA = const(50)
 
 DEFAULT_COLOURS = (
     (230, 30, 30),
@@ -61,8 +59,14 @@ class State:
         for i in range(wire.MAX_SLOTS):
             for c in range(3):
                 self.colours[3 * i + c] = DEFAULT_COLOURS[i][c]
-        self.brightness = board.power.get("default_brightness", 128)
-        self.default_budget_ma = board.power.budget_ma
+        power = board.power
+        self.brightness = power.get("default_brightness", 128)
+        # A tracker on its cell keeps a brightness that lasts the night, whatever the app asks.
+        self.max_brightness = power.get("max_brightness", 255)
+        if self.brightness > self.max_brightness:
+            self.brightness = self.max_brightness
+        self.max_budget_ma, self.min_budget_ma = budget_limits(board)
+        self.default_budget_ma = self.clamp_budget(power.budget_ma)
         self.budget_ma = self.default_budget_ma
         self.win_level = 10
         self.slot_map = bytearray(wire.MAX_SLOTS)
@@ -81,6 +85,15 @@ class State:
         self.claim_until = 0
         self.claim_active = False
         self.low_battery = False
+        self.battery_percent = 100  # the last reading (mains-powered boards stay at 100)
+
+    def clamp_budget(self, budget_ma):
+        """``budget_ma`` held between the floor and what the supply can give the LEDs."""
+        if budget_ma > self.max_budget_ma:
+            return self.max_budget_ma
+        if budget_ma < self.min_budget_ma:
+            return self.min_budget_ma
+        return budget_ma
 
     def identifying(self, now):
         if self.identify_active and timebase.ticks_diff(self.identify_until, now) <= 0:
@@ -119,9 +132,12 @@ class State:
         size = 8 + 2 * wire.MAX_SLOTS + 3 * wire.MAX_SLOTS + wire.MAX_SLOTS
         if data is None or len(data) != size or data[0] != _STATE_FORMAT:
             return False
-        _, self.rev, self.brightness, self.budget_ma, self.win_level, count = struct.unpack(
+        _, self.rev, self.brightness, budget_ma, self.win_level, count = struct.unpack(
             "<BHBHBB", data[:8]
         )
+        self.budget_ma = self.clamp_budget(budget_ma)
+        if self.brightness > self.max_brightness:
+            self.brightness = self.max_brightness
         if count <= wire.MAX_SLOTS:
             self.slot_count = count
         n = wire.MAX_SLOTS
@@ -132,13 +148,22 @@ class State:
         return True
 
 
-class Session:
-    """One connected app on one link: its replay window and whether it proved the token."""
+def budget_limits(board):
+    """(highest, lowest) LED budget in mA this board's supply allows, like WLED's limiter.
 
-    def __init__(self):
-        self.authenticated = False
-        self.nonce = None
-        self.last_seq = -1
+    The fuse is sized below 85 % of the supply's rating (hardware/tools/power_budget.py),
+    and the MCU draws from the same supply; the floor keeps lit LEDs above their idle draw.
+    """
+    power = board.power
+    supply = power.get("supply_ma", power.budget_ma)
+    highest = supply * _FUSE_SHARE_PERCENT // 100 - power.get("mcu_active_ma", 0)
+    idle = 0
+    for section, _ in board.led_chains():
+        idle += int(section.count * section.get("idle_ma_per_led", 0))
+    lowest = idle + BUDGET_FLOOR_MA
+    if highest < lowest:
+        highest = lowest
+    return highest, lowest
 
 
 class Counter:
@@ -171,6 +196,8 @@ class Counter:
         self._changed_at = 0
         self._saved_at = None  # no state written since start-up
         self._started = self.clock()
+        self._app_seen = self._started  # when an authenticated app last spoke to us
+        self.offline_steps = 0  # levels counted on the buttons with no app, not yet sent
         self.caps = self._caps(links)
         self.flash_writes = 0
         token = self.store.read(_TOKEN_FILE)
@@ -234,9 +261,12 @@ class Counter:
 
     # -- incoming ---------------------------------------------------------------
 
-    def open_session(self):
-        """A new Session for another link (serial and BLE can both be connected)."""
-        session = Session()
+    def open_session(self, link_id=NO_LINK_ID, peer_id=NO_LINK_ID):
+        """A new Session for another link (serial and BLE can both be connected).
+
+        On BLE, ``link_id`` is this counter's own address and ``peer_id`` the app's.
+        """
+        session = Session(link_id, peer_id)
         self.sessions.append(session)
         return session
 
@@ -248,84 +278,113 @@ class Counter:
     def disconnect(self, session=None):
         """The app on ``session``'s link went away: it must authenticate again."""
         session = session if session is not None else self.session
-        session.authenticated = False
-        session.nonce = None
-        session.last_seq = -1
+        session.end()
+        session.greeted = False
+
+    def revoke(self):
+        """End every session on every link (the claim changed): each app must authenticate."""
+        for session in self.sessions:
+            session.end()
 
     def handle(self, payload, session=None):
-        """One incoming message -> the list of reply messages (payload bytes)."""
+        """One incoming message -> the list of reply messages (payload bytes, sealed as the
+        session needs)."""
         session = session if session is not None else self.session
+        had_session = session.authenticated
+        message = session.open(payload, self.clock())
+        if message is None:  # a wrong tag: dropped, and perhaps the session's last straw
+            if had_session and not session.authenticated:
+                return [self._error(wire.ERR_NOT_AUTHENTICATED, wire.peek_seq(payload), "ended")]
+            return []
+        return [session.out(reply) for reply in self._handle(message, session)]
+
+    def _handle(self, payload, session):
         try:
             msg = wire.decode(payload)
         except wire.WireError as exc:
-            return [self._error(exc.code, wire.peek_seq(payload), _detail(exc))]
+            code = exc.code
+            if (
+                code == wire.ERR_MALFORMED
+                and len(payload) >= wire.HEADER_SIZE
+                and not session.authenticated
+                and payload[0] in wire.STATE_CHANGING
+            ):
+                # With no session a state change is refused whatever its body: it may be
+                # sealed for a session that has ended, and its app should learn why.
+                return [
+                    self._error(wire.ERR_NOT_AUTHENTICATED, wire.peek_seq(payload), "auth first")
+                ]
+            return [self._error(code, wire.peek_seq(payload), _detail(exc))]
         t = msg.TYPE
+        if session.authenticated:
+            self._app_seen = self.clock()
         if t == wire.MSG_HELLO:
             return self._on_hello(msg, session)
-        if t == wire.MSG_PING:
-            uptime_s = timebase.ticks_diff(self.clock(), self._started) // 1000
-            return [
-                wire.encode(
-                    wire.Pong(msg.token, uptime_s if uptime_s > 0 else 0, seq=self.next_seq())
-                )
-            ]
         if t == wire.MSG_CLAIM:
             return self._on_claim(msg, session)
         if t == wire.MSG_AUTH:
             return self._on_auth(msg, session)
-        if t == wire.MSG_ACK:
-            self._pending = [p for p in self._pending if p[0] != msg.ref_seq]
-            return []
         if t in (wire.MSG_ERROR, wire.MSG_PONG):
             return []  # never answer an answer: no loops
-        if t not in wire.STATE_CHANGING:
+        if t == wire.MSG_PING and not session.authenticated:
+            return [self._pong(msg)]  # allowed before authentication; changes nothing
+        if t not in wire.STATE_CHANGING and t not in (wire.MSG_ACK, wire.MSG_PING):
             return [self._error(wire.ERR_UNEXPECTED, msg.seq, "not for me")]
         if not session.authenticated:
-            return [self._error(wire.ERR_NOT_AUTHENTICATED, msg.seq, "claim or auth")]
+            if t == wire.MSG_ACK:
+                return []  # only the session's app may acknowledge presses
+            return [self._error(wire.ERR_NOT_AUTHENTICATED, msg.seq, "auth first")]
         if msg.seq <= session.last_seq:
             return [self._error(wire.ERR_REPLAY, msg.seq, "old seq")]
         session.last_seq = msg.seq
+        if t == wire.MSG_PING:
+            return [self._pong(msg)]
+        if t == wire.MSG_ACK:
+            self._pending = [p for p in self._pending if p[0] != msg.ref_seq]
+            return []
         self._apply(msg)
         return [self._ack(msg)]
+
+    def _pong(self, msg):
+        uptime_s = timebase.ticks_diff(self.clock(), self._started) // 1000
+        pong = wire.Pong(msg.token, uptime_s if uptime_s > 0 else 0, seq=self.next_seq())
+        return wire.encode(pong)
 
     def _on_hello(self, msg, session):
         if msg.role != wire.ROLE_APP:
             return [self._error(wire.ERR_UNEXPECTED, msg.seq, "not an app")]
-        session.authenticated = False
-        session.last_seq = msg.seq
+        # A live session goes on: only an AUTH answering this HELLO's challenge replaces it.
+        session.greeted = True
         out = [wire.encode(self.hello())]
         if self.claimed:
-            session.nonce = bytes(self.random_bytes(wire.NONCE_SIZE))
-            out.append(wire.encode(wire.Challenge(session.nonce, seq=self.next_seq())))
+            nonce = bytes(self.random_bytes(wire.NONCE_SIZE))
+            session.challenge(msg.seq, nonce)
+            out.append(wire.encode(wire.Challenge(nonce, seq=self.next_seq())))
         else:
-            session.nonce = None
+            session.end()
         return out
 
     def _on_claim(self, msg, session):
         if not self.state.claim_open(self.clock()):
             return [self._error(wire.ERR_NOT_CLAIMING, msg.seq, "long-press me")]
+        if not crypto().token_is_strong(msg.token):
+            return [self._error(wire.ERR_WEAK_TOKEN, msg.seq, "weak token")]
         self.token = msg.token
         self.store.write(_TOKEN_FILE, msg.token)
         self.flash_writes += 1
         self.state.claim_active = False
         self.state.identify_active = False
-        session.authenticated = True
-        session.nonce = None
-        session.last_seq = msg.seq
+        self.revoke()  # nobody keeps a session made under the old token
         return [self._ack(msg)]
 
     def _on_auth(self, msg, session):
-        nonce = session.nonce
-        session.nonce = None  # one answer per challenge
-        if msg.seq <= session.last_seq:
-            return [self._error(wire.ERR_REPLAY, msg.seq, "old seq")]
-        if self.token is None or nonce is None:
-            return [self._error(wire.ERR_AUTH_FAILED, msg.seq, "no challenge")]
-        if not wire.check_auth(self.token, nonce, self.counter_id, msg.mac):
-            return [self._error(wire.ERR_AUTH_FAILED, msg.seq, "wrong token")]
-        session.authenticated = True
-        session.last_seq = msg.seq
-        return [self._ack(msg)]
+        pending = session.nonce is not None
+        proof = session.answer(self.token, self.counter_id, msg, self.clock())
+        if proof is None:
+            detail = "wrong proof" if pending and self.token is not None else "no challenge"
+            return [self._error(wire.ERR_AUTH_FAILED, msg.seq, detail)]
+        self._app_seen = self.clock()
+        return [wire.encode(wire.Proof(proof, session.peer_id, seq=self.next_seq()))]
 
     def _apply(self, msg):
         s = self.state
@@ -344,8 +403,11 @@ class Counter:
                         s.colours[3 * (msg.first + i) + c] = msg.colours[i][c]
             elif key == wire.CFG_BRIGHTNESS:
                 s.brightness = msg.brightness
+                if s.brightness > s.max_brightness:
+                    s.brightness = s.max_brightness
             elif key == wire.CFG_BUDGET:
-                s.budget_ma = msg.budget_ma if msg.budget_ma else s.default_budget_ma
+                budget = msg.budget_ma
+                s.budget_ma = s.clamp_budget(budget) if budget else s.default_budget_ma
             elif key == wire.CFG_SLOT_MAP:
                 n = len(msg.slots)
                 if n > self.board.positions:
@@ -356,7 +418,7 @@ class Counter:
             elif key == wire.CFG_WIN_LEVEL:
                 s.win_level = msg.win_level
         else:
-            effect = msg.EFFECT
+            effect = msg.KEY
             if effect == wire.SHOW_IDENTIFY:
                 s.identify_active = msg.duration_s > 0
                 s.identify_until = timebase.ticks_add(now, msg.duration_s * 1000)
@@ -396,17 +458,64 @@ class Counter:
             intent = wire.INTENT_NEXT_TURN
         else:
             return []
-        if not self.authenticated:
+        offline = self.offline(now)
+        if offline or not self.authenticated:
+            if offline and intent != wire.INTENT_NEXT_TURN:
+                self._count_offline(1 if intent == wire.INTENT_LEVEL_UP else -1)
+                return []
             # Nobody may act on it; show the player the counter is not connected.
             self.state.identify_active = True
-            self.state.identify_until = timebase.ticks_add(now, 600)
+            self.state.identify_until = timebase.ticks_add(now, _OFFLINE_SHOW_MS)
             return []
+        return [self._intent(intent, now)]
+
+    def _intent(self, intent, now):
         slot = self.state.slot_map[0] if self.board.role == "tracker" else wire.NO_SLOT
         payload = wire.encode(wire.Button(intent, slot, seq=self.next_seq()))
         if len(self._pending) >= _MAX_PENDING:
             self._pending.pop(0)
         self._pending.append([wire.peek_seq(payload), payload, now, 1])
-        return [payload]
+        return payload
+
+    # -- offline ----------------------------------------------------------------
+
+    def offline(self, now=None):
+        """True on a tracker no authenticated app has spoken to for OFFLINE_AFTER_MS.
+
+        Silence counts, not the session flag: a USB cable pulled from a tracker on its
+        cell leaves no trace on the serial line.
+        """
+        if self.board.role != "tracker":
+            return False
+        now = self.clock() if now is None else now
+        return timebase.ticks_diff(now, self._app_seen) >= OFFLINE_AFTER_MS
+
+    def _count_offline(self, step):
+        """+ or - with no app: the tracker counts its own level (1 .. winning level)."""
+        s = self.state
+        slot = s.slot_map[0] if s.slot_map[0] < wire.MAX_SLOTS else 0
+        level = s.levels[slot] if s.levels[slot] else 1
+        level += step
+        if level < 1 or level > s.win_level:
+            return
+        s.levels[slot] = level
+        self.offline_steps += step
+        self._dirty = True
+        self._changed_at = self.clock()
+
+    def _offline_intents(self, now):
+        """Levels counted offline, as the BUTTON intents the app adopts through its rules."""
+        out = []
+        while self.offline_steps and len(self._pending) < _MAX_PENDING:
+            up = self.offline_steps > 0
+            self.offline_steps += -1 if up else 1
+            out.append(self._intent(wire.INTENT_LEVEL_UP if up else wire.INTENT_LEVEL_DOWN, now))
+        return out
+
+    @property
+    def pending_presses(self):
+        """The seqs of the BUTTONs sent and not yet acknowledged by the app, oldest first."""
+        return tuple([entry[0] for entry in self._pending])
 
     @property
     def authenticated(self):
@@ -426,6 +535,7 @@ class Counter:
         span = b.full_mv - b.empty_mv
         percent = (millivolts - b.empty_mv) * 100 // span if span > 0 else 0
         percent = 0 if percent < 0 else 100 if percent > 100 else percent
+        self.state.battery_percent = percent
         flags = wire.BATTERY_CHARGING if charging else 0
         self.state.low_battery = percent < _LOW_BATTERY_PERCENT and not charging
         if self.state.low_battery:
@@ -436,8 +546,11 @@ class Counter:
     # -- time -------------------------------------------------------------------
 
     def poll(self):
-        """Housekeeping, called about once a second: resends and sparing flash writes."""
+        """Housekeeping, called about once a second: resends, sessions whose app went quiet,
+        sparing flash writes."""
         now = self.clock()
+        for session in self.sessions:
+            session.expired(now)
         s = self.state
         if s.effect == wire.SHOW_ROLL and s.effect_elapsed(now) >= _ROLL_SHOW_MS:
             s.effect = wire.SHOW_CLEAR
@@ -452,6 +565,8 @@ class Counter:
                 out.append(entry[1])
             keep.append(entry)
         self._pending = keep
+        if self.offline_steps and self.authenticated and not self.offline(now):
+            out += self._offline_intents(now)
         if (
             self._dirty
             and timebase.ticks_diff(now, self._changed_at) >= _SAVE_QUIET_MS
@@ -471,9 +586,24 @@ class Counter:
         self._saved_at = self.clock()
 
     def forget(self):
-        """Factory reset of the claim: the next app must claim again."""
+        """Factory reset of the claim: the next app must claim again; every session ends."""
         self.token = None
         self.store.remove(_TOKEN_FILE)
+        self.revoke()
+
+    def factory_reset(self):
+        """Forget the claim and every setting (colours, brightness, budget, table), as shipped."""
+        self.forget()
+        self.store.remove(_STATE_FILE)
+        self.state = State(self.board)
+        self.offline_steps = 0
+        self._pending = []
+        self._dirty = False
+        for session in self.sessions:
+            self.disconnect(session)
+        # Blink for a moment so the person holding the buttons sees it happened.
+        self.state.identify_active = True
+        self.state.identify_until = timebase.ticks_add(self.clock(), _IDENTIFY_MS)
 
     # -- display ----------------------------------------------------------------
 

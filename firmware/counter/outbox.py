@@ -19,6 +19,10 @@ class Outbox:
                 queue.pop(0)
             queue.append((kind, payload))
 
+    def clear(self, link):
+        """Forget what waited for ``link`` (a new connection must not hear stale news)."""
+        self.queues[link] = []
+
     def has(self, link):
         return bool(self.queues[link])
 

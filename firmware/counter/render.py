@@ -4,13 +4,7 @@ Nothing here allocates while rendering (integer maths, no tuples or floats), so
 the LED task runs forever without waking the garbage collector.
 """
 
-try:
-    from micropython import const
-except ImportError:
-
-    def const(x):
-        return x
-
+from micropython import const
 
 from counter import limiter, segments
 

@@ -2,23 +2,19 @@
 
 import sys
 
-try:
-    import wire
-except ImportError:
-    from companion.devices import wire
+import wire
+from micropython import const
 
-try:
-    from micropython import const
-except ImportError:
-
-    def const(x):
-        return x
-
+from counter.timebase import ticks_diff
 
 # 33 non-zero bytes: longer than any frame, so a stream of valid frames never
 # contains it. `firmware/deploy.py --repl` sends it; see docs/firmware.md.
 REPL_ESCAPE = b"\x03\x03\x03 counter: back to the REPL \x03\x03\x03"
 _IDLE_MS = const(5)
+# A serial line cannot tell that the app closed the port, so a session that has heard
+# nothing for this long ends (the app pings every 2 s): a program that opens the port
+# later must say HELLO and prove the token again.
+SESSION_IDLE_MS = const(10000)
 
 
 class ReplRequested(Exception):
@@ -50,11 +46,27 @@ class SerialProtocol:
                 out.append(wire.frame(reply))
         return out
 
+    def expire(self, now, last_heard):
+        """End the session when the line has been quiet for SESSION_IDLE_MS."""
+        if self.session.greeted and ticks_diff(now, last_heard) >= SESSION_IDLE_MS:
+            self.counter.disconnect(self.session)
+
+    def deliver(self, kind, payload):
+        """An outbox entry as a frame, or None when nobody on this line may hear it.
+
+        A claim prompt ("all") goes only to an app that said HELLO and is still there:
+        one queued while nobody listened must not reach whoever connects later.
+        """
+        session = self.session
+        if session.authenticated or (kind == "all" and session.greeted):
+            return wire.frame(session.out(payload))
+        return None
+
     def frames(self, payloads):
         """Outgoing payloads (buttons, battery) as frames, if this session may hear them."""
         if not self.session.authenticated:
             return []
-        return [wire.frame(p) for p in payloads]
+        return [wire.frame(self.session.out(p)) for p in payloads]
 
 
 async def run(counter, outbox, stdin=None, stdout=None):
@@ -63,9 +75,10 @@ async def run(counter, outbox, stdin=None, stdout=None):
 
     import micropython
 
-    from counter.timebase import sleep_ms
+    from counter.timebase import sleep_ms, ticks_ms
 
     proto = SerialProtocol(counter)
+    heard = ticks_ms()
     stdin = stdin if stdin is not None else sys.stdin.buffer
     stdout = stdout if stdout is not None else sys.stdout.buffer
     poller = select.poll()
@@ -74,7 +87,9 @@ async def run(counter, outbox, stdin=None, stdout=None):
     ready = getattr(poller, "ipoll", poller.poll)
     one = bytearray(1)
     readinto = getattr(stdin, "readinto", None)
-    micropython.kbd_intr(-1)  # a 0x03 inside a frame must not stop the firmware
+    # A 0x03 inside a frame must not stop the firmware (main.py switched it off already;
+    # this covers a counter started from the REPL).
+    micropython.kbd_intr(-1)
     try:
         while True:
             got = False
@@ -88,13 +103,16 @@ async def run(counter, outbox, stdin=None, stdout=None):
                         one[0] = data[0]
                 if n:
                     got = True
+                    heard = ticks_ms()
                     for frame in proto.feed(one):
                         stdout.write(frame)
+            proto.expire(ticks_ms(), heard)
             while outbox.has("serial"):
-                kind, payload = outbox.pop("serial")
-                if kind == "all" or proto.session.authenticated:
-                    stdout.write(wire.frame(payload))
+                frame = proto.deliver(*outbox.pop("serial"))
+                if frame is not None:
+                    stdout.write(frame)
             # Give the LED and button tasks a turn even while bytes keep coming.
             await sleep_ms(0 if got else _IDLE_MS)
-    finally:
-        micropython.kbd_intr(3)
+    except ReplRequested:
+        micropython.kbd_intr(3)  # the person asked for the REPL: Ctrl-C works again
+        raise

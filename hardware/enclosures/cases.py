@@ -68,7 +68,9 @@ class LevelBoardParams:
     box_height: float = 32.0
     lid: float = 2.0
     button_hole: float = 7.0
+    plunger_hole: float = 4.0  # a printed plunger down to a button on the dev board itself
     usb_c_slot: tuple[float, float] = (9.5, 3.8)
+    barrel_jack_hole: float = 8.0  # a DC-022 panel jack is 8 mm across its thread
     cable_hole: float = 8.0
     insert_hole: float = 4.0  # M3 heat-set insert
     boss: float = 7.0
@@ -92,6 +94,7 @@ class TrackerParams:
     button_gap: float = 14.0  # centre of each button hole from the window's edge
     usb_c_slot: tuple[float, float] = (9.5, 3.8)
     switch_slot: tuple[float, float] = (9.0, 4.5)
+    light_pipe_hole: float = 3.0  # over the dev board's own RGB LED (the status LED)
     screw_hole: float = 1.8  # M2 self-tapping
     boss: float = 5.0
 
@@ -176,7 +179,11 @@ def levelboard_parts(pinout: dict[str, Any], params: LevelBoardParams | None = N
                 shapes[size],
                 f"track tile {index}: spaces {sum(tile_sizes[: index - 1]) + 1}.."
                 f"{sum(tile_sizes[:index])}",
-                {"spaces": size, "length": size * per_space * p.led_pitch},
+                {
+                    "spaces": size,
+                    "length": size * per_space * p.led_pitch,
+                    "openings": ["track-windows"],
+                },
             )
         )
 
@@ -191,8 +198,19 @@ def levelboard_parts(pinout: dict[str, Any], params: LevelBoardParams | None = N
     shell = shell + bosses - holes
     mid_z = p.floor + board_h / 2 + 4
     # Power in at one end, the strip cable out of the other, the dev board's USB for flashing.
-    usb_w, usb_h = p.usb_c_slot
-    shell = shell - box(p.wall + 2, usb_w, usb_h, (-1, outer[1] * 0.75 - usb_w / 2, mid_z))
+    openings = ["strip-cable", "usb-flash"]
+    if pinout["power"]["supply"] == "dc-5v":
+        jack = (
+            Manifold.cylinder(p.wall + 2, p.barrel_jack_hole / 2, circular_segments=SEGMENTS)
+            .rotate((0, 90, 0))
+            .translate((-1, outer[1] * 0.75, mid_z + p.barrel_jack_hole / 2))
+        )
+        shell = shell - jack
+        openings.append("barrel-jack")
+    else:
+        usb_w, usb_h = p.usb_c_slot
+        shell = shell - box(p.wall + 2, usb_w, usb_h, (-1, outer[1] * 0.75 - usb_w / 2, mid_z))
+        openings.append("usb-power")
     cable = (
         Manifold.cylinder(p.wall + 2, p.cable_hole / 2, circular_segments=SEGMENTS)
         .rotate((0, 90, 0))
@@ -200,7 +218,14 @@ def levelboard_parts(pinout: dict[str, Any], params: LevelBoardParams | None = N
     )
     flash = box(12.0, p.wall + 2, 7.0, (p.wall + p.boss + p.box_clearance, -1, mid_z))
     shell = shell - cable - flash
-    parts.append(Part("controller-box", shell, "controller box: dev board, perfboard, fuse"))
+    parts.append(
+        Part(
+            "controller-box",
+            shell,
+            "controller box: dev board, perfboard, fuse",
+            {"openings": openings},
+        )
+    )
 
     lid = box(outer[0], outer[1], p.lid)
     corners = [
@@ -209,12 +234,25 @@ def levelboard_parts(pinout: dict[str, Any], params: LevelBoardParams | None = N
         for y in (p.wall + p.boss / 2, p.wall + inner_w - p.boss / 2)
     ]
     lid = lid - _lid_holes(corners, 3.4, p.lid)
-    # A button the dev board already carries (the BOOT button) needs no hole in the lid.
-    external = [u.signal for u in pin_uses(pinout) if u.kind == "button" and not u.onboard]
+    buttons = [u for u in pin_uses(pinout) if u.kind == "button"]
+    external = [u.signal for u in buttons if not u.onboard]
     for i, _signal in enumerate(external):
         x = outer[0] / 2 + (i - (len(external) - 1) / 2) * (p.button_hole + 12)
         lid = lid - rod(p.button_hole, p.lid + 2, (x, outer[1] / 2, -1))
-    parts.append(Part("controller-lid", lid, f"controller lid: {len(external)} button hole(s)"))
+    # A button the dev board carries itself (the S3's BOOT button, which claims) is
+    # pressed through a plunger hole above the dev board, near its short edge.
+    onboard = [u.signal for u in buttons if u.onboard]
+    for i, _signal in enumerate(onboard):
+        x = p.wall + p.boss + p.box_clearance + 6 + i * (p.plunger_hole + 6)
+        lid = lid - rod(p.plunger_hole, p.lid + 2, (x, p.wall + p.box_clearance + 8, -1))
+    parts.append(
+        Part(
+            "controller-lid",
+            lid,
+            f"controller lid: {len(external)} button hole(s), {len(onboard)} plunger hole(s)",
+            {"openings": ["button"] * len(external) + ["onboard-button"] * len(onboard)},
+        )
+    )
     return parts
 
 
@@ -259,10 +297,36 @@ def tracker_parts(pinout: dict[str, Any], params: TrackerParams | None = None) -
     button_y = outer[1] * 0.22
     for dx in (-p.button_gap, p.button_gap):
         lid = lid - rod(p.button_hole, p.lid + 2, (cx + dx, button_y, -1))
+    lid_openings = ["bar" if display["kind"] == "ledbar" else "display", "button", "button"]
+    if pinout.get("status_led"):
+        # The dev board's RGB LED is the status LED: a light pipe through the lid, between
+        # the buttons, where the board sits under the lid.
+        lid = lid - rod(p.light_pipe_hole, p.lid + 2, (cx, button_y, -1))
+        lid_openings.append("status-led")
     return [
-        Part("body", body, "tracker body: cell at the bottom, dev board and charger above"),
-        Part("lid", lid, f"tracker lid: {display['kind']} window and two button holes"),
+        Part(
+            "body",
+            body,
+            "tracker body: cell at the bottom, dev board and charger above",
+            {"openings": ["usb-charge", "switch", "usb-flash"]},
+        ),
+        Part(
+            "lid",
+            lid,
+            f"tracker lid: {display['kind']} window, two button holes"
+            + (", a light pipe for the status LED" if pinout.get("status_led") else ""),
+            {"openings": lid_openings},
+        ),
     ]
+
+
+def openings(parts: list[Part]) -> dict[str, int]:
+    """How many openings of each kind (button, status-led, barrel-jack, ...) the parts have."""
+    out: dict[str, int] = {}
+    for part in parts:
+        for kind in part.meta.get("openings", ()):
+            out[kind] = out.get(kind, 0) + 1
+    return out
 
 
 def parts_for(pinout: dict[str, Any]) -> list[Part]:

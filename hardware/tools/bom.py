@@ -16,7 +16,7 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
 
-from hwdata import BOM_DIR, PinoutError, fmt_num, load_pinouts
+from hwdata import BOM_DIR, PinoutError, fmt_num, load_pinouts, pin_uses
 from power_budget import fuse_rating_ma
 
 COLUMNS = ["part", "quantity", "example_part_number", "unit_price_usd", "line_price_usd", "note"]
@@ -99,6 +99,53 @@ def fuse_problems(bom: Bom, pinout: dict[str, Any]) -> list[str]:
             f"{bom.build}.csv: no '{wanted} …' line for a {pinout['power']['supply_ma']} mA supply"
         ]
     return []
+
+
+# Parts a person touches, looks at or plugs into, and the opening each needs in the case
+# (matched on the start of the BOM's part name, one opening per unit).
+OPENING_PARTS = (
+    ("Push button", "button"),
+    ("USB-C power breakout", "usb-power"),
+    ("DC barrel jack", "barrel-jack"),
+    ("Slide switch", "switch"),
+    ("LiPo charger module, USB-C", "usb-charge"),
+    ("TM1637", "display"),
+    ("JST-SM", "strip-cable"),
+)
+
+
+def required_openings(bom: Bom, pinout: dict[str, Any]) -> dict[str, int]:
+    """Every control, light and connector of a build that its enclosure must open onto.
+
+    From the BOM: buttons, power and charging sockets, switches, displays, cables. From
+    the pin map: the LED strip (track windows or the tracker's bar), the dev board's own
+    USB port, and whatever on the dev board the build uses as a control or light (the
+    S3's BOOT button as the claim button, the C3 DevKitM-1's RGB LED as the status LED).
+    """
+    need: dict[str, int] = {}
+
+    def add(kind: str, count: int = 1) -> None:
+        need[kind] = need.get(kind, 0) + count
+
+    for line in bom.lines:
+        for prefix, kind in OPENING_PARTS:
+            if line.part.startswith(prefix):
+                add(kind, line.quantity)
+        if "development board" in line.part or line.part.startswith("Raspberry Pi Pico"):
+            add("usb-flash")
+    if pinout.get("strip"):
+        add("track-windows")
+    display = pinout.get("display")
+    if display and display["kind"] == "ledbar":
+        add("bar")
+    for use in pin_uses(pinout):
+        if use.onboard is None:
+            continue
+        if use.kind == "button":
+            add("onboard-button")
+        elif use.kind == "led-data":
+            add("status-led")
+    return need
 
 
 def check_all(

@@ -20,7 +20,11 @@ from typing import Any
 
 from hwdata import PinoutError, fmt_num, led_groups, load_pinouts
 
+from companion.store.settings import Settings
+
 TRACKER_TARGET_H = 12.0  # a tracker must last a long game night on one charge
+# What the app sends every counter unless its user changes it (Settings.led_brightness).
+APP_BRIGHTNESS = int(Settings.model_fields["led_brightness"].default)
 # A LiPo cut off at empty_mv (3.3 V) still holds a little charge, and cells age.
 USABLE_CAPACITY = 0.85
 # TM1637 grey scale: display on-time per brightness level 0..7, in sixteenths.
@@ -73,14 +77,23 @@ class Budget:
         return self.worst_case_ma <= self.supply_ma
 
 
+def sent_brightness(pinout: dict[str, Any], app_brightness: int = APP_BRIGHTNESS) -> int:
+    """The brightness a counter shows when the app sends ``app_brightness``.
+
+    A tracker on its cell caps what the app asks at its ``power.max_brightness`` (the
+    firmware does the same), so a game night lasts whatever the app's slider says.
+    """
+    return min(app_brightness, int(pinout["power"].get("max_brightness", 255)))
+
+
 def default_scenario(pinout: dict[str, Any]) -> Scenario:
-    """The lighting the README's figures are for: a busy moment at default brightness.
+    """The lighting the README's figures are for: a busy moment at the brightness the app sends.
 
     Level board: six players, one LED each, mixed colours (1.5 channels) plus the
     current player's space lit a second time. Tracker: all 14 segments ("88") or all
     ten bar LEDs, so the figure is a floor for battery life, not an average.
     """
-    brightness = int(pinout["power"]["default_brightness"])
+    brightness = sent_brightness(pinout)
     if pinout["role"] == "board":
         return Scenario(brightness=brightness, lit=6 + 1, channels=1.5)
     display = pinout["display"]
@@ -202,7 +215,7 @@ def markdown(results: list[Budget], pinouts: dict[str, dict[str, Any]]) -> str:
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in results:
-        bright = pinouts[r.build]["power"]["default_brightness"]
+        bright = sent_brightness(pinouts[r.build])
         leds = f"{fmt_num(r.led_requested_ma)} → {fmt_num(r.led_ma)}"
         fuse = f"{fmt_num(r.fuse_ma / 1000)} A slow" if r.fuse_ma else "cell protection"
         life = f"{r.battery_h:.1f} h" if r.battery_h is not None else "mains"

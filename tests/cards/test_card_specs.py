@@ -76,6 +76,7 @@ def test_class_cards_give_their_abilities() -> None:
     assert cards.get("gen-race-elf").run_away_bonus == 2
     action = warrior.gain_action(2)
     assert (action.player, action.kind, action.name) == (2, "class", "Warrior")
+    assert action.bonus == 1  # the war cry's +1 stays with the character
 
 
 def test_unknown_edition_names_the_known_ones() -> None:
@@ -91,3 +92,9 @@ def test_asking_for_the_wrong_kind_says_what_the_card_is() -> None:
         cards.monster("gen-tin-crown")
     with pytest.raises(ValueError, match="no card has the id 'nope'"):
         cards.get("nope")
+
+
+def test_bad_stuff_names_what_it_takes() -> None:
+    cards = load_database(user=False)
+    bad = cards.monster("gen-sock-gremlin").to_spec().bad_stuff
+    assert bad.lose == ("footgear",) and bad.lose_gear == 1

@@ -11,7 +11,7 @@ import pytest
 import companion.core
 
 MODULES = sorted(
-    name for _, name, _ in pkgutil.iter_modules(companion.core.__path__, "companion.core.")
+    name for _, name, _ in pkgutil.walk_packages(companion.core.__path__, "companion.core.")
 )
 
 

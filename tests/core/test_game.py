@@ -52,7 +52,8 @@ class TestSetup:
     def test_a_bad_seat_in_an_action_is_a_rule_error(self, game: Game) -> None:
         with pytest.raises(ValidationError):
             GoUpLevel(player=9)
-        with pytest.raises(RuleError, match="no player in seat 5"):
+        # the message counts seats as the log does: from 0
+        with pytest.raises(RuleError, match=r"no player in seat 4 \(seats count from 0\)"):
             game.apply(GoUpLevel(player=4))
 
 
@@ -147,7 +148,7 @@ class TestJsonLog:
         data = json.loads(played_game().to_json())
         rolls = [a["roll"] for a in data["actions"] if a["type"] == "run_away"]
         assert rolls == [2, 6]
-        assert data["format"] == "munchkin-companion-game" and data["version"] == 1
+        assert data["format"] == "munchkin-companion-game" and data["version"] == 2
 
     def test_replay_does_not_touch_the_dice(self) -> None:
         text = played_game().to_json()

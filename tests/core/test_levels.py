@@ -18,6 +18,7 @@ from companion.core import (
     SetLevel,
     StartCombat,
     Variants,
+    describe,
 )
 
 from .conftest import make_game, monster
@@ -126,13 +127,25 @@ class TestSelling:
         assert str(err.value) == "Selling items cannot take you to Level 10"
         assert level(game, 0) == 9
 
-    def test_selling_past_the_winning_level_is_refused_too(self, game: Game) -> None:
+    def test_selling_past_the_winning_level_stops_one_short_and_the_rest_is_lost(
+        self, game: Game
+    ) -> None:
         game.apply(SetLevel(player=0, level=8))
-        with pytest.raises(RuleError) as err:
-            game.apply(SellItems(player=0, gold=3000))
+        before = game.state
+        action = SellItems(player=0, gold=2900)
+        game.apply(action)
+        assert level(game, 0) == 9 and not game.state.winners
+        assert describe(action, before) == (
+            "Ann sells items worth 2900 gold: up to Level 9, the rest is lost (levels lost: 1)"
+        )
+        with pytest.raises(RuleError) as err:  # at 9 a sale can buy nothing at all
+            game.apply(SellItems(player=0, gold=1000))
         assert err.value.rule == "sell_to_win"
-        game.apply(SellItems(player=0, gold=1000))
-        assert level(game, 0) == 9
+
+    def test_a_card_may_let_a_sale_reach_the_winning_level(self, game: Game) -> None:
+        game.apply(SetLevel(player=0, level=8))
+        game.apply(SellItems(player=0, gold=2900, override="Divine Intervention"))
+        assert level(game, 0) == 10 and game.state.winners == (0,)
 
     def test_selling_tracked_items_removes_them_and_adds_their_value(self, game: Game) -> None:
         game.apply(GainItem(player=0, item=ItemSpec(name="Gold Spoon", gold=600)))

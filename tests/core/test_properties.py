@@ -1,8 +1,10 @@
-"""Properties of random legal games: Level stays in bounds, wins need kills, undo/redo and
-save/load restore identical states, and the unchecked fold agrees with the checked one."""
+"""Properties of random legal games: Level stays in bounds, wins need kills, trait bonuses
+count once and outlive death, undo/redo and save/load restore identical states, and the
+unchecked fold agrees with the checked one."""
 
 from __future__ import annotations
 
+import itertools
 import random
 
 from hypothesis import HealthCheck, given, settings
@@ -13,15 +15,16 @@ from companion.core import (
     CLASSIC,
     DISNEY,
     FU,
+    MAX_LEVEL,
     OZ,
     Game,
     GameState,
     ResolveCombat,
-    apply_unchecked,
     combat_strength,
     fighters_win,
     monster_strength,
     monster_treasure,
+    replay,
 )
 from companion.core.randomplay import random_game, random_setup
 
@@ -33,11 +36,21 @@ editions = st.sampled_from([CLASSIC, FU, OZ, ADVENTURE_TIME, DISNEY])
 winning_levels = st.sampled_from([10, 20])
 
 
-def game_for(seed: int, length: int, edition=CLASSIC, winning_level: int = 10) -> Game:  # type: ignore[no-untyped-def]
+def game_for(  # type: ignore[no-untyped-def]
+    seed: int, length: int, edition=CLASSIC, winning_level: int = 10, no_limit: bool = False
+) -> Game:
     setup = random_setup(
-        random.Random(seed), edition, winning_level=winning_level, shared_victory=seed % 2 == 0
+        random.Random(seed),
+        edition,
+        winning_level=winning_level,
+        shared_victory=seed % 2 == 0,
+        no_limit=no_limit,
     )
     return random_game(length, seed=seed, setup=setup)
+
+
+def states(game: Game) -> list[GameState]:
+    return [game.state_at(revision) for revision in range(len(game.log) + 1)]
 
 
 @SETTINGS
@@ -96,9 +109,7 @@ def test_saving_and_replaying_restores_the_identical_state(seed: int, length: in
 @given(seeds, lengths)
 def test_the_unchecked_fold_of_a_legal_log_matches_the_checked_one(seed: int, length: int) -> None:
     game = game_for(seed, length)
-    state = GameState.initial(game.setup)
-    for action in game.log:
-        state = apply_unchecked(state, action)
+    state = replay(GameState.initial(game.setup), game.log, checked=False)
     assert state == game.state
 
 
@@ -131,5 +142,84 @@ def test_the_live_verdict_always_matches_the_rules(seed: int, length: int) -> No
         assert combat.fighters_winning == fighters_win(
             combat.players_strength, combat.monsters_strength, combat.wins_ties
         )
-        treasure = sum(monster_treasure(m.spec, m.enhancers) for m in combat.monsters)
+        in_play = sum(monster_treasure(m.spec, m.enhancers) for m in combat.monsters)
+        treasure = in_play + combat.removed_treasure
         assert combat.treasure == treasure
+
+
+@SETTINGS
+@given(seeds, lengths, editions)
+def test_with_no_limit_levels_stay_between_1_and_the_top_and_nobody_wins(
+    seed: int,
+    length: int,
+    edition,  # type: ignore[no-untyped-def]
+) -> None:
+    game = game_for(seed, length, edition, no_limit=True)
+    for state in states(game):
+        assert not state.winners
+        for player in state.players:
+            assert 1 <= player.level <= MAX_LEVEL
+            assert player.level < state.winning_level  # the track always has room
+
+
+@SETTINGS
+@given(seeds, lengths, editions, st.booleans())
+def test_trait_bonuses_count_exactly_once(
+    seed: int,
+    length: int,
+    edition,  # type: ignore[no-untyped-def]
+    no_limit: bool,
+) -> None:
+    game = game_for(seed, length, edition, no_limit=no_limit)
+    for state in states(game):
+        for player in state.players:
+            keys = [(b.kind, b.name.casefold()) for b in player.trait_bonuses]
+            assert len(keys) == len(set(keys))  # one entry per trait
+            for bonus in player.trait_bonuses:
+                assert bonus.bonus != 0
+                assert bonus.name in player.traits(bonus.kind)  # it goes with its trait
+            items = sum(i.spec.bonus for i in player.items if i.equipped)
+            ally = player.ally.bonus if player.ally else 0
+            traits = sum(b.bonus for b in player.trait_bonuses)
+            assert player.strength == player.level + player.gear_bonus + items + ally + traits
+        combat = state.combat
+        if combat is not None and combat.fighter not in combat.level_only:
+            assert combat.fighter_strength == state.players[combat.fighter].strength
+
+
+@SETTINGS
+@given(seeds, lengths, editions)
+def test_a_dead_player_keeps_traits_and_their_bonuses(
+    seed: int,
+    length: int,
+    edition,  # type: ignore[no-untyped-def]
+) -> None:
+    game = game_for(seed, length, edition)
+    for before, after in itertools.pairwise(states(game)):
+        for old, new in zip(before.players, after.players, strict=True):
+            if new.dead and not old.dead:
+                for kind in ("class", "race", "motivation", "style"):
+                    assert new.traits(kind) == old.traits(kind)  # type: ignore[arg-type]
+                assert new.trait_bonuses == old.trait_bonuses
+                assert (new.super_munchkin, new.half_breed, new.extra_motivated) == (
+                    old.super_munchkin,
+                    old.half_breed,
+                    old.extra_motivated,
+                )
+                assert new.items == () and new.gear_bonus == 0 and new.ally is None
+
+
+def test_random_play_reaches_what_the_properties_are_about() -> None:
+    """The properties above would hold vacuously if random play never got there."""
+    deaths_with_bonuses = 0
+    bonuses = 0
+    for seed in range(8):
+        game = game_for(seed, 250)
+        all_states = states(game)
+        bonuses += sum(bool(p.trait_bonuses) for s in all_states for p in s.players)
+        for before, after in itertools.pairwise(all_states):
+            deaths_with_bonuses += sum(
+                new.dead and not old.dead and bool(old.trait_bonuses)
+                for old, new in zip(before.players, after.players, strict=True)
+            )
+    assert bonuses > 50 and deaths_with_bonuses >= 2

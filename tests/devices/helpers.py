@@ -7,8 +7,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from companion.core import CLASSIC, Game, GameSetup, PlayerSetup, Sex
+from companion.devices.projection import snapshot_of
 from companion.devices.reconnect import Backoff
-from companion.devices.sync import DeviceManager, snapshot_of
+from companion.devices.sync import DeviceManager
 from companion.devices.tokens import TokenStore
 from companion.devices.virtual import VirtualCounter
 

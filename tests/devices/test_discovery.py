@@ -8,8 +8,6 @@ from serial.tools.list_ports_common import ListPortInfo
 from companion.devices import wire
 from companion.devices.bumble_backend import VirtualPeripheral
 from companion.devices.discovery import (
-    CounterVersionError,
-    NotACounterError,
     discover,
     hello,
     scan_ble,
@@ -17,6 +15,7 @@ from companion.devices.discovery import (
 )
 from companion.devices.pty_port import PtyPort
 from companion.devices.serial_link import SerialLink
+from companion.devices.session import CounterVersionError, NotACounterError
 
 TRACKER_HELLO = wire.Hello(
     role=wire.ROLE_TRACKER,
@@ -98,11 +97,11 @@ async def test_hello_skips_noise_and_returns_the_counters_hello(pty_counter):
 
 
 async def test_a_counter_with_another_protocol_major_is_named_as_such(pty_counter):
-    newer = wire.encode(wire.Error(wire.ERR_VERSION, detail="need 2.x"))
+    newer = wire.encode(wire.Error(wire.ERR_VERSION, detail=f"need {wire.PROTOCOL_MAJOR + 1}.x"))
     counter = pty_counter("c", [newer])
 
     async with SerialLink(counter.port.path) as link:
-        with pytest.raises(CounterVersionError, match=r"protocol 1\.x"):
+        with pytest.raises(CounterVersionError, match=rf"protocol {wire.PROTOCOL_MAJOR}\.x"):
             await hello(link, timeout_s=1)
 
 

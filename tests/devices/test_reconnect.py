@@ -4,17 +4,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import random
 
 import pytest
 
 from companion.devices import wire
 from companion.devices.ble_link import BleLink
-from companion.devices.discovery import NotACounterError
 from companion.devices.link import Link, LinkState
 from companion.devices.pty_port import PtyPort
 from companion.devices.reconnect import Backoff, Reconnector
 from companion.devices.serial_link import SerialLink
+from companion.devices.session import NotACounterError
 
 FAST = {"initial_s": 0.01, "max_s": 0.05}  # keeps the tests quick; the shape is what matters
 
@@ -128,6 +129,40 @@ async def test_a_failed_setup_is_dropped_and_retried(tmp_path):
 
     assert reconnector.opens == 2
     assert isinstance(reconnector.last_error, NotACounterError)
+
+
+async def test_a_setup_that_breaks_unexpectedly_is_logged_and_the_link_still_comes_back(
+    tmp_path, caplog
+):
+    port = PtyPort(tmp_path / "buggy")
+    port.plug()
+    answers = iter([RuntimeError("a bug in the setup"), None])
+
+    async def setup(_link: Link) -> None:
+        error = next(answers)
+        if error is not None:
+            raise error
+
+    link = SerialLink(port.path)
+    reconnector = Reconnector(link, on_open=setup, backoff=Backoff(**FAST))
+    with caplog.at_level(logging.ERROR, logger="companion.devices.tasks"):
+        reconnector.start()
+        try:
+            await until_open(reconnector, link)
+        finally:
+            await reconnector.stop()
+            port.close()
+
+    assert "retry loop failed" in caplog.text and "a bug in the setup" in caplog.text
+    assert isinstance(reconnector.last_error, RuntimeError)
+    assert reconnector.opens == 2
+
+
+async def until_open(reconnector: Reconnector, link: Link) -> None:
+    """Wait until the second setup left the link open (the first one broke)."""
+    async with asyncio.timeout(2):
+        while reconnector.opens < 2 or not link.is_open:
+            await asyncio.sleep(0.01)
 
 
 class SwallowingLink(Link):

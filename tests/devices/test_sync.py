@@ -12,9 +12,9 @@ from companion.core import EndTurn, GoUpLevel, LoseLevel, SetLevel, StartCombat
 from companion.devices import wire
 from companion.devices.ble_link import BleLink
 from companion.devices.bumble_backend import VirtualRadio
+from companion.devices.fleet import VirtualSetup
 from companion.devices.reconnect import Backoff
 from companion.devices.serial_link import SerialLink
-from companion.devices.sync import VirtualSetup
 from companion.devices.tokens import TokenStore
 from companion.devices.virtual import BleVirtualCounter, SerialVirtualCounter
 
@@ -191,9 +191,11 @@ async def test_an_unauthenticated_write_is_refused_and_changes_nothing(tmp_path)
             before = board.frame.rgb
             forged = wire.Snapshot(999, (9, 9, 9), (0, 0, 0), seq=2)
             await link.send(wire.encode(forged))
-            refusal = wire.decode(await link.recv())
-        assert isinstance(refusal, wire.Error)
-        assert refusal.code == wire.ERR_NOT_AUTHENTICATED
+            # The app's session outlives its port on serial (no "closed" event) until its
+            # idle time runs out; meanwhile a message without its tag is dropped unanswered.
+            with pytest.raises(TimeoutError):
+                async with asyncio.timeout(0.5):
+                    await link.recv()
         assert board.frame.rgb == before
         assert board.counter.state.levels[0] == 1
     finally:

@@ -1,5 +1,6 @@
 """A simulated game through faulty links: after every burst of faults the counters come back to
-the app's state, and no button press the app acknowledged is lost.
+the app's state, no button press the app acknowledged is lost, and every press the app took
+is one the counter sent, with its intent, taken once (no phantom or changed press).
 
 Serial counters get byte-level faults under the framing (flipped bits, lost spans, cut
 lines); BLE counters get message-level faults (lost and damaged messages, cuts).
@@ -93,6 +94,16 @@ async def test_counters_converge_after_every_fault_and_no_acknowledged_press_is_
                 f"{counter.name}: acknowledged presses {missing} never reached the game"
             )
         assert acknowledged > ROUNDS * STEPS // 4
+        # Damage must never make a press: each one taken was sent, with that intent, once.
+        for counter in counters:
+            key = keys[id(counter)]
+            sent = dict(counter.sent_presses)
+            assert len(sent) == len(counter.sent_presses)  # no seq reused within this game
+            took = [(p.seq, p.intent) for p in manager.presses if p.counter == key]
+            phantoms = [seq for seq, _ in took if seq not in sent]
+            changed = [(seq, intent) for seq, intent in took if seq in sent and sent[seq] != intent]
+            twice = sorted({seq for seq, _ in took if [s for s, _ in took].count(seq) > 1})
+            assert (phantoms, changed, twice) == ([], [], []), counter.name
     finally:
         await manager.stop()
         for counter in counters:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from companion.devices import wire
+from companion.devices import seal, wire
 from companion.devices.tokens import TokenStore
 
 
 def test_a_token_is_kept_across_restarts(tmp_path):
-    token = wire.new_token()
+    token = seal.new_token(wire.random_bytes)
     TokenStore(tmp_path / "counters.json").put(0x12345678, token)
 
     again = TokenStore(tmp_path / "counters.json")
@@ -18,9 +18,22 @@ def test_a_token_is_kept_across_restarts(tmp_path):
     assert again.get(0x1) is None
 
 
+def test_where_a_counter_was_claimed_is_kept_and_follows_it(tmp_path):
+    path = tmp_path / "counters.json"
+    TokenStore(path).put(7, seal.new_token(wire.random_bytes), place="ble:C0:00:00:00:00:01")
+    store = TokenStore(path)
+    assert store.place(7) == "ble:C0:00:00:00:00:01"
+    store.moved(7, "ble:C0:00:00:00:00:02")
+    assert TokenStore(path).place(7) == "ble:C0:00:00:00:00:02"
+    store.put(7, seal.new_token(wire.random_bytes))  # claimed again, nowhere in particular
+    assert TokenStore(path).place(7) is None
+    store.moved(8, "ble:C0:00:00:00:00:03")  # never claimed here: nothing to follow
+    assert TokenStore(path).place(8) is None
+
+
 def test_forgetting_a_token_is_saved(tmp_path):
     store = TokenStore(tmp_path / "counters.json")
-    store.put(7, wire.new_token())
+    store.put(7, seal.new_token(wire.random_bytes))
     store.forget(7)
     assert TokenStore(tmp_path / "counters.json").get(7) is None
 

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import json
 from pathlib import Path
 
 import pytest
 
-from companion.devices import wire
+from companion.devices import firmware_host, seal, wire
+from companion.resources import shipped
 
 VECTORS = json.loads((Path(__file__).parents[1] / "vectors" / "messages.json").read_text())
 MESSAGES = VECTORS["messages"]
@@ -47,10 +46,11 @@ def test_vectors_cover_every_message_type_and_sub_type() -> None:
     kinds = set()
     for vector in MESSAGES:
         msg = build(vector["message"])
-        kinds.add((msg.TYPE, getattr(msg, "KEY", None), getattr(msg, "EFFECT", None)))
-    expected = {(t, None, None) for t in wire.MESSAGE_TYPES if t not in (3, 4)}
-    expected |= {(wire.MSG_CONFIG, key, None) for key in wire.CONFIG_TYPES}
-    expected |= {(wire.MSG_SHOW, None, effect) for effect in wire.SHOW_TYPES}
+        kinds.add((msg.TYPE, msg.KEY))
+    no_sub_type = -1
+    expected = {(t, no_sub_type) for t in wire.MESSAGE_TYPES if t not in (3, 4)}
+    expected |= {(wire.MSG_CONFIG, key) for key in wire.CONFIG_TYPES}
+    expected |= {(wire.MSG_SHOW, effect) for effect in wire.SHOW_TYPES}
     assert kinds == expected
 
 
@@ -120,27 +120,27 @@ def test_frame_refuses_an_oversize_payload() -> None:
     assert caught.value.code == wire.ERR_OVERSIZE
 
 
-@pytest.mark.parametrize("vector", VECTORS["auth"])
-def test_auth_mac_is_hmac_sha256(vector: dict) -> None:
-    token, nonce = bytes(vector["token"]), bytes(vector["nonce"])
-    mac = wire.auth_mac(token, nonce, vector["counter_id"])
-    assert list(mac) == vector["mac"]
-    label = wire.AUTH_LABEL + nonce + vector["counter_id"].to_bytes(4, "little")
-    assert mac == hmac.new(token, label, hashlib.sha256).digest()[: wire.MAC_SIZE]
-    assert wire.check_auth(token, nonce, vector["counter_id"], mac)
-    assert not wire.check_auth(token, nonce, vector["counter_id"] ^ 1, mac)
-    assert not wire.check_auth(token, bytes(16), vector["counter_id"], mac)
-    assert not wire.check_auth(token, nonce, vector["counter_id"], mac[:-1] + b"\x00")
+def test_new_tokens_and_nonces_are_fresh_and_tokens_strong() -> None:
+    tokens = {seal.new_token(wire.random_bytes) for _ in range(20)}
+    assert len(tokens) == 20 and all(seal.token_is_strong(t) for t in tokens)
+    assert len({wire.random_bytes(wire.NONCE_SIZE) for _ in range(20)}) == 20
 
 
-@pytest.mark.parametrize("key", [b"", b"k" * 16, b"k" * 64, b"k" * 65, bytes(range(200))])
-def test_hmac_matches_the_standard_library(key: bytes) -> None:
-    assert wire.hmac_sha256(key, b"message") == hmac.new(key, b"message", hashlib.sha256).digest()
+def test_no_predictable_fallback_when_the_port_has_no_urandom(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import os
+
+    monkeypatch.delattr(os, "urandom")
+    with pytest.raises(NotImplementedError, match="urandom"):
+        seal.new_token(wire.random_bytes)
+    with pytest.raises(NotImplementedError, match="urandom"):
+        wire.random_bytes(wire.NONCE_SIZE)
 
 
-def test_new_tokens_and_nonces_are_fresh() -> None:
-    assert len(wire.new_token()) == wire.TOKEN_SIZE
-    assert len({wire.new_nonce() for _ in range(20)}) == 20
+def test_one_spelling_of_the_advertised_name() -> None:
+    assert wire.counter_name(0x12341A2B) == "MCounter-1A2B"
+    assert wire.counter_name(0x5) == "MCounter-0005"
 
 
 @pytest.mark.parametrize(
@@ -209,29 +209,54 @@ def test_protocol_doc_lists_every_error_code(name: str) -> None:
     assert f"| {getattr(wire, name)} | {name[4:]} |" in PROTOCOL_DOC
 
 
-def test_protocol_doc_has_the_uuids_label_and_escape() -> None:
+def test_protocol_doc_has_the_uuids_and_the_session_labels() -> None:
     for uuid in (wire.SERVICE_UUID, wire.RX_CHAR_UUID, wire.TX_CHAR_UUID):
         assert uuid in PROTOCOL_DOC
-    assert wire.AUTH_LABEL.decode() in PROTOCOL_DOC
-    assert f"the {len(wire.AUTH_LABEL)} ASCII bytes" in PROTOCOL_DOC
+    for label in (seal._LABEL_APP, seal._LABEL_COUNTER, seal._LABEL_KEY):
+        assert f'`"{label.decode()}"' in PROTOCOL_DOC
+    assert f"first {seal.TAG_SIZE} bytes of HMAC(session key" in PROTOCOL_DOC
+    assert f"first {seal.PROOF_SIZE} bytes of HMAC(token" in PROTOCOL_DOC
 
 
 def test_protocol_doc_session_example_is_real() -> None:
     block = PROTOCOL_DOC.split("## 7. A session, byte by byte", 1)[1]
     lines = [line for line in block.splitlines() if line.startswith(("app> ", "<ctr "))]
-    messages = []
-    for line in lines:
-        hex_part = line[5:].split("  ")[0]
-        messages.append(wire.decode(bytes.fromhex(hex_part)))
-    hello, challenge, auth = messages[1], messages[2], messages[3]
+    raw = [(line[:4], bytes.fromhex(line[5:].split("  ")[0])) for line in lines]
+    hello, challenge, auth, proof = (wire.decode(data) for _, data in raw[1:5])
+    assert isinstance(auth, wire.Auth) and isinstance(proof, wire.Proof)
     assert hello.caps & wire.CAP_CLAIMED and hello.counter_id == 0x12345678
-    assert auth.mac == wire.auth_mac(bytes(range(1, 17)), challenge.nonce, hello.counter_id)
-    assert [type(m).__name__ for m in messages] == [
+    # The counter's HELLO is what the firmware says for that tracker on both carriers.
+    firmware_host.load()
+    from counter import board, logic
+
+    tracker = logic.Counter(
+        board.load(str(shipped("hardware/pinouts") / "tracker-esp32c3.json")),
+        counter_id=0x12345678,
+        links=("serial", "ble"),
+    )
+    tracker.token = bytes(range(1, 17))
+    mine = tracker.hello()
+    assert (mine.caps, mine.slots, mine.led_count) == (hello.caps, hello.slots, hello.led_count)
+    assert hello.caps & wire.CAP_BLE
+    token = bytes(range(1, 17))
+    script = seal.transcript(
+        challenge.nonce, auth.app_nonce, hello.counter_id, seal.link_id("C0:98:E5:49:00:01")
+    )
+    assert auth.proof == seal.app_proof(token, script)
+    assert proof.app_link_id == seal.link_id("F0:F1:F2:F3:F4:F5")
+    assert proof.proof == seal.counter_proof(token, script, proof.app_link_id)
+    app = seal.session_sealer(token, script, seal.TO_COUNTER)
+    counter = seal.session_sealer(token, script, seal.TO_APP)
+    opened = []
+    for who, data in raw[5:]:
+        message = (counter if who == "app>" else app).open(data)
+        assert message is not None, data.hex()
+        opened.append(wire.decode(message))
+    assert [type(m).__name__ for m in (wire.decode(raw[0][1]), hello, challenge, auth, proof)] == [
         "Hello",
         "Hello",
         "Challenge",
         "Auth",
-        "Ack",
-        "Snapshot",
-        "Ack",
+        "Proof",
     ]
+    assert [type(m).__name__ for m in opened] == ["Snapshot", "Ack", "Button", "Ack"]

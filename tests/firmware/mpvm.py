@@ -12,6 +12,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 VM_DIR = ROOT / "firmware" / "vm"
 WIRE = ROOT / "companion" / "devices" / "wire.py"
+SEAL = ROOT / "companion" / "devices" / "seal.py"
 PINOUTS = ROOT / "hardware" / "pinouts"
 VM_PACKAGE = VM_DIR / "node_modules" / "@micropython" / "micropython-webassembly-pyscript"
 
@@ -47,7 +48,11 @@ class MicroPythonVM:
                 "PATH=$PWD/.venv/bin:$PATH npm ci --prefix firmware/vm"
             )
         if flash is None:
-            copies = [f"/flash/wire.py={WIRE}", f"/flash/counter={ROOT / 'firmware' / 'counter'}"]
+            copies = [
+                f"/flash/wire.py={WIRE}",
+                f"/flash/seal.py={SEAL}",
+                f"/flash/counter={ROOT / 'firmware' / 'counter'}",
+            ]
         else:
             copies = [f"/flash={flash}"]
         copies += [
@@ -68,7 +73,10 @@ class MicroPythonVM:
             text=True,
             env=env,
         )
-        self.run("import sys\nsys.path.insert(0, '/tests')\nsys.path.insert(0, '/flash')")
+        self.run(
+            "import sys\nsys.path.insert(0, '/tests')\nsys.path.insert(0, '/flash')\n"
+            "import vmrandom"  # the VM's os has no urandom; see vmside/vmrandom.py
+        )
 
     def run(self, code: str) -> str:
         """Execute ``code`` in the VM; returns what it printed, raises VMError if it raised."""

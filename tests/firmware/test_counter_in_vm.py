@@ -53,6 +53,31 @@ def test_unauthenticated_writes_change_nothing_in_micropython(vm: MicroPythonVM)
     assert result["levels_after_refusal"] == [0] * 8
     assert result["replayed_snapshot"] == ["Error:7"]
     assert result["old_mac_replayed"] == ["Error:6"]
+    # The claim: weak tokens refused, the window visible while open, claims end sessions.
+    assert result["weak_claims"] == [["Error:11"]] * 3
+    assert result["window_open_after_weak_claims"] is True
+    assert result["blue_before_claim_press"] == 0 and result["blue_after_claim"] == 0
+    assert result["blue_in_claim_window"] >= 5
+    assert result["snapshot_after_claim_without_session"] == ["Error:5"]
+    assert result["session_after_forget"] is False
+    assert result["sessions_after_reclaim"] == [False, False]
+    assert result["second_link_had_a_session"] is True
+    assert result["old_token_after_reclaim"] == ["Error:6"]
+    # Another program on the link: unsealed writes dropped, its HELLO ends nothing.
+    assert result["unsealed_snapshot"] == [] and result["unsealed_ping"] == []
+    assert result["intruder_hello"] == ["Hello", "Challenge"]
+    assert result["session_after_intruder"] == ["Ack"]
+    assert result["levels_after_intruder"] == [5, 5]
+    for key in ("wrong_token", "auth_seq_not_after_hello", "bound_to_another_address"):
+        assert result[key] == ["Error:6"], key
+    assert result["session_after_failed_auths"] == ["Ack"]
+    # The session ends when its app goes quiet, or at the 16th wrong tag.
+    assert result["session_9999_ms_after_ping"] is True
+    assert result["session_10_s_after_ping"] is False
+    assert result["session_after_15_bad_tags"] is True
+    assert result["16th_bad_tag"] == ["Error:5"]
+    assert result["session_after_16_bad_tags"] is False
+    assert result["levels_after_bad_tags"] == [6, 6] == result["levels_at_the_end"]
 
 
 @pytest.mark.parametrize(
@@ -67,9 +92,12 @@ def test_heap_after_start_up_and_per_frame(
         per_frame = {k: v / figures["frames"] for k, v in figures["growth_bytes"].items()}
         print(
             f"\n[heap, MicroPython VM] {pinout}: a Counter with its buffers takes "
-            f"{figures['counter_bytes']} bytes; growth per rendered frame {per_frame}"
+            f"{figures['counter_bytes']} bytes, opening a session "
+            f"{figures['session_bytes']} more (temporaries the VM's conservative collector "
+            f"keeps included); growth per rendered frame {per_frame}"
         )
     assert figures["counter_bytes"] < 16 * 1024
+    assert figures["session_bytes"] < 24 * 1024
     assert figures["growth_bytes"] == {k: 0 for k in figures["growth_bytes"]}
 
 

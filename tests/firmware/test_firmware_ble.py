@@ -15,6 +15,7 @@ from companion.devices import wire
 class FakeConnection:
     def __init__(self) -> None:
         self.connected = True
+        self.device = types.SimpleNamespace(addr=bytes.fromhex("f0f1f2f3f4f5"))
 
     def is_connected(self) -> bool:
         return self.connected
@@ -23,6 +24,10 @@ class FakeConnection:
 def fake_ble(radio: types.SimpleNamespace) -> tuple[types.ModuleType, types.ModuleType]:
     bluetooth = types.ModuleType("bluetooth")
     bluetooth.UUID = lambda value: ("uuid", value)
+    own = (0, bytes.fromhex("c098e5490001"))
+    bluetooth.BLE = lambda: types.SimpleNamespace(
+        config=lambda name: own if name == "mac" else None
+    )
 
     class Service:
         def __init__(self, uuid) -> None:
@@ -111,6 +116,9 @@ async def test_ble_carrier_serves_gatt_and_keeps_sessions_apart(radio) -> None:
         kinds = [type(wire.decode(n)).__name__ for n in radio.notified]
         assert kinds == ["Hello", "Error"]
         assert len(counter.sessions) == 2  # the default one and this connection's
+        # Both addresses, as each side sees them, for the session's proofs.
+        assert counter.sessions[1].link_id == bytes.fromhex("c098e5490001")
+        assert counter.sessions[1].peer_id == bytes.fromhex("f0f1f2f3f4f5")
         outbox.put(wire.encode(wire.ClaimOpen(seq=9)), to_all=True)
         outbox.put(wire.encode(wire.Button(1, 0, seq=10)))  # not for an unauthenticated app
         await asyncio.sleep(0.3)
@@ -121,5 +129,37 @@ async def test_ble_carrier_serves_gatt_and_keeps_sessions_apart(radio) -> None:
         assert len(radio.advertised) == 2  # advertising again
         carrier.battery_percent(42)
         assert radio.chars[wire.BATTERY_LEVEL_CHAR_UUID].value == b"\x2a"
+    finally:
+        task.cancel()
+
+
+async def test_a_mains_board_has_no_battery_service_and_stale_prompts_are_dropped(radio) -> None:
+    from counter import board
+    from counter.ble_link import BleCarrier
+    from counter.logic import Counter
+    from counter.outbox import Outbox
+
+    counter = Counter(board.load(str(PINOUTS / "levelboard-esp32s3.json")), counter_id=6)
+    outbox = Outbox(["ble"])
+    carrier = BleCarrier(counter, outbox, wire.counter_name(counter.counter_id))
+    assert wire.BATTERY_LEVEL_CHAR_UUID not in radio.chars
+    assert [s.uuid[1] for s in radio.registered] == [
+        wire.SERVICE_UUID,
+        wire.DEVICE_INFO_SERVICE_UUID,
+    ]
+    carrier.battery_percent(50)  # nothing to update, and no error
+    # Someone long-presses while no app is connected: that prompt is not for a later app.
+    (prompt,) = counter.press("claim", True)
+    outbox.put(prompt, to_all=True)
+    task = asyncio.create_task(carrier.run())
+    try:
+        await asyncio.sleep(0.01)
+        assert radio.advertised == [("MCounter-0006", [("uuid", wire.SERVICE_UUID)])]
+        radio.connect.set()
+        await asyncio.sleep(0.3)
+        assert radio.notified == []
+        outbox.put(prompt, to_all=True)  # a press while this app is connected does reach it
+        await asyncio.sleep(0.3)
+        assert [wire.decode(n).TYPE for n in radio.notified] == [wire.MSG_CLAIM_OPEN]
     finally:
         task.cancel()

@@ -175,7 +175,10 @@ def test_forgetting_the_claim_needs_a_new_claim() -> None:
     counter = _counter()
     counter.press("claim", long=True)
     counter.handle(wire.encode(wire.Hello(wire.ROLE_APP, seq=1)))
-    assert wire.decode(counter.handle(wire.encode(wire.Claim(bytes(16), seq=2)))[0]).TYPE == 6
+    weak = wire.decode(counter.handle(wire.encode(wire.Claim(bytes(16), seq=2)))[0])
+    assert weak.code == wire.ERR_WEAK_TOKEN and not counter.claimed
+    token = bytes(range(1, 17))
+    assert wire.decode(counter.handle(wire.encode(wire.Claim(token, seq=3)))[0]).TYPE == 6
     assert counter.claimed
     counter.forget()
     assert not counter.claimed and counter.store.read("token.bin") is None
@@ -195,3 +198,11 @@ def test_counter_survives_every_fuzzed_message_without_raising() -> None:
             wire.decode(reply)
 
     check()
+
+
+def test_the_session_module_names_no_address_as_seal_does() -> None:
+    from counter import session
+
+    from companion.devices import seal
+
+    assert session.NO_LINK_ID == seal.NO_LINK_ID

@@ -18,7 +18,7 @@ pytestmark = pytest.mark.slow
 @pytest.fixture(scope="module")
 def vm() -> Iterator[MicroPythonVM]:
     machine = MicroPythonVM()
-    machine.run("import vmchecks\nimport wire")
+    machine.run("import vmchecks\nimport wire\nimport seal")
     yield machine
     machine.close()
 
@@ -108,7 +108,12 @@ def test_micropython_deframer_survives_garbage(vm: MicroPythonVM, inputs: list[b
         assert got == [p.hex() for p in wire.Deframer().feed(data)]
 
 
-def test_micropython_hmac_matches_cpython(vm: MicroPythonVM) -> None:
-    key = bytes(range(70))
-    got = vm.call(f"list(wire.hmac_sha256(bytes({list(key)}), b'abc'))")
-    assert bytes(got) == wire.hmac_sha256(key, b"abc")
+def test_micropython_without_urandom_refuses_to_make_tokens(vm: MicroPythonVM) -> None:
+    got = vm.run(
+        "import os\nkept = os.urandom\ndel os.urandom\n"
+        "try:\n    seal.new_token(wire.random_bytes)\n    print('made one')\n"
+        "except NotImplementedError as exc:\n    print('refused', exc)\n"
+        "os.urandom = kept"
+    )
+    assert got.startswith("refused") and "urandom" in got
+    assert len(vm.call("list(seal.new_token(wire.random_bytes))")) == wire.TOKEN_SIZE

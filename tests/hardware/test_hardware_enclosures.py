@@ -6,6 +6,7 @@ import copy
 import math
 import struct
 
+import bom
 import cases
 import enclosure
 import hwdata
@@ -63,7 +64,8 @@ def test_each_space_has_its_own_window() -> None:
 def test_the_tracker_lid_has_a_window_and_two_button_holes() -> None:
     lid = next(p for p in cases.parts_for(PINOUTS["tracker-esp32c3"]) if p.name == "lid")
     section = lid.solid.slice(cases.TrackerParams().lid / 2)
-    assert section.num_contour() == 1 + 1 + 2 + 4  # outline, window, buttons, screws
+    # outline, window, buttons, the status LED's light pipe, screws
+    assert section.num_contour() == 1 + 1 + 2 + 1 + 4
 
 
 def test_the_bar_tracker_is_long_enough_for_its_bar() -> None:
@@ -83,8 +85,37 @@ def test_command_line_renders_into_the_given_folder(tmp_path, capsys) -> None:
     assert "unknown build" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize(("build", "holes"), [("levelboard-esp32s3", 1), ("levelboard-picow", 2)])
-def test_the_controller_lid_has_a_hole_per_wired_button(build: str, holes: int) -> None:
+# S3: the next-turn button, and a plunger hole for the claim (BOOT) button on the dev board.
+@pytest.mark.parametrize(("build", "holes"), [("levelboard-esp32s3", 2), ("levelboard-picow", 2)])
+def test_the_controller_lid_has_a_hole_per_button(build: str, holes: int) -> None:
     lid = next(p for p in cases.parts_for(PINOUTS[build]) if p.name == "controller-lid")
     section = lid.solid.slice(cases.LevelBoardParams().lid / 2)
     assert section.num_contour() == 1 + 4 + holes  # outline, screw holes, buttons
+
+
+def _missing(build: str, pinout: dict) -> dict[str, int]:
+    need = bom.required_openings(bom.read_bom(hwdata.BOM_DIR / f"{build}.csv"), pinout)
+    have = cases.openings(cases.parts_for(pinout))
+    return {kind: n - have.get(kind, 0) for kind, n in need.items() if have.get(kind, 0) < n}
+
+
+@pytest.mark.parametrize("build", sorted(PINOUTS))
+def test_every_control_light_and_connector_in_the_bom_has_its_opening(build: str) -> None:
+    assert _missing(build, PINOUTS[build]) == {}
+
+
+def test_the_epic_board_opens_onto_its_barrel_jack_and_the_s3_onto_its_claim_button() -> None:
+    epic = cases.openings(cases.parts_for(PINOUTS["levelboard-esp32s3-epic"]))
+    assert epic["barrel-jack"] == 1 and "usb-power" not in epic
+    assert cases.openings(cases.parts_for(PINOUTS["levelboard-esp32s3"]))["onboard-button"] == 1
+
+
+def test_a_light_without_an_opening_is_found() -> None:
+    """The check is not empty: a tracker whose status LED had no light pipe fails it."""
+    pinout = copy.deepcopy(PINOUTS["tracker-esp32c3"])
+    parts = cases.parts_for(pinout)
+    lid = next(p for p in parts if p.name == "lid")
+    lid.meta["openings"].remove("status-led")
+    need = bom.required_openings(bom.read_bom(hwdata.BOM_DIR / "tracker-esp32c3.csv"), pinout)
+    have = cases.openings(parts)
+    assert need["status-led"] == 1 and have.get("status-led", 0) == 0

@@ -6,7 +6,6 @@ them through its loader and check that what it will drive is what the documents 
 
 from __future__ import annotations
 
-import sys
 import xml.etree.ElementTree as ET
 
 import cases
@@ -14,11 +13,11 @@ import hwdata
 import power_budget as pb
 import pytest
 
-FIRMWARE = hwdata.REPO_DIR / "firmware"
-if str(FIRMWARE) not in sys.path:
-    sys.path.insert(0, str(FIRMWARE))
+from companion.devices import firmware_host
 
-from counter import board, limiter  # noqa: E402  (firmware/ goes on the path first)
+firmware_host.load()
+
+from counter import board, limiter  # noqa: E402  (the loader above puts the firmware in place)
 from counter.logic import State  # noqa: E402
 
 PINOUTS = hwdata.load_pinouts()

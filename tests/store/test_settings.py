@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from companion.store import Settings, SettingsStore, data_dir
+from companion.store import Settings, SettingsStore, StoreError, data_dir
+from companion.store.settings import MAX_SETTINGS_BYTES
 
 
 def test_defaults_when_nothing_is_saved(tmp_path: Path) -> None:
@@ -67,3 +68,65 @@ def test_data_dir_honours_the_override(tmp_path: Path, monkeypatch: pytest.Monke
     monkeypatch.setenv("COMPANION_DATA_DIR", str(tmp_path / "portable"))
     assert data_dir() == tmp_path / "portable"
     assert data_dir().is_dir()
+
+
+@pytest.mark.parametrize(
+    ("content", "reported"),
+    [
+        (b'{"theme": "d\xffark"}', "not UTF-8 text (a bad byte at offset 12)"),
+        (b"[" * 100_000 + b"]" * 100_000, "nested too deeply"),
+        (b"{" * 50_000, "not valid JSON"),
+    ],
+    ids=["invalid-utf8-byte", "deeply-nested", "deeply-open"],
+)
+def test_any_damaged_file_is_set_aside_and_the_defaults_used(
+    tmp_path: Path, content: bytes, reported: str
+) -> None:
+    store = SettingsStore(tmp_path)
+    store.path.write_bytes(content)
+
+    assert store.load() == Settings()
+
+    assert store.problem is not None and reported in store.problem
+    kept = list(tmp_path.glob("settings.json.damaged-*"))
+    assert len(kept) == 1 and kept[0].read_bytes() == content
+    assert kept[0].name in store.problem
+    assert not store.path.exists()
+
+
+def test_an_oversized_file_is_set_aside_unread(tmp_path: Path) -> None:
+    store = SettingsStore(tmp_path)
+    with store.path.open("wb") as handle:
+        handle.truncate(MAX_SETTINGS_BYTES + 1)  # sparse: nothing to read, all to refuse
+    assert store.load() == Settings()
+    assert store.problem is not None and "larger than" in store.problem
+    assert len(list(tmp_path.glob("settings.json.damaged-*"))) == 1
+
+
+def test_a_damaged_file_that_cannot_be_set_aside_is_reported_and_never_overwritten(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = SettingsStore(tmp_path)
+    store.path.write_text('{"theme": "purple"}', encoding="utf-8")
+    real_replace = Path.replace
+
+    def read_only_folder(self: Path, target: Path) -> Path:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(Path, "replace", read_only_folder)
+
+    assert store.load() == Settings()
+    assert store.problem is not None
+    assert "field 'theme'" in store.problem
+    assert "could not be set aside (Permission denied)" in store.problem
+    assert "defaults are in use" in store.problem
+    with pytest.raises(StoreError, match="could not be set aside"):
+        store.save(Settings(theme="light"))
+    assert json.loads(store.path.read_text()) == {"theme": "purple"}
+
+    # Once the folder can be written again, the damaged file is kept before saving.
+    monkeypatch.setattr(Path, "replace", real_replace)
+    store.save(Settings(theme="light"))
+    assert SettingsStore(tmp_path).load().theme == "light"
+    (kept,) = tmp_path.glob("settings.json.damaged-*")
+    assert json.loads(kept.read_text()) == {"theme": "purple"}

@@ -178,3 +178,19 @@ async def test_switching_virtual_counters_off_and_on_again(ui: Harness) -> None:
     finally:
         running.cancel()
         await asyncio.gather(running, return_exceptions=True)
+
+
+def test_a_counter_that_is_not_the_one_claimed_here_says_so() -> None:
+    from companion.devices.connection import CounterStatus
+    from companion.ui.screens.devices import status_line
+
+    status = CounterStatus(
+        key="ble:C0:00:00:00:00:09",
+        transport="ble",
+        name="MCounter-1234",
+        address="C0:00:00:00:00:09",
+        connection="connected",
+        access="mismatch",
+        last_problem="answers at C0:00:00:00:00:09 but was claimed at C0:00:00:00:00:01",
+    )
+    assert "not the counter claimed here" in status_line(status)

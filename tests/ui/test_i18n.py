@@ -7,7 +7,7 @@ import gettext
 import re
 from pathlib import Path
 
-from companion.ui import i18n
+from companion.ui import catalogues, i18n
 
 _MSGID = re.compile(r'^msgid "(.*)"$', re.MULTILINE)
 
@@ -18,10 +18,10 @@ def _ids(po_file: Path) -> set[str]:
 
 
 def test_template_holds_every_message_in_use() -> None:
-    used = {m if isinstance(m, str) else m[0] for m in i18n.extract_messages()}
+    used = {m if isinstance(m, str) else m[0] for m in catalogues.extract_messages()}
     template = _ids(i18n.LOCALE_DIR / "companion.pot")
     missing = sorted(used - template)
-    assert not missing, f"run `python -m companion.ui.i18n` to add: {missing[:5]}"
+    assert not missing, f"run `./tasks i18n` to add: {missing[:5]}"
     assert "Kill!" in used and "Run away" in used  # kv files are searched too
 
 
@@ -38,7 +38,7 @@ def test_compiled_catalogue_translates(tmp_path: Path) -> None:
     folder = tmp_path / "xx" / "LC_MESSAGES"
     folder.mkdir(parents=True)
     header = "Content-Type: text/plain; charset=UTF-8\n"
-    mo = i18n.render_mo({"": header, "Kill!": "Töten!", "Dice": "Würfel"})
+    mo = catalogues.render_mo({"": header, "Kill!": "Töten!", "Dice": "Würfel"})
     (folder / "companion.mo").write_bytes(mo)
     catalogue = gettext.translation("companion", tmp_path, languages=["xx"])
     assert catalogue.gettext("Kill!") == "Töten!"

@@ -91,7 +91,7 @@ def test_saved_games_export_import_resume_delete(ui: Harness, tmp_path: Path) ->
     first_id = ui.app.session.game_id
     ui.nav("games")
     games = ui.screen("games")
-    rows = list(reversed(games.ids.saved.children))
+    rows = games.rows()
     assert len(rows) == 1 and rows[0].current
 
     ui.tap(_button(rows[0], "Export\u2026"))  # a folder chooser, no typed path
@@ -102,7 +102,7 @@ def test_saved_games_export_import_resume_delete(ui: Harness, tmp_path: Path) ->
 
     ui.tap(games.ids.import_button)  # a file chooser
     choose(ui, games.chooser, exported)
-    rows = list(reversed(games.ids.saved.children))
+    rows = games.rows()
     assert len(rows) == 2
     imported = next(r for r in rows if not r.current)
     ui.tap(_button(imported, "Resume"))
@@ -111,11 +111,11 @@ def test_saved_games_export_import_resume_delete(ui: Harness, tmp_path: Path) ->
     assert ui.app.session.state.players[0].level == 2
 
     ui.nav("games")
-    rows = list(reversed(games.ids.saved.children))
+    rows = games.rows()
     ui.tap(_button(next(r for r in rows if r.current), "Delete"))
     assert len(ui.app.session.games.list()) == 2  # the first tap only asks
     assert "again" in ui.banner()
-    rows = list(reversed(games.ids.saved.children))
+    rows = games.rows()
     ui.tap(_button(next(r for r in rows if r.current), "Tap again to delete"))
     assert ui.app.session.game is None
     assert [s.id for s in ui.app.session.games.list()] == [first_id]
@@ -131,7 +131,7 @@ def test_delete_asks_first_and_the_question_lapses(ui: Harness) -> None:
     ui.start_game(["Anna", "Bram"])
     ui.nav("games")
     games = ui.screen("games")
-    row = games.ids.saved.children[0]
+    row = games.rows()[0]
     ui.tap(_button(row, "Delete"))
     assert len(ui.app.session.games.list()) == 1
     before = games_module.CONFIRM_DELETE_S
@@ -141,10 +141,10 @@ def test_delete_asks_first_and_the_question_lapses(ui: Harness) -> None:
         ui.pump(0.4)
     finally:
         games._disarm.timeout = before
-    row = games.ids.saved.children[0]
+    row = games.rows()[0]
     ui.tap(_button(row, "Delete"))  # asks again: the first question lapsed
     assert len(ui.app.session.games.list()) == 1
-    ui.tap(_button(games.ids.saved.children[0], "Tap again to delete"))
+    ui.tap(_button(games.rows()[0], "Tap again to delete"))
     assert ui.app.session.games.list() == []
 
 

@@ -14,6 +14,7 @@ from kivy.properties import (
 from kivy.uix.boxlayout import BoxLayout
 
 from companion.ui.device_service import DeviceService
+from companion.ui.dice_service import DiceService, dice_service
 from companion.ui.i18n import N_, _
 from companion.ui.screens.base import CompanionScreen
 from companion.ui.theme import colour
@@ -33,6 +34,9 @@ ACCESS: dict[str, str] = {
     "unclaimed": N_("not claimed: long-press it to add it"),
     "claiming": N_("claiming"),
     "claimed_elsewhere": N_("claimed by another table"),
+    # It answers with the id of a counter claimed here but could not prove it is that
+    # counter there (a fake, or one passing messages on): never used; the details say why.
+    "mismatch": N_("not the counter claimed here"),
     "version": N_("needs a firmware update"),
 }
 TRANSPORTS: dict[str, str] = {"serial": N_("USB serial"), "ble": N_("Bluetooth LE")}
@@ -77,6 +81,30 @@ class FoundRow(BoxLayout):
     index = NumericProperty(0)
     owner = ObjectProperty(None)
 
+    def pick(self) -> None:
+        """Connect it."""
+        self.owner.connect(self.index)
+
+
+class DieCard(BoxLayout):
+    """One smart die: its name and shape, battery, last face, and who it rolls for."""
+
+    die_id = StringProperty("")
+    title = StringProperty("")
+    detail = StringProperty("")
+    assign_text = StringProperty("")
+    shell_text = StringProperty("")  # for dice whose shell their owner sets ("" otherwise)
+    connected = BooleanProperty(False)
+    owner = ObjectProperty(None)
+
+
+class FoundDieRow(FoundRow):
+    """A die from the last dice scan, not connected yet."""
+
+    def pick(self) -> None:
+        """Connect it."""
+        self.owner.connect_die(self.index)
+
 
 class DevicesScreen(CompanionScreen):
     """Counters connect by themselves at start; this screen shows them and hands out players."""
@@ -87,12 +115,16 @@ class DevicesScreen(CompanionScreen):
     available = BooleanProperty(False)
     scanning = BooleanProperty(False)
     count_text = StringProperty("")
+    dice_scanning = BooleanProperty(False)
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.rows: dict[str, CounterRow] = {}
         self._found: list[Any] = []
         self._bound: DeviceService | None = None
+        self._dice_bound: DiceService | None = None
+        self._found_dice: list[Any] = []
+        self.die_cards: dict[str, DieCard] = {}
         self.session.bind(state=lambda *_a: self._update_rows())
 
     @property
@@ -110,7 +142,47 @@ class DevicesScreen(CompanionScreen):
             self._bound = service
         return service
 
+    @property
+    def dice(self) -> DiceService | None:
+        """The app's smart dice (None in an app started without the device service)."""
+        dice = dice_service(self.app)
+        if dice is not None and dice is not self._dice_bound:
+            dice.bind(
+                rows=lambda *_a: self._update_dice(),
+                found=lambda *_a: self._update_dice(),
+                scanning=lambda *_a: self._update_dice(),
+            )
+            self._dice_bound = dice
+        return dice
+
     # -- actions ----------------------------------------------------------------------
+    def find_dice(self) -> None:
+        """Look for smart dice in range."""
+        if self.dice is not None:
+            self.dice.scan()
+
+    def connect_die(self, index: int) -> None:
+        """Connect a die found by the dice scan."""
+        if self.dice is not None and 0 <= index < len(self._found_dice):
+            self.dice.connect(self._found_dice[index])
+
+    def next_die_player(self, die_id: str) -> None:
+        """Who a die rolls for, in turn: whoever is rolling, each player, nobody."""
+        state = self.session.live_state
+        if self.dice is not None:
+            self.dice.next_assignment(die_id, len(state.players) if state is not None else 0)
+            self.dice.blink(die_id)
+
+    def next_shell(self, die_id: str) -> None:
+        """The shell a GoDice wears, in turn: d6 (bare), d4, d8, d10, d00, d12, d20."""
+        if self.dice is not None:
+            self.dice.next_shell(die_id)
+
+    def blink_die(self, die_id: str) -> None:
+        """Light a die up to see which one it is."""
+        if self.dice is not None:
+            self.dice.blink(die_id)
+
     def scan(self) -> None:
         """Look for counters that are not connected yet."""
         if self.service is not None:
@@ -172,6 +244,7 @@ class DevicesScreen(CompanionScreen):
         self._update_texts()
         self._update_rows()
         self._update_found()
+        self._update_dice()
 
     def _update_texts(self) -> None:
         settings = self.app.settings
@@ -185,7 +258,7 @@ class DevicesScreen(CompanionScreen):
         if service is None or not service.running:
             self.activity = _("The counters are not running in this window.")
         else:
-            self.activity = service.activity
+            self.activity = "\n".join(t for t in (service.activity, service.tokens_problem) if t)
 
     def _update_rows(self) -> None:
         service = self.service
@@ -237,6 +310,34 @@ class DevicesScreen(CompanionScreen):
             if row is not None:
                 row.frame = frame
 
+    def _update_dice(self) -> None:
+        dice = self.dice
+        rows = list(dice.rows) if dice is not None else []
+        found = list(dice.found) if dice is not None else []
+        self.dice_scanning = bool(dice and dice.scanning)
+        ids = [row.die_id for row in rows]
+        if ids != list(self.die_cards) or found != self._found_dice:
+            # Rebuilt only when dice come or go: a card being tapped must stay put.
+            self._found_dice = found
+            box = self.ids.dice
+            box.clear_widgets()
+            self.die_cards = {}
+            for row in rows:
+                card = DieCard(die_id=row.die_id, owner=self)
+                self.die_cards[row.die_id] = card
+                box.add_widget(card)
+            for index, die in enumerate(found):
+                row = FoundDieRow(title=die.name, detail=die.maker, index=index, owner=self)
+                box.add_widget(row)
+        state = self.session.live_state
+        for row in rows:
+            card = self.die_cards[row.die_id]
+            card.title = f"{row.label}  \u00b7  {row.maker}"
+            card.detail = _die_line(row)
+            card.assign_text = _("Rolls for: {who}").format(who=_die_player(row.seat, state))
+            card.shell_text = _("{shape} shell").format(shape=row.shell) if row.shell else ""
+            card.connected = row.connected
+
     def _update_found(self) -> None:
         service = self.service
         self._found = list(service.found) if service is not None else []
@@ -254,3 +355,24 @@ class DevicesScreen(CompanionScreen):
                     owner=self,
                 )
             )
+
+
+def _die_line(row: Any) -> str:
+    """Connection, battery and last face of one die in words."""
+    parts = [_("connected") if row.connected else _("away: it reconnects when back in range")]
+    if row.battery_percent is not None:
+        parts.append(_("battery {percent} %").format(percent=row.battery_percent))
+    if row.last_face is not None:
+        parts.append(_("shows {face}").format(face=row.last_face))
+    return " \u00b7 ".join(parts)
+
+
+def _die_player(seat: int | None, state: Any) -> str:
+    """Who a die rolls for, in words."""
+    if seat is None:
+        return _("nobody")
+    if seat < 0:
+        return _("whoever is rolling")
+    if state is not None and seat < len(state.players):
+        return str(state.players[seat].name)
+    return _("player {n}").format(n=seat + 1)

@@ -55,6 +55,7 @@ class NewGameScreen(CompanionScreen):
 
     edition_name = StringProperty("")
     epic = BooleanProperty(False)
+    no_limit = BooleanProperty(False)
     shared_victory = BooleanProperty(False)
     faster_play = BooleanProperty(False)
     # Seat that starts, or ROLL_FOR_FIRST.
@@ -74,6 +75,7 @@ class NewGameScreen(CompanionScreen):
         settings = self.app.settings
         self.edition_id = settings.edition if settings.edition in EDITIONS else "classic"
         self.epic = settings.winning_level == EPIC_LEVEL
+        self.no_limit = False  # a choice for one game, not a default kept in the settings
         self.shared_victory = settings.shared_victory
         self.faster_play = settings.faster_play
         self.first = ROLL_FOR_FIRST
@@ -173,6 +175,15 @@ class NewGameScreen(CompanionScreen):
         self.edition_id = self.edition_ids[(at + 1) % len(self.edition_ids)]
         self._update_texts()
 
+    def cycle_limit(self) -> None:
+        """Play to Level 10, then Epic (20), then no limit, then back to 10."""
+        if self.no_limit:
+            self.no_limit = False
+        elif self.epic:
+            self.epic, self.no_limit = False, True
+        else:
+            self.epic = True
+
     def toggle(self, option: str) -> None:
         """Flip one of the variant switches: "epic", "shared_victory" or "faster_play"."""
         setattr(self, option, not getattr(self, option))
@@ -186,6 +197,7 @@ class NewGameScreen(CompanionScreen):
         edition: Edition = EDITIONS[self.edition_id]
         variants = Variants(
             winning_level=EPIC_LEVEL if self.epic else NORMAL_LEVEL,
+            no_limit=self.no_limit,
             shared_victory=self.shared_victory,
             faster_play=self.faster_play,
         )

@@ -1,5 +1,6 @@
 """A player's details: level with "a card says otherwise", gear, run-away bonus, sex,
-classes/races/motivations/styles and their doubling cards, Ally, death."""
+classes/races/motivations/styles with their lasting combat bonus and doubling cards,
+Ally, death."""
 
 from __future__ import annotations
 
@@ -24,8 +25,10 @@ from companion.core import (
     SetAlly,
     SetGearBonus,
     SetRunAwayBonus,
+    SetTraitBonus,
     SetTraitBoost,
     Sex,
+    levels_for_gold,
 )
 from companion.ui.i18n import N_, _, ngettext
 from companion.ui.labels import sex_name
@@ -112,6 +115,14 @@ class PlayerScreen(CompanionScreen):
             reason = _("A card says otherwise") if self.override else None
             self.session.act(GainTrait, player=self.seat, kind=kind, name=name, override=reason)
 
+    def step_trait_bonus(self, kind: str, name: str, delta: int) -> None:
+        """The lasting "+N in combat" a class, race, motivation or style gives."""
+        player = self._player()
+        if player is None:
+            return
+        now = next((b.bonus for b in player.trait_bonuses if b.kind == kind and b.name == name), 0)
+        self.session.act(SetTraitBonus, player=self.seat, kind=kind, name=name, bonus=now + delta)
+
     def toggle_boost(self, kind: str) -> None:
         """Play or lose Super Munchkin / Half-Breed / Extra Motivated."""
         player = self._player()
@@ -152,9 +163,13 @@ class PlayerScreen(CompanionScreen):
         before = self._player()
         if self.session.act(SellItems, player=self.seat, gold=gold) and before is not None:
             gained = self._player().level - before.level
-            self.app.notify(
-                ngettext("Sold: {n} level", "Sold: {n} levels", gained).format(n=gained)
-            )
+            sold = ngettext("Sold: {n} level", "Sold: {n} levels", gained).format(n=gained)
+            lost = levels_for_gold(gold) - gained
+            if lost > 0:
+                sold = _("{sold}; the rest is lost (levels lost: {lost})").format(
+                    sold=sold, lost=lost
+                )
+            self.app.notify(sold)
             self.ids.gold.text = ""
 
     # -- drawing --------------------------------------------------------------------
@@ -210,6 +225,16 @@ class PlayerScreen(CompanionScreen):
                 button.bind(on_release=lambda _b, k=kind: self.toggle_boost(k))
                 grid.add_widget(button)
             box.add_widget(grid)
+            bonuses = {b.name: b.bonus for b in player.trait_bonuses if b.kind == kind}
+            for name in player.traits(kind):
+                stepper = Factory.Stepper(
+                    value=f"{bonuses.get(name, 0):+d}",
+                    caption=_("{trait}: bonus in every combat").format(trait=name),
+                )
+                stepper.bind(
+                    on_step=lambda _s, delta, k=kind, n=name: self.step_trait_bonus(k, n, delta)
+                )
+                box.add_widget(stepper)
 
     def sex_label(self, sex: str) -> str:
         """A sex in words, for the kv."""

@@ -1,16 +1,35 @@
-"""Run away: each fighter rolls a d6 against each monster, in the order they choose."""
+"""Run away: each fighter rolls a d6 against each monster, in the order they choose; when
+the Bad Stuff would take one of several things, the victim picks it before the roll."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+from kivy.factory import Factory
+from kivy.metrics import dp
 from kivy.properties import BooleanProperty, NumericProperty, StringProperty
 from kivy.uix.behaviors import ButtonBehavior
 from kivy.uix.boxlayout import BoxLayout
 
-from companion.core import RUN_AWAY_TARGET, RunAway, SacrificeAlly
-from companion.ui.i18n import _
+from companion.core import RUN_AWAY_TARGET, RunAway, SacrificeAlly, bad_stuff_choices
+from companion.ui.dice_service import dice_service
+from companion.ui.i18n import N_, _
 from companion.ui.screens.base import CompanionScreen
+from companion.ui.widgets import FlatButton
+
+# What a Bad Stuff can name as lost, in words (core `Loss` values).
+LOSS_NAMES: dict[str, str] = {
+    "headgear": N_("headgear"),
+    "armor": N_("armor"),
+    "footgear": N_("footgear"),
+    "biggest_item": N_("the item with the biggest bonus"),
+    "big_item": N_("Big item"),
+    "class": N_("class"),
+    "race": N_("race"),
+    "style": N_("style"),
+    "motivation": N_("motivation"),
+}
 
 RESTING_FACE = 6  # what the big die shows before anyone has rolled
 
@@ -46,6 +65,16 @@ class RunAwayScreen(CompanionScreen):
     finished = BooleanProperty(False)
     ally_text = StringProperty("")
     ally_owner = NumericProperty(-1)
+    # Which smart die the roll is awaited from, or which one gave the last roll.
+    die_text = StringProperty("")
+    _stop_die: Callable[[], None] | None = None
+    _last_die = ""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        # What the Bad Stuff takes if the roll fails, when the victim has several to lose:
+        # loss -> item id or trait name, for the pair about to roll.
+        self._picks: dict[str, str] = {}
 
     def on_kv_post(self, base_widget: Any) -> None:
         super().on_kv_post(base_widget)
@@ -55,24 +84,84 @@ class RunAwayScreen(CompanionScreen):
 
     def choose(self, fighter: int, monster: int) -> None:
         """Tap a row: that fighter runs from that monster next."""
+        if (fighter, monster) != (self.fighter, self.monster):
+            self._picks = {}
         self.fighter, self.monster = fighter, monster
         self.refresh()
+        self._listen_to_die()
 
-    def roll(self, value: int | None = None) -> None:
-        """Roll the die (value None: the game rolls) or enter a physical die's value."""
+    def pick_loss(self, loss: str, key: str) -> None:
+        """The victim says which of several things the Bad Stuff takes if they are caught."""
+        self._picks[loss] = key
+        self.refresh()
+
+    def roll(self, value: int | None = None, die: str = "") -> None:
+        """Roll the die (value None: the game rolls) or enter a physical die's value.
+
+        `die` names the smart die the value came from, if one did.
+        """
         if self.fighter < 0 or self.monster < 0:
             self.app.notify(_("Nobody is left to run away."))
             return
+        state = self.session.live_state
+        choices = bad_stuff_choices(state, self.fighter, self.monster) if state else ()
+        if any(loss not in self._picks for loss, _options in choices):
+            self.app.notify(_("First choose what the Bad Stuff takes if you are caught."), True)
+            return
+        self._stop_listening()
         fields: dict[str, Any] = {"fighter": self.fighter, "monster": self.monster}
         if value is not None:
             fields["roll"] = value
+        if die:
+            fields["die"] = die
+        if choices:
+            fields["picks"] = tuple(self._picks[loss] for loss, _options in choices)
         if not self.session.act(RunAway, **fields):
+            self._listen_to_die()
             return
+        self._picks = {}
         state = self.session.live_state
         if state is not None and state.last_roll is not None:
             self.ids.die.tumble_to(state.last_roll.value)
+        self._last_die = _("{die} rolled {n}").format(die=die, n=value) if die else ""
+        self.die_text = self._last_die
         self.fighter = self.monster = -1
         self.refresh_now()
+        self._listen_to_die()
+
+    # -- smart dice ------------------------------------------------------------------------
+    def on_enter(self, *_args: Any) -> None:
+        self._last_die = ""
+        self._listen_to_die()
+
+    def on_leave(self, *_args: Any) -> None:
+        self._stop_listening()
+
+    def _listen_to_die(self) -> None:
+        """Take the chosen fighter's next settled die roll, if a smart die rolls for them."""
+        self._stop_listening()
+        service = dice_service(self.app)
+        if service is None or self.finished or self.fighter < 0:
+            return
+        if service.has_dice_for(self.fighter):
+            ask = _("Throw your die, or roll here.")
+            self.die_text = f"{self._last_die} \u00b7 {ask}" if self._last_die else ask
+        self._stop_die = service.wait_roll(self.fighter, self._die_rolled, self._die_problem)
+
+    def _stop_listening(self) -> None:
+        stop, self._stop_die = self._stop_die, None
+        if stop is not None:
+            stop()
+
+    def _die_rolled(self, value: int, die: str) -> None:
+        self._stop_die = None
+        self.roll(value, die=die)
+
+    def _die_problem(self, text: str) -> None:
+        self.app.notify(text, error=True)
+        service = dice_service(self.app)
+        if service is None or not service.has_dice_for(self.fighter):
+            self.die_text = self._last_die  # the die is gone: the buttons here are the way
 
     def sacrifice_ally(self) -> None:
         """Give up the Ally: automatic escape from every monster (the partner escapes too)."""
@@ -92,6 +181,7 @@ class RunAwayScreen(CompanionScreen):
             return
         combat = state.combat
         if combat is None:
+            self.ids.picks.clear_widgets()
             self.finished = True
             self.fighter = self.monster = -1
             self.summary = self._summary(state)
@@ -143,6 +233,8 @@ class RunAwayScreen(CompanionScreen):
                 box.add_widget(row)
         if (self.fighter, self.monster) not in pending:
             self.fighter, self.monster = pending[0] if pending else (-1, -1)
+            self._picks = {}
+        self._show_choices(state)
         for row in box.children:
             row.chosen = (row.fighter, row.monster) == (self.fighter, self.monster)
         if self.fighter >= 0:
@@ -153,6 +245,30 @@ class RunAwayScreen(CompanionScreen):
             )
         else:
             self.target_text = ""
+
+    def _show_choices(self, state: Any) -> None:
+        """For the pair about to roll: one row of buttons per thing the Bad Stuff would take
+        where the victim has several (two classes, two equal items)."""
+        box = self.ids.picks
+        box.clear_widgets()
+        if self.fighter < 0:
+            return
+        name = state.players[self.fighter].name
+        for loss, options in bad_stuff_choices(state, self.fighter, self.monster):
+            box.add_widget(
+                Factory.Caption(
+                    text=_("If caught, which {what} does {name} lose?").format(
+                        what=_(LOSS_NAMES.get(loss, loss)), name=name
+                    )
+                )
+            )
+            row = BoxLayout(size_hint_y=None, height=dp(48), spacing=dp(4))
+            for key, label in options:
+                button = FlatButton(text=label, font_size=self.app.theme.body)
+                button.selected = self._picks.get(loss) == key
+                button.bind(on_release=lambda _b, lo=loss, k=key: self.pick_loss(lo, k))
+                row.add_widget(button)
+            box.add_widget(row)
 
     def _modifiers(self, player: Any, monster: Any) -> str:
         own = player.total_run_away_bonus
@@ -184,6 +300,8 @@ def _bad_stuff_words(bad: Any) -> str:
         parts.append(_("death"))
     if bad.lose_levels:
         parts.append(_("lose {n} level(s)").format(n=bad.lose_levels))
+    for loss in bad.lose:
+        parts.append(_("lose: {what}").format(what=_(LOSS_NAMES.get(loss, loss))))
     if bad.lose_gear:
         parts.append(_("lose {n} gear").format(n=bad.lose_gear))
     if bad.text:

@@ -1,15 +1,13 @@
 # Runs inside MicroPython and CPython alike: firmware scenarios whose results must agree.
-try:
-    import wire
-except ImportError:
-    from companion.devices import wire
-
+import seal
+import wire
 from counter import board as boardmod
 from counter import buttons
 from counter.logic import Counter
 from counter.store import MemoryStore
 
 TOKEN = bytes(range(1, 17))
+APP_NONCE = bytes(range(8))  # fixed, so that both VMs compute the same session
 
 
 class Clock:
@@ -60,13 +58,64 @@ def send(c, msg):
     return names(c.handle(wire.encode(msg)))
 
 
+class App:
+    """A counter as the app that opened a session drives it: ``handle`` seals what it is
+    given for the session and opens the replies; everything else is the counter's."""
+
+    def __init__(self, counter, sealer):
+        self.counter = counter
+        self.sealer = sealer
+
+    def __getattr__(self, name):
+        return getattr(self.counter, name)
+
+    def handle(self, payload, session=None):
+        payload = bytes(payload)
+        if wire.peek_type(payload) in wire.SEALED and len(payload) + seal.TAG_SIZE <= 20:
+            payload = self.sealer.seal(payload)
+        out = []
+        for reply in self.counter.handle(payload, session):
+            opened = None
+            if wire.peek_type(reply) in wire.SEALED:
+                opened = self.sealer.open(reply)
+            out.append(reply if opened is None else opened)
+        return out
+
+
+def script_of(c, nonce, link_id=seal.NO_LINK_ID):
+    return seal.transcript(nonce, APP_NONCE, c.counter_id, link_id)
+
+
+def authenticated(c, token=TOKEN, seq=1, session=None):
+    """Opens a session as the app does (HELLO ``seq``, AUTH ``seq + 1``): the App driving it."""
+    replies = c.handle(wire.encode(wire.Hello(wire.ROLE_APP, seq=seq)), session)
+    script = script_of(c, wire.decode(replies[1]).nonce)
+    auth = wire.Auth(APP_NONCE, seal.app_proof(token, script), seq=seq + 1)
+    (proof,) = c.handle(wire.encode(auth), session)
+    if wire.decode(proof).proof != seal.counter_proof(token, script, seal.NO_LINK_ID):
+        raise AssertionError("the counter's proof is wrong")
+    return App(c, seal.session_sealer(token, script, seal.TO_COUNTER))
+
+
 def claimed(path, store=None):
-    """A counter claimed by the app in this session (seq 1..3 used)."""
+    """A counter claimed by the app, in a session it opened (seq 1..2 used)."""
     c, clock = make(path, store)
     c.handle(wire.encode(wire.Hello(wire.ROLE_APP, seq=1)))
     c.press("claim", True)
     c.handle(wire.encode(wire.Claim(TOKEN, seq=2)))
-    return c, clock
+    return authenticated(c), clock
+
+
+def blue_blinks(c, start, ms=1000):
+    """How many of the frames over ``ms`` show blue above red and green somewhere."""
+    count = 0
+    for t in range(start, start + ms, 50):
+        frame = c.frame(t)
+        for i in range(len(frame) // 3):
+            if frame[3 * i + 2] > frame[3 * i] and frame[3 * i + 2] > frame[3 * i + 1]:
+                count += 1
+                break
+    return count
 
 
 def lit(frame):
@@ -85,41 +134,97 @@ def security(path):
     r["snapshot_unauthenticated"] = send(c, wire.Snapshot(1, [5], seq=2))
     r["levels_after_refusal"] = list(c.state.levels)
     r["claim_outside_window"] = send(c, wire.Claim(TOKEN, seq=3))
+    r["blue_before_claim_press"] = blue_blinks(c, clock.now)
     r["claim_press"] = names(c.press("claim", True))
+    r["blue_in_claim_window"] = blue_blinks(c, clock.now)
+    # A stranger's weak tokens are refused, and the window stays open for the table.
+    r["weak_claims"] = [
+        send(c, wire.Claim(bytes(16), seq=4)),
+        send(c, wire.Claim(bytes([1, 2]) * 8, seq=5)),
+        send(c, wire.Claim(bytes(range(7)) + bytes(9), seq=6)),
+    ]
+    r["window_open_after_weak_claims"] = c.state.claim_open(clock.now)
     clock.now += 31000
-    r["claim_after_window"] = send(c, wire.Claim(TOKEN, seq=4))
+    r["claim_after_window"] = send(c, wire.Claim(TOKEN, seq=7))
     c.press("claim", True)
-    r["claim_in_window"] = send(c, wire.Claim(TOKEN, seq=5))
+    r["claim_in_window"] = send(c, wire.Claim(TOKEN, seq=8))
     r["token_in_flash"] = list(c.store.read("token.bin"))
-    r["snapshot"] = send(c, wire.Snapshot(2, [4, 6], seq=6))
-    r["replayed_snapshot"] = send(c, wire.Snapshot(3, [9, 9], seq=6))
+    r["blue_after_claim"] = blue_blinks(c, clock.now)
+    r["snapshot_after_claim_without_session"] = send(c, wire.Snapshot(2, [4, 6], seq=9))
+    app = authenticated(c, seq=10)
+    r["snapshot"] = names(app.handle(wire.encode(wire.Snapshot(2, [4, 6], seq=12))))
+    r["replayed_snapshot"] = names(app.handle(wire.encode(wire.Snapshot(3, [9, 9], seq=12))))
     r["levels"] = list(c.state.levels[:2])
-    # A new connection: the old frames are worthless without the token.
-    c.disconnect()
-    hello = c.handle(wire.encode(wire.Hello(wire.ROLE_APP, seq=1)))
+    # Another program on the same link: unsealed writes are dropped, its HELLO ends nothing.
+    r["unsealed_snapshot"] = send(c, wire.Snapshot(4, [1, 1], seq=13))
+    r["unsealed_ping"] = send(c, wire.Ping(7, seq=14))
+    r["intruder_hello"] = send(c, wire.Hello(wire.ROLE_APP, seq=1))
+    r["session_after_intruder"] = names(app.handle(wire.encode(wire.Snapshot(5, [5, 5], seq=15))))
+    r["levels_after_intruder"] = list(c.state.levels[:2])
+    # Wrong answers to challenges: each one used up, the live session untouched.
+    hello = c.handle(wire.encode(wire.Hello(wire.ROLE_APP, seq=20)))
     r["hello_claimed"] = names(hello)
     nonce = wire.decode(hello[1]).nonce
-    r["snapshot_before_auth"] = send(c, wire.Snapshot(4, [1], seq=7))
-    r["wrong_token"] = send(c, wire.Auth(wire.auth_mac(bytes(16), nonce, c.counter_id), seq=2))
-    r["right_mac_but_challenge_used"] = send(
-        c, wire.Auth(wire.auth_mac(TOKEN, nonce, c.counter_id), seq=3)
-    )
-    hello = c.handle(wire.encode(wire.Hello(wire.ROLE_APP, seq=10)))
+    other = bytes(range(16, 32))
+    wrong = seal.app_proof(other, script_of(c, nonce))
+    r["wrong_token"] = send(c, wire.Auth(APP_NONCE, wrong, seq=21))
+    right = seal.app_proof(TOKEN, script_of(c, nonce))
+    r["old_mac_replayed"] = send(c, wire.Auth(APP_NONCE, right, seq=22))
+    hello = c.handle(wire.encode(wire.Hello(wire.ROLE_APP, seq=30)))
     nonce2 = wire.decode(hello[1]).nonce
     r["fresh_nonce"] = nonce2 != nonce
-    r["old_mac_replayed"] = send(c, wire.Auth(wire.auth_mac(TOKEN, nonce, c.counter_id), seq=11))
-    hello = c.handle(wire.encode(wire.Hello(wire.ROLE_APP, seq=20)))
+    r["auth_seq_not_after_hello"] = send(
+        c, wire.Auth(APP_NONCE, seal.app_proof(TOKEN, script_of(c, nonce2)), seq=30)
+    )
+    hello = c.handle(wire.encode(wire.Hello(wire.ROLE_APP, seq=40)))
     nonce3 = wire.decode(hello[1]).nonce
-    r["auth_replayed_seq"] = send(c, wire.Auth(wire.auth_mac(TOKEN, nonce3, c.counter_id), seq=20))
-    hello = c.handle(wire.encode(wire.Hello(wire.ROLE_APP, seq=30)))
-    nonce4 = wire.decode(hello[1]).nonce
-    r["auth"] = send(c, wire.Auth(wire.auth_mac(TOKEN, nonce4, c.counter_id), seq=31))
-    r["snapshot_after_auth"] = send(c, wire.Snapshot(5, [7], seq=32))
-    r["levels_after_auth"] = list(c.state.levels[:2])
+    relayed = script_of(c, nonce3, seal.link_id("C0:98:E5:49:00:01"))
+    r["bound_to_another_address"] = send(
+        c, wire.Auth(APP_NONCE, seal.app_proof(TOKEN, relayed), seq=41)
+    )
+    r["session_after_failed_auths"] = names(
+        app.handle(wire.encode(wire.Snapshot(6, [6, 6], seq=16)))
+    )
+    # The app gone quiet: its session ends after 10 s without a rightly sealed message.
+    clock.now += 9000
+    c.poll()
+    r["ping"] = names(app.handle(wire.encode(wire.Ping(5, seq=17))))
+    clock.now += 9999
+    c.poll()
+    r["session_9999_ms_after_ping"] = c.authenticated
+    clock.now += 1
+    c.poll()
+    r["session_10_s_after_ping"] = c.authenticated
+    r["sealed_after_the_end"] = names(app.handle(wire.encode(wire.Snapshot(7, [7, 7], seq=18))))
+    # Wrong tags: the 16th in one session ends it.
+    app = authenticated(c, seq=50)
+    for i in range(15):
+        c.handle(wire.encode(wire.Snapshot(8, [8, 8], seq=60 + i)))
+    r["session_after_15_bad_tags"] = c.authenticated
+    r["16th_bad_tag"] = send(c, wire.Snapshot(8, [8, 8], seq=75))
+    r["session_after_16_bad_tags"] = c.authenticated
+    r["levels_after_bad_tags"] = list(c.state.levels[:2])
+    # Forgetting and claiming again end every session.
+    app = authenticated(c, seq=80)
+    c.forget()
+    r["session_after_forget"] = c.authenticated
+    r["sealed_after_forget"] = names(app.handle(wire.encode(wire.Snapshot(9, [9], seq=90))))
+    c.press("claim", True)
+    send(c, wire.Claim(TOKEN, seq=91))
+    app = authenticated(c, seq=92)
+    second = c.open_session()
+    stranger = authenticated(c, seq=1, session=second)
+    c.press("claim", True)
+    r["reclaim"] = send(c, wire.Claim(other, seq=2))
+    r["sessions_after_reclaim"] = [s.authenticated for s in c.sessions]
+    r["old_app_after_reclaim"] = names(app.handle(wire.encode(wire.Snapshot(9, [1], seq=94))))
+    r["old_token_after_reclaim"] = send(c, wire.Auth(APP_NONCE, bytes(8), seq=95))
+    r["second_link_had_a_session"] = stranger.sealer is not None
+    r["levels_at_the_end"] = list(c.state.levels[:2])
     r["garbage"] = names(c.handle(b"\x7f\x05\x00"))
-    r["wrong_major"] = names(c.handle(b"\x01\x09\x00\x02" + bytes(14)))
+    r["protocol_1_hello"] = names(c.handle(b"\x01\x09\x00\x01" + bytes(14)))
     r["button_from_app"] = send(c, wire.Button(1, seq=40))
-    r["ping"] = send(c, wire.Ping(5, seq=41))
+    r["unauthenticated_ping"] = send(c, wire.Ping(5, seq=41))
     return r
 
 
@@ -269,10 +374,16 @@ def heap(path, frames=100):
 
     gc.collect()
     base = gc.mem_alloc()
-    c, clock = claimed(path)
+    counter, clock = make(path)
+    counter.handle(wire.encode(wire.Hello(wire.ROLE_APP, seq=1)))
+    counter.press("claim", True)
+    counter.handle(wire.encode(wire.Claim(TOKEN, seq=2)))
     gc.collect()
     counter_bytes = gc.mem_alloc() - base
-    c.handle(wire.encode(wire.Snapshot(1, [3, 5, 1, 10], [1, 2, 0, 8], seq=3)))
+    app = authenticated(counter)
+    gc.collect()
+    session_bytes = gc.mem_alloc() - base - counter_bytes
+    app.handle(wire.encode(wire.Snapshot(1, [3, 5, 1, 10], [1, 2, 0, 8], seq=3)))
     growth = {}
     scenes = (
         ("levels", None),
@@ -283,17 +394,22 @@ def heap(path, frames=100):
     )
     for name, msg in scenes:
         if msg is not None:
-            c.handle(wire.encode(msg))
+            app.handle(wire.encode(msg))
         now = clock.now
-        c.frame(now)
+        counter.frame(now)
         gc.collect()
         gc.disable()
         before = gc.mem_alloc()
         for i in range(frames):
-            c.frame(now + i * 33)
+            counter.frame(now + i * 33)
         growth[name] = gc.mem_alloc() - before
         gc.enable()
-    return {"counter_bytes": counter_bytes, "growth_bytes": growth, "frames": frames}
+    return {
+        "counter_bytes": counter_bytes,
+        "session_bytes": session_bytes,
+        "growth_bytes": growth,
+        "frames": frames,
+    }
 
 
 def fuzz_handle(path, hex_list):

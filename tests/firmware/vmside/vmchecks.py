@@ -1,10 +1,7 @@
 # Runs inside MicroPython (and CPython): checks the codec against the shared vectors.
 import json
 
-try:
-    import wire
-except ImportError:
-    from companion.devices import wire
+import wire
 
 
 def _unhex(text):
@@ -61,10 +58,6 @@ def check_vectors(path):
     for v in vectors["cobs"]:
         if _hex(wire.cobs_encode(_unhex(v["data"]))) != v["encoded"]:
             failures.append("cobs " + v["data"])
-    for v in vectors["auth"]:
-        mac = wire.auth_mac(bytes(v["token"]), bytes(v["nonce"]), v["counter_id"])
-        if list(mac) != v["mac"]:
-            failures.append("auth mac")
     return failures
 
 

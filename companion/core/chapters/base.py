@@ -1,0 +1,86 @@
+"""What every chapter builds on: the action base class that registers each action, and
+the two dispatchers every action must have a function in (`step` and `words`)."""
+
+from __future__ import annotations
+
+from functools import singledispatch
+from typing import Annotated, Any
+
+from pydantic import Field
+
+from companion.core.errors import RuleError
+from companion.core.models import Frozen
+from companion.core.state import GameState
+
+Seat = Annotated[int, Field(ge=0, le=7)]
+D6 = Annotated[int, Field(ge=1, le=6)]
+# Which smart die gave a roll ("Ruby (d6)"); empty for the app's own roll or a typed value.
+DieName = Annotated[str, Field(max_length=80)]
+Override = Annotated[str, Field(min_length=1, max_length=200)] | None
+
+_BY_TYPE: dict[str, type[BaseAction]] = {}
+
+
+class BaseAction(Frozen):
+    """Common base of every action; each subclass registers itself under its `type`."""
+
+    type: str
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        name = cls.model_fields["type"].default
+        if not isinstance(name, str) or not name:
+            raise TypeError(f"{cls.__name__} needs a default `type` naming the action")
+        if name in _BY_TYPE:
+            raise TypeError(f"{cls.__name__} reuses the action type {name!r}")
+        _BY_TYPE[name] = cls
+
+
+def registered_actions() -> tuple[type[BaseAction], ...]:
+    """Every action class defined so far, in the order the chapters defined them."""
+    return tuple(_BY_TYPE.values())
+
+
+@singledispatch
+def step(action: BaseAction, state: GameState, checked: bool) -> GameState:
+    """Apply one action to a state and return the next one; with `checked`, every rule
+    is checked first and a broken one raises RuleError. Each chapter registers its own."""
+    raise RuleError("unknown_action", f"The game does not know the action {action.type!r}")
+
+
+@singledispatch
+def words(action: BaseAction, state: GameState) -> str:
+    """One sentence saying what the action does in `state` (the state before it)."""
+    return action.type.replace("_", " ")
+
+
+# --- names the History sentences use --------------------------------------------------------
+
+
+def player_name(state: GameState, seat: int | None) -> str:
+    """The name of the player in a seat, or "someone" for no seat or a seat out of range."""
+    if seat is None or not 0 <= seat < len(state.players):
+        return "someone"
+    return state.players[seat].name
+
+
+def levels_words(n: int) -> str:
+    """ "a level" or "N levels"."""
+    return "a level" if n == 1 else f"{n} levels"
+
+
+def item_name(state: GameState, seat: int, item_id: str) -> str:
+    """The name of a player's tracked item, or its id when it cannot be found."""
+    if 0 <= seat < len(state.players):
+        for item in state.players[seat].items:
+            if item.id == item_id:
+                return item.spec.name
+    return item_id
+
+
+def monster_name(state: GameState, index: int) -> str:
+    """The name of a monster in the current combat, by its 0-based place."""
+    if state.combat is not None and 0 <= index < len(state.combat.monsters):
+        return state.combat.monsters[index].spec.name
+    return f"monster {index}"

@@ -1,0 +1,386 @@
+"""Character (RULES.md §4, §8): classes, races, motivations, styles and their boosts, sex,
+the Ally, death and looting the body."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from companion.core import rules
+from companion.core.chapters.base import (
+    D6,
+    BaseAction,
+    Override,
+    Seat,
+    player_name,
+    step,
+    words,
+)
+from companion.core.chapters.combat import end_combat, finish_running_if_done
+from companion.core.chapters.rolls import d6, fill_rolls, ordered_by_rolls
+from companion.core.chapters.table import alive, player_at, with_player
+from companion.core.dice import RandomSource
+from companion.core.errors import RuleError
+from companion.core.models import AllySpec, Sex
+from companion.core.state import (
+    CombatResult,
+    DieRoll,
+    GameState,
+    LootOrder,
+    TraitBonus,
+    TraitKind,
+)
+
+TraitBonusValue = Annotated[int, Field(ge=-50, le=50)]
+
+_TRAIT_WORDS = {"class": "class", "race": "race", "motivation": "motivation", "style": "style"}
+_TRAIT_FIELDS = {
+    "class": "classes",
+    "race": "races",
+    "motivation": "motivations",
+    "style": "styles",
+}
+_BOOSTS = {
+    "class": ("super_munchkin", "Super Munchkin"),
+    "race": ("half_breed", "Half-Breed"),
+    "motivation": ("extra_motivated", "Extra Motivated"),
+}
+
+
+def kill_player(state: GameState, seat: int) -> GameState:
+    """Death: keep Level, traits and their bonuses; lose items, gear and Ally (RULES.md §8)."""
+    return with_player(state, seat, dead=True, items=(), gear_bonus=0, hands_used=0, ally=None)
+
+
+def remove_trait(state: GameState, seat: int, kind: TraitKind, name: str) -> GameState:
+    """The player discards a trait, and the lasting bonus it gave goes with it (§4)."""
+    player = state.players[seat]
+    folded = name.casefold()
+    keep = tuple(h for h in player.traits(kind) if h.casefold() != folded)
+    bonuses = tuple(
+        b for b in player.trait_bonuses if not (b.kind == kind and b.name.casefold() == folded)
+    )
+    return with_player(state, seat, **{_TRAIT_FIELDS[kind]: keep, "trait_bonuses": bonuses})
+
+
+def _with_trait_bonus(
+    bonuses: tuple[TraitBonus, ...], kind: TraitKind, name: str, bonus: int
+) -> tuple[TraitBonus, ...]:
+    """The bonuses with the one of this trait set to `bonus` (0 removes it); counted once."""
+    folded = name.casefold()
+    kept = tuple(b for b in bonuses if not (b.kind == kind and b.name.casefold() == folded))
+    return (*kept, TraitBonus(kind=kind, name=name, bonus=bonus)) if bonus else kept
+
+
+def _edition_names(state: GameState, kind: TraitKind) -> tuple[str, ...]:
+    edition = state.setup.edition
+    return {
+        "class": edition.classes,
+        "race": edition.races,
+        "motivation": edition.motivations,
+        "style": edition.styles,
+    }[kind]
+
+
+class GainTrait(BaseAction):
+    """Take a class, race, motivation or style card (RULES.md §4)."""
+
+    type: Literal["gain_trait"] = "gain_trait"
+    player: Seat
+    kind: TraitKind
+    name: Annotated[str, Field(min_length=1, max_length=60)]
+    bonus: TraitBonusValue = 0  # a lasting "+N in combat" the card gives (0: none)
+    override: Override = None
+
+
+@step.register
+def _(action: GainTrait, state: GameState, checked: bool) -> GameState:
+    """One class/race/motivation/style at a time unless Super Munchkin, Half-Breed,
+    Extra Motivated or (styles) a Monk (§4)."""
+    player = player_at(state, action.player)
+    kind = action.kind
+    word = _TRAIT_WORDS[kind]
+    known = _edition_names(state, kind)
+    name = next((k for k in known if k.casefold() == action.name.casefold()), action.name)
+    have = player.traits(kind)
+    if checked:
+        edition = state.setup.edition.name
+        if action.override is None:
+            if not known:
+                raise RuleError("no_such_trait", f"{edition} has no {word} cards")
+            if name not in known:
+                raise RuleError("no_such_trait", f"{name} is not a {word} in {edition}")
+        if any(h.casefold() == name.casefold() for h in have):
+            raise RuleError("has_trait", f"{player.name} is already a {name}")
+        limit = rules.trait_limit(player, kind)
+        if len(have) >= limit and action.override is None:
+            extra = {
+                "class": "unless you are a Super Munchkin",
+                "race": "unless you are a Half-Breed",
+                "motivation": "unless you are Extra Motivated",
+                "style": "unless you are a Monk",
+            }[kind]
+            raise RuleError("trait_limit", f"You can have only one {word} at a time {extra}")
+    bonuses = _with_trait_bonus(player.trait_bonuses, kind, name, action.bonus)
+    return with_player(
+        state, action.player, **{_TRAIT_FIELDS[kind]: (*have, name), "trait_bonuses": bonuses}
+    )
+
+
+@words.register
+def _(a: GainTrait, s: GameState) -> str:
+    if a.bonus:
+        return GAINED_TRAIT_WITH_BONUS.format(
+            name=player_name(s, a.player), trait=a.name, kind=a.kind, bonus=a.bonus
+        )
+    return f"{player_name(s, a.player)} becomes a {a.name} ({a.kind})"
+
+
+# History sentences are whole templates with named parameters, ready to be translated.
+GAINED_TRAIT_WITH_BONUS = "{name} becomes a {trait} ({kind}), {bonus:+d} in every combat"
+TRAIT_BONUS_SET = "{name}'s {trait} now gives {bonus:+d} in every combat"
+TRAIT_BONUS_REMOVED = "{name}'s {trait} no longer gives a combat bonus"
+
+
+class SetTraitBonus(BaseAction):
+    """Say what lasting combat bonus a class, race, motivation or style gives (a trait
+    entered by name, or a correction): counted in every combat until the trait goes."""
+
+    type: Literal["set_trait_bonus"] = "set_trait_bonus"
+    player: Seat
+    kind: TraitKind
+    name: str
+    bonus: TraitBonusValue
+
+
+@step.register
+def _(action: SetTraitBonus, state: GameState, checked: bool) -> GameState:
+    """A trait's bonus is part of the character, like the trait itself (§4, §8)."""
+    player = player_at(state, action.player)
+    folded = action.name.casefold()
+    name = next((h for h in player.traits(action.kind) if h.casefold() == folded), None)
+    if name is None:
+        raise RuleError("no_such_trait", f"{player.name} is not a {action.name}")
+    old = next(
+        (b.bonus for b in player.trait_bonuses if b.kind == action.kind and b.name == name), 0
+    )
+    if checked and old == action.bonus:
+        raise RuleError("bonus_unchanged", f"{name} already gives {action.bonus:+d}")
+    bonuses = _with_trait_bonus(player.trait_bonuses, action.kind, name, action.bonus)
+    return with_player(state, action.player, trait_bonuses=bonuses)
+
+
+@words.register
+def _(a: SetTraitBonus, s: GameState) -> str:
+    template = TRAIT_BONUS_SET if a.bonus else TRAIT_BONUS_REMOVED
+    return template.format(name=player_name(s, a.player), trait=a.name, bonus=a.bonus)
+
+
+class LoseTrait(BaseAction):
+    """Discard a class, race, motivation or style (allowed any time, even in combat)."""
+
+    type: Literal["lose_trait"] = "lose_trait"
+    player: Seat
+    kind: TraitKind
+    name: str
+
+
+@step.register
+def _(action: LoseTrait, state: GameState, checked: bool) -> GameState:
+    """A class (or race, ...) can be discarded any time, even in combat (§4)."""
+    player = player_at(state, action.player)
+    have = player.traits(action.kind)
+    if checked and not any(h.casefold() == action.name.casefold() for h in have):
+        raise RuleError("no_such_trait", f"{player.name} is not a {action.name}")
+    return remove_trait(state, action.player, action.kind, action.name)
+
+
+@words.register
+def _(a: LoseTrait, s: GameState) -> str:
+    return f"{player_name(s, a.player)} is no longer a {a.name}"
+
+
+class SetTraitBoost(BaseAction):
+    """Play or lose Super Munchkin (class), Half-Breed (race) or Extra Motivated."""
+
+    type: Literal["set_trait_boost"] = "set_trait_boost"
+    player: Seat
+    kind: Literal["class", "race", "motivation"]
+    on: bool = True
+
+
+@step.register
+def _(action: SetTraitBoost, state: GameState, checked: bool) -> GameState:
+    player = player_at(state, action.player)
+    field, card = _BOOSTS[action.kind]
+    if checked:
+        if getattr(player, field) == action.on:
+            state_word = "already" if action.on else "not"
+            raise RuleError("boost_unchanged", f"{player.name} is {state_word} {card}")
+        if not action.on and len(player.traits(action.kind)) > 1:
+            raise RuleError(
+                "boost_in_use",
+                f"Discard one {_TRAIT_WORDS[action.kind]} before losing {card}",
+            )
+    return with_player(state, action.player, **{field: action.on})
+
+
+@words.register
+def _(a: SetTraitBoost, s: GameState) -> str:
+    card = {"class": "Super Munchkin", "race": "Half-Breed", "motivation": "Extra Motivated"}
+    verb = "plays" if a.on else "loses"
+    return f"{player_name(s, a.player)} {verb} {card[a.kind]}"
+
+
+class ChangeSex(BaseAction):
+    """A card changes a character's sex."""
+
+    type: Literal["change_sex"] = "change_sex"
+    player: Seat
+    sex: Sex
+
+
+@step.register
+def _(action: ChangeSex, state: GameState, checked: bool) -> GameState:
+    player = player_at(state, action.player)
+    if checked and player.sex == action.sex:
+        raise RuleError("sex_unchanged", f"{player.name} is already {action.sex.value}")
+    return with_player(state, action.player, sex=action.sex)
+
+
+@words.register
+def _(a: ChangeSex, s: GameState) -> str:
+    return f"{player_name(s, a.player)}'s sex becomes {a.sex.value}"
+
+
+class SetAlly(BaseAction):
+    """Play an Ally (any time, even in combat); one at a time."""
+
+    type: Literal["set_ally"] = "set_ally"
+    player: Seat
+    ally: AllySpec
+    override: Override = None
+
+
+@step.register
+def _(action: SetAlly, state: GameState, checked: bool) -> GameState:
+    """At most one Ally; it may be played any time, even in combat (§4)."""
+    player = player_at(state, action.player)
+    if checked:
+        alive(player, "play an Ally")
+        if player.ally is not None and action.override is None:
+            raise RuleError("one_ally", "You can have only one Ally at a time")
+    return with_player(state, action.player, ally=action.ally)
+
+
+@words.register
+def _(a: SetAlly, s: GameState) -> str:
+    return f"{player_name(s, a.player)} gains the Ally {a.ally.name}"
+
+
+class DiscardAlly(BaseAction):
+    """An Ally leaves play."""
+
+    type: Literal["discard_ally"] = "discard_ally"
+    player: Seat
+
+
+@step.register
+def _(action: DiscardAlly, state: GameState, checked: bool) -> GameState:
+    player = player_at(state, action.player)
+    if checked and player.ally is None:
+        raise RuleError("no_ally", f"{player.name} has no Ally")
+    return with_player(state, action.player, ally=None)
+
+
+@words.register
+def _(a: DiscardAlly, s: GameState) -> str:
+    return f"{player_name(s, a.player)} loses their Ally"
+
+
+class Die(BaseAction):
+    """A player dies: keeps Level and traits, loses items and Ally (RULES.md §8)."""
+
+    type: Literal["die"] = "die"
+    player: Seat
+    reason: str = ""
+
+
+@step.register
+def _(action: Die, state: GameState, checked: bool) -> GameState:
+    """Death keeps Level and traits, loses items; a dead fighter's combat ends (§8)."""
+    player = player_at(state, action.player)
+    if checked and player.dead:
+        raise RuleError("already_dead", f"{player.name} is already dead")
+    state = kill_player(state, action.player)
+    combat = state.combat
+    if combat is None or action.player not in combat.fighters:
+        return state
+    if combat.running:
+        return finish_running_if_done(state)
+    if action.player == combat.helper:
+        helper_gone = combat.evolve(helper=None, level_only=combat.level_only - {action.player})
+        return state.evolve(combat=helper_gone)
+    result = CombatResult(
+        outcome="fighter_died",
+        fighter=combat.fighter,
+        helper=combat.helper,
+        monsters=tuple(m.spec.name for m in combat.monsters),
+    )
+    return end_combat(state, result)
+
+
+@words.register
+def _(a: Die, s: GameState) -> str:
+    why = f" ({a.reason})" if a.reason else ""
+    return f"{player_name(s, a.player)} dies{why}"
+
+
+class LootTheBody(BaseAction):
+    """Order the looting of a dead player: highest Level first, ties by dice (§8)."""
+
+    type: Literal["loot_the_body"] = "loot_the_body"
+    player: Seat
+    rolls: tuple[D6, ...] | None = None
+
+
+# --- turn ----------------------------------------------------------------------------
+
+
+@step.register
+def _(action: LootTheBody, state: GameState, checked: bool) -> GameState:
+    """Looting the body: the others take a card each, highest Level first, ties by dice (§8)."""
+    player = player_at(state, action.player)
+    if checked and not player.dead:
+        raise RuleError("not_dead", f"{player.name} is alive: only a dead player's body is looted")
+    groups = rules.loot_groups(state.players, action.player)
+    order = ordered_by_rolls(groups, action.rolls, "the looting order", checked)
+    rolls = action.rolls or ()
+    update: dict[str, object] = {
+        "loot": LootOrder(dead=action.player, order=order, rolls=rolls),
+    }
+    if rolls:
+        update["last_roll"] = DieRoll(value=rolls[-1], purpose="looting order")
+    return state.evolve(**update)
+
+
+# turn
+
+
+@fill_rolls.register
+def _(action: LootTheBody, state: GameState, dice: RandomSource) -> BaseAction:
+    seats = len(state.players)
+    if action.rolls is not None or not 0 <= action.player < seats:
+        return action
+    if not state.players[action.player].dead:
+        return action  # the rules will refuse it; no die is rolled for nothing
+    groups = rules.loot_groups(state.players, action.player)
+    _, used = rules.order_by_rolls(groups, lambda: d6(dice))
+    return action.evolve(rolls=used)
+
+
+@words.register
+def _(a: LootTheBody, s: GameState) -> str:
+    rolls = f", tie rolls {', '.join(map(str, a.rolls))}" if a.rolls else ""
+    return f"The others loot {player_name(s, a.player)}'s body{rolls}"

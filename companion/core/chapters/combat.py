@@ -1,0 +1,468 @@
+"""Combat (RULES.md §6): monsters, enhancers, the helper, one-shots, the live verdict, and
+how a combat ends (a kill, a defeat without a kill, or after running away)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from companion.core import rules
+from companion.core.chapters.base import (
+    BaseAction,
+    Override,
+    Seat,
+    monster_name,
+    player_name,
+    step,
+    words,
+)
+from companion.core.chapters.levels import raise_level
+from companion.core.chapters.table import alive, current_combat, not_running, player_at, win
+from companion.core.errors import RuleError
+from companion.core.models import EnhancerSpec, MonsterSpec
+from companion.core.state import (
+    CombatResult,
+    CombatState,
+    GameState,
+    MonsterInPlay,
+    OneShot,
+    Phase,
+    PlayerState,
+)
+
+_COMBAT_PHASES = (Phase.KICK_OPEN_THE_DOOR, Phase.LOOT_OR_TROUBLE)
+
+
+def _refresh_monster(monster: MonsterInPlay, fighters: list[PlayerState]) -> MonsterInPlay:
+    strength = rules.monster_strength(monster.spec, monster.enhancers, fighters)
+    treasure = rules.monster_treasure(monster.spec, monster.enhancers)
+    if strength == monster.strength and treasure == monster.treasure:
+        return monster
+    return monster.evolve(strength=strength, treasure=treasure)
+
+
+def refresh_combat(state: GameState, combat: CombatState) -> CombatState:
+    """Recompute both sides' strength, the verdict and the rewards (RULES.md §6)."""
+    fighters = [state.players[s] for s in combat.fighters]
+    monsters = tuple(_refresh_monster(m, fighters) for m in combat.monsters)
+    if all(new is old for new, old in zip(monsters, combat.monsters, strict=True)):
+        monsters = combat.monsters  # keep the identity, so the next action can skip this
+    fighter = rules.combat_strength(fighters[0], combat.fighter in combat.level_only)
+    helper = (
+        rules.combat_strength(fighters[1], combat.helper in combat.level_only)
+        if combat.helper is not None
+        else 0
+    )
+    player_shots = sum(s.bonus for s in combat.one_shots if s.side == "players")
+    monster_shots = sum(s.bonus for s in combat.one_shots if s.side == "monsters")
+    players = fighter + helper + player_shots
+    monster_total = sum(m.strength for m in monsters) + monster_shots
+    return combat.evolve(
+        **{
+            "monsters": monsters,
+            "fighter_strength": fighter,
+            "helper_strength": helper,
+            "players_strength": players,
+            "monsters_strength": monster_total,
+            "fighters_winning": rules.fighters_win(players, monster_total, combat.wins_ties),
+            "treasure": sum(m.treasure for m in monsters) + combat.removed_treasure,
+            "levels": sum(m.spec.levels_per_kill for m in monsters),
+        }
+    )
+
+
+def end_combat(state: GameState, result: CombatResult) -> GameState:
+    """The combat is over: one-shots are discarded, the turn moves on to Charity."""
+    combat = current_combat(state)
+    phase = state.phase
+    if combat.fighter == state.current and combat.started_in in _COMBAT_PHASES:
+        phase = Phase.CHARITY
+    return state.evolve(combat=None, last_combat=result, phase=phase)
+
+
+def _fighter_done(state: GameState, combat: CombatState, seat: int) -> bool:
+    if state.players[seat].dead or seat in combat.escaped:
+        return True
+    faced = {r.monster for r in combat.rolls if r.fighter == seat}
+    return len(faced) >= len(combat.monsters)
+
+
+def finish_running_if_done(state: GameState) -> GameState:
+    """After every fighter has rolled against every monster (or died), the monsters go (§7)."""
+    combat = current_combat(state)
+    if not all(_fighter_done(state, combat, s) for s in combat.fighters):
+        return state
+    result = CombatResult(
+        outcome="ran_away",
+        fighter=combat.fighter,
+        helper=combat.helper,
+        monsters=tuple(m.spec.name for m in combat.monsters),
+        rolls=combat.rolls,
+    )
+    return end_combat(state, result)
+
+
+def _combat_update(state: GameState, checked: bool, **changes: object) -> GameState:
+    combat = current_combat(state)
+    if checked:
+        not_running(combat)
+    return state.evolve(combat=combat.evolve(**changes))
+
+
+def monster_index(combat: CombatState, index: int) -> int:
+    if not 0 <= index < len(combat.monsters):
+        raise RuleError(
+            "no_such_monster",
+            f"There is no monster {index} in this combat (monsters count from 0)",
+        )
+    return index
+
+
+class StartCombat(BaseAction):
+    """A fighter faces one or more monsters (RULES.md §6)."""
+
+    type: Literal["start_combat"] = "start_combat"
+    fighter: Seat
+    monsters: Annotated[tuple[MonsterSpec, ...], Field(min_length=1)]
+    override: Override = None
+
+
+@step.register
+def _(action: StartCombat, state: GameState, checked: bool) -> GameState:
+    """Monsters are fought when kicking open the door or looking for trouble (§3, §6)."""
+    fighter = player_at(state, action.fighter)
+    if checked:
+        if state.combat is not None:
+            raise RuleError("one_combat", "A combat is already going on")
+        alive(fighter, "fight")
+        if action.override is None:
+            if action.fighter != state.current:
+                raise RuleError("fight_own_turn", "Monsters are fought on your own turn")
+            if state.phase not in _COMBAT_PHASES:
+                raise RuleError(
+                    "fight_phase",
+                    "Monsters are fought after kicking open the door or when looking for trouble",
+                )
+    combat = CombatState(
+        fighter=action.fighter,
+        monsters=tuple(MonsterInPlay(spec=m) for m in action.monsters),
+        started_in=state.phase,
+    )
+    return state.evolve(combat=combat)
+
+
+@words.register
+def _(a: StartCombat, s: GameState) -> str:
+    names = " and ".join(f"{m.name} (Level {m.level})" for m in a.monsters)
+    return f"{player_name(s, a.fighter)} fights {names}"
+
+
+class AddMonster(BaseAction):
+    """Another monster joins the combat (Wandering Monster, Undead joining Undead...)."""
+
+    type: Literal["add_monster"] = "add_monster"
+    monster: MonsterSpec
+
+
+@step.register
+def _(action: AddMonster, state: GameState, checked: bool) -> GameState:
+    """More monsters join: the fighters must beat their combined strength (§6)."""
+    combat = current_combat(state)
+    monsters = (*combat.monsters, MonsterInPlay(spec=action.monster))
+    return _combat_update(state, checked, monsters=monsters)
+
+
+@words.register
+def _(a: AddMonster, s: GameState) -> str:
+    return f"{a.monster.name} (Level {a.monster.level}) joins the combat"
+
+
+class RemoveMonster(BaseAction):
+    """A card takes a monster out of the combat without killing it."""
+
+    type: Literal["remove_monster"] = "remove_monster"
+    monster: Annotated[int, Field(ge=0)]
+    # Its treasure, won unless the fighters then run away; leave it out for what the
+    # combat showed for it (enhancers included), 0 when the card gives none.
+    treasure: Annotated[int, Field(ge=0, le=100)] | None = None
+
+
+@step.register
+def _(action: RemoveMonster, state: GameState, checked: bool) -> GameState:
+    """A card takes a monster away without killing it: no level, but its treasure counts
+    unless the fighters then flee the rest; with none left, the fighters defeated them
+    without a kill and win that treasure (§6)."""
+    combat = current_combat(state)
+    index = monster_index(combat, action.monster)
+    gone = combat.monsters[index]
+    rest = combat.monsters[:index] + combat.monsters[index + 1 :]
+    treasure = combat.removed_treasure + (
+        gone.treasure if action.treasure is None else action.treasure
+    )
+    state = _combat_update(
+        state,
+        checked,
+        monsters=rest,
+        removed=(*combat.removed, gone.spec),
+        removed_treasure=treasure,
+    )
+    if rest:
+        return state
+    result = CombatResult(
+        outcome="defeat",
+        fighter=combat.fighter,
+        helper=combat.helper,
+        monsters=tuple(m.name for m in (*combat.removed, gone.spec)),
+        treasure=treasure,
+    )
+    return end_combat(state, result)
+
+
+# History sentences are whole templates with named parameters, ready to be translated.
+MONSTER_REMOVED = "{monster} leaves the combat (its treasure still counts: {treasure})"
+DEFEATED_WITHOUT_KILL = "{fighter} defeats the monsters without killing them (treasure: {treasure})"
+
+
+@words.register
+def _(a: RemoveMonster, s: GameState) -> str:
+    treasure = a.treasure
+    if treasure is None and s.combat is not None and 0 <= a.monster < len(s.combat.monsters):
+        treasure = s.combat.monsters[a.monster].treasure
+    return MONSTER_REMOVED.format(monster=monster_name(s, a.monster), treasure=treasure or 0)
+
+
+class AddEnhancer(BaseAction):
+    """An enhancer is played on one monster: strength and treasure change."""
+
+    type: Literal["add_enhancer"] = "add_enhancer"
+    monster: Annotated[int, Field(ge=0)]
+    enhancer: EnhancerSpec
+
+
+@step.register
+def _(action: AddEnhancer, state: GameState, checked: bool) -> GameState:
+    """An enhancer goes on one monster: its strength and treasure change (§6)."""
+    combat = current_combat(state)
+    index = monster_index(combat, action.monster)
+    monsters = list(combat.monsters)
+    target = monsters[index]
+    monsters[index] = target.evolve(enhancers=(*target.enhancers, action.enhancer))
+    return _combat_update(state, checked, monsters=tuple(monsters))
+
+
+@words.register
+def _(a: AddEnhancer, s: GameState) -> str:
+    return f"{a.enhancer.name} ({a.enhancer.bonus:+d}) is played on {monster_name(s, a.monster)}"
+
+
+class AddHelper(BaseAction):
+    """Another player helps the fighter (at most one helper)."""
+
+    type: Literal["add_helper"] = "add_helper"
+    helper: Seat
+
+
+@step.register
+def _(action: AddHelper, state: GameState, checked: bool) -> GameState:
+    """At most one other player helps; their whole strength counts (§6)."""
+    combat = current_combat(state)
+    helper = player_at(state, action.helper)
+    if checked:
+        if action.helper == combat.fighter:
+            raise RuleError("help_self", "A fighter cannot help themselves")
+        if combat.helper is not None:
+            raise RuleError("one_helper", "Only one player can help in a combat")
+        alive(helper, "help in combat")
+    return _combat_update(state, checked, helper=action.helper)
+
+
+@words.register
+def _(a: AddHelper, s: GameState) -> str:
+    return f"{player_name(s, a.helper)} helps"
+
+
+class RemoveHelper(BaseAction):
+    """The helper leaves the combat."""
+
+    type: Literal["remove_helper"] = "remove_helper"
+
+
+@step.register
+def _(action: RemoveHelper, state: GameState, checked: bool) -> GameState:
+    combat = current_combat(state)
+    if checked and combat.helper is None:
+        raise RuleError("no_helper", "Nobody is helping in this combat")
+    return _combat_update(
+        state, checked, helper=None, level_only=combat.level_only - {combat.helper}
+    )
+
+
+@words.register
+def _(a: RemoveHelper, s: GameState) -> str:
+    helper = s.combat.helper if s.combat else None
+    return f"{player_name(s, helper)} stops helping"
+
+
+class PlayOneShot(BaseAction):
+    """A one-shot bonus for the players' side or the monsters' side (RULES.md §5)."""
+
+    type: Literal["play_one_shot"] = "play_one_shot"
+    side: Literal["players", "monsters"]
+    bonus: Annotated[int, Field(ge=-100, le=100)]
+    name: str = ""
+    card_id: str | None = None
+
+
+@step.register
+def _(action: PlayOneShot, state: GameState, checked: bool) -> GameState:
+    """One-shots go to either side and are discarded after the combat (§5)."""
+    combat = current_combat(state)
+    shot = OneShot(side=action.side, bonus=action.bonus, name=action.name, card_id=action.card_id)
+    return _combat_update(state, checked, one_shots=(*combat.one_shots, shot))
+
+
+@words.register
+def _(a: PlayOneShot, s: GameState) -> str:
+    what = a.name or "a one-shot"
+    return f"{what} ({a.bonus:+d}) for the {a.side}"
+
+
+class ClearOneShots(BaseAction):
+    """Take back every one-shot entered for one side, e.g. after a mistaken tap (RULES.md §5)."""
+
+    type: Literal["clear_one_shots"] = "clear_one_shots"
+    side: Literal["players", "monsters"]
+
+
+@step.register
+def _(action: ClearOneShots, state: GameState, checked: bool) -> GameState:
+    """One-shots entered for a side can be taken back while the fight is still on (§5)."""
+    combat = current_combat(state)
+    kept = tuple(shot for shot in combat.one_shots if shot.side != action.side)
+    if checked and len(kept) == len(combat.one_shots):
+        raise RuleError("no_one_shots", f"No one-shots have been played for the {action.side}")
+    return _combat_update(state, checked, one_shots=kept)
+
+
+@words.register
+def _(a: ClearOneShots, s: GameState) -> str:
+    return f"One-shots for the {a.side} taken back"
+
+
+class FightWithLevelOnly(BaseAction):
+    """A card makes a fighter count only their Level (RULES.md §6)."""
+
+    type: Literal["fight_with_level_only"] = "fight_with_level_only"
+    player: Seat
+    on: bool = True
+
+
+@step.register
+def _(action: FightWithLevelOnly, state: GameState, checked: bool) -> GameState:
+    """Some effects make a fighter count only their Level (§6)."""
+    combat = current_combat(state)
+    if checked and action.player not in combat.fighters:
+        name = player_at(state, action.player).name
+        raise RuleError("not_fighting", f"{name} is not in this combat")
+    only = combat.level_only | {action.player} if action.on else combat.level_only - {action.player}
+    return _combat_update(state, checked, level_only=frozenset(only))
+
+
+@words.register
+def _(a: FightWithLevelOnly, s: GameState) -> str:
+    how = "fights with Level only" if a.on else "fights with full strength again"
+    return f"{player_name(s, a.player)} {how}"
+
+
+class SetWinsTies(BaseAction):
+    """A card lets the players' side win ties (the classic Warrior, for one)."""
+
+    type: Literal["set_wins_ties"] = "set_wins_ties"
+    on: bool = True
+    reason: str = ""
+
+
+@step.register
+def _(action: SetWinsTies, state: GameState, checked: bool) -> GameState:
+    """A card may let the players' side win ties (§6)."""
+    current_combat(state)
+    return _combat_update(state, checked, wins_ties=action.on)
+
+
+@words.register
+def _(a: SetWinsTies, s: GameState) -> str:
+    why = f" ({a.reason})" if a.reason else ""
+    return ("The players win ties" if a.on else "Monsters win ties again") + why
+
+
+class ResolveCombat(BaseAction):
+    """End the combat by killing the monsters, or defeating them without a kill (§6)."""
+
+    type: Literal["resolve_combat"] = "resolve_combat"
+    outcome: Literal["kill", "defeat"]
+    # Leave it out for what the combat shows (enhancers and removed monsters included).
+    treasure: Annotated[int, Field(ge=0, le=100)] | None = None
+    override: Override = None
+
+
+@step.register
+def _(action: ResolveCombat, state: GameState, checked: bool) -> GameState:
+    """Kill: levels to the fighter only, treasure, win check with shared victory. Defeat
+    without a kill: no level (§1, §6)."""
+    combat = current_combat(state)
+    if checked:
+        not_running(combat)
+        if action.outcome == "kill" and not combat.fighters_winning and action.override is None:
+            p, m = combat.players_strength, combat.monsters_strength
+            if p == m:
+                raise RuleError(
+                    "monsters_win_ties", f"Monsters win ties: {p} against {m} is not a kill"
+                )
+            raise RuleError(
+                "fighters_losing", f"The monsters are stronger: {p} against {m} is not a kill"
+            )
+    names = tuple(m.spec.name for m in combat.monsters)
+    if action.outcome == "defeat":
+        result = CombatResult(
+            outcome="defeat",
+            fighter=combat.fighter,
+            helper=combat.helper,
+            monsters=names,
+            treasure=combat.treasure if action.treasure is None else action.treasure,
+        )
+        return end_combat(state, result)
+    treasure = combat.treasure if action.treasure is None else action.treasure
+    result = CombatResult(
+        outcome="kill",
+        fighter=combat.fighter,
+        helper=combat.helper,
+        monsters=names,
+        levels=combat.levels,
+        treasure=treasure,
+        treasure_face_up=combat.helper is not None,
+    )
+    state = end_combat(state, result)
+    state = raise_level(
+        state,
+        combat.fighter,
+        combat.levels,
+        checked,
+        source="A kill",
+        override=action.override,
+        by_kill=True,
+    )
+    if state.winners and combat.helper is not None and state.setup.variants.shared_victory:
+        state = win(state, (combat.fighter, combat.helper))
+    return state
+
+
+@words.register
+def _(a: ResolveCombat, s: GameState) -> str:
+    fighter = player_name(s, s.combat.fighter if s.combat else None)
+    if a.outcome == "kill":
+        return f"{fighter} kills the monsters"
+    treasure = a.treasure
+    if treasure is None:
+        treasure = s.combat.treasure if s.combat else 0
+    return DEFEATED_WITHOUT_KILL.format(fighter=fighter, treasure=treasure)

@@ -1,0 +1,152 @@
+"""Dice in the log (RULES.md §2): rolling what an action left open, ordering players by
+rolls, a die rolled for a card, and rolling for the first player."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from functools import singledispatch
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from companion.core import rules
+from companion.core.chapters.base import (
+    D6,
+    BaseAction,
+    DieName,
+    Seat,
+    player_name,
+    step,
+    words,
+)
+from companion.core.chapters.table import player_at
+from companion.core.dice import RandomSource
+from companion.core.errors import RuleError
+from companion.core.state import DieRoll, GameState
+
+
+def d6(dice: RandomSource) -> int:
+    """One d6 from `dice`, refusing anything but 1 to 6."""
+    value = dice.roll_d6()
+    if not isinstance(value, int) or not 1 <= value <= 6:
+        raise ValueError(f"a d6 shows 1 to 6, but the dice gave {value!r}")
+    return value
+
+
+@singledispatch
+def fill_rolls(action: BaseAction, state: GameState, dice: RandomSource) -> BaseAction:
+    """Roll, with `dice`, any die result the action leaves open, and return the full action."""
+    return action
+
+
+def _draw(rolls: tuple[int, ...] | None, what: str) -> tuple[Iterator[int], list[int]]:
+    if rolls is None:
+        raise RuleError("roll_missing", f"The die roll for {what} was not recorded")
+    used: list[int] = []
+    source = iter(rolls)
+
+    def gen() -> Iterator[int]:
+        for value in source:
+            used.append(value)
+            yield value
+
+    return gen(), used
+
+
+def ordered_by_rolls(
+    groups: list[list[int]], rolls: tuple[int, ...] | None, what: str, checked: bool
+) -> tuple[int, ...]:
+    values, used = _draw(rolls, what)
+
+    def draw() -> int:
+        try:
+            return next(values)
+        except StopIteration:
+            raise RuleError("roll_missing", f"More die rolls are needed for {what}") from None
+
+    order, _ = rules.order_by_rolls(groups, draw)
+    if checked and rolls is not None and len(used) != len(rolls):
+        raise RuleError("extra_rolls", f"More die rolls were recorded than {what} needs")
+    return order
+
+
+# --- the one function that applies actions --------------------------------------------------
+
+
+class RollDie(BaseAction):
+    """Roll a d6 for anything a card asks for; the result is recorded."""
+
+    type: Literal["roll_die"] = "roll_die"
+    player: Seat | None = None
+    roll: D6 | None = None
+    purpose: Annotated[str, Field(max_length=200)] = ""
+    die: DieName = ""
+
+
+# --- combat --------------------------------------------------------------------------
+
+
+@step.register
+def _(action: RollDie, state: GameState, checked: bool) -> GameState:
+    if action.player is not None:
+        player_at(state, action.player)
+    if action.roll is None:
+        raise RuleError("roll_missing", "The die roll was not recorded")
+    roll = DieRoll(value=action.roll, player=action.player, purpose=action.purpose)
+    return state.evolve(last_roll=roll)
+
+
+# combat
+
+
+@fill_rolls.register
+def _(action: RollDie, state: GameState, dice: RandomSource) -> BaseAction:
+    return action if action.roll is not None else action.evolve(roll=d6(dice))
+
+
+@words.register
+def _(a: RollDie, s: GameState) -> str:
+    why = f" for {a.purpose}" if a.purpose else ""
+    on = f" on {a.die}" if a.die else ""
+    return f"{player_name(s, a.player)} rolls {a.roll}{on}{why}"
+
+
+class RollForFirstPlayer(BaseAction):
+    """Everyone rolls a d6, highest goes first, ties roll again (RULES.md §2)."""
+
+    type: Literal["roll_for_first_player"] = "roll_for_first_player"
+    rolls: tuple[D6, ...] | None = None
+
+
+@step.register
+def _(action: RollForFirstPlayer, state: GameState, checked: bool) -> GameState:
+    """Who goes first: everyone rolls, highest first, ties roll again (§2)."""
+    if checked and (state.turn != 1 or state.combat is not None or state.last_combat is not None):
+        raise RuleError("first_player_chosen", "The first player is chosen before play begins")
+    order = ordered_by_rolls(
+        [list(range(len(state.players)))], action.rolls, "choosing the first player", checked
+    )
+    rolls = action.rolls or ()
+    return state.evolve(
+        **{
+            "current": order[0],
+            "last_roll": DieRoll(value=max(rolls), player=order[0], purpose="first player"),
+        }
+    )
+
+
+@fill_rolls.register
+def _(action: RollForFirstPlayer, state: GameState, dice: RandomSource) -> BaseAction:
+    if action.rolls is not None or state.turn != 1:
+        return action
+    _, used = rules.order_by_rolls([list(range(len(state.players)))], lambda: d6(dice))
+    return action.evolve(rolls=used)
+
+
+# --- shared helpers -----------------------------------------------------------------------
+
+
+@words.register
+def _(a: RollForFirstPlayer, s: GameState) -> str:
+    rolls = ", ".join(map(str, a.rolls or ()))
+    return f"Everyone rolls for the first player ({rolls})"

@@ -1,0 +1,304 @@
+"""Running away (RULES.md §7): one roll per fighter and monster, Bad Stuff on a failure,
+and sacrificing an Ally to escape."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from companion.core import rules
+from companion.core.chapters.base import (
+    D6,
+    BaseAction,
+    DieName,
+    Override,
+    Seat,
+    monster_name,
+    player_name,
+    step,
+    words,
+)
+from companion.core.chapters.character import kill_player, remove_trait
+from companion.core.chapters.combat import finish_running_if_done, monster_index
+from companion.core.chapters.rolls import d6, fill_rolls
+from companion.core.chapters.table import current_combat, player_at, with_player
+from companion.core.dice import RandomSource
+from companion.core.errors import RuleError
+from companion.core.models import Loss
+from companion.core.state import (
+    CombatState,
+    DieRoll,
+    GameState,
+    MonsterInPlay,
+    PlayerState,
+    RunAwayRoll,
+)
+
+
+def _no_need_to_run(combat: CombatState, override: str | None) -> None:
+    if combat.fighters_winning and not combat.running and override is None:
+        raise RuleError("no_need_to_run", "The players are winning: nobody needs to run away")
+
+
+def _running_fighter(state: GameState, combat: CombatState, seat: int) -> PlayerState:
+    player = player_at(state, seat)
+    if seat not in combat.fighters:
+        raise RuleError("not_fighting", f"{player.name} is not in this combat")
+    if player.dead:
+        raise RuleError("dead_stops_rolling", f"{player.name} is dead and stops rolling")
+    if seat in combat.escaped:
+        raise RuleError("already_escaped", f"{player.name} has already escaped every monster")
+    return player
+
+
+# What a failed roll did, as whole sentences with named parameters (ready to translate).
+BAD_STUFF_WORDS = {
+    "lost_a_level": "lost a level",
+    "lost_levels": "lost {levels} levels",
+    "kept_level_1": "kept Level 1 (it cannot go lower)",
+    "lost_gear": "lost {points} gear bonus",
+    "no_gear": "had no hand-kept gear bonus to lose",
+    "lost_thing": "lost {thing}",
+    "nothing_to_lose": "had no {what} to lose",
+    "died": "died",
+}
+# The words for each thing a Bad Stuff can name.
+LOSS_WORDS: dict[Loss, str] = {
+    "headgear": "headgear",
+    "armor": "armor",
+    "footgear": "footgear",
+    "biggest_item": "item with a bonus",
+    "big_item": "Big item",
+    "class": "class",
+    "race": "race",
+    "style": "style",
+    "motivation": "motivation",
+}
+_SLOTS: dict[Loss, str] = {"headgear": "headgear", "armor": "armor", "footgear": "footgear"}
+
+
+def loss_candidates(player: PlayerState, loss: Loss) -> tuple[tuple[str, str], ...]:
+    """What a named loss could take from this player, as (key, name) pairs: the key is an
+    item id, or the trait's name. More than one means the victim chooses (§7).
+
+    Worn slots and "the item that gives the biggest bonus" look at equipped items only (only
+    they give bonuses); a Big item is any carried one; traits are the player's own.
+    """
+    if loss in _SLOTS:
+        found = [i for i in player.items if i.equipped and i.spec.slot == _SLOTS[loss]]
+    elif loss == "biggest_item":
+        worn = [i for i in player.items if i.equipped and i.spec.bonus > 0]
+        top = max((i.spec.bonus for i in worn), default=0)
+        found = [i for i in worn if i.spec.bonus == top]
+    elif loss == "big_item":
+        found = [i for i in player.items if i.spec.big]
+    else:
+        return tuple((t, t) for t in player.traits(loss))  # type: ignore[arg-type]
+    return tuple((i.id, i.spec.name) for i in found)
+
+
+def bad_stuff_choices(
+    state: GameState, seat: int, monster: int
+) -> tuple[tuple[Loss, tuple[tuple[str, str], ...]], ...]:
+    """The losses of a monster's Bad Stuff where this fighter would have to choose what to
+    lose (several candidates), each with its candidates: the app asks before the roll.
+    Empty outside combat, for an unknown seat or monster, or when nothing needs a choice."""
+    combat = state.combat
+    if combat is None or not 0 <= monster < len(combat.monsters):
+        return ()
+    if not 0 <= seat < len(state.players):
+        return ()
+    player = state.players[seat]
+    bad = combat.monsters[monster].spec.bad_stuff
+    if bad.death:
+        return ()
+    found = ((loss, loss_candidates(player, loss)) for loss in dict.fromkeys(bad.lose))
+    return tuple((loss, options) for loss, options in found if len(options) > 1)
+
+
+def _pick(
+    player: PlayerState,
+    loss: Loss,
+    options: tuple[tuple[str, str], ...],
+    picks: tuple[str, ...],
+    monster: str,
+    checked: bool,
+) -> tuple[str, str]:
+    """The victim's pick among several candidates for one loss (§7)."""
+    wanted = {p.casefold() for p in picks}
+    chosen = [o for o in options if o[0].casefold() in wanted]
+    if len(chosen) == 1 or (chosen and not checked):
+        return chosen[0]
+    if checked:
+        names = " or ".join(name for _, name in options)
+        what = LOSS_WORDS[loss]
+        if chosen:
+            raise RuleError(
+                "bad_stuff_choice", f"{player.name} loses one {what} to {monster}, not several"
+            )
+        raise RuleError(
+            "bad_stuff_choice",
+            f"{player.name} must choose which {what} {monster} takes: {names}",
+        )
+    return options[0]
+
+
+def _bad_stuff(
+    state: GameState, seat: int, monster: MonsterInPlay, picks: tuple[str, ...], checked: bool
+) -> tuple[GameState, dict[str, object]]:
+    """Apply a monster's Bad Stuff: levels, named items and traits (the victim's pick when
+    several fit), the hand-kept gear bonus, death; the rest stays words (§7)."""
+    bad = monster.spec.bad_stuff
+    said: list[str] = []
+    facts: dict[str, object] = {}
+    player = state.players[seat]
+    if bad.lose_levels:
+        level = max(1, player.level - bad.lose_levels)
+        lost = player.level - level
+        if lost:
+            key = "lost_a_level" if lost == 1 else "lost_levels"
+            said.append(BAD_STUFF_WORDS[key].format(levels=lost))
+        else:
+            said.append(BAD_STUFF_WORDS["kept_level_1"])
+        facts["levels_lost"] = lost
+        state = with_player(state, seat, level=level)
+    items_lost: list[str] = []
+    traits_lost: list[str] = []
+    for loss in dict.fromkeys(bad.lose if not bad.death else ()):
+        player = state.players[seat]
+        options = loss_candidates(player, loss)
+        if not options:
+            said.append(BAD_STUFF_WORDS["nothing_to_lose"].format(what=LOSS_WORDS[loss]))
+            continue
+        if len(options) == 1:
+            key, name = options[0]
+        else:
+            key, name = _pick(player, loss, options, picks, monster.spec.name, checked)
+        if loss in ("class", "race", "style", "motivation"):
+            state = remove_trait(state, seat, loss, key)  # type: ignore[arg-type]
+            traits_lost.append(name)
+        else:
+            state = with_player(state, seat, items=tuple(i for i in player.items if i.id != key))
+            items_lost.append(name)
+        said.append(BAD_STUFF_WORDS["lost_thing"].format(thing=name))
+    if items_lost:
+        facts["items_lost"] = tuple(items_lost)
+    if traits_lost:
+        facts["traits_lost"] = tuple(traits_lost)
+    # A gear figure beside a named item is for tables that count that gear by hand: when
+    # a tracked item was taken, the hand-kept bonus does not pay a second time.
+    if bad.lose_gear and not bad.death and not items_lost:
+        player = state.players[seat]
+        lost = min(bad.lose_gear, max(0, player.gear_bonus))
+        if lost:
+            said.append(BAD_STUFF_WORDS["lost_gear"].format(points=lost))
+            facts["gear_lost"] = lost
+            state = with_player(state, seat, gear_bonus=player.gear_bonus - lost)
+        else:
+            said.append(BAD_STUFF_WORDS["no_gear"])
+    if bad.death:
+        said.append(BAD_STUFF_WORDS["died"])
+        facts["died"] = True
+        state = kill_player(state, seat)
+    if bad.text:
+        said.append(bad.text)
+    facts["bad_stuff"] = "; ".join(said)
+    return state, facts
+
+
+class RunAway(BaseAction):
+    """One fighter rolls to run away from one monster: 5+ escapes (RULES.md §7)."""
+
+    type: Literal["run_away"] = "run_away"
+    fighter: Seat
+    monster: Annotated[int, Field(ge=0)]
+    roll: D6 | None = None
+    # The victim's choice, when the Bad Stuff names a thing and several fit ("lose your
+    # class" with two classes): item ids or trait names. Ignored on an escape.
+    picks: tuple[Annotated[str, Field(min_length=1, max_length=60)], ...] = ()
+    override: Override = None
+    die: DieName = ""
+
+
+@step.register
+def _(action: RunAway, state: GameState, checked: bool) -> GameState:
+    """Each fighter rolls per monster in the order they choose: 5+ with modifiers escapes,
+    failing brings the Bad Stuff; a fighter who dies stops rolling (§7)."""
+    combat = current_combat(state)
+    player = _running_fighter(state, combat, action.fighter)
+    index = monster_index(combat, action.monster)
+    monster = combat.monsters[index]
+    if action.roll is None:
+        raise RuleError("roll_missing", "The run-away roll was not recorded")
+    if checked:
+        _no_need_to_run(combat, action.override)
+        if any(r.fighter == action.fighter and r.monster == index for r in combat.rolls):
+            raise RuleError(
+                "already_rolled", f"{player.name} has already run from {monster.spec.name}"
+            )
+    modifier = player.total_run_away_bonus + monster.spec.run_away_modifier
+    escaped = rules.run_away_escapes(action.roll, modifier)
+    facts: dict[str, object] = {}
+    if not escaped:
+        state, facts = _bad_stuff(state, action.fighter, monster, action.picks, checked)
+    record = RunAwayRoll(
+        fighter=action.fighter,
+        monster=index,
+        roll=action.roll,
+        modifier=modifier,
+        escaped=escaped,
+        **facts,  # type: ignore[arg-type]
+    )
+    state = state.evolve(
+        **{
+            "combat": combat.evolve(running=True, rolls=(*combat.rolls, record)),
+            "last_roll": DieRoll(value=action.roll, player=action.fighter, purpose="run away"),
+        }
+    )
+    return finish_running_if_done(state)
+
+
+@fill_rolls.register
+def _(action: RunAway, state: GameState, dice: RandomSource) -> BaseAction:
+    return action if action.roll is not None else action.evolve(roll=d6(dice))
+
+
+@words.register
+def _(a: RunAway, s: GameState) -> str:
+    rolled = f"{player_name(s, a.fighter)} rolls {a.roll} to run from {monster_name(s, a.monster)}"
+    return f"{rolled} (on {a.die})" if a.die else rolled
+
+
+class SacrificeAlly(BaseAction):
+    """Give up the Ally to escape every monster; the owner decides for the partner (§4)."""
+
+    type: Literal["sacrifice_ally"] = "sacrifice_ally"
+    player: Seat
+    partner_escapes: bool = False
+
+
+@step.register
+def _(action: SacrificeAlly, state: GameState, checked: bool) -> GameState:
+    """Sacrificing an Ally escapes every monster; the owner decides for the partner (§4, §7)."""
+    combat = current_combat(state)
+    player = _running_fighter(state, combat, action.player)
+    if checked:
+        if player.ally is None:
+            raise RuleError("no_ally", f"{player.name} has no Ally to sacrifice")
+        _no_need_to_run(combat, None)
+    escaped = {action.player}
+    partners = [s for s in combat.fighters if s != action.player]
+    if action.partner_escapes and partners and not state.players[partners[0]].dead:
+        escaped.add(partners[0])
+    state = with_player(state, action.player, ally=None)
+    state = state.evolve(
+        **{"combat": combat.evolve(**{"running": True, "escaped": combat.escaped | escaped})}
+    )
+    return finish_running_if_done(state)
+
+
+@words.register
+def _(a: SacrificeAlly, s: GameState) -> str:
+    partner = " (the partner too)" if a.partner_escapes else ""
+    return f"{player_name(s, a.player)} sacrifices their Ally and escapes{partner}"

@@ -1,0 +1,57 @@
+"""Looking things up on the table and changing one player: the checks and edits that
+several chapters share."""
+
+from __future__ import annotations
+
+from companion.core.errors import RuleError
+from companion.core.state import CombatState, GameState, Item, Phase, PlayerState
+
+
+def player_at(state: GameState, number: int) -> PlayerState:
+    """The player in a seat, or RuleError when the seat is empty."""
+    if not 0 <= number < len(state.players):
+        raise RuleError(
+            "no_such_player", f"There is no player in seat {number} (seats count from 0)"
+        )
+    return state.players[number]
+
+
+def with_player(state: GameState, number: int, **changes: object) -> GameState:
+    """The state with one player's fields changed."""
+    players = list(state.players)
+    players[number] = players[number].evolve(**changes)
+    return state.evolve(players=tuple(players))
+
+
+def alive(player: PlayerState, doing: str) -> None:
+    """Dead players cannot receive cards, level up or act (RULES.md §8)."""
+    if player.dead:
+        raise RuleError("dead_player", f"{player.name} is dead and cannot {doing}")
+
+
+def current_combat(state: GameState) -> CombatState:
+    """The combat going on, or RuleError when there is none."""
+    if state.combat is None:
+        raise RuleError("no_combat", "There is no combat going on")
+    return state.combat
+
+
+def not_running(combat: CombatState) -> None:
+    """Once running away has started, nothing else about the combat changes (§7)."""
+    if combat.running:
+        raise RuleError(
+            "running_away", "Running away has started: finish the rolls before anything else"
+        )
+
+
+def find_item(player: PlayerState, item_id: str) -> Item:
+    """A player's tracked item by id, or RuleError."""
+    for item in player.items:
+        if item.id == item_id:
+            return item
+    raise RuleError("no_such_item", f"{player.name} has no item {item_id}")
+
+
+def win(state: GameState, seats: tuple[int, ...]) -> GameState:
+    """The game is over: these seats won."""
+    return state.evolve(winners=seats, phase=Phase.GAME_OVER, combat=None)

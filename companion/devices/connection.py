@@ -1,0 +1,680 @@
+"""One counter's connection: its link kept up, a session per connect, its picture delivered.
+
+A `CounterConnection` keeps its link open (`Reconnector`), opens a protocol
+session on every (re)connect (HELLO, then AUTH with the stored token, or a
+CLAIM while the counter's claim window is open), and then keeps the counter's
+picture equal to what its table wants shown: it sends what the counter has
+not acknowledged yet, and sends it again when an ACK does not come. A burst of
+changes within one turn of the loop goes out once. Button presses go to the
+table (`Table.counter_pressed`), and each is acknowledged once the table says
+it is taken for good (its action saved).
+
+The connection knows its table only through the small `Table` protocol; the
+table (`DeviceManager`) drives it through public methods.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+import time
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Coroutine
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol
+
+from companion.devices import seal, wire
+from companion.devices.link import Link, LinkClosedError, LinkError, LinkState
+from companion.devices.projection import Desired, after_absence, desired
+from companion.devices.reconnect import Backoff, Reconnector
+from companion.devices.session import (
+    AUTH_TIMEOUT_S,
+    HELLO_TIMEOUT_S,
+    CounterVersionError,
+    ImpostorError,
+    Session,
+)
+from companion.devices.tasks import TaskSet
+from companion.devices.tokens import TokenStore
+from companion.devices.virtual import VirtualCounter
+
+_LOGGER = logging.getLogger(__name__)
+
+ACK_TIMEOUT_S = 0.5  # s: a state change not acknowledged by then is sent again (lost on the way)
+REFRESH_INTERVAL_S = 10.0  # s: everything is sent again this often, acknowledged or not, in case
+# a message was damaged past the carrier's checks (BLE carries no CRC of ours)
+AUTH_ATTEMPTS = 3  # refused AUTHs in a row before the counter is taken as another table's
+PING_INTERVAL_S = 2.0  # s: often enough for a live link-quality figure, cheap on the radio
+PINGS_MISSED_MAX = 3  # unanswered pings in a row before a silent counter is taken for gone
+RECENT_PRESSES = 64  # button seqs remembered per counter, to treat a resent press as the same one
+MAX_BAD_TAGS = 16  # wrong tags in one session before the app opens a new one (as the counter does)
+PENALTY_FIRST_S = 0.25  # s: the wait before a new session after one that ended out of step ...
+PENALTY_MAX_S = 8.0  # s: ... doubling each time in a row up to this: a forger's tries stay slow
+SETTLED_S = 30.0  # s: a session that lasted this long resets that wait
+TASK_RESTART_S = 1.0  # s: a task that keeps failing is started again once a second, not in a spin
+
+
+@dataclass(frozen=True)
+class Timing:
+    """How long a connection waits for each answer, and how often it checks on its counter."""
+
+    hello_timeout_s: float = HELLO_TIMEOUT_S
+    auth_timeout_s: float = AUTH_TIMEOUT_S
+    ack_timeout_s: float = ACK_TIMEOUT_S
+    ping_interval_s: float = PING_INTERVAL_S
+    refresh_interval_s: float = REFRESH_INTERVAL_S
+
+
+@dataclass(frozen=True)
+class CounterStatus:
+    """What the Devices screen shows for one counter; a new object on every change.
+
+    `connection` is "connecting", "connected", "reconnecting" or "stopped";
+    `access` is "unknown" (no HELLO yet), "ours" (claimed by this app and
+    authenticated), "unclaimed" (long-press it to add it), "claiming" (a claim
+    is under way), "claimed_elsewhere" (another table's: never taken over
+    without a long press on the counter), "mismatch" (answers with the id of a
+    counter claimed here, but elsewhere or without proving it holds the token:
+    perhaps a fake passing messages on; never used) or "version" (speaks
+    another protocol major: update its firmware).
+    """
+
+    key: str
+    transport: str
+    name: str
+    address: str
+    virtual: bool = False
+    connection: str = "connecting"
+    access: str = "unknown"
+    role: str | None = None
+    firmware: str | None = None
+    counter_id: int | None = None
+    battery_percent: int | None = None
+    battery_mv: int | None = None
+    charging: bool = False
+    rtt_ms: float | None = None
+    errors: int = 0
+    reconnects: int = 0
+    players: tuple[int, ...] = ()
+    last_problem: str = ""
+
+    @property
+    def claimed(self) -> bool:
+        """True if some app holds this counter (this one or another table's)."""
+        return self.access in ("ours", "claimed_elsewhere")
+
+
+class Table(Protocol):
+    """What a connection asks of the table it serves (the `DeviceManager` is one)."""
+
+    @property
+    def tokens(self) -> TokenStore:
+        """The claim tokens of this table's counters."""
+        ...
+
+    @property
+    def claiming(self) -> bool:
+        """True while the user allows moving counters from another table to this one."""
+        ...
+
+    @property
+    def claim_virtual(self) -> bool:
+        """True if unclaimed virtual counters are long-pressed for the user."""
+        ...
+
+    @property
+    def timing(self) -> Timing:
+        """Timeouts and intervals of every connection."""
+        ...
+
+    def counter_ready(self, connection: CounterConnection) -> None:
+        """The counter is ours and authenticated: tell it (`set_desired`) what to show."""
+
+    def counter_pressed(
+        self, connection: CounterConnection, press: wire.Button
+    ) -> Awaitable[object] | None:
+        """A new button press: apply it now; the press is acknowledged once the returned
+        awaitable is done (at once for None)."""
+
+    def status_changed(self, connection: CounterConnection) -> None:
+        """The counter's `status` changed."""
+
+    def counter_synced(self, connection: CounterConnection) -> None:
+        """The counter acknowledged everything it should show."""
+
+
+@dataclass
+class _InFlight:
+    key: str
+    ident: tuple[Any, ...]
+    sent_at: float
+
+
+@dataclass
+class _Remembered:
+    """What a connection keeps across the sessions of its counter."""
+
+    window_seen: bool = False  # a CLAIM_OPEN came while the session was opening
+    auth_failures: int = 0  # refused AUTHs in a row
+    last_counter_seq: int = -1  # the seq of the counter's latest HELLO (lower: it restarted)
+    #: Recent presses by seq, each with what its ACK waits for (None: nothing).
+    recent: OrderedDict[int, asyncio.Future[object] | None] = field(default_factory=OrderedDict)
+
+
+class CounterConnection:
+    """One counter: its link, its protocol session, what it should show and what it acknowledged."""
+
+    def __init__(
+        self,
+        table: Table,
+        link: Link,
+        *,
+        key: str,
+        virtual: VirtualCounter | None = None,
+        backoff: Backoff | None = None,
+    ) -> None:
+        self.table = table
+        self.link = link
+        self.key = key
+        self.virtual = virtual
+        self.hello: wire.Hello | None = None
+        self.authenticated = False
+        self.session: Session | None = None
+        self.status = CounterStatus(
+            key=key,
+            transport=link.transport,
+            name=virtual.name if virtual is not None else link.name,
+            address=link.address,
+            virtual=virtual is not None,
+        )
+        self._desired: dict[str, Desired] = {}
+        self._acked: dict[str, tuple[Any, ...]] = {}
+        self._in_flight: dict[int, _InFlight] = {}
+        self._wake = asyncio.Event()
+        self._changed = asyncio.Event()
+        self._timer: asyncio.TimerHandle | None = None
+        self._pings: dict[int, float] = {}
+        self._remembered = _Remembered()
+        self._opens = 0
+        self._early_ends = 0  # sessions in a row that ended out of step soon after opening
+        self._penalty_s = 0.0  # the wait before the next session's HELLO
+        self._since = 0.0  # when the current session was proved (loop time)
+        self._tasks = TaskSet(f"counter {key}", on_error=self._task_failed)
+        self.reconnector = Reconnector(link, on_open=self._open_session, backoff=backoff)
+        link.on_message(self._on_message)
+        link.on_state_change(self._on_link_state)
+
+    # -- life cycle -----------------------------------------------------------------
+
+    def start(self) -> None:
+        """Connect, and keep the counter connected and showing its picture until `stop()`."""
+        self.reconnector.start()
+        for name, loop in self._loops().items():
+            self._tasks.spawn(loop(), name)
+
+    def _loops(self) -> dict[str, Callable[[], Coroutine[Any, Any, None]]]:
+        """The tasks that run for the connection's whole life, by name."""
+        return {"push": self._push_loop, "ping": self._ping_loop, "refresh": self._refresh_loop}
+
+    def _task_failed(self, name: str, exc: BaseException) -> None:
+        """A task of this connection failed (the `TaskSet` logged it): a life-long one is
+        started again, and the counter gets a fresh session, since the failure may have
+        left the old one out of step."""
+        short_name = name.rsplit(": ", 1)[-1]
+        loop = self._loops().get(short_name)
+        if loop is None:
+            return
+        self._tasks.spawn(self._restart(loop), short_name)
+        if self.link.is_open:
+            self._tasks.spawn(self.link.drop(f"a task failed: {exc}"), "drop")
+
+    async def _restart(self, loop: Callable[[], Coroutine[Any, Any, None]]) -> None:
+        await asyncio.sleep(TASK_RESTART_S)
+        await loop()
+
+    async def stop(self) -> None:
+        """Stop every task of this connection and close its link."""
+        await self._tasks.cancel_all()
+        if self._timer is not None:
+            self._timer.cancel()
+        await self.reconnector.stop()
+        self._update(connection="stopped")
+
+    async def wait_ready(self) -> None:
+        """Return once the counter is connected and authenticated (use with a timeout)."""
+        await self._wait(lambda: self.authenticated and self.link.is_open)
+
+    async def wait_synced(self) -> None:
+        """Return once the counter acknowledged everything it should show (use with a timeout)."""
+        await self._wait(lambda: self.synced)
+
+    @property
+    def synced(self) -> bool:
+        """True when the counter is ours, connected, and acknowledged all it should show."""
+        if not (self.authenticated and self.link.is_open):
+            return False
+        return all(self._acked.get(key) == want.ident for key, want in self._desired.items())
+
+    # -- what the counter should show -----------------------------------------------
+
+    def set_desired(
+        self, key: str, message: wire.Message, ident: tuple[Any, ...] | None = None
+    ) -> None:
+        """The counter should hold `message` under `key` (sent unless it already holds it)."""
+        self.want(key, desired(message, ident))
+
+    def want(self, key: str, wanted: Desired) -> None:
+        """The counter should hold `wanted` under `key` (sent unless it already holds it)."""
+        current = self._desired.get(key)
+        if current is not None and current.ident == wanted.ident:
+            return
+        self._desired[key] = wanted
+        self._wake.set()
+
+    def desired(self, key: str) -> wire.Message | None:
+        """The message the counter should hold under `key`, if any."""
+        want = self._desired.get(key)
+        return want.message if want is not None else None
+
+    def refresh(self) -> None:
+        """Send the latest state again even if the counter acknowledged it (after a refusal)."""
+        self._acked.pop("snapshot", None)
+        self._wake.set()
+
+    def resync(self) -> None:
+        """Send everything the counter should show again, acknowledged or not."""
+        self._acked.clear()
+        self._wake.set()
+
+    def show_players(self, seats: tuple[int, ...]) -> None:
+        """Record which players (seats) the counter shows, for its status."""
+        self._update(players=seats)
+
+    def note_problem(self, problem: str) -> None:
+        """Show `problem` as the counter's latest problem."""
+        self._update(last_problem=problem)
+
+    async def identify(self, seconds: int = 5) -> None:
+        """Blink the counter so the table can tell which one it is."""
+        session = self.session
+        if self.authenticated and self.link.is_open and session is not None:
+            with contextlib.suppress(LinkError):
+                await self._send(session, wire.ShowIdentify(max(0, min(255, seconds))))
+
+    # -- claiming, on the table's behalf ------------------------------------------------
+
+    def start_claim(self, *, quiet: bool = False) -> None:
+        """Try to claim the counter now (it takes the claim only while its window is open)."""
+        self._tasks.spawn(self._claim(quiet=quiet), "claim")
+
+    def reconnect_now(self) -> None:
+        """A fresh connection now, not when the backoff says (and its session may claim)."""
+        self._tasks.spawn(self._reconnect_now(), "reconnect")
+
+    async def _reconnect_now(self) -> None:
+        reconnector = self.reconnector
+        await reconnector.stop()
+        reconnector.backoff.reset()
+        reconnector.start()
+
+    # -- session ----------------------------------------------------------------------
+
+    async def _open_session(self, link: Link) -> None:
+        """A fresh session after every (re)connect: HELLO, then AUTH or wait for a claim."""
+        self.authenticated = False
+        self._acked.clear()
+        self._in_flight.clear()
+        self._pings.clear()
+        if self.session is not None:
+            self.session.end(LinkClosedError(f"{link.name}: a new session began"))
+        if self._penalty_s:
+            await asyncio.sleep(self._penalty_s)
+            self._penalty_s = 0.0
+        session = self.session = Session(link)
+        claim = self._remembered
+        claim.window_seen = False
+        table = self.table
+        try:
+            hello = await session.start(table.timing.hello_timeout_s)
+            if hello.seq <= claim.last_counter_seq:
+                claim.recent.clear()  # the counter restarted: its press numbers start again
+            claim.last_counter_seq = hello.seq
+            self.hello = hello
+            role = {wire.ROLE_BOARD: "board", wire.ROLE_TRACKER: "tracker"}.get(hello.role)
+            self._update(
+                role=role,
+                firmware=".".join(str(part) for part in hello.firmware),
+                counter_id=hello.counter_id,
+            )
+            if hello.caps & wire.CAP_CLAIMED:
+                await self._authenticate(session, hello)
+            else:
+                self._update(access="unclaimed", last_problem="long-press the counter to add it")
+                if claim.window_seen or table.claiming:
+                    # Its claim window may be open already (pressed before we connected).
+                    self._update(access="claiming")
+                    self.start_claim(quiet=not claim.window_seen)
+                elif self.virtual is not None and table.claim_virtual:
+                    self.virtual.open_claim_window()
+        except CounterVersionError:
+            self._update(access="version", last_problem="the counter needs a firmware update")
+        finally:
+            session.opened()
+
+    async def _authenticate(self, session: Session, hello: wire.Hello) -> None:
+        table = self.table
+        challenge = await session.challenge(table.timing.hello_timeout_s)
+        token = table.tokens.get(hello.counter_id)
+        if token is None:
+            await self._held_elsewhere("claimed by another table")
+            return
+        place = self._place()
+        claimed_at = table.tokens.place(hello.counter_id)
+        elsewhere = claimed_at is not None and place is not None and claimed_at != place
+        try:
+            accepted = await session.answer(token, challenge, table.timing.auth_timeout_s)
+        except ImpostorError as exc:
+            await self._mismatch(str(exc))
+            return
+        if elsewhere and (not accepted or seal.link_id(self.link.address) == seal.NO_LINK_ID):
+            # Where this platform hides addresses, a proof cannot tell a relay from the
+            # counter itself, so a counter found elsewhere is not used without a new claim.
+            where = claimed_at.split(":", 1)[1] if claimed_at else "?"
+            await self._mismatch(
+                f"answers at {self.link.address} but was claimed at {where}: it may be a fake "
+                "passing messages on, so nothing is sent to it"
+            )
+            return
+        if accepted and elsewhere and place is not None:
+            table.tokens.moved(hello.counter_id, place)  # it proved the token at its new address
+        claim = self._remembered
+        if not accepted:
+            claim.auth_failures += 1
+            if claim.auth_failures < AUTH_ATTEMPTS:
+                # A damaged challenge or answer fails like a wrong token; only a
+                # refusal that repeats means someone else holds the counter now.
+                raise LinkError(f"{self.link.name}: authentication failed")
+            await self._held_elsewhere("claimed by another table since this app claimed it")
+            return
+        claim.auth_failures = 0
+        self._authenticated()
+
+    def _place(self) -> str | None:
+        """Where this link reaches its counter, as remembered with a claim (BLE only: a
+        serial port's path changes with the order of plugging in)."""
+        return f"ble:{self.link.address}" if self.link.transport == "ble" else None
+
+    async def _mismatch(self, problem: str) -> None:
+        """Not the counter claimed here (or not only it): tell the user, and never use it."""
+        session = self.session
+        if session is not None:
+            session.sealer = None  # nothing more goes out under this session's key
+        self.authenticated = False
+        self._update(access="mismatch", last_problem=problem)
+        if self.link.transport == "ble":
+            raise LinkError(f"{self.link.name}: {problem}")  # free the radio; look again later
+
+    def _authenticated(self) -> None:
+        self._since = asyncio.get_running_loop().time()
+        self.authenticated = True
+        self._acked.clear()
+        replacement = after_absence(self.desired("show"))
+        if replacement is not None:
+            self._desired["show"] = replacement
+        self.table.counter_ready(self)
+        self._update(access="ours", last_problem="")
+        self._wake.set()
+
+    async def _held_elsewhere(self, problem: str) -> None:
+        """The counter belongs to another table: claim it only while the user allows it here."""
+        self._update(access="claimed_elsewhere", last_problem=problem)
+        if self.table.claiming:
+            # The user asked to move counters here; the counter still needs its long press.
+            self._update(access="claiming")
+            await self._claim(quiet=True)
+            if self.authenticated:
+                return
+            self._update(
+                access="claimed_elsewhere",
+                last_problem=f"{problem}: long-press it now to move it to this table",
+            )
+            return
+        if self.link.transport == "ble":
+            # A BLE counter serves one app at a time: leave it free for its own table
+            # and look again later (the reconnect backoff grows to MAX_BACKOFF_S).
+            raise LinkError(f"{self.link.name}: {problem}")
+
+    async def _claim(self, *, quiet: bool = False) -> None:
+        hello, session = self.hello, self.session
+        if hello is None or session is None:
+            return
+        token = seal.new_token(wire.random_bytes)
+        try:
+            taken = await session.claim(token, self.table.timing.auth_timeout_s)
+        except LinkError as exc:
+            self._update(last_problem=f"claim failed: {exc}")
+            return
+        if not taken:
+            if self.status.access == "claiming":
+                self._update(
+                    access="unclaimed" if not hello.caps & wire.CAP_CLAIMED else "claimed_elsewhere"
+                )
+            if not quiet:
+                self._update(last_problem="the claim window closed; long-press the counter again")
+            return
+        self.table.tokens.put(hello.counter_id, token, place=self._place())
+        self._remembered.auth_failures = 0
+        # The claim ended every session on the counter: open one under the new token.
+        await self._open_session(self.link)
+
+    # -- incoming ---------------------------------------------------------------------
+
+    def _on_message(self, payload: bytes) -> None:
+        session = self.session
+        if session is None:
+            try:
+                message: wire.Message | wire.WireError | None = wire.decode(payload)
+            except wire.WireError as exc:
+                message = exc
+        else:
+            message = session.receive(payload)
+        if message is None:
+            # A wrong tag: damage on the way, or someone else's message. Dropped.
+            self._update(errors=self.status.errors + 1)
+            if session is not None and session.bad_tags == MAX_BAD_TAGS:
+                self._out_of_step("too many damaged messages")
+            return
+        if isinstance(message, wire.WireError):
+            if session is None or not session.take(message):
+                self._update(errors=self.status.errors + 1)
+            return
+        if session is not None and session.take(message):
+            return
+        if isinstance(message, wire.Ack):
+            flight = self._in_flight.pop(message.ref_seq, None)
+            if flight is not None:
+                self._acked[flight.key] = flight.ident
+                if self.synced:
+                    self._changed.set()
+                    self.table.counter_synced(self)
+            return
+        if isinstance(message, wire.Error):
+            self._on_error(message)
+            return
+        if isinstance(message, wire.Pong):
+            sent = self._pings.pop(message.token, None)
+            if sent is not None:
+                self._pings.clear()  # any answer proves the counter alive; older pings were lost
+                self._update(rtt_ms=(time.monotonic() - sent) * 1000)
+            return
+        if isinstance(message, wire.Battery):
+            self._update(
+                battery_percent=message.percent,
+                battery_mv=message.millivolts,
+                charging=bool(message.flags & wire.BATTERY_CHARGING),
+            )
+            return
+        if isinstance(message, wire.Button):
+            self._on_button(message)
+            return
+        if isinstance(message, wire.ClaimOpen):
+            self._on_claim_open()
+
+    def _on_error(self, message: wire.Error) -> None:
+        self._update(errors=self.status.errors + 1)
+        out_of_step = (wire.ERR_NOT_AUTHENTICATED, wire.ERR_REPLAY, wire.ERR_MALFORMED)
+        if self.authenticated and message.code in out_of_step:
+            # The counter and the app disagree about the session (it ended on the counter:
+            # its app was quiet too long, a claim, too many wrong tags; or a reset): start
+            # a fresh one rather than talk past each other.
+            self._out_of_step(f"session out of step (error {message.code})")
+
+    def _out_of_step(self, reason: str) -> None:
+        """End this session and open another, after a wait that doubles while it keeps happening."""
+        if not self.authenticated:
+            return
+        self.authenticated = False
+        now = asyncio.get_running_loop().time()
+        self._early_ends = 1 if now - self._since >= SETTLED_S else self._early_ends + 1
+        self._penalty_s = min(PENALTY_MAX_S, PENALTY_FIRST_S * 2 ** (self._early_ends - 1))
+        self._tasks.spawn(self.link.drop(reason), "drop")
+
+    def _on_claim_open(self) -> None:
+        access = self.status.access
+        session = self.session
+        if session is not None and session.handshaking:
+            self._remembered.window_seen = True  # act on it once the HELLO says who it is
+            return
+        if access == "unclaimed" or (access == "claimed_elsewhere" and self.table.claiming):
+            self._update(access="claiming")
+            self.start_claim()
+        elif access == "claimed_elsewhere":
+            self._update(
+                last_problem="claimed by another table: allow claiming in the app, then long-press"
+            )
+
+    def _on_button(self, message: wire.Button) -> None:
+        if not self.authenticated:
+            return
+        recent = self._remembered.recent
+        if message.seq in recent:
+            # A resent press the app already took: acknowledged when the first one is.
+            self._tasks.spawn(self._ack(message, recent[message.seq]), "ack")
+            return
+        taken = self.table.counter_pressed(self, message)
+        durable = asyncio.ensure_future(taken) if taken is not None else None
+        recent[message.seq] = durable
+        while len(recent) > RECENT_PRESSES:
+            recent.popitem(last=False)
+        self._tasks.spawn(self._ack(message, durable), "ack")
+
+    async def _ack(self, message: wire.Message, after: asyncio.Future[object] | None) -> None:
+        if after is not None:
+            await asyncio.shield(after)  # a stop cancels this ACK, not the table's save
+        session = self.session
+        if session is None:
+            return
+        with contextlib.suppress(LinkError):
+            await self._send(session, wire.Ack(message.seq, message.TYPE))
+
+    def _on_link_state(self, state: LinkState) -> None:
+        if state is LinkState.OPEN:
+            self._opens += 1
+            self._update(connection="connected", reconnects=self._opens - 1)
+        elif state is LinkState.LOST:
+            self.authenticated = False
+            self._update(connection="reconnecting")
+        elif state is LinkState.CLOSED and self.status.connection != "stopped":
+            self.authenticated = False
+            if self.reconnector.running:
+                self._update(connection="reconnecting")
+        session = self.session
+        if session is not None and state is not LinkState.OPEN:
+            session.end(LinkClosedError(f"{self.link.name} went away"))
+
+    # -- outgoing ---------------------------------------------------------------------
+
+    async def _push_loop(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            session = self.session
+            if not (self.authenticated and self.link.is_open) or session is None:
+                continue
+            if session.worn_out:
+                await self._renew_session()
+                continue
+            now = loop.time()
+            waiting = {f.key: f for f in self._in_flight.values()}
+            ack_timeout_s = self.table.timing.ack_timeout_s
+            try:
+                for key, want in list(self._desired.items()):
+                    if self._acked.get(key) == want.ident:
+                        continue
+                    flight = waiting.get(key)
+                    if (
+                        flight is not None
+                        and flight.ident == want.ident
+                        and now - flight.sent_at < ack_timeout_s
+                    ):
+                        continue
+                    for seq in [s for s, f in self._in_flight.items() if f.key == key]:
+                        del self._in_flight[seq]
+                    seq = await self._send(session, want.message)
+                    self._in_flight[seq] = _InFlight(key, want.ident, now)
+            except LinkError:
+                continue  # lost mid-send: the resync after the reconnect covers it
+            if self._in_flight:
+                if self._timer is not None:
+                    self._timer.cancel()
+                self._timer = loop.call_later(ack_timeout_s, self._wake.set)
+
+    async def _refresh_loop(self) -> None:
+        while True:
+            await asyncio.sleep(self.table.timing.refresh_interval_s)
+            self.resync()
+
+    async def _ping_loop(self) -> None:
+        while True:
+            await asyncio.sleep(self.table.timing.ping_interval_s)
+            session = self.session
+            if not self.link.is_open or session is None or session.handshaking:
+                continue
+            if len(self._pings) >= PINGS_MISSED_MAX:
+                self._pings.clear()
+                await self.link.drop("the counter stopped answering")
+                continue
+            token = secrets.randbits(32)
+            self._pings[token] = time.monotonic()
+            with contextlib.suppress(LinkError):
+                await self._send(session, wire.Ping(token))
+
+    async def _send(self, session: Session, message: wire.Message) -> int:
+        """Send on `session`; once it nears the end of its seq space, the sender renews it."""
+        seq = await session.send(message)
+        if session.worn_out:
+            self._wake.set()
+        return seq
+
+    async def _renew_session(self) -> None:
+        """A fresh session on the same link before the seq numbers run out (protocol §3):
+        a new HELLO and AUTH, then everything the counter should show again."""
+        try:
+            await self._open_session(self.link)
+        except LinkError as exc:
+            await self.link.drop(f"a fresh session failed: {exc}")
+
+    # -- helpers ----------------------------------------------------------------------
+
+    async def _wait(self, condition: Any) -> None:
+        while not condition():
+            self._changed.clear()
+            await self._changed.wait()
+
+    def _update(self, **changes: Any) -> None:
+        self.status = replace(self.status, **changes)
+        self._changed.set()
+        self.table.status_changed(self)

@@ -1,0 +1,330 @@
+"""The Pixels dice message layouts: bytes from a die into messages, and the few we send.
+
+Layouts follow the maker's published communications protocol: every message is
+one GATT write or notification, little endian, its first byte the message id.
+Only what a roll needs is decoded (who the die is, its roll state, its battery);
+any other message id decodes to `OtherMessage`. Bytes that break a layout raise
+`DecodeError`, never anything else.
+"""
+
+from __future__ import annotations
+
+import enum
+import struct
+from dataclasses import dataclass
+
+from companion.devices.dice.model import DecodeError, DieType, Motion
+
+SERVICE_UUID = "6e400001-b5a3-f393-e0a9-e50e24dcca9e"
+NOTIFY_CHAR_UUID = "6e400001-b5a3-f393-e0a9-e50e24dcca9e"  # the same UUID as the service
+WRITE_CHAR_UUID = "6e400002-b5a3-f393-e0a9-e50e24dcca9e"
+
+# Message ids (the first byte), as numbered by the firmware.
+WHO_ARE_YOU = 1
+I_AM_A_DIE = 2
+ROLL_STATE = 3
+REQUEST_ROLL_STATE = 23
+BLINK = 29
+REQUEST_BATTERY_LEVEL = 33
+BATTERY_LEVEL = 34
+
+LEGACY_I_AM_A_DIE_SIZE = 22  # bytes: the flat layout of firmware before chunked identities
+SERVICE_DATA_SIZE = 8  # bytes: Pixel id and firmware build time, in the advertisement
+ALL_FACES = 0xFFFF_FFFF  # face mask: light every face
+CHARGING_BIT = 0x80  # in the advertised battery byte; the low seven bits are the percent
+
+
+class RollState(enum.IntEnum):
+    """The roll states a Pixels die reports."""
+
+    UNKNOWN = 0
+    ROLLED = 1  # came to rest after a proper roll (older firmware: "on a face")
+    HANDLING = 2
+    ROLLING = 3
+    CROOKED = 4
+    ON_FACE = 5  # at rest, but it never moved enough to count as a roll
+
+    @property
+    def motion(self) -> Motion:
+        """The maker-neutral name of this state."""
+        return _MOTION[self]
+
+
+_MOTION = {
+    RollState.UNKNOWN: Motion.UNKNOWN,
+    RollState.ROLLED: Motion.SETTLED,
+    RollState.HANDLING: Motion.HANDLING,
+    RollState.ROLLING: Motion.ROLLING,
+    RollState.CROOKED: Motion.CROOKED,
+    RollState.ON_FACE: Motion.RESTING,
+}
+
+# The die type byte of an identity message.
+DIE_TYPES = {
+    0: DieType.UNKNOWN,
+    1: DieType.D4,
+    2: DieType.D6,
+    3: DieType.D8,
+    4: DieType.D10,
+    5: DieType.D00,
+    6: DieType.D12,
+    7: DieType.D20,
+    8: DieType.D6_PIPPED,
+    9: DieType.D6_FUDGE,
+}
+DIE_TYPE_CODES = {die_type: code for code, die_type in DIE_TYPES.items()}
+
+# Firmware too old to send its die type: the LED count tells the shapes that matter here.
+_TYPE_BY_LED_COUNT = {6: DieType.D6, 21: DieType.D6_PIPPED, 20: DieType.D20}
+
+
+def face_value(die_type: DieType, face_index: int) -> int:
+    """The number on a face, from the 0-based face index a Pixels die reports.
+
+    >>> face_value(DieType.D6, 0), face_value(DieType.D10, 0), face_value(DieType.D00, 3)
+    (1, 0, 30)
+    """
+    if die_type is DieType.D10:
+        return face_index
+    if die_type is DieType.D00:
+        return face_index * 10
+    return face_index + 1
+
+
+@dataclass(frozen=True)
+class IAmADie:
+    """A die's answer to WhoAreYou: what it is and how it lies right now."""
+
+    die_type: DieType
+    led_count: int
+    pixel_id: int
+    build_timestamp: int
+    roll_state: RollState
+    face_index: int
+    battery_percent: int
+    battery_state: int
+    name: str = ""  # only the chunked layout carries the die's name
+
+
+@dataclass(frozen=True)
+class RollStateMessage:
+    """Sent whenever the roll state or the face up changes."""
+
+    state: RollState
+    face_index: int
+
+
+@dataclass(frozen=True)
+class BatteryLevel:
+    """Sent whenever the battery level or charging state changes."""
+
+    percent: int
+    state: int
+
+
+@dataclass(frozen=True)
+class OtherMessage:
+    """A message id this app does not read (animations, telemetry, acknowledgements)."""
+
+    message_id: int
+
+
+Message = IAmADie | RollStateMessage | BatteryLevel | OtherMessage
+
+
+def decode(data: bytes) -> Message:
+    """One notification from a die into a message; raises `DecodeError` if malformed.
+
+    >>> decode(bytes([3, 1, 4]))
+    RollStateMessage(state=<RollState.ROLLED: 1>, face_index=4)
+    >>> decode(bytes([34, 87, 0]))
+    BatteryLevel(percent=87, state=0)
+    """
+    if not data:
+        raise DecodeError("Pixels: empty notification")
+    message_id = data[0]
+    if message_id == ROLL_STATE:
+        _need(data, 3, "RollState")
+        return RollStateMessage(_roll_state(data[1]), data[2])
+    if message_id == BATTERY_LEVEL:
+        _need(data, 3, "BatteryLevel")
+        return BatteryLevel(_percent(data[1]), data[2])
+    if message_id == I_AM_A_DIE:
+        if len(data) == LEGACY_I_AM_A_DIE_SIZE:
+            return _legacy_identity(data)
+        return _chunked_identity(data)
+    return OtherMessage(message_id)
+
+
+def _need(data: bytes, size: int, what: str) -> None:
+    if len(data) < size:
+        raise DecodeError(f"Pixels: {what} needs {size} bytes, got {len(data)}")
+
+
+def _roll_state(value: int) -> RollState:
+    try:
+        return RollState(value)
+    except ValueError:
+        raise DecodeError(f"Pixels: roll state {value} is not one the protocol defines") from None
+
+
+def _percent(value: int) -> int:
+    if value > 100:
+        raise DecodeError(f"Pixels: battery level {value} % is over 100 %")
+    return value
+
+
+def _die_type(code: int, led_count: int) -> DieType:
+    if code not in DIE_TYPES:
+        raise DecodeError(f"Pixels: die type {code} is not one the protocol defines")
+    die_type = DIE_TYPES[code]
+    if die_type is DieType.UNKNOWN:
+        return _TYPE_BY_LED_COUNT.get(led_count, DieType.UNKNOWN)
+    return die_type
+
+
+# id, LED count, colour, die type, data-set hash, Pixel id, free flash, build time,
+# roll state, face index, battery percent, battery state
+_LEGACY = struct.Struct("<BBBBIIHIBBBB")
+
+
+def _legacy_identity(data: bytes) -> IAmADie:
+    (_, leds, _colour, type_code, _hash, pixel_id, _flash, built, roll, face, battery, state) = (
+        _LEGACY.unpack(data)
+    )
+    return IAmADie(
+        die_type=_die_type(type_code, leds),
+        led_count=leds,
+        pixel_id=pixel_id,
+        build_timestamp=built,
+        roll_state=_roll_state(roll),
+        face_index=face,
+        battery_percent=_percent(battery),
+        battery_state=state,
+    )
+
+
+# The chunked identity: after the id byte, six chunks in this order, each starting
+# with its own size in bytes (the size byte included).
+_CHUNKS = ("version", "die", "design name", "die name", "settings", "status")
+_VERSION_MIN = 7  # size, firmware version (2), build timestamp (4)
+_DIE_MIN = 9  # size, Pixel id (4), chip model, die type, LED count, colourway
+_STATUS_MIN = 5  # size, battery percent, battery state, roll state, face index
+
+
+def _chunked_identity(data: bytes) -> IAmADie:
+    chunks: dict[str, bytes] = {}
+    offset = 1
+    for name in _CHUNKS:
+        if offset >= len(data):
+            raise DecodeError(f"Pixels: IAmADie ends before its {name} chunk")
+        size = data[offset]
+        if size < 1 or offset + size > len(data):
+            raise DecodeError(f"Pixels: IAmADie {name} chunk claims {size} bytes")
+        chunks[name] = data[offset : offset + size]
+        offset += size
+    version, die, status = chunks["version"], chunks["die"], chunks["status"]
+    if len(version) < _VERSION_MIN or len(die) < _DIE_MIN or len(status) < _STATUS_MIN:
+        raise DecodeError("Pixels: IAmADie chunk too short for its fields")
+    (built,) = struct.unpack_from("<I", version, 3)
+    pixel_id, _chip, type_code, leds = struct.unpack_from("<IBBB", die, 1)
+    battery, battery_state, roll, face = status[1:5]
+    return IAmADie(
+        die_type=_die_type(type_code, leds),
+        led_count=leds,
+        pixel_id=pixel_id,
+        build_timestamp=built,
+        roll_state=_roll_state(roll),
+        face_index=face,
+        battery_percent=_percent(battery),
+        battery_state=battery_state,
+        name=_text(chunks["die name"]),
+    )
+
+
+def _text(chunk: bytes) -> str:
+    return chunk[1:].split(b"\0", 1)[0].decode("utf-8", errors="replace")
+
+
+# -- what the app sends ----------------------------------------------------------------
+
+
+def who_are_you() -> bytes:
+    """Ask the die to identify itself (it answers with IAmADie)."""
+    return bytes([WHO_ARE_YOU])
+
+
+def request_roll_state() -> bytes:
+    """Ask for the current roll state (answered with a RollState message)."""
+    return bytes([REQUEST_ROLL_STATE])
+
+
+def blink(
+    rgb: tuple[int, int, int],
+    *,
+    count: int = 2,
+    duration_ms: int = 1000,
+    face_mask: int = ALL_FACES,
+    fade: int = 128,
+    loop: bool = False,
+) -> bytes:
+    """Flash the die's LEDs `count` times in `duration_ms` (fade 0 sharp .. 255 soft).
+
+    >>> len(blink((0, 128, 255)))
+    14
+    """
+    red, green, blue = rgb
+    colour = (red << 16) | (green << 8) | blue  # ARGB; the die ignores alpha
+    return struct.pack("<BBHIIBB", BLINK, count, duration_ms, colour, face_mask, fade, int(loop))
+
+
+def decode_blink(data: bytes) -> tuple[int, int, tuple[int, int, int]]:
+    """A Blink message's count, duration and colour (what a virtual die shows)."""
+    if len(data) != 14 or data[0] != BLINK:
+        raise DecodeError("Pixels: Blink is 14 bytes starting with 29")
+    _, count, duration_ms, colour, _mask, _fade, _loop = struct.unpack("<BBHIIBB", data)
+    return count, duration_ms, ((colour >> 16) & 0xFF, (colour >> 8) & 0xFF, colour & 0xFF)
+
+
+# -- what a die advertises ---------------------------------------------------------------
+
+
+def service_data(pixel_id: int, build_timestamp: int) -> bytes:
+    """The Pixels service data of an advertisement: Pixel id and firmware build time."""
+    return struct.pack("<II", pixel_id, build_timestamp)
+
+
+def pixel_id_from_service_data(data: bytes) -> int:
+    """The Pixel id in advertised service data; `DecodeError` if it is not that layout."""
+    if len(data) < SERVICE_DATA_SIZE:
+        raise DecodeError(f"Pixels: service data is {SERVICE_DATA_SIZE} bytes, got {len(data)}")
+    return int(struct.unpack_from("<I", data)[0])
+
+
+def identity(
+    *,
+    name: str,
+    pixel_id: int,
+    die_type: DieType,
+    led_count: int,
+    roll_state: RollState,
+    face_index: int,
+    battery_percent: int,
+    build_timestamp: int = 0,
+    legacy: bool = False,
+) -> bytes:
+    """An IAmADie message as a die sends it (for virtual dice and tests)."""
+    type_code = DIE_TYPE_CODES[die_type]
+    if legacy:
+        return _LEGACY.pack(
+            I_AM_A_DIE, led_count, 0, type_code, 0, pixel_id, 0, build_timestamp,
+            roll_state, face_index, battery_percent, 0,
+        )  # fmt: skip
+    version = struct.pack("<BHIHHHH", 15, 0, build_timestamp, 0, 0, 0, 0)
+    die = struct.pack("<BIBBBB", 9, pixel_id, 1, type_code, led_count, 0)
+    design = bytes([2, 0])
+    encoded_name = name.encode()[:31] + b"\0"
+    die_name = bytes([1 + len(encoded_name)]) + encoded_name
+    settings = struct.pack("<BIII", 13, 0, 0, 0)
+    status = bytes([5, battery_percent, 0, roll_state, face_index])
+    return bytes([I_AM_A_DIE]) + version + die + design + die_name + settings + status

@@ -1,0 +1,144 @@
+"""Keeps the translation catalogues in step with the UI's texts, using Babel at build time.
+
+`./tasks i18n` (that is, `python -m companion.ui.catalogues`) extracts every `_()`,
+`N_()` and `ngettext()` text of companion/ui (.py and .kv files) into the template
+`locale/companion.pot`, updates each language's `.po` from it (creating English, the
+source language, when missing) and compiles the `.mo` files. The app only reads the
+committed `.mo` files, with the standard library's gettext (`companion.ui.i18n`), so
+Babel is a development dependency, never needed at run time.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Mapping
+from importlib.metadata import version
+from io import BytesIO
+from pathlib import Path
+
+from babel.messages.catalog import Catalog
+from babel.messages.extract import extract_from_dir
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po, write_po
+
+from companion.ui.i18n import DOMAIN, LOCALE_DIR
+
+UI_DIR = Path(__file__).parent
+SOURCE_LANGUAGE = "en"
+PROJECT = "munchkin-companion"
+HEADER_COMMENT = "# Texts of the companion app; `./tasks i18n` keeps this file up to date.\n#"
+# The calls that mark a text for translation, and which arguments are the texts.
+KEYWORDS: dict[str, tuple[int, ...] | None] = {"_": None, "N_": None, "ngettext": (1, 2)}
+# Kivy's .kv rules are Python expressions, so Babel's Python extractor reads them too.
+METHOD_MAP = [("**.py", "python"), ("**.kv", "python")]
+# Lines of a catalogue that change on every run without any text changing.
+_DATE_LINE = re.compile(rb'^"(POT-Creation-Date|PO-Revision-Date): .*\\n"\n', re.MULTILINE)
+
+Message = str | tuple[str, str]  # a plain message, or (singular, plural) from ngettext
+
+
+def extract_messages(root: Path = UI_DIR) -> dict[Message, list[str]]:
+    """Every message used by the UI's .py and .kv files -> where it is used ("file:line")."""
+    prefix = root.resolve().relative_to(UI_DIR.parent.parent.resolve()).as_posix()
+    found: dict[Message, list[str]] = {}
+    for filename, lineno, message, _comments, _context in extract_from_dir(
+        root, METHOD_MAP, keywords=KEYWORDS
+    ):
+        key: Message = message if isinstance(message, str) else (message[0], message[1])
+        found.setdefault(key, []).append(f"{prefix}/{filename}:{lineno}")
+    return found
+
+
+def template(messages: Mapping[Message, list[str]]) -> Catalog:
+    """The .pot catalogue of `messages`, with their places as references."""
+    catalogue = Catalog(
+        domain=DOMAIN,
+        header_comment=HEADER_COMMENT,
+        project=PROJECT,
+        version=version(PROJECT),
+        charset="utf-8",
+        fuzzy=False,
+    )
+    for message, places in messages.items():
+        locations = [(place.rsplit(":", 1)[0], int(place.rsplit(":", 1)[1])) for place in places]
+        catalogue.add(message, locations=locations)
+    return catalogue
+
+
+def render_mo(translations: Mapping[str, str]) -> bytes:
+    """A GNU .mo file for an id -> translation mapping ("" is the header), as Babel compiles it."""
+    catalogue = Catalog(charset="utf-8", fuzzy=False)
+    for message, translation in translations.items():
+        catalogue.add(message, translation)
+    out = BytesIO()
+    write_mo(out, catalogue)
+    return out.getvalue()
+
+
+def _po_bytes(catalogue: Catalog) -> bytes:
+    out = BytesIO()
+    # No wrapping: one `msgid "..."` line per text keeps diffs and greps simple.
+    write_po(out, catalogue, width=0, omit_header=False)
+    return out.getvalue()
+
+
+def _write_if_changed(path: Path, data: bytes) -> bool:
+    """Write `data` unless the file differs from it only in its dates; True if written."""
+    if path.exists() and _DATE_LINE.sub(b"", path.read_bytes()) == _DATE_LINE.sub(b"", data):
+        return False
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+    return True
+
+
+def languages() -> list[str]:
+    """Every language with a catalogue folder, the source language always among them."""
+    found = {p.parent.parent.name for p in LOCALE_DIR.glob(f"*/LC_MESSAGES/{DOMAIN}.po")}
+    return sorted(found | {SOURCE_LANGUAGE})
+
+
+def update_catalogues(root: Path = UI_DIR) -> list[Path]:
+    """Extract -> update -> compile; returns the files that were (re)written."""
+    pot = template(extract_messages(root))
+    written: list[Path] = []
+    pot_path = LOCALE_DIR / f"{DOMAIN}.pot"
+    if _write_if_changed(pot_path, _po_bytes(pot)):
+        written.append(pot_path)
+    for language in languages():
+        folder = LOCALE_DIR / language / "LC_MESSAGES"
+        po_path, mo_path = folder / f"{DOMAIN}.po", folder / f"{DOMAIN}.mo"
+        if po_path.exists():
+            with po_path.open("rb") as handle:
+                catalogue = read_po(handle, locale=language, domain=DOMAIN)
+        else:
+            catalogue = Catalog(
+                locale=language,
+                domain=DOMAIN,
+                header_comment=HEADER_COMMENT,
+                project=PROJECT,
+                version=version(PROJECT),
+                fuzzy=False,
+            )
+        catalogue.update(pot)
+        if _write_if_changed(po_path, _po_bytes(catalogue)):
+            written.append(po_path)
+        # Compile what is on disk, so an unchanged .po gives a byte-identical .mo.
+        with po_path.open("rb") as handle:
+            compiled = read_po(handle, locale=language, domain=DOMAIN)
+        out = BytesIO()
+        write_mo(out, compiled)
+        if _write_if_changed(mo_path, out.getvalue()):
+            written.append(mo_path)
+    return written
+
+
+def main() -> int:
+    """Bring the catalogues up to date and name the files written."""
+    for path in update_catalogues():
+        print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

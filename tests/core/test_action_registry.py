@@ -1,0 +1,65 @@
+"""One list of actions: every action registers itself in its chapter and brings its own
+handler, its History sentence and a place in random play, or these tests say which is missing."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import pytest
+
+import companion.core
+from companion.core import ACTION_ADAPTER, ACTION_TYPES, BaseAction, GameState
+from companion.core.actions import CHAPTERS
+from companion.core.chapters.base import step, words
+from companion.core.randomplay import random_game
+
+NAMES = [action.__name__ for action in ACTION_TYPES]
+
+
+def test_every_action_type_is_unique_and_the_json_union_knows_it() -> None:
+    types = [action.model_fields["type"].default for action in ACTION_TYPES]
+    assert len(set(types)) == len(types) == len(ACTION_TYPES) >= 37
+    mapping = ACTION_ADAPTER.json_schema()["discriminator"]["mapping"]
+    assert {t: ref.rsplit("/", 1)[-1] for t, ref in mapping.items()} == {
+        t: action.__name__ for t, action in zip(types, ACTION_TYPES, strict=True)
+    }
+
+
+@pytest.mark.parametrize("action", ACTION_TYPES, ids=NAMES)
+def test_every_action_has_its_own_handler_and_sentence(action: type[BaseAction]) -> None:
+    assert action in step.registry, f"{action.__name__} has no rules handler (step.register)"
+    assert action in words.registry, f"{action.__name__} has no History sentence (words.register)"
+
+
+@pytest.mark.parametrize("action", ACTION_TYPES, ids=NAMES)
+def test_every_action_is_exported_by_name(action: type[BaseAction]) -> None:
+    assert getattr(companion.core, action.__name__) is action
+    assert action.__name__ in companion.core.__all__
+
+
+def test_actions_live_in_the_rulebook_chapters_in_chapter_order() -> None:
+    chapters = [c.__name__ for c in CHAPTERS]
+    order = [chapters.index(action.__module__) for action in ACTION_TYPES]
+    assert order == sorted(order)
+
+
+def test_a_second_action_with_the_same_type_is_refused() -> None:
+    with pytest.raises(TypeError, match="reuses the action type 'end_turn'"):
+
+        class EndTurnAgain(BaseAction):
+            type: Literal["end_turn"] = "end_turn"
+
+
+def test_random_play_proposes_every_action() -> None:
+    seen: set[type] = set()
+    for seed in range(6):
+        seen |= {type(a) for a in random_game(400, seed=seed, allow_win=False).log}
+    missing = [action.__name__ for action in ACTION_TYPES if action not in seen]
+    assert missing == [], "companion/core/randomplay.py never proposes these actions"
+
+
+def test_a_state_is_described_without_the_fallback_words() -> None:
+    game = random_game(400, seed=1, allow_win=False)
+    for revision, action in enumerate(game.log):
+        before: GameState = game.state_at(revision)
+        assert words(action, before) != action.type.replace("_", " ")

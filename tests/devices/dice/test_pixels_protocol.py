@@ -1,0 +1,139 @@
+"""Pixels messages decode as the published layouts say, and malformed ones raise DecodeError."""
+
+from __future__ import annotations
+
+import struct
+
+import pytest
+
+from companion.devices.dice import pixels_protocol as px
+from companion.devices.dice.model import DecodeError, DieType, Motion
+
+
+def test_roll_state_layout_id_state_face_index() -> None:
+    assert px.decode(bytes([3, 1, 5])) == px.RollStateMessage(px.RollState.ROLLED, 5)
+    assert px.decode(bytes([3, 3, 0])).state is px.RollState.ROLLING
+
+
+@pytest.mark.parametrize(
+    ("state", "motion"),
+    [
+        (px.RollState.ROLLED, Motion.SETTLED),
+        (px.RollState.ROLLING, Motion.ROLLING),
+        (px.RollState.HANDLING, Motion.HANDLING),
+        (px.RollState.CROOKED, Motion.CROOKED),
+        (px.RollState.ON_FACE, Motion.RESTING),
+        (px.RollState.UNKNOWN, Motion.UNKNOWN),
+    ],
+)
+def test_only_rolled_is_a_settled_result(state: px.RollState, motion: Motion) -> None:
+    assert state.motion is motion
+
+
+def test_battery_level_layout_id_percent_state() -> None:
+    assert px.decode(bytes([34, 55, 2])) == px.BatteryLevel(55, 2)
+
+
+def test_legacy_identity_22_bytes_in_documented_order() -> None:
+    data = struct.pack(
+        "<BBBBIIHIBBBB", 2, 6, 1, 2, 0xDEADBEEF, 0x12345678, 900, 1_700_000_000, 1, 3, 64, 0
+    )
+    assert len(data) == 22
+    message = px.decode(data)
+    assert message == px.IAmADie(
+        die_type=DieType.D6,
+        led_count=6,
+        pixel_id=0x12345678,
+        build_timestamp=1_700_000_000,
+        roll_state=px.RollState.ROLLED,
+        face_index=3,
+        battery_percent=64,
+        battery_state=0,
+    )
+
+
+def test_legacy_identity_without_die_type_falls_back_on_led_count() -> None:
+    data = struct.pack("<BBBBIIHIBBBB", 2, 20, 0, 0, 0, 7, 0, 0, 5, 0, 90, 0)
+    assert px.decode(data).die_type is DieType.D20  # type: ignore[union-attr]
+
+
+def test_chunked_identity_reads_type_name_status() -> None:
+    data = px.identity(
+        name="Ruby",
+        pixel_id=42,
+        die_type=DieType.D6_PIPPED,
+        led_count=21,
+        roll_state=px.RollState.ON_FACE,
+        face_index=2,
+        battery_percent=71,
+        build_timestamp=1234,
+    )
+    message = px.decode(data)
+    assert isinstance(message, px.IAmADie)
+    assert (message.name, message.pixel_id, message.die_type) == ("Ruby", 42, DieType.D6_PIPPED)
+    assert (message.roll_state, message.face_index, message.battery_percent) == (
+        px.RollState.ON_FACE,
+        2,
+        71,
+    )
+    assert message.build_timestamp == 1234
+
+
+def test_identity_round_trips_in_the_legacy_layout_too() -> None:
+    data = px.identity(
+        name="x", pixel_id=9, die_type=DieType.D12, led_count=12,
+        roll_state=px.RollState.ROLLED, face_index=11, battery_percent=5, legacy=True,
+    )  # fmt: skip
+    assert len(data) == px.LEGACY_I_AM_A_DIE_SIZE
+    message = px.decode(data)
+    assert isinstance(message, px.IAmADie)
+    assert (message.die_type, message.face_index, message.pixel_id) == (DieType.D12, 11, 9)
+
+
+@pytest.mark.parametrize(
+    ("die_type", "index", "value"),
+    [(DieType.D6, 0, 1), (DieType.D6, 5, 6), (DieType.D20, 19, 20), (DieType.D10, 0, 0)],
+)
+def test_face_values(die_type: DieType, index: int, value: int) -> None:
+    assert px.face_value(die_type, index) == value
+
+
+def test_blink_layout_matches_the_document() -> None:
+    data = px.blink((0x11, 0x22, 0x33), count=3, duration_ms=0x0456, fade=7, loop=True)
+    assert data == bytes([29, 3, 0x56, 0x04, 0x33, 0x22, 0x11, 0x00]) + b"\xff" * 4 + bytes([7, 1])
+    assert px.decode_blink(data) == (3, 0x0456, (0x11, 0x22, 0x33))
+
+
+def test_requests_are_single_bytes() -> None:
+    assert px.who_are_you() == b"\x01"
+    assert px.request_roll_state() == bytes([23])
+
+
+def test_other_message_ids_are_not_errors() -> None:
+    assert px.decode(bytes([30])) == px.OtherMessage(30)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"",
+        bytes([3]),
+        bytes([3, 1]),
+        bytes([3, 9, 0]),  # no such roll state
+        bytes([34, 101, 0]),  # more than 100 %
+        bytes([34, 5]),
+        bytes([2]),
+        bytes([2, 0]),  # a chunk of size 0
+        bytes([2, 200, 1, 2]),  # a chunk longer than the message
+        struct.pack("<BBBBIIHIBBBB", 2, 6, 0, 42, 0, 0, 0, 0, 1, 0, 50, 0),  # no die type 42
+    ],
+)
+def test_malformed_raise_decode_error(data: bytes) -> None:
+    with pytest.raises(DecodeError):
+        px.decode(data)
+
+
+def test_advertised_service_data_carries_the_pixel_id() -> None:
+    assert px.pixel_id_from_service_data(px.service_data(77, 5)) == 77
+    with pytest.raises(DecodeError):
+        px.pixel_id_from_service_data(b"\x01\x02")

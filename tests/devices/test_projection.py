@@ -1,0 +1,84 @@
+"""What a counter should show of a game, and which action its press asks for: pure functions."""
+
+from __future__ import annotations
+
+import pytest
+
+from companion.core import EndTurn, GoUpLevel, LoseLevel, RuleError, SetLevel
+from companion.devices import wire
+from companion.devices.presses import action_for_press
+from companion.devices.projection import after_absence, desired, next_show, picture, show_of
+
+from .helpers import new_game
+
+
+def test_the_picture_holds_snapshot_colours_win_level_and_slots():
+    game = new_game(players=3)
+    game.apply(GoUpLevel(player=1))
+
+    shown = picture(game.state, game.sequence, (1,), roll_count=0)
+
+    assert list(shown) == ["snapshot", "colours0", "win", "slots"]
+    snapshot = shown["snapshot"].message
+    assert isinstance(snapshot, wire.Snapshot)
+    assert snapshot.rev == game.sequence and snapshot.levels[:3] == (1, 2, 1)
+    assert snapshot.flags[0] & wire.FLAG_TURN
+    colours = shown["colours0"].message
+    assert isinstance(colours, wire.ConfigColours)
+    assert colours.colours[0] == (255, 0, 0)
+    slots = shown["slots"].message
+    assert isinstance(slots, wire.ConfigSlotMap) and slots.slots == (1,)
+    assert "slots" not in picture(game.state, game.sequence, (), roll_count=0)
+
+
+def test_a_change_of_state_changes_the_snapshot_identity_only():
+    game = new_game()
+    before = picture(game.state, game.sequence, (0,), 0)
+    game.apply(GoUpLevel(player=0))
+    after = picture(game.state, game.sequence, (0,), 0)
+
+    assert before["snapshot"].ident != after["snapshot"].ident
+    assert before["colours0"].ident == after["colours0"].ident
+
+
+def test_a_roll_is_not_cut_short_by_a_clear_and_not_replayed_after_an_absence():
+    roll = wire.ShowRoll(0, 5)
+    clear = desired(wire.ShowClear())
+
+    assert next_show(roll, clear) is None
+    assert next_show(wire.ShowClear(), clear) == clear
+    replacement = after_absence(roll)
+    assert replacement is not None and isinstance(replacement.message, wire.ShowClear)
+    assert after_absence(wire.ShowClear()) is None
+
+
+def test_nothing_to_show_without_a_combat_a_win_or_a_roll():
+    game = new_game()
+    assert isinstance(show_of(game.state, roll_count=0).message, wire.ShowClear)
+
+
+def test_presses_ask_for_the_rules_actions():
+    game = new_game()
+    state = game.state
+
+    assert action_for_press(state, wire.INTENT_NEXT_TURN, wire.NO_SLOT, ()) == EndTurn()
+    assert action_for_press(state, wire.INTENT_LEVEL_UP, wire.NO_SLOT, (2,)) == GoUpLevel(player=2)
+    assert action_for_press(state, wire.INTENT_LEVEL_UP, 1, (0, 1, 2)) == GoUpLevel(player=1)
+    game.apply(SetLevel(player=0, level=3))
+    assert action_for_press(game.state, wire.INTENT_LEVEL_DOWN, 0, ()) == LoseLevel(player=0)
+
+
+def test_a_minus_at_level_1_is_refused_by_the_core_rule():
+    game = new_game()
+    with pytest.raises(RuleError) as refused:
+        action_for_press(game.state, wire.INTENT_LEVEL_DOWN, wire.NO_SLOT, (0,))
+    assert refused.value.rule == "level_floor"
+    assert str(refused.value) == "A Level is never below 1"
+
+
+def test_a_press_that_names_no_player_is_refused():
+    game = new_game()
+    with pytest.raises(ValueError, match="no player"):
+        action_for_press(game.state, wire.INTENT_LEVEL_UP, wire.NO_SLOT, (0, 1))
+    with pytest.raises(ValueError, match="intent"):
+        action_for_press(game.state, 99, 0, ())

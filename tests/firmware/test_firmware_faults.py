@@ -1,0 +1,278 @@
+"""What a real board meets: boot loops, failing tasks, budgets, no app, a stale claim prompt."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import types
+from pathlib import Path
+
+import counterchecks
+import pytest
+from counter import board, buttons, supervisor
+from counter.logic import BUDGET_FLOOR_MA, OFFLINE_AFTER_MS, Counter, budget_limits
+from counter.outbox import Outbox
+from counter.serial_link import SESSION_IDLE_MS, SerialProtocol
+from counter.store import MemoryStore
+from mpvm import PINOUTS
+
+from companion.devices import seal, wire
+
+BOARD = str(PINOUTS / "levelboard-esp32s3.json")
+TRACKER = str(PINOUTS / "tracker-esp32c3.json")
+
+
+# -- current budget -------------------------------------------------------------------
+
+
+def test_a_budget_above_the_supply_is_clamped_and_one_below_the_floor_raised() -> None:
+    c, _ = counterchecks.claimed(BOARD)
+    highest, lowest = budget_limits(c.board)
+    # A 3 A supply behind a fuse sized at 85 % of it, less the S3's own 80 mA.
+    assert highest == 3000 * 85 // 100 - 80
+    # 60 dark LEDs draw 1 mA each; the floor keeps some light above that.
+    assert lowest == 60 + BUDGET_FLOOR_MA
+    counterchecks.send(c, wire.ConfigBudget(60_000, seq=4))
+    assert c.state.budget_ma == highest
+    counterchecks.send(c, wire.ConfigBudget(5, seq=5))
+    assert c.state.budget_ma == lowest
+    counterchecks.send(c, wire.ConfigBudget(0, seq=6))
+    assert c.state.budget_ma == c.board.power.budget_ma == 500
+
+
+def test_the_pin_maps_default_budget_is_clamped_too() -> None:
+    data = board.load(TRACKER).to_dict()
+    data["power"] = dict(data["power"], budget_ma=9000)
+    c = Counter(board.from_dict(data), counter_id=1)
+    mcu_ma = data["power"]["mcu_active_ma"]
+    assert c.state.budget_ma == budget_limits(c.board)[0] == 500 * 85 // 100 - mcu_ma
+
+
+def test_a_tracker_keeps_its_battery_brightness_whatever_the_app_sends() -> None:
+    c, _ = counterchecks.claimed(str(PINOUTS / "tracker-esp32c3-bar.json"))
+    cap = c.board.power.max_brightness
+    counterchecks.send(c, wire.ConfigBrightness(96, seq=4))  # the app's default
+    assert c.state.brightness == cap == 22
+    counterchecks.send(c, wire.ConfigBrightness(10, seq=5))
+    assert c.state.brightness == 10  # dimmer is always allowed
+    board_counter, _ = counterchecks.claimed(BOARD)  # a level board on mains takes it all
+    counterchecks.send(board_counter, wire.ConfigBrightness(255, seq=4))
+    assert board_counter.state.brightness == 255
+
+
+# -- buttons: hold lengths, factory reset ----------------------------------------------
+
+
+def _hold(b: buttons.Buttons, index: list[int], ms: int) -> list:
+    now = 0
+    for _ in range(2):  # the raw change, then the debounce settles
+        for i in index:
+            b.update(i, True, now)
+        now += buttons.DEBOUNCE_MS
+    while now <= ms:
+        for i in index:
+            b.update(i, True, now)
+        now += 5
+    for _ in range(2):
+        for i in index:
+            b.update(i, False, now)
+        now += buttons.DEBOUNCE_MS
+    return b.take()
+
+
+def test_a_ten_second_hold_reports_long_then_reset_once_each() -> None:
+    b = buttons.Buttons(["claim"])
+    assert _hold(b, [0], 200) == [("claim", buttons.SHORT)]
+    assert _hold(b, [0], 3000) == [("claim", buttons.LONG)]
+    assert _hold(b, [0], 12_000) == [("claim", buttons.LONG), ("claim", buttons.RESET)]
+
+
+def test_the_tracker_chord_held_ten_seconds_is_one_factory_reset() -> None:
+    b = buttons.Buttons(["plus", "minus"], {("plus", "minus"): "claim"})
+    assert _hold(b, [0, 1], 12_000) == [("claim", buttons.LONG), ("claim", buttons.RESET)]
+
+
+def test_factory_reset_from_the_buttons_forgets_claim_and_settings(board_env) -> None:
+    app = board_env.app
+    store = MemoryStore()
+    c, _ = counterchecks.claimed(BOARD, store)
+    counterchecks.send(c, wire.ConfigBrightness(255, seq=4))
+    counterchecks.send(c, wire.Snapshot(3, [4, 5], seq=5))
+    c.save()
+    assert set(store.files) == {"token.bin", "state.bin"}
+    outbox = Outbox(["serial"])
+    app.handle_presses(c, [("claim", buttons.LONG), ("claim", buttons.RESET)], outbox)
+    assert not c.claimed and set(store.files) == set()
+    assert c.state.brightness == c.board.power.default_brightness
+    assert list(c.state.levels) == [0] * 8
+    assert not c.authenticated  # the app that was connected must claim again
+    assert counterchecks.send(c, wire.Snapshot(4, [1], seq=6)) == ["Error:5"]
+    # The long press before it opened the claim window, as always: one prompt queued.
+    assert [wire.decode(p).TYPE for _, p in outbox.queues["serial"]] == [wire.MSG_CLAIM_OPEN]
+    # A plus held ten seconds is no reset.
+    c2, _ = counterchecks.claimed(BOARD)
+    app.handle_presses(c2, [("plus", buttons.RESET)], Outbox(["serial"]))
+    assert c2.claimed
+
+
+# -- offline counting -------------------------------------------------------------------
+
+
+def test_a_tracker_left_alone_counts_levels_and_the_app_adopts_them_as_intents() -> None:
+    c, clock = counterchecks.claimed(TRACKER)
+    counterchecks.send(c, wire.Snapshot(1, [4], seq=4))
+    assert c.press("plus") != []  # an app is there: a request, nothing counted locally
+    c.handle(wire.encode(wire.Ack(c._pending[0][0], wire.MSG_BUTTON, seq=5)))
+    c.disconnect()
+    clock.now += 1000
+    assert c.press("plus") == [] and c.state.levels[0] == 4  # not yet offline: just a blink
+    clock.now += OFFLINE_AFTER_MS
+    assert c.offline()
+    for button in ("plus", "plus", "plus", "minus"):
+        assert c.press(button) == []
+    c.frame()
+    assert c.state.levels[0] == 6 and c.display_text() == " 6"
+    assert c.offline_steps == 2
+    # The app comes back: HELLO, CHALLENGE, AUTH; its snapshot wins, then the two steps
+    # arrive as ordinary level-up requests for the app's rules to apply.
+    c = counterchecks.authenticated(c.counter, seq=10)  # HELLO 10, AUTH 11, PROOF checked
+    counterchecks.send(c, wire.Snapshot(2, [4], seq=12))
+    assert c.state.levels[0] == 4
+    intents = [wire.decode(p) for p in c.poll()]
+    assert [(m.intent, m.slot) for m in intents] == [(wire.INTENT_LEVEL_UP, 0)] * 2
+    assert c.offline_steps == 0 and c.poll() == []
+
+
+def test_offline_counting_stays_between_one_and_the_winning_level() -> None:
+    c, clock = counterchecks.make(TRACKER)
+    clock.now += OFFLINE_AFTER_MS
+    c.press("minus")
+    assert c.state.levels[0] in (0, 1) and c.offline_steps == 0
+    for _ in range(12):
+        c.press("plus")
+    assert c.state.levels[0] == 10 and c.offline_steps == 9
+
+
+def test_a_level_board_never_counts_on_its_own() -> None:
+    c, clock = counterchecks.make(BOARD)
+    clock.now += 10 * OFFLINE_AFTER_MS
+    assert not c.offline()
+    c.press("next")
+    assert c.offline_steps == 0
+
+
+def test_a_slot_map_longer_than_the_positions_is_acked_and_cut_to_them() -> None:
+    c, _ = counterchecks.claimed(TRACKER)  # one position
+    assert counterchecks.send(c, wire.ConfigSlotMap((3, 1, 2), seq=4)) == ["Ack"]
+    assert c.state.slot_count == 1 and c.state.slot_map[0] == 3
+    assert list(c.state.slot_map[1:]) == [wire.NO_SLOT] * 7
+
+
+# -- serial sessions and the claim prompt ----------------------------------------------
+
+
+def test_a_claim_prompt_queued_with_nobody_on_the_line_is_never_sent() -> None:
+    c, _ = counterchecks.make(BOARD)
+    proto = SerialProtocol(c)
+    (prompt,) = c.press("claim", True)
+    assert proto.deliver("all", prompt) is None  # nobody said HELLO
+    proto.feed(wire.frame(wire.encode(wire.Hello(wire.ROLE_APP, seq=1))))
+    assert proto.deliver("all", prompt) == wire.frame(prompt)
+    assert proto.deliver("auth", prompt) is None
+
+
+def test_a_quiet_serial_session_ends_so_the_next_program_must_authenticate() -> None:
+    c, clock = counterchecks.make(BOARD)
+    proto = SerialProtocol(c)
+    proto.feed(wire.frame(wire.encode(wire.Hello(wire.ROLE_APP, seq=1))))
+    c.press("claim", True)
+    proto.feed(wire.frame(wire.encode(wire.Claim(counterchecks.TOKEN, seq=2))))
+    assert not proto.session.authenticated  # a claim opens no session: HELLO and AUTH do
+    frames = proto.feed(wire.frame(wire.encode(wire.Hello(wire.ROLE_APP, seq=3))))
+    challenge = wire.decode(wire.Deframer().feed(frames[1])[0])
+    script = counterchecks.script_of(c, challenge.nonce)
+    proof = seal.app_proof(counterchecks.TOKEN, script)
+    proto.feed(wire.frame(wire.encode(wire.Auth(counterchecks.APP_NONCE, proof, seq=4))))
+    assert proto.session.authenticated
+    heard = clock.now
+    proto.expire(heard + SESSION_IDLE_MS - 1, heard)
+    assert proto.session.authenticated
+    proto.expire(heard + SESSION_IDLE_MS, heard)
+    assert not proto.session.authenticated and not proto.session.greeted
+    (reply,) = proto.feed(wire.frame(wire.encode(wire.Snapshot(9, [9], seq=5))))
+    (payload,) = wire.Deframer().feed(reply)
+    assert wire.decode(payload).code == wire.ERR_NOT_AUTHENTICATED
+
+
+# -- supervision and the boot-loop guard --------------------------------------------------
+
+
+async def test_a_failing_task_is_logged_and_started_again() -> None:
+    log = supervisor.FaultLog(MemoryStore())
+    runs = []
+
+    async def flaky() -> None:
+        runs.append(1)
+        if len(runs) < 3:
+            raise OSError(19, "notify on a dropped link")
+        await asyncio.sleep(10)
+
+    task = asyncio.create_task(supervisor.supervise("ble", flaky, log))
+    await asyncio.sleep(1.8)  # 0.5 s, then 1 s between restarts
+    task.cancel()
+    assert len(runs) == 3
+    failures = [line for line in log.lines() if "ble failed" in line]
+    assert len(failures) == 2 and "OSError" in failures[0]
+
+
+async def test_a_fatal_exception_passes_through_the_supervisor() -> None:
+    class Stop(Exception):
+        pass
+
+    async def stops() -> None:
+        raise Stop
+
+    log = supervisor.FaultLog(MemoryStore())
+    with pytest.raises(Stop):
+        await supervisor.supervise("serial", stops, log, (Stop,))
+    assert log.lines() == []
+
+
+def test_the_fault_log_keeps_only_its_newest_kilobyte() -> None:
+    store = MemoryStore()
+    log = supervisor.FaultLog(store, clock=lambda: 7)
+    for i in range(200):
+        log.add(f"task {i} failed")
+    assert len(store.files["log.txt"]) <= 1024
+    assert log.lines()[-1] == "7 task 199 failed"
+
+
+def test_three_short_boots_in_a_row_make_the_next_one_safe() -> None:
+    guard = supervisor.BootGuard(MemoryStore())
+    assert [guard.starting() for _ in range(supervisor.BOOT_LIMIT)] == [False, False, True]
+    assert guard.starting() is False  # safe mode restarts the count: next boot tries again
+    guard.stable()
+    assert guard.boots() == 0
+
+
+def _fake_micropython(calls: list) -> types.ModuleType:
+    mp = types.ModuleType("micropython")
+    mp.const = lambda x: x
+    mp.kbd_intr = lambda n: calls.append(("kbd_intr", n))
+    return mp
+
+
+def test_main_switches_ctrl_c_off_before_it_imports_anything(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    calls: list = []
+    monkeypatch.setitem(sys.modules, "micropython", _fake_micropython(calls))
+    import counter
+
+    fake_app = types.ModuleType("counter.app")
+    fake_app.boot = lambda path: calls.append(("boot", path))
+    monkeypatch.setitem(sys.modules, "counter.app", fake_app)
+    monkeypatch.setattr(counter, "app", fake_app, raising=False)
+    source = (Path(counterchecks.__file__).parents[3] / "firmware" / "main.py").read_text()
+    exec(compile(source, "main.py", "exec"), {"__name__": "__main__"})
+    assert calls == [("kbd_intr", -1), ("boot", "board.json"), ("kbd_intr", 3)]

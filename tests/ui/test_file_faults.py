@@ -1,0 +1,176 @@
+"""Damaged or unwritable files never stop the app: it starts, uses what it can, and says so.
+
+Each case starts the real app in a fresh process (headless), as `companion app` does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from companion.store.files import PARTIAL_WRITE_AGE_S
+from tests.ui.conftest import Harness
+from tests.ui.test_devices import until
+from tests.ui.test_startup import start_app
+
+pytestmark = pytest.mark.slow
+
+CLAIM_WAIT_S = 60.0  # virtual counters start, connect and claim on a busy shared machine
+
+
+@pytest.mark.parametrize(
+    ("content", "reported"),
+    [
+        (b'{"theme": "light", "language": "e\xffn"}', "not UTF-8 text"),
+        (b"[" * 100_000 + b"]" * 100_000, "nested too deeply"),
+        (b'{"theme": ' * 30_000, "nested too deeply"),
+    ],
+    ids=["invalid-utf8-byte", "deeply-nested-array", "deeply-nested-unfinished"],
+)
+def test_damaged_settings_are_set_aside_and_the_app_starts(
+    tmp_path: Path, content: bytes, reported: str
+) -> None:
+    (tmp_path / "settings.json").write_bytes(content)
+
+    report = start_app(tmp_path)
+
+    assert report["screen"] == "new_game"
+    assert "settings.json" in report["banner"] and reported in report["banner"]
+    assert "defaults are in use" in report["banner"]
+    (kept,) = tmp_path.glob("settings.json.damaged-*")
+    assert kept.read_bytes() == content
+    assert kept.name in report["banner"]
+
+
+@contextlib.contextmanager
+def read_only(folder: Path) -> Iterator[None]:
+    """Make `folder` refuse new names and renames, even for root (who ignores modes)."""
+    if os.geteuid() != 0:
+        folder.chmod(0o555)
+        try:
+            yield
+        finally:
+            folder.chmod(0o755)
+        return
+    chattr = shutil.which("chattr")
+    if chattr is None or subprocess.run([chattr, "+i", str(folder)]).returncode != 0:
+        pytest.skip("cannot make a folder read-only for root here (no chattr +i)")
+    try:
+        yield
+    finally:
+        subprocess.run([chattr, "-i", str(folder)], check=True)
+
+
+def test_damaged_settings_in_a_read_only_folder_start_with_defaults(tmp_path: Path) -> None:
+    settings = tmp_path / "settings.json"
+    settings.write_bytes(b'{"theme": "light", "winning_level": 12}')
+    (tmp_path / "games").mkdir()  # a folder the app has used before
+
+    with read_only(tmp_path):
+        report = start_app(tmp_path)
+
+    assert report["screen"] == "new_game"
+    banner = report["banner"]
+    assert "settings.json" in banner and "winning_level" in banner
+    assert "could not be set aside" in banner and "defaults are in use" in banner
+    assert settings.read_bytes() == b'{"theme": "light", "winning_level": 12}'
+
+
+def test_a_read_only_folder_the_app_never_used_still_starts(tmp_path: Path) -> None:
+    (tmp_path / "settings.json").write_bytes(b"\xff")
+
+    with read_only(tmp_path):
+        report = start_app(tmp_path)
+
+    assert report["screen"] == "new_game"
+    assert "not UTF-8 text" in report["banner"] and "could not be set aside" in report["banner"]
+
+
+def test_companion_app_keeps_running_on_deeply_nested_settings(tmp_path: Path) -> None:
+    """The command itself, not a probe: it used to exit 1 without a word."""
+    (tmp_path / "settings.json").write_bytes(b"[" * 100_000)
+    env = {**os.environ, "SDL_VIDEODRIVER": "offscreen", "KIVY_NO_ARGS": "1"}
+    script = "import sys; from companion.cli import main; sys.exit(main())"
+    command = [sys.executable, "-c", script, "app", "--data-dir", str(tmp_path), "--no-virtual"]
+    process = subprocess.Popen(command, env=env, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while not list(tmp_path.glob("settings.json.damaged-*")):
+            assert process.poll() is None, f"companion app stopped: {process.stderr.read()}"
+            assert time.monotonic() < deadline, "the settings were never looked at"
+            time.sleep(0.1)
+        time.sleep(1.0)  # the banner and the rest of the start-up
+        assert process.poll() is None, f"companion app stopped: {process.stderr.read()}"
+    finally:
+        process.terminate()
+        process.communicate(timeout=30)
+
+
+def test_partial_writes_from_a_crash_are_removed_at_start(tmp_path: Path) -> None:
+    games = tmp_path / "games"
+    games.mkdir()
+    left = [
+        tmp_path / ".settings.json.a1b2c3d4.tmp",
+        games / ".20260101-000000-abcd.json.x_y_z_12.tmp",
+    ]
+    then = time.time() - PARTIAL_WRITE_AGE_S - 10
+    for path in left:
+        path.write_text('{"half a fi')
+        os.utime(path, (then, then))
+
+    report = start_app(tmp_path)
+
+    assert report["screen"] == "new_game" and report["banner"] == ""
+    assert not any(path.exists() for path in left)
+
+
+def test_a_player_name_with_a_direction_override_is_refused_on_screen(ui: Harness) -> None:
+    ui.start_game(["Anna\u202eevil", "Bram"])
+    assert ui.app.session.state is None
+    assert "control or text-direction characters (U+202E)" in ui.banner()
+
+
+async def test_damaged_claim_tokens_are_set_aside_and_said_on_the_devices_screen(
+    ui: Harness,
+) -> None:
+    tokens = ui.data_dir / "counters.json"
+    for old in ui.data_dir.glob("counters.json.damaged-*"):
+        old.unlink()
+    whole = json.dumps({"format": 1, "tokens": {f"{i:08x}": "ab" * 16 for i in range(4)}})
+    truncated = whole[: len(whole) // 2].encode()
+    tokens.write_bytes(truncated)
+
+    ui.start_game(["Anna", "Bram"])
+    service = ui.app.devices
+    assert service is not None
+    running = asyncio.ensure_future(service.run())
+    try:
+        await until(
+            ui,
+            lambda: bool(service.statuses) and all(s.access == "ours" for s in service.statuses),
+            "the virtual counters are claimed again",
+            timeout_s=CLAIM_WAIT_S,
+        )
+        ui.nav("devices")
+        screen = ui.screen("devices")
+        await until(ui, lambda: "counters.json" in screen.activity, "the screen says so")
+        assert "damaged" in screen.activity and "kept as counters.json.damaged-" in screen.activity
+        (kept,) = ui.data_dir.glob("counters.json.damaged-*")
+        assert kept.read_bytes() == truncated, "the unreadable file is kept as it was"
+        saved = json.loads(tokens.read_text())["tokens"]
+        assert len(saved) == len(service.statuses), "the new claims were saved beside it"
+    finally:
+        running.cancel()
+        await asyncio.gather(running, return_exceptions=True)
+        for old in ui.data_dir.glob("counters.json.damaged-*"):
+            old.unlink()

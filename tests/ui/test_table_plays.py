@@ -1,0 +1,82 @@
+"""The plays the log can say, in the app: a no-limit game, a trait's lasting bonus on the
+Player screen, and the victim's pick when the Bad Stuff would take one of several things."""
+
+from __future__ import annotations
+
+import pytest
+
+from companion.core import (
+    BadStuff,
+    GainItem,
+    GainTrait,
+    ItemSpec,
+    MonsterSpec,
+    StartCombat,
+)
+from tests.ui.conftest import Harness
+
+pytestmark = pytest.mark.slow
+
+NAMES = ["Anna", "Bram"]
+
+
+def test_a_no_limit_game_from_the_new_game_screen(ui: Harness) -> None:
+    screen = ui.screen("new_game")
+    assert screen.ids.epic.text == "Play to Level 10"
+    ui.tap(screen.ids.epic)
+    assert screen.ids.epic.text == "Epic: play to Level 20"
+    ui.tap(screen.ids.epic)
+    assert screen.ids.epic.text == "No limit: nobody wins by Level"
+    ui.tap(screen.ids.start)
+    state = ui.app.session.state
+    assert state.setup.variants.no_limit and not state.winners
+    ui.app.show("new_game", fresh=True)
+    ui.pump()
+    assert ui.screen("new_game").ids.epic.text == "Play to Level 10"  # one game's choice
+
+
+def test_a_trait_bonus_is_entered_on_the_player_screen(ui: Harness) -> None:
+    ui.start_game(NAMES)
+    ui.app.show("player", seat=0)
+    ui.pump()
+    screen = ui.screen("player")
+    warrior = next(
+        b for b in screen.ids.traits.walk(restrict=True) if getattr(b, "text", "") == "Warrior"
+    )
+    ui.tap(warrior)
+    steppers = [w for w in screen.ids.traits.walk(restrict=True) if hasattr(w, "caption")]
+    assert [s.caption for s in steppers] == ["Warrior: bonus in every combat"]
+    ui.tap(steppers[0].ids.plus)
+    player = ui.app.session.state.players[0]
+    assert [(b.name, b.bonus) for b in player.trait_bonuses] == [("Warrior", 1)]
+    assert player.strength == 2 and screen.strength == 2
+    stepper = next(w for w in screen.ids.traits.walk(restrict=True) if hasattr(w, "caption"))
+    assert stepper.value == "+1"
+
+
+def test_the_victim_picks_what_the_bad_stuff_takes_before_the_roll(ui: Harness) -> None:
+    ui.start_game(NAMES)
+    session = ui.app.session
+    for name in ("Club", "Sword"):
+        item = ItemSpec(name=name, bonus=3, slot="hands", hands=1)
+        assert session.act(GainItem(player=0, item=item, equip=True))
+    assert session.act(GainTrait(player=0, kind="class", name="Wizard"))
+    bully = MonsterSpec(name="Bully", level=15, bad_stuff=BadStuff(lose=("biggest_item",)))
+    assert session.act(StartCombat(fighter=0, monsters=(bully,)))
+    ui.app.show("run_away")
+    ui.pump()
+    run = ui.screen("run_away")
+    buttons = [b for b in run.ids.picks.walk(restrict=True) if type(b).__name__ == "FlatButton"]
+    assert [b.text for b in buttons] == ["Club", "Sword"]
+    ui.tap(run.ids.physical.children[5])  # "1", before choosing: nothing is rolled
+    assert session.state.combat is not None and session.state.combat.rolls == ()
+    assert "choose what the Bad Stuff takes" in ui.banner()
+    ui.tap(buttons[1])
+    sword = next(b for b in run.ids.picks.walk(restrict=True) if getattr(b, "text", "") == "Sword")
+    assert sword.selected
+    ui.tap(run.ids.physical.children[5])  # "1": caught
+    state = session.state
+    assert state.combat is None
+    assert [i.spec.name for i in state.players[0].items] == ["Club"]
+    assert state.last_combat.rolls[0].items_lost == ("Sword",)
+    assert "lost Sword" in run.summary
