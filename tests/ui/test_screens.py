@@ -151,13 +151,13 @@ def test_delete_asks_first_and_the_question_lapses(ui: Harness) -> None:
 def choose(ui: Harness, popup: object, path: Path) -> None:
     """Pick `path` in the chooser pop-up (a folder is browsed into) and tap its button."""
     chooser = popup.ids.chooser  # type: ignore[attr-defined]
-    if path.is_dir():
-        chooser.path = str(path)
-    else:
-        chooser.path = str(path.parent)
+    chooser.path = str(path if path.is_dir() else path.parent)
+    ui.pump()  # the chooser lists the folder (and forgets any selection) on the next frame
+    if not path.is_dir():
         chooser.selection = [str(path)]
     ui.pump()
     ui.tap(popup.ids.action)  # type: ignore[attr-defined]
+    ui.pump(0.4)  # the pop-up fades out before the screen takes touches again
 
 
 def _button(row: object, text: str) -> object:

@@ -20,9 +20,9 @@ class MoreScreen(CompanionScreen):
         self.buttons: dict[str, FlatButton] = {}
 
     def refresh(self) -> None:
+        if self.buttons:
+            return  # the list never changes while the app runs
         box = self.ids.entries
-        box.clear_widgets()
-        self.buttons = {}
         _bar, rest = split_nav(wide=False, entries=self.app.navigator.entries)
         for entry in rest:
             button = FlatButton(text=_(entry.title), size_hint_y=None, height=dp(60))
