@@ -34,6 +34,8 @@ from companion.devices.session import (
     HELLO_TIMEOUT_S,
     CounterVersionError,
     Session,
+    firmware_outdated,
+    update_advice,
 )
 from companion.devices.tasks import TaskSet
 from companion.devices.tokens import TokenStore
@@ -71,7 +73,7 @@ class CounterStatus:
     authenticated), "unclaimed" (long-press it to add it), "claiming" (a claim
     is under way), "claimed_elsewhere" (another table's: never taken over
     without a long press on the counter) or "version" (speaks another protocol
-    major: update its firmware).
+    major, or firmware older than `session.MIN_FIRMWARE`: update it).
     """
 
     key: str
@@ -87,6 +89,7 @@ class CounterStatus:
     battery_percent: int | None = None
     battery_mv: int | None = None
     charging: bool = False
+    battery_low: bool = False
     rtt_ms: float | None = None
     errors: int = 0
     reconnects: int = 0
@@ -335,6 +338,10 @@ class CounterConnection:
                 firmware=".".join(str(part) for part in hello.firmware),
                 counter_id=hello.counter_id,
             )
+            if firmware_outdated(hello):
+                # Not a protocol error: it answered, but the app will not drive it.
+                self._update(access="version", last_problem=update_advice(hello))
+                return
             if hello.caps & wire.CAP_CLAIMED:
                 await self._authenticate(session, hello)
             else:
@@ -455,6 +462,7 @@ class CounterConnection:
                 battery_percent=message.percent,
                 battery_mv=message.millivolts,
                 charging=bool(message.flags & wire.BATTERY_CHARGING),
+                battery_low=bool(message.flags & wire.BATTERY_LOW),
             )
             return
         if isinstance(message, wire.Button):
