@@ -1,6 +1,7 @@
 """Start-up time: launch to the first drawn frame, the companion beside a bare Kivy window.
 
     .venv/bin/python benchmarks/startup.py [--runs 7] [--size 360x640] [--no-virtual]
+                                           [--actions 3000]
 
 Each start is a fresh Python process (a cold start as far as Python and Kivy are
 concerned; the OS file cache is warm for both, as it is for a user who opened the
@@ -12,13 +13,14 @@ kinds of start alternate, so a busy moment on the machine hits both alike.
 
   * bare      - a Kivy App whose root is one Label, run with `async_run` on asyncio;
   * companion - the real app as `companion app` starts it (`run_app`): settings,
-                saved games, the screen registry, resuming the last game onto the
+                saved games, the screen registry, resuming the last game (a legal
+                game of --actions actions, from the saved-games database) onto the
                 Table screen, and the device service starting virtual counters.
 
-The median of --runs starts is reported for each; the target is companion <= 1.5 x bare
-to the first frame. The companion draws its frame (top bar, navigation, the user's
-theme) first and loads the rules engine and the saved game right after, so the
-moment the resumed game is on screen is printed too, beside the same baseline.
+The median of --runs starts is reported for each. Targets, both against the bare
+window's first frame in the same run: the companion's first frame <= 1.5 x, and the
+resumed game on screen <= 1.5 x. The companion draws its frame (top bar, navigation,
+the user's theme) first and loads the rules engine and the saved game right after.
 """
 
 from __future__ import annotations
@@ -122,19 +124,17 @@ def start_once(script: Path, data_dir: Path) -> tuple[float, float | None]:
     return stamps["FIRST_FRAME"], stamps.get("READY_FRAME")
 
 
-def saved_game(folder: Path) -> None:
-    """A game in progress to resume, as after an evening's first session."""
-    from companion.commands.screenshots import demo_actions, demo_setup
-    from companion.core import Game
+def saved_game(folder: Path, actions: int) -> None:
+    """A long game in progress to resume, as after a long evening."""
+    from companion.core.randomplay import random_game
     from companion.store import GameStore
 
     store = GameStore(folder)
-    game = Game(demo_setup())
-    for action in demo_actions():
-        game.apply(action)
+    game = random_game(actions, seed=3, allow_win=False)
     game_id = store.new_id()
     store.save(game_id, game)
     store.last_id = game_id
+    store.close()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -144,15 +144,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--no-virtual", action="store_true", help="start the companion without virtual counters"
     )
+    parser.add_argument(
+        "--actions", type=int, default=3000, help="actions in the resumed game (default 3000)"
+    )
     args = parser.parse_args(argv)
     width, height = (int(part) for part in args.size.lower().split("x"))
     bare: list[float] = []
     companion: list[float] = []
     game_shown: list[float] = []
+    game_loads: list[float] = []
     with tempfile.TemporaryDirectory(prefix="companion-startup-") as folder:
         data = Path(folder) / "data"
         data.mkdir()
-        saved_game(data)
+        saved_game(data, args.actions)
         # Scripts run from files: Kivy's App takes its name and folder from sys.argv[0].
         bare_script = Path(folder) / "bare.py"
         bare_script.write_text(BARE.format(w=width, h=height))
@@ -166,6 +170,7 @@ def main(argv: list[str] | None = None) -> int:
             companion.append(first)
             if ready is not None:
                 game_shown.append(ready)
+            game_loads.append(load_time(data))
     bare_s, app_s = statistics.median(bare), statistics.median(companion)
     ratio = app_s / bare_s
     print(f"window {width}x{height}, {args.runs} cold starts each, median:")
@@ -175,16 +180,41 @@ def main(argv: list[str] | None = None) -> int:
 
     row("bare Kivy window, first frame", f"{bare_s * 1000:.0f} ms", f"min {min(bare) * 1000:.0f}")
     row("companion, first frame", f"{app_s * 1000:.0f} ms", f"min {min(companion) * 1000:.0f}")
-    verdict = "ok" if ratio <= TARGET_RATIO else "over target"
+    verdict = "ok" if ratio <= TARGET_RATIO else "OVER TARGET"
     row("ratio", f"{ratio:.2f} x", f"target <= {TARGET_RATIO} x: {verdict}")
+    misses = ratio > TARGET_RATIO
     if game_shown:
         shown = statistics.median(game_shown)
+        shown_ratio = shown / bare_s
         row(
-            "companion, resumed game on screen",
+            f"resumed game on screen ({args.actions} act.)",
             f"{shown * 1000:.0f} ms",
-            f"{shown / bare_s:.2f} x the bare window; no target",
+            f"min {min(game_shown) * 1000:.0f}",
         )
-    return 0
+        verdict = "ok" if shown_ratio <= TARGET_RATIO else "OVER TARGET"
+        row("ratio", f"{shown_ratio:.2f} x", f"target <= {TARGET_RATIO} x: {verdict}")
+        misses = misses or shown_ratio > TARGET_RATIO
+        load = statistics.median(game_loads)
+        row(
+            "  of which: open store, load game",
+            f"{load * 1000:.0f} ms",
+            f"measured in this process; {load / shown:.0%} of the resumed game on screen",
+        )
+    return 1 if misses else 0
+
+
+def load_time(data_dir: Path) -> float:
+    """Seconds to open the saved-games store and load the game to resume."""
+    from companion.store import GameStore
+
+    started = time.perf_counter()
+    store = GameStore(data_dir)
+    try:
+        if store.load_last() is None:
+            raise RuntimeError("no game to resume")
+        return time.perf_counter() - started
+    finally:
+        store.close()
 
 
 if __name__ == "__main__":

@@ -1,19 +1,26 @@
 """The `Game` facade: a setup plus a log of checked actions, with undo, redo and JSON.
 
-Undo and redo move a cursor over the snapshots the fold produced (as python-chess
-keeps a stack of board states): nothing is ever reversed by hand.
+Undo and redo move a cursor over the log (as python-chess keeps a stack of board
+states): nothing is ever reversed by hand. Only every `CHECKPOINT_INTERVAL`-th state
+is kept; any other state is the nearest kept one with at most that many logged
+actions folded onto it again, so memory grows with the log, not with the log times
+the size of a state, and an undo still costs a fraction of a millisecond.
 """
 
 from __future__ import annotations
 
+import contextlib
+import gc
+import hashlib
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from itertools import islice
 
 from pydantic import ValidationError
 
 from companion.core.actions import ACTION_ADAPTER, BaseAction
 from companion.core.dice import RandomSource, SecretsDice
-from companion.core.engine import apply_action, fill_rolls
+from companion.core.engine import apply_action, fill_rolls, replay
 from companion.core.errors import RuleError, validation_error_line
 from companion.core.listeners import Listeners
 from companion.core.log_versions import (
@@ -25,11 +32,64 @@ from companion.core.log_versions import (
 from companion.core.models import Edition, GameSetup
 from companion.core.state import GameState
 
+# One state in memory every this many actions: an undo or a History line folds at most
+# this many actions again (about 0.3 ms), and a state costs ~2 KiB, so a 100,000-action
+# game keeps ~3,000 states instead of 100,000.
+CHECKPOINT_INTERVAL = 32
+
 Subscriber = Callable[[GameState], None]
 
 
 class GameLogError(ValueError):
     """A saved game cannot be read: not JSON, the wrong format, or an illegal action."""
+
+
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """Hold the cyclic garbage collector while a log is read and folded.
+
+    A fold allocates many small immutable objects and frees few, which is exactly what
+    makes the collector rescan everything already built, again and again; nothing in
+    a fold makes reference cycles, so holding it loses nothing.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def action_record(action: BaseAction) -> dict[str, object]:
+    """One action as it stands in a game log: its type, then its non-default fields."""
+    return {"type": action.type, **action.model_dump(mode="json", exclude_defaults=True)}
+
+
+def action_text(action: BaseAction) -> str:
+    """One action as compact JSON text (what a store keeps per action)."""
+    return json.dumps(action_record(action), separators=(",", ":"), ensure_ascii=False)
+
+
+def log_digest(texts: Iterable[str], start: str = "") -> str:
+    """A fingerprint of a log prefix given as `action_text`s, chained action by action.
+
+    A checkpoint records the fingerprint of the prefix it was taken at and is only
+    trusted when the log it meets has the same one. Being a chain, the fingerprint
+    after one more action needs only the previous one (`start`), not the whole prefix.
+
+    >>> log_digest([]) == log_digest(()) == ""
+    True
+    >>> log_digest(['{"type":"end_turn"}']) == log_digest(['{"type":"go_up_level"}'])
+    False
+    >>> a, b = '{"type":"end_turn"}', '{"type":"advance_phase"}'
+    >>> log_digest([b], start=log_digest([a])) == log_digest([a, b])
+    True
+    """
+    digest = start
+    for text in texts:
+        digest = hashlib.blake2b(f"{digest}\n{text}".encode(), digest_size=16).hexdigest()
+    return digest
 
 
 class Game:
@@ -52,11 +112,23 @@ class Game:
     def __init__(self, setup: GameSetup, rng: RandomSource | None = None) -> None:
         self._setup = setup
         self._dice: RandomSource = rng if rng is not None else SecretsDice()
-        self._states: list[GameState] = [GameState.initial(setup)]
+        initial = GameState.initial(setup)
+        # Every recorded action, including undone ones that can still be redone.
         self._actions: list[BaseAction] = []
+        # States at revisions 0, K, 2K, ... (K = CHECKPOINT_INTERVAL) of the recorded
+        # actions; a gap (after `resume`) is filled on first need.
+        self._checkpoints: dict[int, GameState] = {0: initial}
+        self._state = initial
         self._cursor = 0
         self._sequence = 0
+        self._log: tuple[BaseAction, ...] | None = ()
         self._subscribers: Listeners[[GameState]] = Listeners()
+        # Told the index of the first recorded action that is new or replaced, whenever
+        # the recorded actions change (not on undo or redo, which only move the cursor).
+        self.record_changes: Listeners[[int]] = Listeners()
+        # The revision the last load started folding from: the checkpoint's when one was
+        # trusted, 0 when the whole log was folded (see `resume`).
+        self.resumed_from = 0
 
     # --- reading -------------------------------------------------------------------
 
@@ -68,12 +140,34 @@ class Game:
     @property
     def state(self) -> GameState:
         """The current state: an immutable snapshot."""
-        return self._states[self._cursor]
+        return self._state
 
     @property
     def log(self) -> tuple[BaseAction, ...]:
         """The applied actions, oldest first (undone ones are not included)."""
-        return tuple(self._actions[: self._cursor])
+        if self._log is None:
+            self._log = tuple(self._actions[: self._cursor])
+        return self._log
+
+    @property
+    def revision(self) -> int:
+        """How many actions are applied (the length of `log`), without copying the log."""
+        return self._cursor
+
+    @property
+    def recorded(self) -> int:
+        """How many actions are recorded: the applied ones plus those that can be redone."""
+        return len(self._actions)
+
+    def action_at(self, index: int) -> BaseAction:
+        """The recorded action number `index` (0-based; undone ones included)."""
+        if not 0 <= index < len(self._actions):
+            raise IndexError(f"action index must be between 0 and {len(self._actions) - 1}")
+        return self._actions[index]
+
+    def recorded_actions(self, start: int = 0) -> list[BaseAction]:
+        """The recorded actions from index `start` on (undone ones included)."""
+        return self._actions[start:]
 
     @property
     def sequence(self) -> int:
@@ -96,7 +190,27 @@ class Game:
         """The state after the first `revision` actions (for the History screen)."""
         if not 0 <= revision <= self._cursor:
             raise ValueError(f"revision must be between 0 and {self._cursor}")
-        return self._states[revision]
+        return self._recorded_state(revision)
+
+    def states_between(self, start: int, stop: int) -> list[GameState]:
+        """The states after `start`, `start + 1`, ..., `stop - 1` actions, with one fold.
+
+        For showing many log lines at once: each line needs the state its action met.
+        """
+        if not 0 <= start <= stop <= self._cursor + 1:
+            raise ValueError(f"revisions must be between 0 and {self._cursor}")
+        if start == stop:
+            return []
+        state = self._recorded_state(start)
+        states = [state]
+        for action in islice(self._actions, start, stop - 1):
+            state = _refold(state, action)
+            states.append(state)
+        return states
+
+    def memory_states(self) -> int:
+        """How many full states this game keeps in memory (checkpoints plus the current one)."""
+        return len(self._checkpoints) + 1
 
     # --- changing ------------------------------------------------------------------
 
@@ -108,14 +222,20 @@ class Game:
         """
         if not isinstance(action, BaseAction):
             raise TypeError(f"not a game action: {action!r}")
-        state = self.state
+        state = self._state
         full = fill_rolls(action, state, self._dice)
         new_state = apply_action(state, full)
-        del self._actions[self._cursor :]
-        del self._states[self._cursor + 1 :]
+        first_changed = self._cursor
+        if self._cursor < len(self._actions):
+            del self._actions[self._cursor :]
+            for revision in [r for r in self._checkpoints if r > self._cursor]:
+                del self._checkpoints[revision]
         self._actions.append(full)
-        self._states.append(new_state)
         self._cursor += 1
+        self._state = new_state
+        if self._cursor % CHECKPOINT_INTERVAL == 0:
+            self._checkpoints[self._cursor] = new_state
+        self.record_changes.emit(first_changed)
         self._notify()
         return new_state
 
@@ -126,7 +246,7 @@ class Game:
         real dice are not touched), since no rule depends on the number rolled.
         """
         try:
-            apply_action(self.state, fill_rolls(action, self.state, _StandInDice()))
+            apply_action(self._state, fill_rolls(action, self._state, _StandInDice()))
         except RuleError as err:
             return err
         return None
@@ -135,26 +255,58 @@ class Game:
         """Take back the last `steps` actions; they can be redone."""
         if steps < 1 or steps > self._cursor:
             raise RuleError("nothing_to_undo", f"There are only {self._cursor} actions to undo")
-        self._cursor -= steps
-        self._notify()
-        return self.state
+        self._move_to(self._cursor - steps)
+        return self._state
 
     def redo(self, steps: int = 1) -> GameState:
         """Apply again the last `steps` undone actions."""
         left = len(self._actions) - self._cursor
         if steps < 1 or steps > left:
             raise RuleError("nothing_to_redo", f"There are only {left} actions to redo")
-        self._cursor += steps
-        self._notify()
-        return self.state
+        self._move_to(self._cursor + steps)
+        return self._state
 
     def subscribe(self, callback: Subscriber) -> Callable[[], None]:
         """Call `callback(state)` after every apply, undo and redo; returns an unsubscribe."""
         return self._subscribers.add(callback)
 
+    def _move_to(self, revision: int) -> None:
+        if revision > self._cursor and revision - self._cursor < CHECKPOINT_INTERVAL:
+            # A short redo: fold forward from here rather than from a checkpoint.
+            state = replay(self._state, islice(self._actions, self._cursor, revision), False)
+        else:
+            state = self._recorded_state(revision)
+        self._state = state
+        self._cursor = revision
+        self._notify()
+
     def _notify(self) -> None:
         self._sequence += 1
-        self._subscribers.emit(self.state)
+        self._log = None
+        self._subscribers.emit(self._state)
+
+    def _recorded_state(self, revision: int) -> GameState:
+        """The state after the first `revision` recorded actions (applied or undone)."""
+        if revision == self._cursor:
+            return self._state
+        base = revision - revision % CHECKPOINT_INTERVAL
+        state = self._checkpoints.get(base)
+        if state is None:
+            state = self._fill_checkpoints(base)
+        return replay(state, islice(self._actions, base, revision), checked=False)
+
+    def _fill_checkpoints(self, upto: int) -> GameState:
+        """Fold from the nearest kept state below `upto`, keeping every checkpoint on the way."""
+        base = upto
+        while base not in self._checkpoints:
+            base -= CHECKPOINT_INTERVAL
+        state = self._checkpoints[base]
+        with collector_paused():
+            for revision in range(base + 1, upto + 1):
+                state = _refold(state, self._actions[revision - 1])
+                if revision % CHECKPOINT_INTERVAL == 0:
+                    self._checkpoints[revision] = state
+        return state
 
     # --- saving and loading --------------------------------------------------------
 
@@ -164,10 +316,7 @@ class Game:
             "format": LOG_FORMAT,
             "version": LOG_VERSION,
             "setup": self._setup.model_dump(mode="json"),
-            "actions": [
-                {"type": a.type, **a.model_dump(mode="json", exclude_defaults=True)}
-                for a in self.log
-            ],
+            "actions": [action_record(a) for a in self.log],
         }
 
     def to_json(self, indent: int | None = 1) -> str:
@@ -183,18 +332,96 @@ class Game:
     ) -> Game:
         """Replay a log with every rule checked; raises GameLogError naming the bad action."""
         game = cls(setup, rng)
-        state = game.state
-        for number, action in enumerate(actions, start=1):
+        with collector_paused():
+            game._fold_checked(actions, 0)
+        return game
+
+    @classmethod
+    def resume(
+        cls,
+        setup: GameSetup,
+        actions: Sequence[BaseAction],
+        revision: int | None = None,
+        checkpoint: GameState | None = None,
+        rng: RandomSource | None = None,
+    ) -> Game:
+        """A saved game back in play, folding only what follows its checkpoint.
+
+        `actions` are all recorded actions, `revision` how many of them are applied (the
+        rest can be redone; default: all), and `checkpoint` a state saved at some earlier
+        revision (`checkpoint.revision`). The log stays the truth: a checkpoint from
+        another setup, past the end of the log, or on which the following actions break a
+        rule is dropped and the whole log folded instead (`resumed_from` says which
+        happened). Undone actions that no longer fold are dropped, not offered for redo.
+        Raises GameLogError when the log itself breaks a rule.
+        """
+        applied = len(actions) if revision is None else revision
+        if not 0 <= applied <= len(actions):
+            raise GameLogError(f"revision {applied} is outside the log (0 to {len(actions)})")
+        head, tail = actions[:applied], actions[applied:]
+        usable = (
+            checkpoint is not None
+            and checkpoint.setup == setup
+            and 0 <= checkpoint.revision <= applied
+        )
+        with collector_paused():
+            game: Game | None = None
+            if usable and checkpoint is not None:
+                game = cls(setup, rng)
+                game._start_from(checkpoint, head[: checkpoint.revision])
+                try:
+                    game._fold_checked(head[checkpoint.revision :], checkpoint.revision)
+                except GameLogError:
+                    game = None  # the checkpoint disagrees with the log: fold it all
+            if game is None:
+                game = cls(setup, rng)
+                game._fold_checked(head, 0)
+            game._record_redoable(tail)
+        return game
+
+    def _start_from(self, checkpoint: GameState, prefix: Sequence[BaseAction]) -> None:
+        self._actions = list(prefix)
+        self._cursor = checkpoint.revision
+        self._state = checkpoint
+        self.resumed_from = checkpoint.revision
+        if checkpoint.revision % CHECKPOINT_INTERVAL == 0:
+            self._checkpoints[checkpoint.revision] = checkpoint
+
+    def _fold_checked(self, actions: Sequence[BaseAction], first_revision: int) -> None:
+        """Append and fold `actions` with every rule checked (the collector is paused)."""
+        state = self._state
+        checkpoints = self._checkpoints
+        revision = first_revision
+        for action in actions:
+            revision += 1
             if _open_rolls(action):
-                raise GameLogError(f"action {number} ({action.type}) has no recorded die roll")
+                raise GameLogError(f"action {revision} ({action.type}) has no recorded die roll")
             try:
                 state = apply_action(state, action)
             except RuleError as err:
-                raise GameLogError(f"action {number} ({action.type}) breaks a rule: {err}") from err
-            game._actions.append(action)
-            game._states.append(state)
-        game._cursor = len(game._actions)
-        return game
+                raise GameLogError(
+                    f"action {revision} ({action.type}) breaks a rule: {err}"
+                ) from err
+            self._actions.append(action)
+            if revision % CHECKPOINT_INTERVAL == 0:
+                checkpoints[revision] = state
+        self._state = state
+        self._cursor = revision
+        self._log = None
+
+    def _record_redoable(self, tail: Sequence[BaseAction]) -> None:
+        """Keep undone actions for redo, as far as they still fold on the current state."""
+        state = self._state
+        for action in tail:
+            if _open_rolls(action):
+                break
+            try:
+                state = apply_action(state, action)
+            except RuleError:
+                break
+            self._actions.append(action)
+            if len(self._actions) % CHECKPOINT_INTERVAL == 0:
+                self._checkpoints[len(self._actions)] = state
 
     @classmethod
     def from_dict(
@@ -229,13 +456,14 @@ class Game:
         if not isinstance(raw_actions, list):
             raise GameLogError('"actions" must be a list')
         actions: list[BaseAction] = []
-        for number, raw in enumerate(upgrade_actions(version, raw_actions), start=1):
-            try:
-                actions.append(ACTION_ADAPTER.validate_python(raw))
-            except ValidationError as err:
-                raise GameLogError(
-                    f"action {number} is malformed: {validation_error_line(err)}"
-                ) from None
+        with collector_paused():
+            for number, raw in enumerate(upgrade_actions(version, raw_actions), start=1):
+                try:
+                    actions.append(ACTION_ADAPTER.validate_python(raw))
+                except ValidationError as err:
+                    raise GameLogError(
+                        f"action {number} is malformed: {validation_error_line(err)}"
+                    ) from None
         return cls.from_actions(setup, actions, rng)
 
     @classmethod
@@ -247,7 +475,8 @@ class Game:
     ) -> Game:
         """Load a game saved by `to_json`; raises GameLogError on anything wrong."""
         try:
-            data = json.loads(text)
+            with collector_paused():
+                data = json.loads(text)
         except json.JSONDecodeError as err:
             raise GameLogError(
                 f"not valid JSON: {err.msg} at line {err.lineno} column {err.colno}"
@@ -257,6 +486,11 @@ class Game:
         except RecursionError:
             raise GameLogError("not valid JSON: nested too deeply") from None
         return cls.from_dict(data, rng, editions)
+
+
+def _refold(state: GameState, action: BaseAction) -> GameState:
+    """One recorded action again: it was checked when it was applied to this very state."""
+    return replay(state, (action,), checked=False)
 
 
 class _StandInDice:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 from kivy.clock import Clock
@@ -197,7 +197,12 @@ class DeviceService(EventDispatcher):
 
         folder = self.app.data_dir
         tokens = TokenStore(folder / TOKENS_FILE) if folder is not None else TokenStore()
-        return DeviceManager(tokens=tokens)
+        return DeviceManager(tokens=tokens, persist=self._durable)
+
+    def _durable(self, sequence: int) -> Awaitable[None]:
+        # A counter's press is acknowledged once the open game's change `sequence` is on disk.
+        session = self.app.session
+        return session.games.wait_durable(session.game_id, sequence)
 
     async def _connect_all(self, virtual: bool) -> None:
         from companion.devices.discovery import discover

@@ -17,7 +17,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kivy.clock import Clock
+from kivy.clock import Clock, mainthread
+from kivy.core.window import Window
 from kivy.event import EventDispatcher
 from kivy.properties import BooleanProperty, ObjectProperty, StringProperty
 
@@ -31,6 +32,9 @@ log = logging.getLogger(__name__)
 
 # notify(text, error): how the session tells the table what happened.
 Notify = Callable[[str, bool], None]
+# A change is handed to the store after the frame that shows it, or after this long (s)
+# when no frame is drawn (a window in the background).
+SAVE_AFTER_S = 0.1
 
 
 class GameSession(EventDispatcher):
@@ -58,6 +62,8 @@ class GameSession(EventDispatcher):
         self.game: Game | None = None
         self._unsubscribe: Callable[[], None] | None = None
         self._publish_trigger = Clock.create_trigger(self._publish)
+        # A change waits to be handed to the store (see `_game_changed`).
+        self._save_due = False
 
     def on_opened(self, game: Game | None) -> None:
         """Default handler: nothing (the app binds to it)."""
@@ -72,6 +78,8 @@ class GameSession(EventDispatcher):
         from companion.store import GameStore
 
         self.games = GameStore(data_dir)
+        # Told on the loop the saves came from, or on the writer thread without one.
+        self.games.problem_listeners.add(mainthread(self._save_failed))
         self.dice = SecretsDice()
 
     def resume(self) -> str | None:
@@ -81,13 +89,17 @@ class GameSession(EventDispatcher):
         """
         from companion.store import StoreError
 
+        # A saved-games database that could not be used was kept aside and a new one
+        # started: say so, beside any problem with the last game.
+        problems = [self.games.problem] if self.games.problem else []
         try:
             last = self.games.load_last()
         except StoreError as exc:
-            return str(exc)
+            problems.append(str(exc))
+            last = None
         if last is not None:
             self._open(*last)
-        return None
+        return "; ".join(problems) if problems else None
 
     # -- the open game -------------------------------------------------------------------
     @property
@@ -141,7 +153,7 @@ class GameSession(EventDispatcher):
         if game is None or not game.can_undo:
             self._notify(_("Nothing to undo."), False)
             return
-        steps = max(1, min(steps, len(game.log)))
+        steps = max(1, min(steps, game.revision))
         last = self._last_in_words(game)
         game.undo(steps)
         if steps == 1:
@@ -149,24 +161,28 @@ class GameSession(EventDispatcher):
         else:
             self._notify(_("Undone: the last {n} actions").format(n=steps), False)
 
-    def redo(self) -> None:
-        """Apply again the last action taken back, saying what it was."""
+    def redo(self, steps: int = 1) -> None:
+        """Apply again the last `steps` actions taken back, saying what was brought back."""
         game = self.game
         if game is None or not game.can_redo:
             self._notify(_("Nothing to redo."), False)
             return
-        game.redo()
-        self._notify(_("Redone: {what}").format(what=self._last_in_words(game)), False)
+        steps = max(1, min(steps, game.recorded - game.revision))
+        game.redo(steps)
+        if steps == 1:
+            self._notify(_("Redone: {what}").format(what=self._last_in_words(game)), False)
+        else:
+            self._notify(_("Redone: the last {n} actions").format(n=steps), False)
 
     @staticmethod
     def _last_in_words(game: Game) -> str:
         from companion.core import describe
 
-        revision = len(game.log) - 1
+        revision = game.revision - 1
         try:
-            return describe(game.log[revision], game.state_at(revision))
+            return describe(game.action_at(revision), game.state_at(revision))
         except (ValueError, LookupError, AttributeError):
-            return game.log[revision].type.replace("_", " ")
+            return game.action_at(revision).type.replace("_", " ")
 
     # -- saved games ---------------------------------------------------------------------
     def start(self, setup: GameSetup) -> Game:
@@ -182,6 +198,8 @@ class GameSession(EventDispatcher):
         """Open a saved game; a damaged file is reported and nothing changes."""
         from companion.store import StoreError
 
+        if self._take_save_due():  # the open game's last change goes to the store first
+            self._save_soon()
         try:
             game = self.games.load(game_id)
         except StoreError as exc:
@@ -238,7 +256,9 @@ class GameSession(EventDispatcher):
         return game_id
 
     def save(self) -> None:
-        """Write the open game's whole log (a failure is shown, never raised)."""
+        """Write what changed in the open game and wait until it is on disk (a failure is
+        shown, never raised)."""
+        self._take_save_due()  # this save writes everything
         if self.game is None or not self.game_id:
             return
         from companion.store import StoreError
@@ -250,6 +270,8 @@ class GameSession(EventDispatcher):
 
     # -- inside --------------------------------------------------------------------------
     def _open(self, game_id: str, game: Game | None) -> None:
+        if self._take_save_due():  # the game being put away has a change to hand over
+            self._save_soon()
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None
@@ -261,9 +283,42 @@ class GameSession(EventDispatcher):
         self._publish()
 
     def _game_changed(self, _state: GameState) -> None:
-        # Save first, synchronously: a crash right after an action must not lose it.
-        self.save()
+        # The screen first (the counters heard the game before this), then the save: it is
+        # handed to the store's writer thread once the frame showing the change is drawn
+        # (waking that thread costs the UI thread a few ms), or after SAVE_AFTER_S when no
+        # frame comes. A counter's press is acknowledged only once its save is durable
+        # (`GameStore.wait_durable`), so nothing is acknowledged early.
         self._publish_trigger()
+        if not self._save_due:
+            self._save_due = True
+            Window.bind(on_flip=self._save_after_frame)
+            Clock.schedule_once(self._save_after_frame, SAVE_AFTER_S)
+
+    def _save_after_frame(self, *_args: Any) -> None:
+        if self._publish_trigger.is_triggered:
+            return  # the frame that shows the change is the next one
+        if self._take_save_due():
+            self._save_soon()
+
+    def _take_save_due(self) -> bool:
+        """Whether a change was waiting to be handed to the store; it no longer waits."""
+        Window.unbind(on_flip=self._save_after_frame)
+        Clock.unschedule(self._save_after_frame)
+        due, self._save_due = self._save_due, False
+        return due
+
+    def _save_soon(self) -> None:
+        if self.game is None or not self.game_id:
+            return
+        from companion.store import StoreError
+
+        try:
+            self.games.save_soon(self.game_id, self.game)
+        except StoreError as exc:
+            self._save_failed(self.game_id, str(exc))
+
+    def _save_failed(self, _game_id: str, problem: str) -> None:
+        self._notify(_("The game could not be saved: {problem}").format(problem=problem), True)
 
     def _publish(self, *_args: Any) -> None:
         game = self.game

@@ -9,6 +9,7 @@ import pytest
 
 from companion.core import CLASSIC, Game, GameSetup, GoUpLevel, PlayerSetup, Sex
 from companion.store import GameStore, StoreError
+from companion.store import games as games_module
 
 
 def make_game(levels: int = 2) -> Game:
@@ -61,25 +62,30 @@ def test_a_crash_while_saving_keeps_the_previous_save_whole(
     store.save(game_id, game)
     game.apply(GoUpLevel(player=0))
 
-    def power_cut(src: str, dst: str) -> None:
+    def power_cut(*_args: object, **_kwargs: object) -> str:
         raise OSError("power cut")
 
-    monkeypatch.setattr(os, "replace", power_cut)
-    with pytest.raises(OSError, match="power cut"):
+    # The failure strikes inside the transaction, after the old rows were touched.
+    monkeypatch.setattr(games_module, "log_digest", power_cut)
+    with pytest.raises(StoreError, match="power cut"):
         store.save(game_id, game)
     monkeypatch.undo()
 
-    assert store.load(game_id).state.players[0].level == 1  # the old save, intact
-    assert [p.name for p in store.folder.iterdir()] == [f"{game_id}.json"]  # no temp left
+    reopened = GameStore(tmp_path)
+    assert reopened.load(game_id).state.players[0].level == 1  # the old save, intact
+    assert [(s.id, s.actions) for s in reopened.list()] == [(game_id, 1)]  # nothing half-written
+    store.save(game_id, game)  # the next save writes what the failed one could not
+    assert GameStore(tmp_path).load(game_id).state == game.state
 
 
 def test_list_shows_newest_first_and_reports_damaged_files_without_deleting_them(
     tmp_path: Path,
 ) -> None:
+    # Saves of earlier versions (JSON files) are taken in with their dates.
     store = GameStore(tmp_path)
     first, second = store.new_id() + "a", store.new_id() + "b"
-    store.save(first, make_game(levels=1))
-    store.save(second, make_game(levels=2))
+    store.path_of(first).write_text(make_game(levels=1).to_json(), encoding="utf-8")
+    store.path_of(second).write_text(make_game(levels=2).to_json(), encoding="utf-8")
     os.utime(store.path_of(first), (1_000_000, 1_000_000))
     damaged = store.folder / "broken.json"
     damaged.write_text('{"format": "munch', encoding="utf-8")

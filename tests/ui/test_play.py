@@ -186,9 +186,17 @@ def test_undo_and_redo(ui: Harness) -> None:
     ui.tap(top.redo)
     assert ui.app.session.state.players[1].level == 3
     # A tap on the oldest entry takes it back with everything after it.
-    ui.tap(history.ids.lines.children[0])  # children are last-first: the oldest entry
+    ui.pump()
+    ui.tap(history.line_of(0))  # the oldest entry
     assert ui.app.session.state.players[1].level == 1
     assert ui.app.session.can_redo
+    assert ui.banner() == "Undone: the last 2 actions"
+    ui.tap(history.ids.bring_back)  # both come back in one tap
+    assert ui.app.session.state.players[1].level == 3
+    assert ui.banner() == "Redone: the last 2 actions"
+    ui.pump()
+    ui.tap(history.line_of(0))
+    assert ui.app.session.state.players[1].level == 1
     # The saved file follows every step.
     saved = ui.app.session.games.load(ui.app.session.game_id)
     assert saved.state.players[1].level == 1

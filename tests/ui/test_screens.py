@@ -91,7 +91,7 @@ def test_saved_games_export_import_resume_delete(ui: Harness, tmp_path: Path) ->
     first_id = ui.app.session.game_id
     ui.nav("games")
     games = ui.screen("games")
-    rows = list(reversed(games.ids.saved.children))
+    rows = games.rows()
     assert len(rows) == 1 and rows[0].current
 
     games.ids.folder.text = str(tmp_path)
@@ -102,7 +102,7 @@ def test_saved_games_export_import_resume_delete(ui: Harness, tmp_path: Path) ->
 
     games.ids.import_path.text = str(exported)
     ui.tap(games.ids.import_button)
-    rows = list(reversed(games.ids.saved.children))
+    rows = games.rows()
     assert len(rows) == 2
     imported = next(r for r in rows if not r.current)
     ui.tap(_button(imported, "Resume"))
@@ -111,7 +111,7 @@ def test_saved_games_export_import_resume_delete(ui: Harness, tmp_path: Path) ->
     assert ui.app.session.state.players[0].level == 2
 
     ui.nav("games")
-    rows = list(reversed(games.ids.saved.children))
+    rows = games.rows()
     ui.tap(_button(next(r for r in rows if r.current), "Delete"))
     assert ui.app.session.game is None
     assert [s.id for s in ui.app.session.games.list()] == [first_id]

@@ -20,7 +20,8 @@ def test_startup_benchmark_prints_the_app_beside_a_bare_window() -> None:
         timeout=240,
         check=False,
     )
-    assert done.returncode == 0, done.stderr[-2000:]
+    # 1 is a missed target (the figures are not judged here); a crash prints no figures.
+    assert done.returncode in (0, 1), done.stderr[-2000:]
     out = done.stdout
     assert "bare Kivy window, first frame" in out
     assert "companion, first frame" in out

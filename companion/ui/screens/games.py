@@ -3,20 +3,43 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from kivy.factory import Factory
-from kivy.properties import StringProperty
+from kivy.properties import BooleanProperty, StringProperty
+from kivy.uix.widget import Widget
 
 from companion.ui.i18n import _
 from companion.ui.screens.base import CompanionScreen
 
+if TYPE_CHECKING:
+    from companion.store import SavedGame
+
 EXPORTS_DIR = "exports"
+# Games listed at first, and added by each tap on "Show older games" (Kivy lays out
+# every entry of a RecycleView's data on each change, so the list is a window).
+SHOWN_STEP = 50
 
 
 class GamesScreen(CompanionScreen):
     """Every saved game, newest first."""
 
     folder_text = StringProperty("")
+    empty = BooleanProperty(False)
+    # Why games are not being kept in the data folder ("" when they are).
+    notice = StringProperty("")
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._shown = SHOWN_STEP
+
+    def on_pre_enter(self, *args: Any) -> None:
+        self._shown = SHOWN_STEP
+        super().on_pre_enter(*args)
+
+    def show_older(self) -> None:
+        """List SHOWN_STEP more of the older games."""
+        self._shown += SHOWN_STEP
+        self.refresh()
 
     def new_game(self) -> None:
         """Set up a new game (the open one stays saved)."""
@@ -53,29 +76,47 @@ class GamesScreen(CompanionScreen):
     def _default_folder(self) -> str:
         return str(self.session.games.root / EXPORTS_DIR)
 
+    def rows(self) -> list[Widget]:
+        """The rows on screen, top first (only those exist as widgets)."""
+        shown = [
+            row for row in self.ids.saved.layout_manager.children if getattr(row, "game_id", "")
+        ]
+        order = {item.get("game_id"): index for index, item in enumerate(self.ids.saved.data)}
+        return sorted(shown, key=lambda row: order.get(row.game_id, len(order)))
+
     def refresh(self) -> None:
         if not self.ids.folder.text:
             self.ids.folder.text = self._default_folder()
-        box = self.ids.saved
-        box.clear_widgets()
-        saved = self.session.games.list()
-        if not saved:
-            box.add_widget(Factory.Caption(text=_("No saved games yet.")))
-        for item in saved:
-            if item.problem:
-                detail = item.problem
-            else:
-                detail = _("{n} actions · {when}").format(
-                    n=item.actions, when=item.updated.astimezone().strftime("%Y-%m-%d %H:%M")
-                )
-                if item.winners:
-                    detail += " · " + _("won by {names}").format(names=", ".join(item.winners))
-            # Properties declared in kv exist only once the rule applied: set them after.
-            row = Factory.SavedGameRow()
-            row.owner = self
-            row.game_id = item.id
-            row.title = item.title
-            row.detail = detail
-            row.current = item.id == self.session.game_id
-            row.damaged = item.problem is not None
-            box.add_widget(row)
+        self.notice = self.session.games.notice or ""
+        # One query over the newest games' summaries; only the rows on screen are built.
+        saved = self.session.games.list(limit=self._shown + 1)
+        self.empty = not saved
+        current = self.session.game_id
+        older = saved[self._shown :]
+        del saved[self._shown :]
+        data: list[dict[str, Any]] = [
+            {
+                "viewclass": "SavedGameRow",
+                "owner": self,
+                "game_id": item.id,
+                "title": item.title,
+                "detail": _detail(item),
+                "current": item.id == current,
+                "damaged": item.problem is not None,
+            }
+            for item in saved
+        ]
+        if older:
+            data.append({"viewclass": "SavedGamesMore", "owner": self})
+        self.ids.saved.data = data
+
+
+def _detail(item: SavedGame) -> str:
+    if item.problem:
+        return item.problem
+    detail = _("{n} actions · {when}").format(
+        n=item.actions, when=item.updated.astimezone().strftime("%Y-%m-%d %H:%M")
+    )
+    if item.winners:
+        detail += " · " + _("won by {names}").format(names=", ".join(item.winners))
+    return detail

@@ -1,0 +1,123 @@
+"""Drives the real companion app in this process for the UI benchmarks: an offscreen
+window, touches sent through the Window where a finger would land, and the time from
+lifting the finger to the first frame that shows the result.
+
+Kivy's frame cap is lifted (maxfps 0), so a figure is the work a tap causes, not the
+wait for the next 60 Hz tick.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from itertools import count
+from pathlib import Path
+from typing import Any
+
+PHONE = (360, 640)
+# A frame that shows the result must come within this many frames of the tap.
+MAX_FRAMES = 200
+_touch_ids = count(1)
+
+
+def start_app(data_dir: Path, size: tuple[int, int] = PHONE) -> Any:
+    """The companion app, started in an offscreen window, ready (the last game resumed)."""
+    os.environ.setdefault("SDL_VIDEODRIVER", "offscreen")
+    from companion.commands.app import prepare_kivy
+
+    prepare_kivy(size)
+    from kivy.config import Config
+
+    Config.set("graphics", "maxfps", "0")
+    import sys
+
+    from companion.ui.app import CompanionApp
+
+    # Kivy sends errors to its log file only; a benchmark must show them.
+    sys.excepthook = sys.__excepthook__
+    sys.stderr = sys.__stderr__
+    app = CompanionApp(data_dir=data_dir, no_virtual=True)
+    app._run_prepare()  # what App.run() does before its main loop
+    deadline = time.monotonic() + 60
+    while not app.ready:
+        if time.monotonic() > deadline:
+            raise RuntimeError("the app did not finish starting")
+        pump(1)
+    pump(3)
+    return app
+
+
+def pump(frames: int = 3) -> None:
+    """Run Kivy frames."""
+    from kivy.base import EventLoop
+
+    for _ in range(frames):
+        EventLoop.idle()
+
+
+def _finger(widget: Any) -> Any:
+    from kivy.core.window import Window
+    from kivy.input.motionevent import MotionEvent
+
+    x, y = widget.to_window(*widget.center)
+    if not (0 <= x < Window.width and 0 <= y < Window.height):
+        raise RuntimeError(f"{widget} is off screen")
+
+    class Finger(MotionEvent):
+        def depack(self, args: tuple[float, float]) -> None:
+            self.sx, self.sy = args
+            self.is_touch = True
+            self.profile = ["pos"]
+            super().depack(args)
+
+    return Finger("benchmark", next(_touch_ids), (x / Window.width, y / Window.height))
+
+
+def frames_until(done: Callable[[], bool], start: Callable[[], None]) -> float:
+    """Seconds from calling `start()` to the end of the first frame drawn once `done()`."""
+    from kivy.base import EventLoop
+    from kivy.core.window import Window
+
+    shown: list[float] = []
+
+    def flipped(*_args: object) -> None:
+        if not shown and done():
+            shown.append(time.perf_counter())
+
+    Window.bind(on_flip=flipped)
+    try:
+        started = time.perf_counter()
+        start()
+        for _ in range(MAX_FRAMES):
+            EventLoop.idle()
+            if shown:
+                return shown[0] - started
+    finally:
+        Window.unbind(on_flip=flipped)
+    raise RuntimeError("no frame showed the result of the tap")
+
+
+def tap(widget: Any, done: Callable[[], bool]) -> float:
+    """Touch `widget`, lift the finger, and time lifting it to the frame where `done()`."""
+    from kivy.base import EventLoop
+    from kivy.uix.scrollview import ScrollView
+
+    pump(2)
+    parent = widget.parent
+    while parent is not None and parent is not parent.parent:
+        if isinstance(parent, ScrollView):  # e.g. the navigation bar scrolls sideways
+            parent.scroll_to(widget, padding=10, animate=False)
+            pump(2)
+            break
+        parent = parent.parent
+    finger = _finger(widget)
+    EventLoop.post_dispatch_input("begin", finger)
+    pump(1)
+    return frames_until(done, lambda: EventLoop.post_dispatch_input("end", finger))
+
+
+def percentile(samples: list[float], share: float) -> float:
+    """The value below which `share` of the samples lie (nearest rank)."""
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]

@@ -1,0 +1,32 @@
+"""A scrolling list that only builds widgets for the rows on screen (Kivy's RecycleView)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kivy.factory import Factory
+from kivy.uix.recycleview import RecycleView
+
+
+class RecycledList(RecycleView):
+    """A RecycleView whose `scroll_to(row)` works for its recycled rows.
+
+    ScrollView's own `scroll_to` expects a plain layout under it and fails on a
+    RecycleView's; here the row's place in `data` says where to scroll.
+    """
+
+    def scroll_to(self, widget: Any, padding: float = 10, animate: bool = True) -> None:
+        views = getattr(self.view_adapter, "views", {})
+        index = next((i for i, view in views.items() if view is widget), None)
+        if index is not None:
+            self.scroll_to_index(index)
+
+    def scroll_to_index(self, index: int) -> None:
+        """Bring row `index` of `data` into view (drawn on the next frame)."""
+        rows = len(self.data)
+        if rows < 2 or not 0 <= index < rows:
+            return
+        self.scroll_y = max(0.0, min(1.0, 1 - index / (rows - 1)))
+
+
+Factory.register("RecycledList", cls=RecycledList)
