@@ -93,6 +93,8 @@ class PlayerTile(ButtonBehavior, BoxLayout):
     traits = StringProperty("")
     dead = BooleanProperty(False)
     turn = BooleanProperty(False)
+    # The player's tracker reports a low battery.
+    battery_low = BooleanProperty(False)
     # True: a fixed height (the table scrolls); False: share the table's height.
     compact = BooleanProperty(True)
 

@@ -40,6 +40,7 @@ class TableScreen(CompanionScreen):
         self._shown_current = -1
         self.app.bind(wide=lambda *_a: self._layout())
         self.ids.scroll.bind(height=lambda *_a: self._layout())
+        self._devices_followed: Any = None
 
     # -- actions --------------------------------------------------------------------
     def change_level(self, seat: int, delta: int) -> None:
@@ -90,7 +91,9 @@ class TableScreen(CompanionScreen):
         if len(self.tiles) != len(state.players):
             self._make_tiles(len(state.players))
         has_races = bool(state.setup.edition.races)
+        low = self._low_battery_seats()
         for seat, (tile, player) in enumerate(zip(self.tiles, state.players, strict=True)):
+            tile.battery_low = seat in low
             tile.name = player.name
             tile.colour = colour(player.colour)
             tile.level = player.level
@@ -112,6 +115,21 @@ class TableScreen(CompanionScreen):
         self.can_advance = self.session.allowed(AdvancePhase)
         self.can_end_turn = self.session.allowed(EndTurn)
         self.charity_text = self._charity_words(state)
+
+    def _low_battery_seats(self) -> set[int]:
+        """Seats whose tracker reports a low battery (and follow the counters from now on)."""
+        devices = self.app.devices
+        if devices is None:
+            return set()
+        if self._devices_followed is not devices:
+            devices.bind(statuses=lambda *_a: self._state_changed(None, None))
+            self._devices_followed = devices
+        return {
+            seat
+            for status in devices.statuses
+            if status.role == "tracker" and status.battery_low
+            for seat in status.players
+        }
 
     def _charity_words(self, state: Any) -> str:
         result = state.charity
