@@ -97,6 +97,7 @@ async def _bluetooth_available() -> tuple[bool, str]:
 
 def _print(found: list[Any], tokens: Any, virtual: list[Any]) -> None:
     from companion.devices import wire
+    from companion.devices.session import firmware_outdated
 
     virtual_addresses = {c.address for c in virtual}
     header = ("transport", "name", "address", "role", "firmware", "battery", "claimed")
@@ -113,10 +114,11 @@ def _print(found: list[Any], tokens: Any, virtual: list[Any]) -> None:
         battery = f"{info.battery_percent} %" if info.battery_percent is not None else "-"
         # Serial counters are named as the firmware names itself on BLE, from its id.
         name = info.name if info.transport == "ble" else wire.counter_name(info.hello.counter_id)
+        firmware = info.firmware
+        if firmware_outdated(info.hello):
+            firmware += " - update this counter"
         name += " (virtual)" if info.address in virtual_addresses else ""
-        rows.append(
-            (info.transport, name, info.address, info.role, info.firmware, battery, claimed)
-        )
+        rows.append((info.transport, name, info.address, info.role, firmware, battery, claimed))
     if not rows:
         return
     widths = [max(len(str(row[i])) for row in [header, *rows]) for i in range(len(header))]

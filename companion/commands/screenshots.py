@@ -10,10 +10,11 @@ from typing import Any
 
 from companion.commands.app import window_size
 
-HELP = "save a PNG of every screen at phone (360x640) and desktop (1280x800) sizes"
+HELP = "save a PNG of every screen at phone (360x640), desktop (1280x800) and TV (1920x1080) sizes"
 
 PHONE = (360, 640)
 DESKTOP = (1280, 800)
+TV = (1920, 1080)  # the Board is taken full screen at this size, as on a TV
 # Frames to draw after a change before the picture is taken (layouts settle in 2-3).
 SETTLE_FRAMES = 8
 # A rolled die tumbles for 0.6 s before it shows the result.
@@ -32,7 +33,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         type=window_size,
         action="append",
         metavar="WxH",
-        help="a window size to capture (repeatable; default: 360x640 and 1280x800)",
+        help="a window size to capture (repeatable; default: 360x640, 1280x800, 1920x1080)",
     )
     parser.add_argument(
         "--screen",
@@ -49,7 +50,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    sizes: list[tuple[int, int]] = args.size or [PHONE, DESKTOP]
+    sizes: list[tuple[int, int]] = args.size or [PHONE, DESKTOP, TV]
     out: Path = args.out
     out.mkdir(parents=True, exist_ok=True)
     if len(sizes) > 1:
@@ -211,6 +212,10 @@ async def _take_screenshots(
         app.root.ids.banner.hide()
         screen = app.show(name, **params)
         await pump()
+        tv = name == "board_view" and screen is not None and size == TV
+        if tv:
+            screen.toggle_full_screen()
+            await pump()
         if name == "dice" and screen is not None:
             screen.roll()  # the current player rolls; the picture shows the die landed
             await settle(DIE_SETTLE_S)
@@ -218,6 +223,8 @@ async def _take_screenshots(
         target = out / f"{name}-{size[0]}x{size[1]}.png"
         shot = Path(Window.screenshot(name=str(out / ".shot.png")))
         shot.replace(target)
+        if tv:
+            screen.toggle_full_screen()
         return target
 
     written: list[Path] = []

@@ -35,6 +35,8 @@ from companion.devices.session import (
     CounterVersionError,
     ImpostorError,
     Session,
+    firmware_outdated,
+    update_advice,
 )
 from companion.devices.tasks import TaskSet
 from companion.devices.tokens import TokenStore
@@ -78,7 +80,7 @@ class CounterStatus:
     without a long press on the counter), "mismatch" (answers with the id of a
     counter claimed here, but elsewhere or without proving it holds the token:
     perhaps a fake passing messages on; never used) or "version" (speaks
-    another protocol major: update its firmware).
+    another protocol major, or firmware older than `session.MIN_FIRMWARE`: update it).
     """
 
     key: str
@@ -94,6 +96,7 @@ class CounterStatus:
     battery_percent: int | None = None
     battery_mv: int | None = None
     charging: bool = False
+    battery_low: bool = False
     rtt_ms: float | None = None
     errors: int = 0
     reconnects: int = 0
@@ -348,6 +351,10 @@ class CounterConnection:
                 firmware=".".join(str(part) for part in hello.firmware),
                 counter_id=hello.counter_id,
             )
+            if firmware_outdated(hello):
+                # Not a protocol error: it answered, but the app will not drive it.
+                self._update(access="version", last_problem=update_advice(hello))
+                return
             if hello.caps & wire.CAP_CLAIMED:
                 await self._authenticate(session, hello)
             else:
@@ -514,6 +521,7 @@ class CounterConnection:
                 battery_percent=message.percent,
                 battery_mv=message.millivolts,
                 charging=bool(message.flags & wire.BATTERY_CHARGING),
+                battery_low=bool(message.flags & wire.BATTERY_LOW),
             )
             return
         if isinstance(message, wire.Button):

@@ -24,6 +24,20 @@ HELLO_TIMEOUT_S = 2.0  # s: a running counter answers in ms; a board still booti
 AUTH_TIMEOUT_S = 2.0  # s: one HMAC on a microcontroller takes a few ms
 SEQ_LAST = 0xFFFF  # the highest seq a message carries (u16)
 SEQ_RESTART = 0xFF00  # a session this far into the seq space is replaced by a fresh one (§3)
+# The oldest counter firmware this app works with: an older one is asked to update.
+MIN_FIRMWARE = (1, 0, 0)
+
+
+def firmware_outdated(hello: wire.Hello) -> bool:
+    """True when a counter's HELLO reports firmware older than MIN_FIRMWARE."""
+    return tuple(hello.firmware) < MIN_FIRMWARE
+
+
+def update_advice(hello: wire.Hello) -> str:
+    """The sentence a person reads about an outdated counter."""
+    have = ".".join(str(part) for part in hello.firmware)
+    need = ".".join(str(part) for part in MIN_FIRMWARE)
+    return f"update this counter: its firmware {have} is older than {need}"
 
 
 class NotACounterError(LinkError):

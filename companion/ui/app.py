@@ -32,6 +32,7 @@ from kivy.uix.screenmanager import Screen, ScreenManager
 
 from companion.resources import SETTINGS_FILE, user_data_dir
 from companion.ui.awake import keep_awake
+from companion.ui.countdown import KillCountdown
 from companion.ui.i18n import _, set_language
 from companion.ui.navigator import HOME_SCREEN, START_SCREEN, Navigator
 from companion.ui.root import AppRoot, load_layout
@@ -54,6 +55,8 @@ log = logging.getLogger(__name__)
 WIDE_LAYOUT_DP = 720
 # Keys that mean "back": Escape on desktop, the back button on Android.
 BACK_KEYS = (27,)
+# The user's own card packs, inside the data folder.
+PACKS_DIR = "packs"
 # Shown for the moment between the first frame and the game being loaded.
 OPENING_SCREEN = "opening"
 
@@ -84,6 +87,8 @@ class CompanionApp(App):
     theme = ObjectProperty(None)
     session = ObjectProperty(None)
     navigator = ObjectProperty(None)
+    # The wait before a kill is final; it outlives the Combat screen.
+    countdown = ObjectProperty(None)
     # True when the window is wide enough for the desktop layouts.
     wide = BooleanProperty(False)
     # Reserved for the device layer: do not start virtual counters.
@@ -108,6 +113,7 @@ class CompanionApp(App):
         self.theme = Theme(theme)
         self.session = GameSession(notify=self.notify)
         self.navigator = Navigator(registry(), has_game=self._has_game, notify=self.notify)
+        self.countdown = KillCountdown()
         # Set by _finish_start, right after the first frame.
         self.settings_store: SettingsStore
         self.settings: Settings
@@ -129,7 +135,8 @@ class CompanionApp(App):
             Label(text=_("Opening your game…"), color=self.theme.dim, font_size=self.theme.body)
         )
         root.ids.manager.add_widget(opening)
-        root.build_nav(list(navigator.entries.values()), self.show)
+        root.build_nav(navigator.entries, self.show, self.wide)
+        self.bind(wide=lambda _app, wide: root.build_nav(navigator.entries, self.show, wide))
         self.session.bind(on_opened=self._game_opened, on_won=self._game_won)
         Window.bind(on_keyboard=self._on_keyboard, size=self._on_window_size)
         self._on_window_size(Window, Window.size)
@@ -188,6 +195,10 @@ class CompanionApp(App):
         """Return to the previous screen; False when there is none."""
         return self.navigator.back()
 
+    def set_full_screen(self, on: bool) -> None:
+        """The Board on a TV: no top bar, no navigation (Back or Escape leaves it)."""
+        self.root.full_screen = on
+
     def notify(self, text: str, error: bool = False) -> None:
         """Show a short message across the top; errors in red."""
         if error:
@@ -215,13 +226,30 @@ class CompanionApp(App):
             try:
                 from companion.cards import load_database
 
-                self._cards = load_database(strict=False)
+                if self.data_dir is None:
+                    self._cards = load_database(strict=False)
+                else:  # a data folder of its own (tests, --data-dir): its packs only
+                    packs = self.data_dir / PACKS_DIR
+                    self._cards = load_database(strict=False, user=False, extra=[packs])
             except (ValueError, OSError) as exc:
                 self.notify(
                     _("The card database could not be loaded: {problem}").format(problem=exc), True
                 )
                 self._cards = False
         return self._cards or None
+
+    def remember_monster(self, name: str, level: int, treasure: int) -> None:
+        """Keep a monster the table typed in its own card pack, so searches find it next time."""
+        from companion.cards import user_packs_dir
+        from companion.ui.remembered import remember_monster
+
+        folder = self.data_dir / PACKS_DIR if self.data_dir is not None else user_packs_dir()
+        try:
+            remember_monster(folder, name, level, treasure)
+        except (OSError, ValueError) as exc:
+            log.warning("could not remember the monster %r: %s", name, exc)
+            return
+        self._cards = None  # loaded again, with the new monster, on the next search
 
     # -- wiring ---------------------------------------------------------------------------
     def _has_game(self) -> bool:
@@ -239,6 +267,9 @@ class CompanionApp(App):
             self.show("game_over")
 
     def _on_keyboard(self, _window: Any, key: int, *_args: Any) -> bool:
+        if key in BACK_KEYS and self.root.full_screen:
+            self.set_full_screen(False)
+            return True
         return key in BACK_KEYS and self.back()
 
     def _on_window_size(self, _window: Any, size: tuple[int, int]) -> None:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from companion.store import Settings
+    from companion.ui.countdown import KillCountdown
     from companion.ui.device_service import DeviceService
     from companion.ui.navigator import Navigator
     from companion.ui.screens.base import CompanionScreen
@@ -31,12 +32,17 @@ class Host(Protocol):
     data_dir: Path | None
     session: GameSession
     navigator: Navigator
+    # The wait before a kill is final (it keeps running on every screen).
+    countdown: KillCountdown
     # The counters' service (None until the app has started it, or when it failed to start).
     devices: DeviceService | None
 
     @property
     def cards(self) -> Any:
         """The card database (loaded on first use), or None when it cannot be loaded."""
+
+    def remember_monster(self, name: str, level: int, treasure: int) -> None:
+        """Keep a monster the table typed, so the next game's search finds it."""
 
     def bind(self, **callbacks: Any) -> None:
         """Follow the host's Kivy properties (`wide`, ...)."""
@@ -46,6 +52,9 @@ class Host(Protocol):
 
     def show(self, name: str, **params: Any) -> CompanionScreen | None:
         """Go to a screen, passing it parameters."""
+
+    def set_full_screen(self, on: bool) -> None:
+        """Hide (or bring back) the top bar and the navigation, for a TV."""
 
     def save_settings(self) -> None:
         """Write `settings` (after a screen changed it)."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from companion.core import Phase, PlayerState, Sex
+from companion.core import GameState, Phase, PlayerState, Sex
 from companion.ui.i18n import N_, _
 
 PHASES: dict[str, str] = {
@@ -19,6 +19,22 @@ SEXES: dict[str, str] = {Sex.MALE: N_("Male"), Sex.FEMALE: N_("Female"), Sex.NON
 def phase_name(phase: str) -> str:
     """A phase in words."""
     return _(PHASES.get(phase, phase))
+
+
+def phase_line(state: GameState) -> str:
+    """Where the turn is, in words; during a fight, how the fight stands."""
+    combat = state.combat
+    if combat is None:
+        return phase_name(state.phase)
+    if combat.running:
+        return _("Combat: running away")
+    if combat.fighters_winning:
+        return _("Combat: players win {p} to {m}").format(
+            p=combat.players_strength, m=combat.monsters_strength
+        )
+    return _("Combat: monsters win {m} to {p}").format(
+        p=combat.players_strength, m=combat.monsters_strength
+    )
 
 
 def sex_name(sex: str) -> str:

@@ -33,6 +33,8 @@ class Navigator(EventDispatcher):
     can_go_back = BooleanProperty(False)
     # The title of the screen on show (a screen may change it, e.g. to a player's name).
     screen_title = StringProperty("")
+    # The name of the screen on show.
+    current_name = StringProperty("")
     # False until the app has loaded its game: a tap before then goes nowhere.
     enabled = BooleanProperty(False)
 
@@ -125,5 +127,6 @@ class Navigator(EventDispatcher):
 
     def _shown(self, name: str) -> None:
         self.screen_title = self.manager.get_screen(name).title
+        self.current_name = name
         self.can_go_back = bool(self._back)
         self.dispatch("on_shown", name)

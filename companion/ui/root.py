@@ -8,10 +8,11 @@ from typing import Any
 
 from kivy.app import App
 from kivy.lang import Builder
+from kivy.properties import BooleanProperty
 from kivy.uix.floatlayout import FloatLayout
 
 from companion.ui.i18n import _
-from companion.ui.screens import ScreenEntry
+from companion.ui.screens import MORE_SCREEN, ScreenEntry, nav_params, split_nav
 from companion.ui.theme import Theme
 from companion.ui.widgets import Banner, NavButton
 
@@ -24,34 +25,42 @@ def load_layout() -> None:
 
 
 class AppRoot(FloatLayout):
-    """The app's root widget; its `ids.manager` holds the screens."""
+    """The app's root widget; its `ids.manager` holds the screens.
 
-    def build_nav(self, entries: list[ScreenEntry], show: Callable[[str], Any]) -> None:
-        """One button per screen that asks to be in the navigation bar."""
+    In `full_screen` (the Board on a TV) the top bar and the navigation step aside.
+    """
+
+    full_screen = BooleanProperty(False)
+
+    def __init__(self, **kwargs: Any) -> None:
+        self._behind_more: set[str] = set()
+        self._current = ""
+        super().__init__(**kwargs)
+
+    def build_nav(
+        self, entries: dict[str, ScreenEntry], show: Callable[..., Any], wide: bool
+    ) -> None:
+        """The bottom bar: every destination on a wide window; on a phone the first few
+        and "More" (never a bar that scrolls sideways)."""
         bar = self.ids.nav
         bar.clear_widgets()
-        for entry in sorted(
-            (e for e in entries if e.nav_order is not None), key=lambda e: e.nav_order or 0
-        ):
+        in_bar, rest = split_nav(wide, entries)
+        self._behind_more = {entry.name for entry in rest}
+        if rest:
+            in_bar = [*in_bar, entries[MORE_SCREEN]]
+        for entry in in_bar:
             button = NavButton(text=_(entry.title), font_size=self.app_theme().small * 1.1)
             button.screen_name = entry.name
-            button.bind(on_release=lambda b: show(b.screen_name))
-            button.bind(size_hint_min_x=self._fit_nav)
+            button.bind(on_release=lambda b: show(b.screen_name, **nav_params(b.screen_name)))
             bar.add_widget(button)
-        self.ids.nav_scroll.bind(width=self._fit_nav)
-        self._fit_nav()
-
-    def _fit_nav(self, *_args: Any) -> None:
-        # The buttons share the bar; when their words do not fit, the bar scrolls instead.
-        bar = self.ids.nav
-        needed = sum(b.size_hint_min_x or 0 for b in bar.children)
-        needed += bar.spacing * len(bar.children) + bar.padding[0] + bar.padding[2]
-        bar.width = max(self.ids.nav_scroll.width, needed)
+        self.mark_nav(self._current)
 
     def mark_nav(self, name: str) -> None:
-        """Highlight the button of the screen on show."""
+        """Highlight the button of the screen on show ("More" for the screens it lists)."""
+        self._current = name
+        marked = MORE_SCREEN if name in self._behind_more else name
         for button in self.ids.nav.children:
-            button.selected = getattr(button, "screen_name", None) == name
+            button.selected = getattr(button, "screen_name", None) == marked
 
     @property
     def banner(self) -> Banner:

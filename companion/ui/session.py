@@ -247,6 +247,9 @@ class GameSession(EventDispatcher):
         """Add a game-log file to the saved games; returns its id."""
         from companion.store import StoreError
 
+        if not src.is_file():
+            self._notify(_("File not found: {path}").format(path=src), True)
+            return None
         try:
             game_id = self.games.import_file(src)
         except (StoreError, OSError) as exc:

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 from kivy.event import EventDispatcher
 from kivy.metrics import sp
 from kivy.properties import ColorProperty, NumericProperty, StringProperty
 from kivy.utils import get_color_from_hex
 
-# name -> (background, surface, raised surface, text, dimmed text, accent, good, bad, warn)
+# name -> (background, surface, raised surface, text, dimmed text, accent, good, bad, warn).
+# Every pair of these that the widgets draw text with reaches WCAG AA (tests/ui/test_contrast.py).
 _PALETTES: dict[str, tuple[str, ...]] = {
     "dark": (
         "#121317",
@@ -17,7 +21,7 @@ _PALETTES: dict[str, tuple[str, ...]] = {
         "#a9a7a1",
         "#f2b134",
         "#3fbf6f",
-        "#e5484d",
+        "#f06a6e",
         "#f59e0b",
     ),
     "light": (
@@ -26,14 +30,23 @@ _PALETTES: dict[str, tuple[str, ...]] = {
         "#e4dfd3",
         "#17181c",
         "#5c5a55",
-        "#b7700d",
-        "#1e8a4a",
-        "#c62a2f",
-        "#b45309",
+        "#8a5a00",
+        "#17703c",
+        "#b3262b",
+        "#9a4a06",
     ),
 }
 
 THEMES: tuple[str, ...] = tuple(_PALETTES)
+ROLES: tuple[str, ...] = (
+    "bg", "surface", "raised", "text", "dim", "accent", "good", "bad", "warn",
+)  # fmt: skip
+# Text drawn on a coloured background is one of these two, whichever reads better.
+INK_DARK = (0.07, 0.07, 0.08, 1.0)
+INK_LIGHT = (1.0, 1.0, 1.0, 1.0)
+# WCAG 2.x AA: normal text needs 4.5:1, large text (>= 18.66 px bold or 24 px) 3:1.
+AA_NORMAL = 4.5
+AA_LARGE = 3.0
 
 # Colours offered for players: distinct on a dark table and on the LED counters.
 PLAYER_COLOURS: tuple[str, ...] = (
@@ -72,6 +85,10 @@ class Theme(EventDispatcher):
         super().__init__(**kwargs)
         self.apply(name)
 
+    def on(self, background: Any) -> tuple[float, float, float, float]:
+        """The text colour (near-black or white) that reads best on `background`."""
+        return ink_on(background)
+
     def apply(self, name: str) -> None:
         """Switch palette; unknown names fall back to the dark one."""
         if name not in _PALETTES:
@@ -100,6 +117,40 @@ def colour(code: str, alpha: float = 1.0) -> list[float]:
 
 def readable_on(code: str) -> list[float]:
     """Black or white text, whichever reads better on the given background colour."""
-    r, g, b, _a = get_color_from_hex(code)
-    luminance = 0.2126 * r + 0.7152 * g + 0.0722 * b
-    return [0.07, 0.07, 0.08, 1.0] if luminance > 0.55 else [1.0, 1.0, 1.0, 1.0]
+    return list(ink_on(get_color_from_hex(code)))
+
+
+def relative_luminance(rgba: Sequence[float]) -> float:
+    """WCAG relative luminance of an sRGB colour (components 0..1; alpha ignored).
+
+    >>> round(relative_luminance((1, 1, 1)), 3), relative_luminance((0, 0, 0))
+    (1.0, 0.0)
+    """
+
+    def linear(c: float) -> float:
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (linear(float(c)) for c in rgba[:3])
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast_ratio(a: Sequence[float], b: Sequence[float]) -> float:
+    """WCAG contrast ratio of two colours, from 1 (none) to 21 (black on white).
+
+    >>> round(contrast_ratio((0, 0, 0), (1, 1, 1)), 1)
+    21.0
+    """
+    high, low = sorted((relative_luminance(a), relative_luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def composite(top: Sequence[float], under: Sequence[float], alpha: float) -> tuple[float, ...]:
+    """`top` drawn at `alpha` over an opaque `under` (what the eye sees)."""
+    return tuple(alpha * t + (1 - alpha) * u for t, u in zip(top[:3], under[:3], strict=True))
+
+
+def ink_on(background: Sequence[float]) -> tuple[float, float, float, float]:
+    """Near-black or white, whichever has more contrast on `background`."""
+    dark = contrast_ratio(INK_DARK, background)
+    light = contrast_ratio(INK_LIGHT, background)
+    return INK_DARK if dark >= light else INK_LIGHT

@@ -176,14 +176,8 @@ class LevelTrack(Widget):
         if token.fighting:
             Color(*self.fight_colour)
             Line(circle=(cx, cy, r + dp(9)), width=dp(2))
-        Color(*(self.dead_colour if token.dead else colour(token.colour)))
-        Ellipse(pos=(cx - r, cy - r), size=(2 * r, 2 * r))
-        if token.dead:  # greyed, but still ringed in the player's colour
-            Color(*colour(token.colour))
-            Line(circle=(cx, cy, r - dp(2)), width=dp(3))
 
-    @staticmethod
-    def _token_label(token: TrackToken, cx: float, cy: float, r: float) -> Label:
+    def _token_label(self, token: TrackToken, cx: float, cy: float, r: float) -> Label:
         symbol = "\u2620" if token.dead else ("\u265b" if token.winner else "")
         label = Label(
             text=symbol or token.initials,
@@ -197,4 +191,11 @@ class LevelTrack(Widget):
             valign="middle",
         )
         label.text_size = label.size
+        # The disc is drawn under the label's own words, so the two always go together.
+        with label.canvas.before:
+            Color(*(self.dead_colour if token.dead else colour(token.colour)))
+            Ellipse(pos=(cx - r, cy - r), size=(2 * r, 2 * r))
+            if token.dead:  # greyed, but still ringed in the player's colour
+                Color(*colour(token.colour))
+                Line(circle=(cx, cy, r - dp(2)), width=dp(3))
         return label

@@ -34,11 +34,17 @@ BANNER_ERROR_S = 5.0
 
 
 class FlatButton(ButtonBehavior, Label):
-    """A big flat button with rounded corners; `bg` is its colour, dimmed while pressed."""
+    """A big flat button with rounded corners; `bg` is its colour, dimmed while pressed.
+
+    Its words are near-black or white, whichever reads better on the colour under them.
+    A `dimmed` button (the rules would refuse it now) stays readable and tappable.
+    """
 
     bg = ColorProperty([0.17, 0.18, 0.22, 1])
-    fg = ColorProperty([1, 1, 1, 1])
+    # The colour actually drawn under the words (pressed, selected, dimmed or `bg`).
+    face = ColorProperty([0.17, 0.18, 0.22, 1])
     selected = BooleanProperty(False)
+    dimmed = BooleanProperty(False)
     radius = NumericProperty(dp(10))
     # Wrap long words onto more lines within the button's width (else one line).
     wrap = BooleanProperty(True)
@@ -56,6 +62,7 @@ class Stepper(BoxLayout):
     value = StringProperty("")
     caption = StringProperty("")
     value_size = NumericProperty(sp(28))
+    button_width = NumericProperty(dp(52))
 
     def __init__(self, **kwargs: object) -> None:
         self.register_event_type("on_step")
@@ -86,6 +93,8 @@ class PlayerTile(ButtonBehavior, BoxLayout):
     traits = StringProperty("")
     dead = BooleanProperty(False)
     turn = BooleanProperty(False)
+    # The player's tracker reports a low battery.
+    battery_low = BooleanProperty(False)
     # True: a fixed height (the table scrolls); False: share the table's height.
     compact = BooleanProperty(True)
 

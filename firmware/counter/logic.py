@@ -61,10 +61,9 @@ class State:
                 self.colours[3 * i + c] = DEFAULT_COLOURS[i][c]
         power = board.power
         self.brightness = power.get("default_brightness", 128)
-        # A tracker on its cell keeps a brightness that lasts the night, whatever the app asks.
-        self.max_brightness = power.get("max_brightness", 255)
-        if self.brightness > self.max_brightness:
-            self.brightness = self.max_brightness
+        # A tracker on its cell scales what the app asks so that the app's default lasts the
+        # night (12 h); the app's slider still dims and brightens it across its range.
+        self.brightness_scale = power.get("brightness_scale", 255)
         self.max_budget_ma, self.min_budget_ma = budget_limits(board)
         self.default_budget_ma = self.clamp_budget(power.budget_ma)
         self.budget_ma = self.default_budget_ma
@@ -136,8 +135,6 @@ class State:
             "<BHBHBB", data[:8]
         )
         self.budget_ma = self.clamp_budget(budget_ma)
-        if self.brightness > self.max_brightness:
-            self.brightness = self.max_brightness
         if count <= wire.MAX_SLOTS:
             self.slot_count = count
         n = wire.MAX_SLOTS
@@ -402,9 +399,7 @@ class Counter:
                     for c in range(3):
                         s.colours[3 * (msg.first + i) + c] = msg.colours[i][c]
             elif key == wire.CFG_BRIGHTNESS:
-                s.brightness = msg.brightness
-                if s.brightness > s.max_brightness:
-                    s.brightness = s.max_brightness
+                s.brightness = msg.brightness * s.brightness_scale // 255
             elif key == wire.CFG_BUDGET:
                 budget = msg.budget_ma
                 s.budget_ma = s.clamp_budget(budget) if budget else s.default_budget_ma

@@ -14,10 +14,8 @@
 // clock moves), pumpSerial, control (one line of the test's commands from this
 // process's stdin, or null) and report (one JSON line to stderr for the test).
 import { loadMicroPython } from "@micropython/micropython-webassembly-pyscript";
+import { copyInto } from "./vmfs.mjs";
 import fs from "node:fs";
-import path from "node:path";
-
-const SKIP_DIRS = new Set(["node_modules", "vm", "__pycache__"]);
 
 let heap = 512 * 1024;
 let rxFd = -1;
@@ -100,33 +98,7 @@ mp = await loadMicroPython({
   stderr: (bytes) => fs.writeSync(2, Buffer.from(bytes)),
 });
 
-function mkdirs(vmPath) {
-  let cur = "";
-  for (const part of vmPath.split("/").filter(Boolean)) {
-    cur += "/" + part;
-    try { mp.FS.mkdir(cur); } catch (e) { /* exists */ }
-  }
-}
-
-function copy(vmPath, hostPath) {
-  const st = fs.statSync(hostPath);
-  if (st.isDirectory()) {
-    mkdirs(vmPath);
-    for (const name of fs.readdirSync(hostPath)) {
-      const child = path.join(hostPath, name);
-      if (fs.statSync(child).isDirectory() && SKIP_DIRS.has(name)) continue;
-      copy(vmPath + "/" + name, child);
-    }
-  } else {
-    mkdirs(path.posix.dirname(vmPath));
-    mp.FS.writeFile(vmPath, fs.readFileSync(hostPath));
-  }
-}
-
-for (const spec of copies) {
-  const eq = spec.indexOf("=");
-  copy(spec.slice(0, eq), spec.slice(eq + 1));
-}
+copyInto(mp.FS, copies);
 
 try {
   mp.runPython(new TextDecoder().decode(mp.FS.readFile(script)));

@@ -9,11 +9,8 @@
 // {"ok": true, "out": "<what the code printed>"} or
 // {"ok": false, "type": "<exception type>", "error": "<traceback>", "out": "..."}.
 import { loadMicroPython } from "@micropython/micropython-webassembly-pyscript";
-import fs from "node:fs";
-import path from "node:path";
+import { copyInto } from "./vmfs.mjs";
 import readline from "node:readline";
-
-const SKIP_DIRS = new Set(["node_modules", "vm", "__pycache__"]);
 
 let heap = 512 * 1024;
 const copies = [];
@@ -32,33 +29,7 @@ const mp = await loadMicroPython({
   stderr: (bytes) => out.push(...bytes),
 });
 
-function mkdirs(vmPath) {
-  let cur = "";
-  for (const part of vmPath.split("/").filter(Boolean)) {
-    cur += "/" + part;
-    try { mp.FS.mkdir(cur); } catch (e) { /* exists */ }
-  }
-}
-
-function copy(vmPath, hostPath) {
-  const st = fs.statSync(hostPath);
-  if (st.isDirectory()) {
-    mkdirs(vmPath);
-    for (const name of fs.readdirSync(hostPath)) {
-      const child = path.join(hostPath, name);
-      if (fs.statSync(child).isDirectory() && SKIP_DIRS.has(name)) continue;
-      copy(vmPath + "/" + name, child);
-    }
-  } else {
-    mkdirs(path.posix.dirname(vmPath));
-    mp.FS.writeFile(vmPath, fs.readFileSync(hostPath));
-  }
-}
-
-for (const spec of copies) {
-  const eq = spec.indexOf("=");
-  copy(spec.slice(0, eq), spec.slice(eq + 1));
-}
+copyInto(mp.FS, copies);
 
 const decoder = new TextDecoder();
 const rl = readline.createInterface({ input: process.stdin, terminal: false });

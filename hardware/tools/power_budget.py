@@ -80,10 +80,10 @@ class Budget:
 def sent_brightness(pinout: dict[str, Any], app_brightness: int = APP_BRIGHTNESS) -> int:
     """The brightness a counter shows when the app sends ``app_brightness``.
 
-    A tracker on its cell caps what the app asks at its ``power.max_brightness`` (the
-    firmware does the same), so a game night lasts whatever the app's slider says.
+    A tracker on its cell scales what the app asks by ``power.brightness_scale`` / 255
+    (the firmware does the same), so that the app's default lasts a game night.
     """
-    return min(app_brightness, int(pinout["power"].get("max_brightness", 255)))
+    return app_brightness * int(pinout["power"].get("brightness_scale", 255)) // 255
 
 
 def default_scenario(pinout: dict[str, Any]) -> Scenario:

@@ -48,13 +48,13 @@ def test_the_pin_maps_default_budget_is_clamped_too() -> None:
     assert c.state.budget_ma == budget_limits(c.board)[0] == 500 * 85 // 100 - mcu_ma
 
 
-def test_a_tracker_keeps_its_battery_brightness_whatever_the_app_sends() -> None:
+def test_a_tracker_on_its_cell_scales_the_apps_brightness_to_last_the_night() -> None:
     c, _ = counterchecks.claimed(str(PINOUTS / "tracker-esp32c3-bar.json"))
-    cap = c.board.power.max_brightness
+    assert c.board.power.brightness_scale == 58
     counterchecks.send(c, wire.ConfigBrightness(96, seq=4))  # the app's default
-    assert c.state.brightness == cap == 22
-    counterchecks.send(c, wire.ConfigBrightness(10, seq=5))
-    assert c.state.brightness == 10  # dimmer is always allowed
+    assert c.state.brightness == 96 * 58 // 255 == 21
+    counterchecks.send(c, wire.ConfigBrightness(32, seq=5))
+    assert c.state.brightness == 7  # the app's slider still dims it
     board_counter, _ = counterchecks.claimed(BOARD)  # a level board on mains takes it all
     counterchecks.send(board_counter, wire.ConfigBrightness(255, seq=4))
     assert board_counter.state.brightness == 255

@@ -28,6 +28,7 @@ PINOUT = "tracker-esp32c3-bar"  # a 10-LED bar, a status LED, + and - on pins 6 
 PLUS, MINUS = 6, 7
 PRESS_MS = 300  # a short press, as a thumb makes it
 CHORD_MS = 1800  # + and - held together a little longer than the firmware's long press
+WAIT_S = 40.0  # s: generous, the VM and the app share two busy cores with the whole suite
 
 
 def new_game() -> Game:
@@ -55,14 +56,14 @@ def bar_lit(state: dict) -> int:
     return sum(1 for i in range(0, len(buf), 3) if any(buf[i : i + 3]))
 
 
-async def until(condition, timeout_s: float = 15.0) -> None:
+async def until(condition, timeout_s: float = WAIT_S) -> None:
     """Poll an app-side ``condition`` until it holds."""
     async with asyncio.timeout(timeout_s):
         while not condition():
             await asyncio.sleep(0.05)
 
 
-async def until_state(vm: BoardVM, check, timeout_s: float = 15.0) -> dict:
+async def until_state(vm: BoardVM, check, timeout_s: float = WAIT_S) -> dict:
     """Ask the VM for its state until ``check(state)`` holds."""
     async with asyncio.timeout(timeout_s):
         while True:

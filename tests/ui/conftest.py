@@ -113,13 +113,30 @@ class Harness:
         EventLoop.post_dispatch_input("end", finger)
         self.pump()
 
-    def nav(self, name: str) -> None:
-        """Tap the navigation bar's button for a screen."""
+    def nav_button(self, name: str) -> Any:
+        """The bottom bar's button for a screen, or None when it is not in the bar."""
         for button in self.app.root.ids.nav.children:
             if getattr(button, "screen_name", None) == name:
-                self.tap(button)
-                return
-        raise AssertionError(f"no navigation button for {name}")
+                return button
+        return None
+
+    def nav(self, name: str) -> int:
+        """Go to a screen through the navigation as a player would; returns the taps used.
+
+        A screen that is not in the bottom bar is behind "More".
+        """
+        button = self.nav_button(name)
+        if button is not None:
+            self.tap(button)
+            return 1
+        more = self.nav_button("more")
+        assert more is not None, f"no navigation button for {name}"
+        self.tap(more)
+        self.pump(frames=4)  # the More screen lays its list out
+        entry = self.screen("more").buttons.get(name)
+        assert entry is not None, f"{name} is neither in the bar nor behind More"
+        self.tap(entry)
+        return 2
 
     def banner(self) -> str:
         """The message on show, or "" when the banner is hidden."""

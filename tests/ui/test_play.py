@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from tests.ui.conftest import Harness
@@ -71,6 +73,14 @@ def test_rule_error_is_shown_and_changes_nothing(ui: Harness) -> None:
     assert "10" in ui.banner()
 
 
+def helper_choice(combat: Any, name: str) -> Any:
+    """The button for `name` in the open helper list."""
+    for button in combat.helper_menu.container.children:
+        if button.text.startswith(name):
+            return button
+    raise AssertionError(f"{name} is not offered as a helper")
+
+
 def test_combat_with_helper_and_two_monsters_won(ui: Harness) -> None:
     ui.start_game(NAMES)
     tap_level(ui, 0, times=4)  # Anna: level 5
@@ -80,7 +90,7 @@ def test_combat_with_helper_and_two_monsters_won(ui: Harness) -> None:
     for _ in range(2):
         ui.tap(combat.ids.quick_level.ids.plus)  # level 3 monster
     ui.tap(combat.ids.add_monster)
-    for _ in range(2):
+    for _ in range(4):  # adding a monster started the quick entry over at level 1
         ui.tap(combat.ids.quick_level.ids.plus)  # level 5 monster, 2 treasures
     ui.tap(combat.ids.quick_treasure.ids.plus)
     ui.tap(combat.ids.add_monster)
@@ -90,7 +100,8 @@ def test_combat_with_helper_and_two_monsters_won(ui: Harness) -> None:
     assert combat.verdict == "Monsters win"
     assert combat.ids.kill.disabled
 
-    ui.tap(combat.ids.helper)  # Bram helps
+    ui.tap(combat.ids.helper)  # the list of possible helpers
+    ui.tap(helper_choice(combat, "Bram"))  # Bram helps
     assert ui.app.session.state.combat.helper == 1
     assert combat.players_strength == 9
     assert combat.verdict == "Players win"

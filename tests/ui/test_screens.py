@@ -94,14 +94,14 @@ def test_saved_games_export_import_resume_delete(ui: Harness, tmp_path: Path) ->
     rows = games.rows()
     assert len(rows) == 1 and rows[0].current
 
-    games.ids.folder.text = str(tmp_path)
-    ui.tap(rows[0].ids.get("export") or _button(rows[0], "Export"))
+    ui.tap(_button(rows[0], "Export\u2026"))  # a folder chooser, no typed path
+    choose(ui, games.chooser, tmp_path)
     exported = tmp_path / f"{first_id}.json"
     assert exported.exists()
     assert json.loads(exported.read_text())  # a readable game log
 
-    games.ids.import_path.text = str(exported)
-    ui.tap(games.ids.import_button)
+    ui.tap(games.ids.import_button)  # a file chooser
+    choose(ui, games.chooser, exported)
     rows = games.rows()
     assert len(rows) == 2
     imported = next(r for r in rows if not r.current)
@@ -113,12 +113,51 @@ def test_saved_games_export_import_resume_delete(ui: Harness, tmp_path: Path) ->
     ui.nav("games")
     rows = games.rows()
     ui.tap(_button(next(r for r in rows if r.current), "Delete"))
+    assert len(ui.app.session.games.list()) == 2  # the first tap only asks
+    assert "again" in ui.banner()
+    rows = games.rows()
+    ui.tap(_button(next(r for r in rows if r.current), "Tap again to delete"))
     assert ui.app.session.game is None
     assert [s.id for s in ui.app.session.games.list()] == [first_id]
 
-    games.ids.import_path.text = str(tmp_path / "missing.json")
-    ui.tap(games.ids.import_button)
+    games.import_from(tmp_path / "missing.json")  # a file gone since it was picked
     assert "missing.json" in ui.banner()
+    assert "file not found" in ui.banner().lower()
+
+
+def test_delete_asks_first_and_the_question_lapses(ui: Harness) -> None:
+    from companion.ui.screens import games as games_module
+
+    ui.start_game(["Anna", "Bram"])
+    ui.nav("games")
+    games = ui.screen("games")
+    row = games.rows()[0]
+    ui.tap(_button(row, "Delete"))
+    assert len(ui.app.session.games.list()) == 1
+    before = games_module.CONFIRM_DELETE_S
+    games._disarm.timeout = 0.2
+    try:
+        games._disarm()
+        ui.pump(0.4)
+    finally:
+        games._disarm.timeout = before
+    row = games.rows()[0]
+    ui.tap(_button(row, "Delete"))  # asks again: the first question lapsed
+    assert len(ui.app.session.games.list()) == 1
+    ui.tap(_button(games.rows()[0], "Tap again to delete"))
+    assert ui.app.session.games.list() == []
+
+
+def choose(ui: Harness, popup: object, path: Path) -> None:
+    """Pick `path` in the chooser pop-up (a folder is browsed into) and tap its button."""
+    chooser = popup.ids.chooser  # type: ignore[attr-defined]
+    chooser.path = str(path if path.is_dir() else path.parent)
+    ui.pump()  # the chooser lists the folder (and forgets any selection) on the next frame
+    if not path.is_dir():
+        chooser.selection = [str(path)]
+    ui.pump()
+    ui.tap(popup.ids.action)  # type: ignore[attr-defined]
+    ui.pump(0.4)  # the pop-up fades out before the screen takes touches again
 
 
 def _button(row: object, text: str) -> object:

@@ -8,7 +8,7 @@ from kivy.factory import Factory
 from kivy.properties import BooleanProperty, NumericProperty, StringProperty
 
 from companion.ui.i18n import _
-from companion.ui.labels import phase_name
+from companion.ui.labels import phase_line
 from companion.ui.screens.base import CompanionScreen
 from companion.ui.theme import colour
 from companion.ui.track import TrackToken
@@ -43,6 +43,32 @@ class BoardViewScreen(CompanionScreen):
     in_combat = BooleanProperty(False)
     finished = BooleanProperty(False)
     spaces = NumericProperty(10)
+    # Full screen for a TV: the words grow with the window (legend >= 1/40 of its height).
+    tv = BooleanProperty(False)
+    # Type sizes of the legend (set by the kv rule from the window and the mode).
+    legend_name = NumericProperty(16)
+    legend_detail = NumericProperty(13)
+
+    def on_legend_name(self, *_args: Any) -> None:
+        self._size_legend()
+
+    def on_legend_detail(self, *_args: Any) -> None:
+        self._size_legend()
+
+    def _size_legend(self) -> None:
+        legend = self.ids.get("legend")
+        for entry in legend.children if legend is not None else ():
+            entry.name_size, entry.detail_size = self.legend_name, self.legend_detail
+
+    def toggle_full_screen(self) -> None:
+        """The TV button: the board alone on the screen, or back to the app's frame."""
+        self.tv = not self.tv
+        self.app.set_full_screen(self.tv)
+
+    def on_leave(self, *_args: Any) -> None:
+        if self.tv:
+            self.tv = False
+            self.app.set_full_screen(False)
 
     def refresh(self) -> None:
         state = self.state
@@ -63,7 +89,7 @@ class BoardViewScreen(CompanionScreen):
             self.headline = _("Turn {n}: {name}").format(
                 n=state.turn, name=state.current_player.name
             )
-            self.detail = phase_name(state.phase)
+            self.detail = phase_line(state)
         combat = state.combat
         self.in_combat = combat is not None
         if combat is not None:
@@ -96,6 +122,10 @@ class BoardViewScreen(CompanionScreen):
             if player.dead:
                 marks.append("\u2620")
             entry = Factory.BoardLegendEntry()
+            self.bind(
+                legend_name=entry.setter("name_size"), legend_detail=entry.setter("detail_size")
+            )
+            entry.name_size, entry.detail_size = self.legend_name, self.legend_detail
             entry.swatch = colour(player.colour)
             entry.name = player.name
             entry.marks = " ".join(marks)

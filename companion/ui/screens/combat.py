@@ -1,13 +1,16 @@
-"""Combat: fighter, helper, monsters (card search or quick level), enhancers, one-shots,
-the live verdict, the 2.6-second wait before a kill is final, and the rewards."""
+"""Combat: fighter, helper, monsters (one tap on a level, or a card search), enhancers,
+one-shots, card effects, the live verdict, the wait before a kill is final, the rewards.
+
+On a phone the level grid sits above the fold: from the Table, "Combat" and a level
+show the verdict, and a third tap kills or runs away.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from kivy.clock import Clock
 from kivy.metrics import dp
-from kivy.properties import BooleanProperty, NumericProperty, StringProperty
+from kivy.properties import BooleanProperty, ColorProperty, NumericProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
 
 from companion.core import (
@@ -22,6 +25,7 @@ from companion.core import (
     RemoveMonster,
     ResolveCombat,
     RunAway,
+    SetWinsTies,
     StartCombat,
 )
 from companion.ui.i18n import _
@@ -29,8 +33,9 @@ from companion.ui.screens.base import CompanionScreen
 from companion.ui.widgets import FlatButton
 
 ONE_SHOT_VALUES = (1, 2, 3, 5, 10)
-COUNTDOWN_STEP_S = 0.1
 SEARCH_RESULTS = 4
+GRID_LEVELS = 20  # one button per monster level 1..20; rarer levels use the stepper
+GRID_COLUMNS = 5
 QUICK_LEVEL_MAX = 30
 QUICK_TREASURE_MAX = 10
 # Typical enhancers, for tables that do not look cards up: (bonus, treasure change).
@@ -60,7 +65,11 @@ class CombatScreen(CompanionScreen):
     quick_level = NumericProperty(1)
     quick_treasure = NumericProperty(1)
     negative = BooleanProperty(False)
-    # Seconds left before the kill is final; 0 when no countdown runs.
+    # The colour of the verdict box (good, bad, or a plain surface before the fight).
+    verdict_colour = ColorProperty([0, 0, 0, 1])
+    # A card lets the players win ties (a Warrior, say).
+    wins_ties = BooleanProperty(False)
+    # Seconds left before the kill is final; 0 when no countdown runs (follows the app's).
     countdown = NumericProperty(0)
     running = BooleanProperty(False)
     # Dimmed (still tappable: a tap says why) when the rules would refuse right now.
@@ -70,21 +79,43 @@ class CombatScreen(CompanionScreen):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.fighter = 0
-        self._tick = None
         self._search_text = ""
+        self.level_buttons: dict[int, FlatButton] = {}
+        # Imported here: the drop-down module opens Kivy's window on import, and a screen
+        # module must be importable before the app has sized its window.
+        from kivy.uix.dropdown import DropDown
+
+        self.helper_menu = DropDown(auto_width=False, width=dp(240))
+        self._build_level_grid()
         self.app.bind(wide=self._arrange)
+        self.app.countdown.bind(remaining=self._countdown_changed)
         self._arrange()
 
+    def _build_level_grid(self) -> None:
+        grid = self.ids.level_grid
+        for level in range(1, GRID_LEVELS + 1):
+            button = FlatButton(text=str(level), font_size=self.app.theme.button)
+            button.level = level
+            button.bind(on_release=lambda b: self.add_level(b.level))
+            grid.add_widget(button)
+            self.level_buttons[level] = button
+
+    def _countdown_changed(self, _countdown: Any, remaining: float) -> None:
+        self.countdown = remaining
+
     def _arrange(self, *_args: Any) -> None:
-        # One-shots are the most used buttons of a fight: on a phone they sit right under
-        # the monsters; on a wide window they get the right-hand column.
-        shots, left, right = self.ids.block_shots, self.ids.left, self.ids.right
-        if shots.parent is not None:
-            shots.parent.remove_widget(shots)
-        if self.app.wide:
-            right.add_widget(shots, index=len(right.children))
-        else:
-            left.add_widget(shots, index=left.children.index(self.ids.block_add) + 1)
+        # On a phone everything is one column: the level grid first (above the fold), then
+        # one-shots and card effects; a wide window gives those two the right-hand column.
+        blocks = (self.ids.block_shots, self.ids.block_effects)
+        left, right = self.ids.left, self.ids.right
+        for block in blocks:
+            if block.parent is not None:
+                block.parent.remove_widget(block)
+        for block in blocks:
+            if self.app.wide:
+                right.add_widget(block, index=1)  # above the spacer at the bottom
+            else:
+                left.add_widget(block, index=1)
 
     # -- choosing who fights ------------------------------------------------------------
     def prepare(self, **params: Any) -> None:
@@ -92,7 +123,8 @@ class CombatScreen(CompanionScreen):
         super().prepare(**params)
         state = self.session.live_state
         if state is not None and state.combat is None:
-            # A new fight starts from a clean quick entry.
+            # A new fight starts from a clean quick entry, the level grid in view.
+            self.ids.scroll.scroll_y = 1
             self.fighter = state.current if fighter is None else fighter
             self.quick_level = 1
             self.quick_treasure = 1
@@ -111,23 +143,40 @@ class CombatScreen(CompanionScreen):
                 break
         self.refresh()
 
-    def next_helper(self) -> None:
-        """Cycle the helper: nobody -> each other living player -> nobody."""
+    def open_helpers(self) -> None:
+        """The helper button: a list of the other living players (and "Nobody") to pick from."""
         state = self.session.live_state
         if state is None or state.combat is None:
             self.app.notify(_("Add a monster first."))
             return
         combat = state.combat
-        candidates = [s for s, p in enumerate(state.players) if s != combat.fighter and not p.dead]
-        if combat.helper is None:
-            nxt = candidates[0] if candidates else None
-        else:
-            later = [s for s in candidates if s > combat.helper]
-            nxt = later[0] if later else None
-        if combat.helper is not None and not self.session.act(RemoveHelper):
+        menu = self.helper_menu
+        menu.clear_widgets()
+        choices: list[tuple[int | None, str]] = [(None, _("Nobody helps"))]
+        choices += [
+            (seat, _("{name} ({n})").format(name=player.name, n=player.strength))
+            for seat, player in enumerate(state.players)
+            if seat != combat.fighter and not player.dead
+        ]
+        for seat, text in choices:
+            button = FlatButton(text=text, size_hint_y=None, height=dp(52))
+            button.selected = seat == combat.helper
+            button.seat = seat
+            button.bind(on_release=lambda b: self.pick_helper(b.seat))
+            menu.add_widget(button)
+        menu.width = max(dp(200), self.ids.helper.width)
+        menu.open(self.ids.helper)
+
+    def pick_helper(self, seat: int | None) -> None:
+        """One pick from the helper list: that player helps (or nobody does)."""
+        self.helper_menu.dismiss()
+        state = self.session.live_state
+        if state is None or state.combat is None or state.combat.helper == seat:
             return
-        if nxt is not None:
-            self.session.act(AddHelper, helper=nxt)
+        if state.combat.helper is not None and not self.session.act(RemoveHelper):
+            return
+        if seat is not None:
+            self.session.act(AddHelper, helper=seat)
 
     # -- monsters ------------------------------------------------------------------------
     def step_quick_level(self, delta: int) -> None:
@@ -139,11 +188,35 @@ class CombatScreen(CompanionScreen):
         self.quick_treasure = max(0, min(QUICK_TREASURE_MAX, self.quick_treasure + delta))
 
     def add_quick_monster(self) -> None:
-        """Add a monster known only by its level and treasure count."""
-        level = int(self.quick_level)
-        name = _("Level {n} monster").format(n=level)
-        spec = MonsterSpec(name=name, level=level, treasure=int(self.quick_treasure))
-        self._add_monster(spec)
+        """The "Add monster" button: a monster of the stepper's level."""
+        self.add_level(int(self.quick_level))
+
+    def add_level(self, level: int) -> None:
+        """One tap on a level: a monster of that level joins (or starts) the fight.
+
+        A name typed in the search box names it, and the table's card pack remembers
+        it for next time; otherwise it is "Level 8 monster" (with "#2" for a second one).
+        """
+        typed = self.ids.search.text.strip()
+        treasure = int(self.quick_treasure)
+        spec = MonsterSpec(
+            name=typed or self._quick_name(level), level=int(level), treasure=treasure
+        )
+        if self._add_monster(spec) and typed:
+            self.app.remember_monster(typed, int(level), treasure)
+
+    def _quick_name(self, level: int) -> str:
+        base = _("Level {n} monster").format(n=level)
+        state = self.session.live_state
+        taken = set()
+        if state is not None and state.combat is not None:
+            taken = {monster.spec.name for monster in state.combat.monsters}
+        if base not in taken:
+            return base
+        number = 2
+        while f"{base} #{number}" in taken:
+            number += 1
+        return f"{base} #{number}"
 
     def search(self, text: str) -> None:
         """Typing in the search box: matching monsters (and, in a fight, enhancers)."""
@@ -189,14 +262,33 @@ class CombatScreen(CompanionScreen):
             self._add_monster(cards.monster(card_id).to_spec())
         self.ids.search.text = ""
 
-    def _add_monster(self, spec: MonsterSpec) -> None:
+    # -- card effects ----------------------------------------------------------------
+    def toggle_wins_ties(self) -> None:
+        """A card (a Warrior, say) lets the players win ties, or no longer does."""
+        state = self.session.live_state
+        if state is None or state.combat is None:
+            self.app.notify(_("Add a monster first."))
+            return
+        on = not state.combat.wins_ties
+        self.session.act(SetWinsTies, on=on, reason=_("a card says so") if on else "")
+
+    def _add_monster(self, spec: MonsterSpec) -> bool:
         state = self.session.live_state
         if state is None:
-            return
+            return False
         if state.combat is None:
-            self.session.act(StartCombat, fighter=self.fighter, monsters=(spec,))
+            added = self.session.act(StartCombat, fighter=self.fighter, monsters=(spec,))
         else:
-            self.session.act(AddMonster, monster=spec)
+            added = self.session.act(AddMonster, monster=spec)
+        if added:
+            self._reset_quick_entry()
+        return added
+
+    def _reset_quick_entry(self) -> None:
+        """After a monster joins, the quick entry starts over for the next one."""
+        self.quick_level = 1
+        self.quick_treasure = 1
+        self.ids.search.text = ""
 
     def remove_monster(self, index: int) -> None:
         """A card takes a monster out of the fight."""
@@ -238,30 +330,23 @@ class CombatScreen(CompanionScreen):
         if not state.combat.fighters_winning:
             self.app.notify(_("The monsters are winning: you cannot kill them now."), True)
             return
-        wait = float(self.app.settings.victory_countdown_s)
-        if wait <= 0:
-            self._finish_kill()
-            return
-        self.countdown = wait
-        self._stop_tick()
-        self._tick = Clock.schedule_interval(self._count, COUNTDOWN_STEP_S)
+        self.app.countdown.start(
+            float(self.app.settings.victory_countdown_s), self._still_winning, self._finish_kill
+        )
 
     def interfere(self) -> None:
         """Stop the countdown: someone plays a card."""
-        self._stop_tick()
-        self.countdown = 0
+        self.app.countdown.stop()
         self.app.notify(_("Wait! Someone interferes."))
 
     def defeat(self) -> None:
         """A card removes the monsters without a kill: no levels."""
-        self._stop_tick()
-        self.countdown = 0
+        self.app.countdown.stop()
         self.session.act(ResolveCombat, outcome="defeat")
 
     def run_away(self) -> None:
         """The fighters cannot win: go and roll to run away (or hear why not)."""
-        self._stop_tick()
-        self.countdown = 0
+        self.app.countdown.stop()
         game, state = self.session.game, self.session.live_state
         if game is not None and state is not None and state.combat and not state.combat.running:
             problem = game.check(RunAway(fighter=state.combat.fighter, monster=0))
@@ -270,32 +355,12 @@ class CombatScreen(CompanionScreen):
                 return
         self.app.show("run_away")
 
-    def _count(self, dt: float) -> bool:
+    def _still_winning(self) -> bool:
         state = self.session.live_state
-        if state is None or state.combat is None or not state.combat.fighters_winning:
-            # Something was played that turned the fight: the kill is off.
-            self.countdown = 0
-            self._tick = None
-            return False
-        self.countdown = max(0.0, self.countdown - dt)
-        if self.countdown <= 0:
-            self._tick = None
-            self._finish_kill()
-            return False
-        return True
+        return state is not None and state.combat is not None and state.combat.fighters_winning
 
     def _finish_kill(self) -> None:
-        self.countdown = 0
         self.session.act(ResolveCombat, outcome="kill")
-
-    def _stop_tick(self) -> None:
-        if self._tick is not None:
-            self._tick.cancel()
-            self._tick = None
-
-    def on_leave(self, *_args: Any) -> None:
-        if self.countdown:
-            self.interfere()
 
     # -- drawing --------------------------------------------------------------------
     def refresh(self) -> None:
@@ -313,9 +378,11 @@ class CombatScreen(CompanionScreen):
             self.players_strength = state.players[self.fighter].strength
             self.monsters_strength = 0
             self.winning = False
-            self.verdict = _("Add a monster to start the fight.")
+            self.wins_ties = False
+            self.verdict = _("Tap a monster's level to start the fight.")
             self.rewards = ""
             self.running = False
+            self.verdict_colour = self.app.theme.surface
             self.result_text = self._last_result(state)
             return
         self.result_text = ""
@@ -334,11 +401,18 @@ class CombatScreen(CompanionScreen):
         self.monsters_strength = combat.monsters_strength
         self.winning = combat.fighters_winning
         self.running = combat.running
+        self.wins_ties = combat.wins_ties
         self.verdict = _("Players win") if combat.fighters_winning else _("Monsters win")
+        self.verdict_colour = self.app.theme.good if self.winning else self.app.theme.bad
         self.can_run = self.session.allowed(RunAway, fighter=combat.fighter, monster=0)
-        self.rewards = _("Kill: {levels} level(s), {treasure} treasure(s)").format(
-            levels=combat.levels, treasure=combat.treasure
-        )
+        if combat.fighters_winning:
+            self.rewards = _("Kill: {levels} level(s), {treasure} treasure(s)").format(
+                levels=combat.levels, treasure=combat.treasure
+            )
+        elif combat.running:
+            self.rewards = _("Running away")
+        else:
+            self.rewards = _("Run away, or play a card")
         for index, monster in enumerate(combat.monsters):
             row = MonsterRow(index=index)
             row.owner = self
@@ -359,7 +433,7 @@ class CombatScreen(CompanionScreen):
                 monsters=names, levels=result.levels, treasure=result.treasure
             )
         if result.outcome == "defeat":
-            return _("Defeated {monsters} without killing.").format(monsters=names)
+            return _("Ended without a kill: {monsters}.").format(monsters=names)
         if result.outcome == "fighter_died":
             return _("The fighter died fleeing {monsters}.").format(monsters=names)
         return _("Ran away from {monsters}.").format(monsters=names)

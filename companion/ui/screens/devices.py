@@ -50,6 +50,8 @@ def status_line(status: Any) -> str:
         battery = _("battery {percent} %").format(percent=status.battery_percent)
         if status.charging:
             battery += " " + _("(charging)")
+        elif status.battery_low:
+            battery += " " + _("(low: charge it)")
         parts.append(battery)
     if status.rtt_ms is not None:
         parts.append(_("{ms:.0f} ms").format(ms=status.rtt_ms))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kivy.clock import Clock
 from kivy.properties import BooleanProperty, StringProperty
 from kivy.uix.widget import Widget
 
@@ -15,6 +16,7 @@ if TYPE_CHECKING:
     from companion.store import SavedGame
 
 EXPORTS_DIR = "exports"
+CONFIRM_DELETE_S = 4.0  # s: how long "Tap again to delete" waits for the second tap
 # Games listed at first, and added by each tap on "Show older games" (Kivy lays out
 # every entry of a RecycleView's data on each change, so the list is a window).
 SHOWN_STEP = 50
@@ -27,10 +29,14 @@ class GamesScreen(CompanionScreen):
     empty = BooleanProperty(False)
     # Why games are not being kept in the data folder ("" when they are).
     notice = StringProperty("")
+    # The game whose Delete button was tapped once and now asks to be tapped again.
+    armed = StringProperty("")
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._shown = SHOWN_STEP
+        self._disarm = Clock.create_trigger(self._forget_armed, CONFIRM_DELETE_S)
+        self.chooser: Any = None  # the file chooser on show, if any
 
     def on_pre_enter(self, *args: Any) -> None:
         self._shown = SHOWN_STEP
@@ -50,13 +56,37 @@ class GamesScreen(CompanionScreen):
         self.session.open(game_id)
 
     def delete(self, game_id: str) -> None:
-        """Delete a saved game."""
+        """Delete a saved game: the first tap asks, a second tap within seconds deletes."""
+        if self.armed != game_id:
+            self.armed = game_id
+            self._disarm()
+            self.app.notify(_("Tap Delete again to delete this game for good."))
+            self.refresh()
+            return
+        self._forget_armed()
         self.session.delete(game_id)
         self.refresh()
 
+    def _forget_armed(self, *_args: Any) -> None:
+        self._disarm.cancel()
+        if self.armed:
+            self.armed = ""
+            self.refresh()
+
     def export(self, game_id: str) -> None:
-        """Write a game's log into the folder named in the box."""
-        folder = Path(self.ids.folder.text.strip() or self._default_folder()).expanduser()
+        """Write a game's log into a folder the player picks."""
+        from companion.ui.choosers import choose_path
+
+        self.chooser = choose_path(
+            _("Export the game into this folder"),
+            _("Save here"),
+            Path(self._default_folder()),
+            lambda folder: self.export_to(game_id, folder),
+            folders_only=True,
+        )
+
+    def export_to(self, game_id: str, folder: Path) -> None:
+        """Write a game's log into `folder` (created if need be)."""
         try:
             folder.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -65,12 +95,16 @@ class GamesScreen(CompanionScreen):
         self.session.export(game_id, folder)
 
     def import_file(self) -> None:
-        """Add the game-log file named in the box to the saved games."""
-        text = self.ids.import_path.text.strip()
-        if not text:
-            self.app.notify(_("Type the path of a game-log file first."), True)
-            return
-        if self.session.import_file(Path(text).expanduser()) is not None:
+        """Pick a game-log file to add to the saved games."""
+        from companion.ui.choosers import choose_path
+
+        self.chooser = choose_path(
+            _("Import a game log"), _("Import"), Path(self._default_folder()), self.import_from
+        )
+
+    def import_from(self, path: Path) -> None:
+        """Add a game-log file to the saved games."""
+        if self.session.import_file(path) is not None:
             self.refresh()
 
     def _default_folder(self) -> str:
@@ -85,8 +119,6 @@ class GamesScreen(CompanionScreen):
         return sorted(shown, key=lambda row: order.get(row.game_id, len(order)))
 
     def refresh(self) -> None:
-        if not self.ids.folder.text:
-            self.ids.folder.text = self._default_folder()
         self.notice = self.session.games.notice or ""
         # One query over the newest games' summaries; only the rows on screen are built.
         saved = self.session.games.list(limit=self._shown + 1)
@@ -103,6 +135,7 @@ class GamesScreen(CompanionScreen):
                 "detail": _detail(item),
                 "current": item.id == current,
                 "damaged": item.problem is not None,
+                "armed": item.id == self.armed,
             }
             for item in saved
         ]

@@ -31,6 +31,8 @@ LOSS_NAMES: dict[str, str] = {
     "motivation": N_("motivation"),
 }
 
+RESTING_FACE = 6  # what the big die shows before anyone has rolled
+
 
 class FleeRow(ButtonBehavior, BoxLayout):
     """One fighter against one monster: the modifiers, then the roll and what it did."""
@@ -41,6 +43,8 @@ class FleeRow(ButtonBehavior, BoxLayout):
     title = StringProperty("")
     detail = StringProperty("")
     outcome = StringProperty("")
+    # "ESCAPED" or "CAUGHT" once the pair has rolled.
+    verdict = StringProperty("")
     done = BooleanProperty(False)
     escaped = BooleanProperty(False)
     chosen = BooleanProperty(False)
@@ -71,6 +75,12 @@ class RunAwayScreen(CompanionScreen):
         # What the Bad Stuff takes if the roll fails, when the victim has several to lose:
         # loss -> item id or trait name, for the pair about to roll.
         self._picks: dict[str, str] = {}
+
+    def on_kv_post(self, base_widget: Any) -> None:
+        super().on_kv_post(base_widget)
+        # A die at rest shows a face, not a blank square, before the first roll.
+        if not self.ids.die.value:
+            self.ids.die.value = RESTING_FACE
 
     def choose(self, fighter: int, monster: int) -> None:
         """Tap a row: that fighter runs from that monster next."""
@@ -205,16 +215,16 @@ class RunAwayScreen(CompanionScreen):
                     row.detail = _("Rolled {roll}, modifier {mod:+d}").format(
                         roll=record.roll, mod=record.modifier
                     )
-                    row.outcome = _("Escaped") if record.escaped else _("Caught")
-                    if record.bad_stuff:
-                        row.outcome += ": " + record.bad_stuff
+                    row.verdict = _("ESCAPED") if record.escaped else _("CAUGHT")
+                    row.outcome = record.bad_stuff or ""
                 else:
                     row.detail = self._modifiers(player, monster)
                     if player.dead:
                         row.outcome = _("Dead: no more rolls")
                         row.done = True
                     elif seat in combat.escaped:
-                        row.outcome = _("Escaped (Ally sacrificed)")
+                        row.outcome = _("The Ally was sacrificed")
+                        row.verdict = _("ESCAPED")
                         row.done = row.escaped = True
                     else:
                         pending.append((seat, index))

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from kivy.clock import Clock
 from kivy.metrics import dp
 from kivy.properties import BooleanProperty, NumericProperty, StringProperty
 
 from companion.core import AdvancePhase, Charity, EndTurn, GoUpLevel, LoseLevel, Phase, SetGearBonus
 from companion.ui.i18n import _
-from companion.ui.labels import phase_name, traits_line
+from companion.ui.labels import phase_line, traits_line
 from companion.ui.screens.base import CompanionScreen
 from companion.ui.theme import colour
 from companion.ui.widgets import PlayerTile
@@ -36,8 +37,10 @@ class TableScreen(CompanionScreen):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.tiles: list[PlayerTile] = []
+        self._shown_current = -1
         self.app.bind(wide=lambda *_a: self._layout())
         self.ids.scroll.bind(height=lambda *_a: self._layout())
+        self._devices_followed: Any = None
 
     # -- actions --------------------------------------------------------------------
     def change_level(self, seat: int, delta: int) -> None:
@@ -88,7 +91,9 @@ class TableScreen(CompanionScreen):
         if len(self.tiles) != len(state.players):
             self._make_tiles(len(state.players))
         has_races = bool(state.setup.edition.races)
+        low = self._low_battery_seats()
         for seat, (tile, player) in enumerate(zip(self.tiles, state.players, strict=True)):
+            tile.battery_low = seat in low
             tile.name = player.name
             tile.colour = colour(player.colour)
             tile.level = player.level
@@ -97,14 +102,34 @@ class TableScreen(CompanionScreen):
             tile.traits = traits_line(player, has_races)
             tile.dead = player.dead
             tile.turn = seat == state.current and not state.winners
+        if state.current != self._shown_current:
+            # Whose turn it is must be on screen without scrolling (5-8 players on a phone).
+            self._shown_current = state.current
+            Clock.schedule_once(lambda _dt: self.show_current(), 0)
         current = state.current_player.name
         self.turn_text = _("Turn {n}: {name}").format(n=state.turn, name=current)
-        self.phase_text = phase_name(state.phase)
+        self.phase_text = phase_line(state)
         self.in_combat = state.combat is not None
-        self.charity_phase = state.phase == Phase.CHARITY
+        # Charity applies to the current player, alive, at the end of the turn.
+        self.charity_phase = state.phase == Phase.CHARITY and not state.current_player.dead
         self.can_advance = self.session.allowed(AdvancePhase)
         self.can_end_turn = self.session.allowed(EndTurn)
         self.charity_text = self._charity_words(state)
+
+    def _low_battery_seats(self) -> set[int]:
+        """Seats whose tracker reports a low battery (and follow the counters from now on)."""
+        devices = self.app.devices
+        if devices is None:
+            return set()
+        if self._devices_followed is not devices:
+            devices.bind(statuses=lambda *_a: self._state_changed(None, None))
+            self._devices_followed = devices
+        return {
+            seat
+            for status in devices.statuses
+            if status.role == "tracker" and status.battery_low
+            for seat in status.players
+        }
 
     def _charity_words(self, state: Any) -> str:
         result = state.charity
@@ -116,6 +141,19 @@ class TableScreen(CompanionScreen):
             f"{state.players[seat].name} {count}" for seat, count in result.shares.items()
         )
         return _("Charity: {given}").format(given=given)
+
+    def show_current(self) -> None:
+        """Scroll the current player's tile into view (when the tiles scroll at all)."""
+        state = self.state
+        if state is None or not 0 <= state.current < len(self.tiles):
+            return
+        scroll = self.ids.scroll
+        if self.ids.tiles.height > scroll.height:
+            scroll.scroll_to(self.tiles[state.current], padding=dp(4), animate=False)
+
+    def on_pre_enter(self, *args: Any) -> None:
+        self._shown_current = -1  # coming back: show whose turn it is again
+        super().on_pre_enter(*args)
 
     def _make_tiles(self, count: int) -> None:
         grid = self.ids.tiles

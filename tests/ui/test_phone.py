@@ -1,0 +1,279 @@
+"""Playing on a 360x640 phone with one thumb: taps counted, sizes measured, nothing lost."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from companion.core import EndTurn, SetLevel
+from companion.ui.screens import SCREENS, split_nav
+from tests.ui.conftest import PHONE, Harness
+from tests.ui.looking import clipped, on_screen, visible_labels
+
+pytestmark = pytest.mark.slow
+
+FOUR = ["Anna", "Bram", "Cleo", "Dev"]
+EIGHT = ["Anna", "Bram", "Cleo", "Dev", "Emil", "Fay", "Gus", "Hana"]
+
+
+def fully_on_screen(widget: Any) -> bool:
+    """The whole widget is inside the window and inside its scroll view's visible part."""
+    from kivy.core.window import Window
+    from kivy.uix.scrollview import ScrollView
+
+    x, y = widget.to_window(widget.x, widget.y)
+    right, top = x + widget.width, y + widget.height
+    if x < -1 or y < -1 or right > Window.width + 1 or top > Window.height + 1:
+        return False
+    parent = widget.parent
+    while parent is not None and parent is not parent.parent:
+        if isinstance(parent, ScrollView):
+            px, py = parent.to_window(parent.x, parent.y)
+            inside_x = x >= px - 1 and right <= px + parent.width + 1
+            if not inside_x or y < py - 1 or top > py + parent.height + 1:
+                return False
+        parent = parent.parent
+    return True
+
+
+def set_level(ui: Harness, seat: int, level: int) -> None:
+    ui.app.session.act(SetLevel, player=seat, level=level, override="A card says otherwise")
+    ui.pump()
+
+
+# -- navigation ---------------------------------------------------------------------------
+def test_phone_bar_has_at_most_five_entries_and_never_scrolls(ui: Harness) -> None:
+    from kivy.uix.scrollview import ScrollView
+
+    bar = ui.app.root.ids.nav
+    assert len(bar.children) <= 5
+    assert ui.nav_button("more") is not None
+    parent = bar.parent
+    while parent is not None and parent is not parent.parent:
+        assert not isinstance(parent, ScrollView), "the navigation bar scrolls"
+        parent = parent.parent
+    for button in bar.children:
+        assert not clipped(button), button.text
+        assert button.height >= 48
+
+
+def test_every_screen_is_two_taps_from_any_other(ui: Harness) -> None:
+    ui.start_game(FOUR)
+    in_bar, rest = split_nav(wide=False)
+    destinations = [e.name for e in in_bar + rest]
+    for start in destinations:
+        for goal in destinations:
+            if goal == start:
+                continue
+            ui.app.show(start, **({"fresh": True} if start == "new_game" else {}))
+            ui.pump()
+            taps = ui.nav(goal)
+            assert taps <= 2, (start, goal)
+            assert ui.app.manager.current == goal, (start, goal)
+
+
+# -- the table ----------------------------------------------------------------------------
+@pytest.mark.parametrize(("names", "smallest"), [(FOUR, 48), (EIGHT, 32)])
+def test_level_is_the_biggest_thing_on_a_tile(ui: Harness, names: list[str], smallest: int):
+    from kivy.metrics import sp
+
+    ui.start_game(names)
+    set_level(ui, 0, 10)  # two digits must fit too
+    table = ui.screen("table")
+    ui.pump(frames=6)
+    for tile in table.tiles:
+        level = tile.ids.level.ids.value
+        assert level.font_size >= sp(smallest), (len(names), level.font_size)
+        assert level.font_size > tile.ids.gear.ids.value.font_size
+        assert level.font_size > tile.ids.strength.font_size
+        assert not clipped(level)
+
+
+def test_with_eight_players_the_current_tile_is_always_on_screen(ui: Harness) -> None:
+    ui.start_game(EIGHT)
+    table = ui.screen("table")
+    for seat in range(len(EIGHT)):
+        ui.pump(frames=4)
+        assert ui.app.session.state.current == seat
+        assert fully_on_screen(table.tiles[seat]), f"{EIGHT[seat]}'s tile is off screen"
+        assert ui.app.session.act(EndTurn)
+
+
+def test_traits_are_never_cut_inside_a_word(ui: Harness) -> None:
+    from companion.core import GainTrait, SetTraitBoost
+
+    ui.start_game(FOUR)
+    session = ui.app.session
+    session.act(SetTraitBoost, player=2, kind="class")
+    session.act(GainTrait, player=2, kind="class", name="Cleric")
+    session.act(GainTrait, player=2, kind="class", name="Warrior")
+    session.act(GainTrait, player=2, kind="race", name="Dwarf")
+    ui.pump(frames=4)
+    traits = ui.screen("table").tiles[2].ids.traits
+    traits.texture_update()
+    assert traits.texture_size[0] <= traits.width + 1
+    rendered = [word.text for line in traits._label._cached_lines for word in line.words]
+    whole = set(traits.text.split())
+    shown = " ".join(rendered).split()
+    assert shown, "no traits shown"
+    for word in shown:
+        assert word in whole, f"{word!r} is part of a word"
+
+
+def test_phase_line_follows_the_fight_and_charity_only_when_it_applies(ui: Harness) -> None:
+    from companion.core import AdvancePhase, Die, MonsterSpec, StartCombat
+
+    ui.start_game(FOUR)
+    table = ui.screen("table")
+    ui.app.session.act(StartCombat, fighter=0, monsters=(MonsterSpec(name="Ogre", level=4),))
+    ui.app.show("table")
+    ui.pump()
+    assert table.phase_text == "Combat: monsters win 4 to 1"
+    assert table.ids.charity.height == 0
+    ui.app.session.undo()
+    ui.pump()
+    assert table.phase_text == "Kick open the door"
+    assert ui.app.session.act(AdvancePhase) and ui.app.session.act(AdvancePhase)
+    ui.pump()
+    assert ui.app.session.state.phase == "charity"
+    assert table.charity_phase and table.ids.charity.height > 0
+    ui.app.session.act(Die, player=0)  # a dead player gives no charity
+    ui.pump()
+    assert not table.charity_phase and table.ids.charity.height == 0
+
+
+# -- combat -------------------------------------------------------------------------------
+@pytest.mark.parametrize("level", [1, 8, 20])
+def test_door_to_verdict_in_three_taps(ui: Harness, level: int) -> None:
+    ui.start_game(FOUR)
+    ui.app.show("table")
+    ui.pump()
+    taps = ui.nav("combat")
+    combat = ui.screen("combat")
+    button = combat.level_buttons[level]
+    assert combat.ids.scroll.scroll_y == pytest.approx(1.0)
+    assert fully_on_screen(button), f"the level {level} button is below the fold"
+    ui.tap(button)
+    taps += 1
+    state = ui.app.session.state
+    assert state.combat is not None and state.combat.monsters[0].spec.level == level
+    assert combat.verdict == "Monsters win"  # Anna at Level 1 cannot beat even a Level 1
+    ui.tap(combat.ids.run_away)
+    taps += 1
+    assert ui.app.manager.current == "run_away"
+    assert taps <= 3
+
+
+def test_quick_monsters_get_distinct_names_and_the_entry_starts_over(ui: Harness) -> None:
+    ui.start_game(FOUR)
+    ui.nav("combat")
+    combat = ui.screen("combat")
+    ui.tap(combat.ids.quick_level.ids.plus)
+    ui.tap(combat.ids.quick_treasure.ids.plus)
+    ui.tap(combat.level_buttons[8])
+    assert (combat.quick_level, combat.quick_treasure) == (1, 1)
+    ui.tap(combat.level_buttons[8])
+    names = [m.spec.name for m in ui.app.session.state.combat.monsters]
+    assert names == ["Level 8 monster", "Level 8 monster #2"]
+    assert ui.app.session.state.combat.monsters[0].treasure == 2
+
+
+def test_a_helper_is_one_tap_and_one_logged_action(ui: Harness) -> None:
+    ui.start_game(FOUR)
+    ui.nav("combat")
+    combat = ui.screen("combat")
+    ui.tap(combat.level_buttons[3])
+    before = len(ui.app.session.game.log)
+    ui.tap(combat.ids.helper)
+    offered = [b.text for b in combat.helper_menu.container.children]
+    assert any(t.startswith("Cleo") for t in offered)
+    assert not any(t.startswith("Anna") for t in offered)  # not the fighter
+    cleo = next(b for b in combat.helper_menu.container.children if b.text.startswith("Cleo"))
+    ui.tap(cleo)
+    assert ui.app.session.state.combat.helper == 2
+    assert len(ui.app.session.game.log) == before + 1
+
+
+def test_a_warrior_wins_a_tie_and_kills(ui: Harness) -> None:
+    ui.start_game(FOUR)
+    set_level(ui, 0, 6)
+    ui.nav("combat")
+    combat = ui.screen("combat")
+    ui.tap(combat.level_buttons[6])
+    assert combat.verdict == "Monsters win"
+    assert "Kill" not in combat.rewards
+    assert combat.ids.kill.disabled
+    ui.tap(combat.ids.wins_ties)
+    assert combat.verdict == "Players win"
+    assert combat.rewards.startswith("Kill")
+    ui.tap(combat.ids.kill)
+    ui.pump(0.7)
+    result = ui.app.session.state.last_combat
+    assert result is not None and result.outcome == "kill"
+    assert ui.app.session.state.players[0].level == 7
+
+
+def test_leaving_during_the_countdown_keeps_the_kill(ui: Harness) -> None:
+    ui.start_game(FOUR)
+    ui.app.settings.victory_countdown_s = 1.5
+    set_level(ui, 0, 5)
+    ui.nav("combat")
+    combat = ui.screen("combat")
+    ui.tap(combat.level_buttons[2])
+    ui.tap(combat.ids.kill)
+    assert ui.app.countdown.remaining > 0
+    ui.nav("table")  # someone taps Table in the middle of the wait
+    strip = ui.app.root.ids.countdown_strip
+    assert ui.app.countdown.remaining > 0
+    assert strip.height > 0 and strip.opacity == 1 and "Kill in" in strip.text
+    ui.pump(1.7)
+    result = ui.app.session.state.last_combat
+    assert result is not None and result.outcome == "kill"
+    assert ui.app.session.state.players[0].level == 6
+    assert strip.height == 0
+
+
+def test_a_typed_monster_is_remembered_for_the_next_search(ui: Harness) -> None:
+    ui.start_game(FOUR)
+    ui.nav("combat")
+    combat = ui.screen("combat")
+    combat.ids.search.text = "Tax Collector"
+    ui.pump()
+    ui.tap(combat.level_buttons[7])
+    assert ui.app.session.state.combat.monsters[0].spec.name == "Tax Collector"
+    assert combat.ids.search.text == ""
+    assert (ui.data_dir / "packs" / "table-monsters.toml").exists()
+    found = ui.app.cards.search("tax coll", kind="monster")
+    assert [(c.name, c.level) for c in found][:1] == [("Tax Collector", 7)]
+
+
+def test_verdict_box_words_fit(ui: Harness) -> None:
+    ui.start_game(FOUR)
+    ui.nav("combat")
+    combat = ui.screen("combat")
+    for tap in (combat.level_buttons[1], combat.ids.defeat):
+        ui.tap(tap)
+        for label in (combat.ids.verdict, combat.ids.rewards):
+            label.texture_update()
+            assert label.texture_size[1] <= label.height + 1, label.text
+            assert not clipped(label), label.text
+
+
+# -- every screen -------------------------------------------------------------------------
+@pytest.mark.parametrize("names", [FOUR, EIGHT])
+def test_no_words_are_wider_than_their_box_on_any_screen(ui: Harness, names: list[str]):
+    from kivy.core.window import Window
+
+    assert tuple(Window.size) == PHONE
+    ui.start_game(names)
+    problems = []
+    for entry in SCREENS:
+        if entry.name == "game_over":
+            continue
+        ui.app.show(entry.name, **({"seat": 1} if entry.name == "player" else {}))
+        ui.pump(frames=4)
+        for label in visible_labels(ui.app.root):
+            if on_screen(label) and clipped(label):
+                problems.append(f"{entry.name}: {label.text!r}")
+    assert not problems, problems
