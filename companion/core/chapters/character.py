@@ -11,6 +11,7 @@ from companion.core import rules
 from companion.core.chapters.base import (
     D6,
     BaseAction,
+    DieName,
     Override,
     Seat,
     player_name,
@@ -18,7 +19,13 @@ from companion.core.chapters.base import (
     words,
 )
 from companion.core.chapters.combat import end_combat, finish_running_if_done
-from companion.core.chapters.rolls import d6, fill_rolls, ordered_by_rolls
+from companion.core.chapters.rolls import (
+    check_dice_named,
+    d6,
+    fill_rolls,
+    ordered_by_rolls,
+    rolls_words,
+)
 from companion.core.chapters.table import alive, player_at, with_player
 from companion.core.dice import RandomSource
 from companion.core.errors import RuleError
@@ -343,6 +350,7 @@ class LootTheBody(BaseAction):
     type: Literal["loot_the_body"] = "loot_the_body"
     player: Seat
     rolls: tuple[D6, ...] | None = None
+    dice: tuple[DieName, ...] = ()  # beside each roll, the smart die that gave it ("" on screen)
 
 
 # --- turn ----------------------------------------------------------------------------
@@ -357,6 +365,7 @@ def _(action: LootTheBody, state: GameState, checked: bool) -> GameState:
     groups = rules.loot_groups(state.players, action.player)
     order = ordered_by_rolls(groups, action.rolls, "the looting order", checked)
     rolls = action.rolls or ()
+    check_dice_named(action.dice, rolls)
     update: dict[str, object] = {
         "loot": LootOrder(dead=action.player, order=order, rolls=rolls),
     }
@@ -382,5 +391,5 @@ def _(action: LootTheBody, state: GameState, dice: RandomSource) -> BaseAction:
 
 @words.register
 def _(a: LootTheBody, s: GameState) -> str:
-    rolls = f", tie rolls {', '.join(map(str, a.rolls))}" if a.rolls else ""
+    rolls = f", tie rolls {', '.join(rolls_words(a.rolls, a.dice))}" if a.rolls else ""
     return f"The others loot {player_name(s, a.player)}'s body{rolls}"

@@ -70,6 +70,22 @@ def ordered_by_rolls(
     return order
 
 
+def check_dice_named(dice: tuple[str, ...], rolls: tuple[int, ...]) -> None:
+    """Dice names, when given, stand one beside each roll."""
+    if dice and len(dice) != len(rolls):
+        raise RuleError(
+            "dice_names", f"One die name per roll: {len(rolls)} rolls, {len(dice)} die names"
+        )
+
+
+def rolls_words(rolls: tuple[int, ...], dice: tuple[str, ...]) -> list[str]:
+    """Each roll, with the smart die that gave it where one is named: "5 on Ruby (d6)"."""
+    named = dice or ("",) * len(rolls)
+    return [
+        f"{roll} on {die}" if die else str(roll) for roll, die in zip(rolls, named, strict=False)
+    ]
+
+
 # --- the one function that applies actions --------------------------------------------------
 
 
@@ -116,6 +132,7 @@ class RollForFirstPlayer(BaseAction):
 
     type: Literal["roll_for_first_player"] = "roll_for_first_player"
     rolls: tuple[D6, ...] | None = None
+    dice: tuple[DieName, ...] = ()  # beside each roll, the smart die that gave it ("" on screen)
 
 
 @step.register
@@ -127,6 +144,7 @@ def _(action: RollForFirstPlayer, state: GameState, checked: bool) -> GameState:
         [list(range(len(state.players)))], action.rolls, "choosing the first player", checked
     )
     rolls = action.rolls or ()
+    check_dice_named(action.dice, rolls)
     return state.evolve(
         **{
             "current": order[0],
@@ -148,5 +166,5 @@ def _(action: RollForFirstPlayer, state: GameState, dice: RandomSource) -> BaseA
 
 @words.register
 def _(a: RollForFirstPlayer, s: GameState) -> str:
-    rolls = ", ".join(map(str, a.rolls or ()))
+    rolls = ", ".join(rolls_words(a.rolls or (), a.dice))
     return f"Everyone rolls for the first player ({rolls})"
