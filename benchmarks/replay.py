@@ -19,7 +19,9 @@ Figures printed, all measured in this same run over the same log:
     `CHECKPOINT_INTERVAL` actions), beside one state kept per action (the baseline:
     what undo cost before), measured with tracemalloc.
 The best of --repeat runs is reported (the usual timeit practice: slower runs
-measure other load on the machine, not this code). Targets: checked replay at least
+measure other load on the machine, not this code). The checked replay is also
+timed in this process's CPU time, which a busy machine inflates far less than the
+wall clock; the target is judged on the wall-clock figure. Targets: checked replay at least
 TARGET_PER_S actions/s; the load from the database at least LOAD_TARGET x as fast as
 loading the same game from a game-log file (how saves were read before), same run;
 kept states at most MEMORY_TARGET of one state per action.
@@ -48,13 +50,15 @@ LOAD_TARGET = 2.0
 MEMORY_TARGET = 0.25
 
 
-def best_time(run: Callable[[], object], repeat: int) -> float:
-    """The fastest of `repeat` runs, in seconds."""
+def best_time(
+    run: Callable[[], object], repeat: int, clock: Callable[[], float] = time.perf_counter
+) -> float:
+    """The fastest of `repeat` runs, in seconds of `clock` (wall-clock time by default)."""
     best = float("inf")
     for _ in range(repeat):
-        start = time.perf_counter()
+        start = clock()
         run()
-        best = min(best, time.perf_counter() - start)
+        best = min(best, clock() - start)
     return best
 
 
@@ -91,6 +95,10 @@ def main(argv: list[str] | None = None) -> int:
 
     rows = [
         ("checked replay", best_time(lambda: replay(initial, log), args.repeat)),
+        (
+            "  the same, CPU time of this process",
+            best_time(lambda: replay(initial, log), args.repeat, time.process_time),
+        ),
         (
             "baseline: fold without checks",
             best_time(lambda: replay(initial, log, False), args.repeat),
