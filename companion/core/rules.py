@@ -140,12 +140,15 @@ def seats_to_the_left(start: int, count: int) -> list[int]:
 
 
 def order_by_rolls(
-    groups: Sequence[Sequence[int]], draw: Callable[[], int]
+    groups: Sequence[Sequence[int]],
+    draw: Callable[[], int],
+    thrower: Callable[[int], None] | None = None,
 ) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """Order players group by group; within a group of ties, each rolls a d6, highest first,
     and players still tied roll again (RULES.md §2, §8).
 
-    `draw` gives the next die result. Returns the order and the rolls used, in order.
+    `draw` gives the next die result; `thrower`, when given, hears the seat each draw is for
+    just before it. Returns the order and the rolls used, in order.
 
     >>> rolls = iter([4, 4, 1, 2, 5])
     >>> order_by_rolls([[0, 1, 2], [3]], lambda: next(rolls))
@@ -158,6 +161,8 @@ def order_by_rolls(
             return list(group)
         results: dict[int, int] = {}
         for seat in group:
+            if thrower is not None:
+                thrower(seat)
             results[seat] = draw()
             used.append(results[seat])
         out: list[int] = []

@@ -134,18 +134,25 @@ class DiceService(EventDispatcher):
         return self._hub is not None and bool(self._hub.dice_for(seat))
 
     def wait_roll(
-        self, seat: int, on_roll: RollCallback, on_problem: ProblemCallback, *, blink: bool = True
+        self,
+        seat: int,
+        on_roll: RollCallback,
+        on_problem: ProblemCallback,
+        *,
+        blink: bool = True,
+        on_end: Callable[[], None] | None = None,
     ) -> Callable[[], None]:
         """Take the next settled d6 of the seat's die; returns a function that stops waiting.
 
         `on_roll(value, die_label)` gets the result; `on_problem(text)` hears why a roll
         was refused (not a d6: the wait goes on) or why the wait ended (the die went away).
         With no die for the seat nothing happens: the screen's own roll is the way.
-        `blink` lights the awaited dice up where they can.
+        `blink` lights the awaited dice up where they can. `on_end()` hears that the wait
+        ended without a roll (after `on_problem` said why), not that it was stopped.
         """
         if not self.has_dice_for(seat):
             return _nothing
-        task = self.spawn(self._wait(seat, on_roll, on_problem, blink))
+        task = self.spawn(self._wait(seat, on_roll, on_problem, blink, on_end or _nothing))
         if task is None:
             return _nothing
         return task.cancel
@@ -160,7 +167,12 @@ class DiceService(EventDispatcher):
 
     # -- inside ---------------------------------------------------------------------------
     async def _wait(
-        self, seat: int, on_roll: RollCallback, on_problem: ProblemCallback, blink: bool
+        self,
+        seat: int,
+        on_roll: RollCallback,
+        on_problem: ProblemCallback,
+        blink: bool,
+        on_end: Callable[[], None],
     ) -> None:
         from companion.devices.dice import DiceError, NotAD6Error
 
@@ -178,6 +190,7 @@ class DiceService(EventDispatcher):
                     continue  # a d6 may still come
                 except DiceError as exc:
                     on_problem(tr(exc))
+                    on_end()
                     return
                 on_roll(value, roll.label)
                 return

@@ -13,6 +13,7 @@ from companion.core.chapters.base import (
     SEX_WORDS,
     TRAIT_KIND_WORDS,
     BaseAction,
+    DieName,
     Override,
     Seat,
     player_name,
@@ -20,7 +21,13 @@ from companion.core.chapters.base import (
     words,
 )
 from companion.core.chapters.combat import end_combat, finish_running_if_done
-from companion.core.chapters.rolls import d6, fill_rolls, ordered_by_rolls
+from companion.core.chapters.rolls import (
+    check_dice_named,
+    d6,
+    fill_rolls,
+    ordered_by_rolls,
+    rolls_words,
+)
 from companion.core.chapters.table import alive, player_at, with_player
 from companion.core.dice import RandomSource
 from companion.core.errors import RuleError
@@ -397,6 +404,7 @@ class LootTheBody(BaseAction):
     type: Literal["loot_the_body"] = "loot_the_body"
     player: Seat
     rolls: tuple[D6, ...] | None = None
+    dice: tuple[DieName, ...] = ()  # beside each roll, the smart die that gave it ("" on screen)
 
 
 # --- turn ----------------------------------------------------------------------------
@@ -414,6 +422,7 @@ def _(action: LootTheBody, state: GameState, checked: bool) -> GameState:
     groups = rules.loot_groups(state.players, action.player)
     order = ordered_by_rolls(groups, action.rolls, Phrase("the looting order"), checked)
     rolls = action.rolls or ()
+    check_dice_named(action.dice, rolls)
     update: dict[str, object] = {
         "loot": LootOrder(dead=action.player, order=order, rolls=rolls),
     }
@@ -444,5 +453,5 @@ def _(a: LootTheBody, s: GameState) -> str:
         if a.rolls
         else (phrase_template("The others loot {name}'s body"))
     )
-    rolls = ", ".join(map(str, a.rolls or ()))
+    rolls = rolls_words(a.rolls or (), a.dice)
     return Phrase(how, name=player_name(s, a.player), rolls=rolls)

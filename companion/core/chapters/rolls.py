@@ -77,6 +77,35 @@ def ordered_by_rolls(
     return order
 
 
+def check_dice_named(dice: tuple[str, ...], rolls: tuple[int, ...]) -> None:
+    """Dice names, when given, stand one beside each roll."""
+    if dice and len(dice) != len(rolls):
+        raise RuleError(
+            "dice_names",
+            Phrase(
+                "One die name per roll: {rolls} rolls, {names} die names",
+                rolls=len(rolls),
+                names=len(dice),
+            ),
+        )
+
+
+def rolls_words(rolls: tuple[int, ...], dice: tuple[str, ...]) -> str:
+    """The rolls in order, each with the smart die that gave it where one is named.
+
+    A Phrase the app can translate piece by piece: "4 on Ruby (d6), 2".
+    """
+    named = dice or ("",) * len(rolls)
+    items = [
+        Phrase("{roll} on {die}", roll=roll, die=die) if die else str(roll)
+        for roll, die in zip(rolls, named, strict=False)
+    ]
+    text = items[0] if items else ""
+    for item in items[1:]:
+        text = Phrase("{first}, {second}", first=text, second=item)
+    return text
+
+
 # --- the one function that applies actions --------------------------------------------------
 
 
@@ -127,6 +156,7 @@ class RollForFirstPlayer(BaseAction):
 
     type: Literal["roll_for_first_player"] = "roll_for_first_player"
     rolls: tuple[D6, ...] | None = None
+    dice: tuple[DieName, ...] = ()  # beside each roll, the smart die that gave it ("" on screen)
 
 
 @step.register
@@ -143,6 +173,7 @@ def _(action: RollForFirstPlayer, state: GameState, checked: bool) -> GameState:
         checked,
     )
     rolls = action.rolls or ()
+    check_dice_named(action.dice, rolls)
     return state.evolve(
         **{
             "current": order[0],
@@ -164,5 +195,5 @@ def _(action: RollForFirstPlayer, state: GameState, dice: RandomSource) -> BaseA
 
 @words.register
 def _(a: RollForFirstPlayer, s: GameState) -> str:
-    rolls = ", ".join(map(str, a.rolls or ()))
+    rolls = rolls_words(a.rolls or (), a.dice)
     return Phrase("Everyone rolls for the first player ({rolls})", rolls=rolls)

@@ -225,10 +225,18 @@ class NewGameScreen(CompanionScreen):
             return
         self._remember_choices()
         self.session.start(setup)
-        if self.first == ROLL_FOR_FIRST and self.session.act(RollForFirstPlayer):
-            state = self.session.game.state if self.session.game else None
-            if state is not None:
-                self.app.notify(_("{name} goes first.").format(name=state.current_player.name))
+        if self.first != ROLL_FOR_FIRST:
+            return
+        from companion.ui.throws import first_player_with_dice
+
+        with_dice = first_player_with_dice(self.app, self._say_first)
+        if with_dice is None and self.session.act(RollForFirstPlayer):
+            self._say_first()
+
+    def _say_first(self) -> None:
+        state = self.session.game.state if self.session.game else None
+        if state is not None:
+            self.app.notify(_("{name} goes first.").format(name=state.current_player.name))
 
     def _remember_choices(self) -> None:
         settings = self.app.settings

@@ -149,9 +149,13 @@ class PlayerScreen(CompanionScreen):
         self.session.act(Die, player=self.seat)
 
     def loot(self) -> None:
-        """Who takes a card from the body, in order (ties settled by dice the game rolls)."""
-        self.session.act(LootTheBody, player=self.seat)
-        self.refresh_now()
+        """Who takes a card from the body, in order (ties thrown on the players' smart dice,
+        else rolled by the game)."""
+        from companion.ui.throws import loot_with_dice
+
+        if loot_with_dice(self.app, self.seat, self.refresh_now) is None:
+            self.session.act(LootTheBody, player=self.seat)
+            self.refresh_now()
 
     def sell(self) -> None:
         """Sell items worth the gold in the box for levels (the rules decide how many)."""

@@ -1,0 +1,236 @@
+"""Several throws in one go from the smart dice: the roll for the first player and the ties
+when the others loot a body. The engine takes such an action with every roll in it, so the
+throws are collected first, one player at a time, and the action is applied with them.
+
+Each player throws their own die, or the "whoever is rolling" die is thrown once per player
+in seat order; players still tied throw again, as the rules ask. A player with no die, or
+a die that goes away, never holds the table up: "Roll the rest here" rolls what is left on
+screen. With no die for anyone who has to throw, nothing here runs and the screen rolls
+as before.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from kivy.lang import Builder
+from kivy.properties import BooleanProperty, ObjectProperty, StringProperty
+from kivy.uix.modalview import ModalView
+
+from companion.core import LootTheBody, RollForFirstPlayer, rules
+from companion.core.chapters.rolls import d6
+from companion.core.dice import RandomSource, SecretsDice
+from companion.ui.dice_service import DiceService, dice_service
+from companion.ui.i18n import _
+
+Builder.load_file(str(Path(__file__).with_suffix(".kv")))
+
+Groups = Sequence[Sequence[int]]
+ThrowsDone = Callable[[tuple[int, ...], tuple[str, ...]], None]  # (rolls, die per roll)
+
+
+class _Short(Exception):
+    """The rolls so far do not settle the order yet."""
+
+
+def next_thrower(groups: Groups, rolls: Sequence[int]) -> int | None:
+    """The seat whose throw the order needs next after `rolls`, or None once they settle it.
+
+    >>> next_thrower([[0, 1]], [4])
+    1
+    >>> next_thrower([[0, 1]], [4, 4, 2])  # a tie: both throw again
+    1
+    >>> next_thrower([[0, 1]], [4, 4, 2, 5]) is None
+    True
+    """
+    given = iter(rolls)
+    seats: list[int] = []
+
+    def draw() -> int:
+        value = next(given, None)
+        if value is None:
+            raise _Short
+        return value
+
+    try:
+        rules.order_by_rolls(groups, draw, thrower=seats.append)
+    except _Short:
+        return seats[-1]
+    return None
+
+
+class ThrowsPopup(ModalView):
+    """Whose throw the table waits for, each throw so far and which die gave it."""
+
+    title = StringProperty("")
+    waiting_text = StringProperty("")
+    problem = StringProperty("")
+    thrown = StringProperty("")  # one line per throw: "Anna: 5 on Ruby (d6)"
+    done = BooleanProperty(False)
+    collector = ObjectProperty(None)  # the ThrowCollector its buttons speak to
+
+
+class ThrowCollector:
+    """Collects the throws `groups` need from the dice, then calls `on_done(rolls, dice)`."""
+
+    def __init__(
+        self,
+        dice: DiceService,
+        groups: Groups,
+        names: Sequence[str],
+        title: str,
+        on_done: ThrowsDone,
+        rng: RandomSource | None = None,
+    ) -> None:
+        self.dice = dice
+        self.groups = [list(group) for group in groups]
+        self.names = list(names)
+        self.on_done = on_done
+        self.rng: RandomSource = rng if rng is not None else SecretsDice()
+        self.rolls: list[int] = []
+        self.dice_named: list[str] = []
+        self.seats: list[int] = []  # who made each throw
+        self.popup = ThrowsPopup(title=title, collector=self)
+        self.popup.bind(on_dismiss=lambda *_a: self.stop())
+        self._stop: Callable[[], None] = _nothing
+
+    # -- what the pop-up's buttons call -----------------------------------------------------
+    def start(self) -> None:
+        """Show the pop-up and wait for the first throw."""
+        self.popup.open()
+        self._next()
+
+    def roll_rest_here(self) -> None:
+        """Roll every throw still needed on screen and apply the action."""
+        self.stop()
+        while (seat := next_thrower(self.groups, self.rolls)) is not None:
+            self._record(seat, d6(self.rng), "")
+        self._finish()
+
+    def cancel(self) -> None:
+        """Give up: nothing is applied."""
+        self.stop()
+        self.popup.dismiss()
+
+    def stop(self) -> None:
+        """Stop waiting for a die."""
+        self._stop()
+        self._stop = _nothing
+
+    # -- inside ---------------------------------------------------------------------------
+    def _next(self) -> None:
+        seat = next_thrower(self.groups, self.rolls)
+        if seat is None:
+            self._finish()
+            return
+        name = self.names[seat]
+        if not self.dice.has_dice_for(seat):  # no die for this player: the app rolls it
+            self._record(seat, d6(self.rng), "")
+            self._next()
+            return
+        dice = ", ".join(source.label for source in self.dice.hub.dice_for(seat))
+        if seat in self.seats:
+            text = _("Tie: {name} throws again ({die})")
+        else:
+            text = _("Waiting for {name}'s throw ({die})")
+        self.popup.waiting_text = text.format(name=name, die=dice)
+        self._stop = self.dice.wait_roll(
+            seat,
+            lambda value, label: self._thrown(seat, value, label),
+            self._problem,
+            on_end=self._lost,
+        )
+
+    def _thrown(self, seat: int, value: int, label: str) -> None:
+        self._stop = _nothing
+        self.popup.problem = ""
+        self._record(seat, value, label)
+        self._next()
+
+    def _record(self, seat: int, value: int, label: str) -> None:
+        self.rolls.append(value)
+        self.dice_named.append(label)
+        self.seats.append(seat)
+        name = self.names[seat]
+        if label:
+            line = _("{name}: {value} on {die}").format(name=name, value=value, die=label)
+        else:
+            line = _("{name}: {value} rolled here").format(name=name, value=value)
+        self.popup.thrown = "\n".join(filter(None, (self.popup.thrown, line)))
+
+    def _problem(self, text: str) -> None:
+        self.popup.problem = text
+
+    def _lost(self) -> None:
+        self._stop = _nothing
+        self.popup.waiting_text = _("The die went away: roll the rest here.")
+
+    def _finish(self) -> None:
+        self.popup.done = True
+        self.popup.waiting_text = ""
+        self.popup.dismiss()
+        self.on_done(tuple(self.rolls), tuple(self.dice_named))
+
+
+def _nothing() -> None:
+    """Stopping a wait that is not running."""
+
+
+def collect_throws(
+    app: Any, groups: Groups, names: Sequence[str], title: str, on_done: ThrowsDone
+) -> ThrowCollector | None:
+    """Start collecting the throws for `groups` when a die serves anyone who has to throw.
+
+    Returns the running collector, or None when no die serves them (or nobody has to throw):
+    the caller then applies its action with the rolls left out, and the app rolls them.
+    """
+    dice = dice_service(app)
+    throwers = {seat for group in groups if len(group) > 1 for seat in group}
+    if dice is None or not any(dice.has_dice_for(seat) for seat in throwers):
+        return None
+    collector = ThrowCollector(dice, groups, names, title, on_done)
+    collector.start()
+    return collector
+
+
+def first_player_with_dice(app: Any, said: Callable[[], None]) -> ThrowCollector | None:
+    """Roll for the first player with the dice; `said()` runs once the roll is applied.
+
+    None: no die serves anyone, the caller rolls on screen.
+    """
+    session = app.session
+    state = session.game.state if session.game is not None else None
+    if state is None:
+        return None
+    names = [p.name for p in state.players]
+
+    def done(rolls: tuple[int, ...], dice: tuple[str, ...]) -> None:
+        if session.act(RollForFirstPlayer(rolls=rolls, dice=dice)):
+            said()
+
+    return collect_throws(
+        app, [range(len(names))], names, _("Everyone rolls for the first player"), done
+    )
+
+
+def loot_with_dice(app: Any, dead: int, looted: Callable[[], None]) -> ThrowCollector | None:
+    """Break the looting ties for `dead`'s body with the dice; `looted()` runs once applied.
+
+    None: the rules refuse the looting now, no tie needs a die, or no die serves the tied
+    players; the caller applies it as before.
+    """
+    session = app.session
+    if session.game is None or not session.allowed(LootTheBody, player=dead):
+        return None
+    state = session.game.state
+    names = [p.name for p in state.players]
+
+    def done(rolls: tuple[int, ...], dice: tuple[str, ...]) -> None:
+        session.act(LootTheBody(player=dead, rolls=rolls, dice=dice))
+        looted()
+
+    groups = rules.loot_groups(state.players, dead)
+    title = _("Ties roll for {name}'s body").format(name=names[dead])
+    return collect_throws(app, groups, names, title, done)
