@@ -82,6 +82,9 @@ class Session:
         self._steps: asyncio.Queue[_Step] | None = None
         self._ended: LinkClosedError | None = None
         self._auth_seq = -1  # the seq of the AUTH waiting for its PROOF
+        #: The claim token and transcript of that AUTH: its PROOF is checked as it arrives.
+        self._auth_key: tuple[bytes, bytes] | None = None
+        self._proven = False  # that PROOF was right
 
     # -- numbering and sending ---------------------------------------------------------
 
@@ -178,6 +181,7 @@ class Session:
             # The answer to the one AUTH in flight (a PROOF names no seq of ours).
             waiter = self._answers.pop(self._auth_seq, None)
             if waiter is not None and not waiter.done():
+                self._seal_on(item)
                 waiter.set_result(item)
                 return True
             return False
@@ -193,6 +197,17 @@ class Session:
             return False
         self._steps.put_nowait(item)
         return True
+
+    def _seal_on(self, proof: wire.Proof) -> None:
+        # The counter seals what follows its PROOF, perhaps in the same chunk of bytes: a
+        # right PROOF turns sealing on at once, before the next message is read.
+        if self._auth_key is None:
+            return
+        token, script = self._auth_key
+        if seal.equal(proof.proof, seal.counter_proof(token, script, proof.app_link_id)):
+            self.sealer = seal.session_sealer(token, script, seal.TO_COUNTER)
+            self.seen_as = proof.app_link_id
+            self._proven = True
 
     def end(self, reason: LinkClosedError) -> None:
         """The link went down (or a new session replaces this one): fail whatever still waits."""
@@ -294,22 +309,22 @@ class Session:
         )
         auth = wire.Auth(app_nonce, seal.app_proof(token, script))
         self._auth_seq = self._seq + 1
+        self._auth_key = (token, script)
+        self._proven = False
         try:
             answer = await self.request(auth, timeout_s)
         finally:
             self._auth_seq = -1
+            self._auth_key = None
         if isinstance(answer, wire.Error):
             if answer.code != wire.ERR_AUTH_FAILED:
                 raise LinkError(f"{self.link.name}: authentication refused ({answer.code})")
             return False
-        if not isinstance(answer, wire.Proof) or not seal.equal(
-            answer.proof, seal.counter_proof(token, script, answer.app_link_id)
-        ):
+        if not isinstance(answer, wire.Proof) or not self._proven:
+            # A right PROOF turned sealing on as it arrived (`take`); a wrong one did not.
             raise ImpostorError(
                 f"{self.link.name}: the counter could not prove it is the one claimed here"
             )
-        self.sealer = seal.session_sealer(token, script, seal.TO_COUNTER)
-        self.seen_as = answer.app_link_id
         return True
 
     async def authenticate(
