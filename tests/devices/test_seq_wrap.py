@@ -18,6 +18,7 @@ from companion.core import GoUpLevel
 from companion.devices import seal, wire
 from companion.devices.pty_port import PtyPort
 from companion.devices.serial_link import SerialLink
+from companion.devices.session import MIN_FIRMWARE
 
 from .helpers import fast_manager, new_game, until
 
@@ -84,6 +85,7 @@ class FloodingCounter:
                 self.send(
                     wire.Hello(
                         role=wire.ROLE_TRACKER,
+                        firmware=MIN_FIRMWARE,  # older firmware is only told to update
                         slots=1,
                         caps=wire.CAP_CLAIMED,
                         counter_id=COUNTER_ID,
@@ -141,6 +143,7 @@ async def test_a_press_flood_past_65535_keeps_seqs_in_range_and_every_task_alive
         with caplog.at_level(logging.WARNING):
             manager.add_link(SerialLink(counter.port.path))
             await manager.wait_ready(timeout_s=10)
+            assert manager.statuses()[0].access == "ours"  # else no press is ever acknowledged
             async with asyncio.timeout(FLOOD_TIMEOUT_S):
                 await counter.flood(FLOOD)
 
