@@ -58,6 +58,21 @@ def test_phone_bar_has_at_most_five_entries_and_never_scrolls(ui: Harness) -> No
         assert button.height >= 48
 
 
+def test_the_bar_fits_the_phone_in_every_language(ui: Harness) -> None:
+    from companion.ui import i18n
+
+    try:
+        for language in i18n.LANGUAGES:
+            i18n.set_language(language)
+            ui.pump()
+            for button in ui.app.root.ids.nav.children:
+                assert fully_on_screen(button), f"{language}: {button.text!r} leaves the window"
+                assert not clipped(button), f"{language}: {button.text!r}"
+    finally:
+        i18n.set_language("en")
+        ui.pump()
+
+
 def test_every_screen_is_two_taps_from_any_other(ui: Harness) -> None:
     ui.start_game(FOUR)
     in_bar, rest = split_nav(wide=False)
