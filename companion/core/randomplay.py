@@ -25,6 +25,7 @@ from companion.core.chapters.combat import (
     AddEnhancer,
     AddHelper,
     AddMonster,
+    ChangeHelper,
     ClearOneShots,
     FightWithLevelOnly,
     PlayOneShot,
@@ -188,6 +189,8 @@ def random_action(state: GameState, rnd: random.Random, allow_win: bool = True) 
                 return SacrificeAlly(player=rnd.choice(combat.fighters), partner_escapes=True)
             return _run_away(state, rnd, combat.fighter)
         if choice < 0.4:
+            if combat.helper is not None:
+                return ChangeHelper(helper=seat if seat != combat.helper else None)
             return AddHelper(helper=seat)
         if choice < 0.55:
             if combat.one_shots and rnd.random() < 0.15:

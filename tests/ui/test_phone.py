@@ -208,6 +208,25 @@ def test_a_helper_is_one_tap_and_one_logged_action(ui: Harness) -> None:
     ui.tap(cleo)
     assert ui.app.session.state.combat.helper == 2
     assert len(ui.app.session.game.log) == before + 1
+    # Another pick while Cleo helps is one more logged action, and so is "nobody".
+    ui.tap(combat.ids.helper)
+    dev = next(b for b in combat.helper_menu.container.children if b.text.startswith("Dev"))
+    ui.tap(dev)
+    assert ui.app.session.state.combat.helper == 3
+    assert len(ui.app.session.game.log) == before + 2
+
+
+def test_a_card_can_make_the_fighter_count_only_their_level(ui: Harness) -> None:
+    ui.start_game(FOUR)
+    set_level(ui, 0, 5)
+    ui.nav("combat")
+    combat = ui.screen("combat")
+    ui.tap(combat.level_buttons[3])
+    ui.tap(combat.ids.level_only)
+    assert ui.app.session.state.combat.level_only == {0}
+    assert "on" in combat.ids.level_only.text
+    ui.tap(combat.ids.level_only)
+    assert ui.app.session.state.combat.level_only == frozenset()
 
 
 def test_a_warrior_wins_a_tie_and_kills(ui: Harness) -> None:
