@@ -8,6 +8,7 @@ the rules accept, so every game it returns is a legal log. It never uses a
 from __future__ import annotations
 
 import random
+from typing import get_args
 
 from companion.core.chapters.base import BaseAction
 from companion.core.chapters.character import (
@@ -147,17 +148,8 @@ def _monster(rnd: random.Random, edition: Edition) -> MonsterSpec:
     )
 
 
-_LOSSES: tuple[Loss, ...] = (
-    "headgear",
-    "armor",
-    "footgear",
-    "biggest_item",
-    "big_item",
-    "class",
-    "race",
-    "style",
-    "motivation",
-)
+# Every loss a Bad Stuff may name, read from its one definition.
+_LOSSES: tuple[Loss, ...] = get_args(Loss)
 
 
 def _run_away(state: GameState, rnd: random.Random, fighter: int) -> RunAway:
