@@ -65,12 +65,14 @@ def main(argv: list[str] | None = None) -> int:
             fill(folders[count], count)
         app = start_app(Path(folder) / "app")
         stores = {count: GameStore(path) for count, path in folders.items()}
-        games_button, dice_button = nav_button(app, "games"), nav_button(app, "dice")
+        # On a phone Saved games sits behind More: leave through More, open it from there.
+        more_button = nav_button(app, "more")
         for _ in range(args.runs):
             for count, store in stores.items():
                 app.session.games = store
-                tap(dice_button, lambda: app.manager.current == "dice")
+                tap(more_button, lambda: app.manager.current == "more")
                 pump(3)
+                games_button = app.screen("more").buttons["games"]
                 screen = app.screen("games")
 
                 newest = store.list(limit=1)[0].id

@@ -8,6 +8,7 @@ the rules accept, so every game it returns is a legal log. It never uses a
 from __future__ import annotations
 
 import random
+from typing import get_args
 
 from companion.core.chapters.base import BaseAction
 from companion.core.chapters.character import (
@@ -25,6 +26,7 @@ from companion.core.chapters.combat import (
     AddEnhancer,
     AddHelper,
     AddMonster,
+    ChangeHelper,
     ClearOneShots,
     FightWithLevelOnly,
     PlayOneShot,
@@ -146,17 +148,8 @@ def _monster(rnd: random.Random, edition: Edition) -> MonsterSpec:
     )
 
 
-_LOSSES: tuple[Loss, ...] = (
-    "headgear",
-    "armor",
-    "footgear",
-    "biggest_item",
-    "big_item",
-    "class",
-    "race",
-    "style",
-    "motivation",
-)
+# Every loss a Bad Stuff may name, read from its one definition.
+_LOSSES: tuple[Loss, ...] = get_args(Loss)
 
 
 def _run_away(state: GameState, rnd: random.Random, fighter: int) -> RunAway:
@@ -188,6 +181,8 @@ def random_action(state: GameState, rnd: random.Random, allow_win: bool = True) 
                 return SacrificeAlly(player=rnd.choice(combat.fighters), partner_escapes=True)
             return _run_away(state, rnd, combat.fighter)
         if choice < 0.4:
+            if combat.helper is not None:
+                return ChangeHelper(helper=seat if seat != combat.helper else None)
             return AddHelper(helper=seat)
         if choice < 0.55:
             if combat.one_shots and rnd.random() < 0.15:

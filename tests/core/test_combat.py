@@ -11,6 +11,7 @@ from companion.core import (
     AddMonster,
     AdvancePhase,
     AllySpec,
+    ChangeHelper,
     ClearOneShots,
     Condition,
     Die,
@@ -113,6 +114,21 @@ def test_only_one_helper_and_not_yourself(game: Game) -> None:
     game.apply(RemoveHelper())
     game.apply(AddHelper(helper=2))
     assert game.state.combat is not None and game.state.combat.helper == 2
+
+
+def test_a_pick_from_the_helper_list_is_one_action(game: Game) -> None:
+    fight(game, monster(1))
+    game.apply(ChangeHelper(helper=1))
+    game.apply(ChangeHelper(helper=2))  # takes Bo's place in one step
+    assert game.state.combat is not None and game.state.combat.helper == 2
+    assert [a.type for a in game.log[-2:]] == ["change_helper", "change_helper"]
+    with pytest.raises(RuleError, match="cannot help themselves"):
+        game.apply(ChangeHelper(helper=0))
+    with pytest.raises(RuleError) as err:
+        game.apply(ChangeHelper(helper=2))
+    assert err.value.rule == "same_helper"
+    game.apply(ChangeHelper(helper=None))
+    assert game.state.combat.helper is None
 
 
 def test_dead_players_cannot_help(game: Game) -> None:

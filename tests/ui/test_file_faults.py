@@ -155,10 +155,14 @@ async def test_damaged_claim_tokens_are_set_aside_and_said_on_the_devices_screen
     assert service is not None
     running = asyncio.ensure_future(service.run())
     try:
+        # The virtual counters are linked one after the other: wait for all of them (a
+        # board and a tracker per player), not only the first one claimed.
         await until(
             ui,
-            lambda: bool(service.statuses) and all(s.access == "ours" for s in service.statuses),
-            "the virtual counters are claimed again",
+            lambda: (
+                len(service.statuses) == 3 and all(s.access == "ours" for s in service.statuses)
+            ),
+            "the board and both trackers are claimed again",
             timeout_s=CLAIM_WAIT_S,
         )
         ui.nav("devices")

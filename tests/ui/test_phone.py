@@ -58,6 +58,21 @@ def test_phone_bar_has_at_most_five_entries_and_never_scrolls(ui: Harness) -> No
         assert button.height >= 48
 
 
+def test_the_bar_fits_the_phone_in_every_language(ui: Harness) -> None:
+    from companion.ui import i18n
+
+    try:
+        for language in i18n.LANGUAGES:
+            i18n.set_language(language)
+            ui.pump()
+            for button in ui.app.root.ids.nav.children:
+                assert fully_on_screen(button), f"{language}: {button.text!r} leaves the window"
+                assert not clipped(button), f"{language}: {button.text!r}"
+    finally:
+        i18n.set_language("en")
+        ui.pump()
+
+
 def test_every_screen_is_two_taps_from_any_other(ui: Harness) -> None:
     ui.start_game(FOUR)
     in_bar, rest = split_nav(wide=False)
@@ -193,6 +208,25 @@ def test_a_helper_is_one_tap_and_one_logged_action(ui: Harness) -> None:
     ui.tap(cleo)
     assert ui.app.session.state.combat.helper == 2
     assert len(ui.app.session.game.log) == before + 1
+    # Another pick while Cleo helps is one more logged action, and so is "nobody".
+    ui.tap(combat.ids.helper)
+    dev = next(b for b in combat.helper_menu.container.children if b.text.startswith("Dev"))
+    ui.tap(dev)
+    assert ui.app.session.state.combat.helper == 3
+    assert len(ui.app.session.game.log) == before + 2
+
+
+def test_a_card_can_make_the_fighter_count_only_their_level(ui: Harness) -> None:
+    ui.start_game(FOUR)
+    set_level(ui, 0, 5)
+    ui.nav("combat")
+    combat = ui.screen("combat")
+    ui.tap(combat.level_buttons[3])
+    ui.tap(combat.ids.level_only)
+    assert ui.app.session.state.combat.level_only == {0}
+    assert "on" in combat.ids.level_only.text
+    ui.tap(combat.ids.level_only)
+    assert ui.app.session.state.combat.level_only == frozenset()
 
 
 def test_a_warrior_wins_a_tie_and_kills(ui: Harness) -> None:

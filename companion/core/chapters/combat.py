@@ -336,6 +336,39 @@ def _(a: RemoveHelper, s: GameState) -> str:
     return Phrase("{name} stops helping", name=player_name(s, helper))
 
 
+class ChangeHelper(BaseAction):
+    """The fighter's pick from the helper list: this player helps now, or nobody (§6).
+
+    One logged action for one pick, whether or not someone was helping before.
+    """
+
+    type: Literal["change_helper"] = "change_helper"
+    helper: Seat | None = None
+
+
+@step.register
+def _(action: ChangeHelper, state: GameState, checked: bool) -> GameState:
+    """At most one other player helps; a new pick takes the place of the old one (§6)."""
+    combat = current_combat(state)
+    if checked:
+        if action.helper == combat.helper:
+            raise RuleError("same_helper", Phrase("That is already the helper"))
+        if action.helper is not None:
+            if action.helper == combat.fighter:
+                raise RuleError("help_self", Phrase("A fighter cannot help themselves"))
+            alive(player_at(state, action.helper), Phrase("help in combat"))
+    return _combat_update(
+        state, checked, helper=action.helper, level_only=combat.level_only - {combat.helper}
+    )
+
+
+@words.register
+def _(a: ChangeHelper, s: GameState) -> str:
+    if a.helper is None:
+        return Phrase("Nobody helps now")
+    return Phrase("{name} helps now", name=player_name(s, a.helper))
+
+
 class PlayOneShot(BaseAction):
     """A one-shot bonus for the players' side or the monsters' side (RULES.md §5)."""
 

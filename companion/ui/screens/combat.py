@@ -15,13 +15,13 @@ from kivy.uix.boxlayout import BoxLayout
 
 from companion.core import (
     AddEnhancer,
-    AddHelper,
     AddMonster,
+    ChangeHelper,
     ClearOneShots,
     EnhancerSpec,
+    FightWithLevelOnly,
     MonsterSpec,
     PlayOneShot,
-    RemoveHelper,
     RemoveMonster,
     ResolveCombat,
     RunAway,
@@ -69,6 +69,8 @@ class CombatScreen(CompanionScreen):
     verdict_colour = ColorProperty([0, 0, 0, 1])
     # A card lets the players win ties (a Warrior, say).
     wins_ties = BooleanProperty(False)
+    # A card makes the fighter count only their Level.
+    level_only = BooleanProperty(False)
     # Seconds left before the kill is final; 0 when no countdown runs (follows the app's).
     countdown = NumericProperty(0)
     running = BooleanProperty(False)
@@ -173,10 +175,7 @@ class CombatScreen(CompanionScreen):
         state = self.session.live_state
         if state is None or state.combat is None or state.combat.helper == seat:
             return
-        if state.combat.helper is not None and not self.session.act(RemoveHelper):
-            return
-        if seat is not None:
-            self.session.act(AddHelper, helper=seat)
+        self.session.act(ChangeHelper, helper=seat)
 
     # -- monsters ------------------------------------------------------------------------
     def step_quick_level(self, delta: int) -> None:
@@ -271,6 +270,17 @@ class CombatScreen(CompanionScreen):
             return
         on = not state.combat.wins_ties
         self.session.act(SetWinsTies, on=on, reason=_("a card says so") if on else "")
+
+    def toggle_level_only(self) -> None:
+        """A card makes the fighter count only their Level, or no longer does."""
+        state = self.session.live_state
+        if state is None or state.combat is None:
+            self.app.notify(_("Add a monster first."))
+            return
+        fighter = state.combat.fighter
+        self.session.act(
+            FightWithLevelOnly, player=fighter, on=fighter not in state.combat.level_only
+        )
 
     def _add_monster(self, spec: MonsterSpec) -> bool:
         state = self.session.live_state
@@ -379,6 +389,7 @@ class CombatScreen(CompanionScreen):
             self.monsters_strength = 0
             self.winning = False
             self.wins_ties = False
+            self.level_only = False
             self.verdict = _("Tap a monster's level to start the fight.")
             self.rewards = ""
             self.running = False
@@ -402,6 +413,7 @@ class CombatScreen(CompanionScreen):
         self.winning = combat.fighters_winning
         self.running = combat.running
         self.wins_ties = combat.wins_ties
+        self.level_only = combat.fighter in combat.level_only
         self.verdict = _("Players win") if combat.fighters_winning else _("Monsters win")
         self.verdict_colour = self.app.theme.good if self.winning else self.app.theme.bad
         self.can_run = self.session.allowed(RunAway, fighter=combat.fighter, monster=0)
