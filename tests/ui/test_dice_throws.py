@@ -7,7 +7,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from kivy.core.window import Window
 
 from tests.ui.conftest import Harness, _rows
 from tests.ui.test_dice import connect, table, until
@@ -19,6 +18,10 @@ __all__ = ["table"]  # the fixture, shared with the Run-away dice tests
 
 def popup() -> Any:
     """The throws pop-up on show, or None."""
+    # Imported here, not at the top: the Window is made by the first import, and it must
+    # wait until the session fixture has set the phone's size.
+    from kivy.core.window import Window
+
     from companion.ui.throws import ThrowsPopup
 
     shown = [w for w in Window.children if isinstance(w, ThrowsPopup)]
