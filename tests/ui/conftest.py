@@ -134,7 +134,7 @@ class Harness:
         more = self.nav_button("more")
         assert more is not None, f"no navigation button for {name}"
         self.tap(more)
-        self.pump(frames=4)  # the More screen lays its list out
+        self.pump(frames=12)  # the More screen lays its list out (a rebuilt one takes longer)
         entry = self.screen("more").buttons.get(name)
         assert entry is not None, f"{name} is neither in the bar nor behind More"
         self.tap(entry)
