@@ -92,15 +92,22 @@ class Harness:
         from kivy.uix.scrollview import ScrollView
 
         self.pump()
-        parent = widget.parent
-        while parent is not None and parent is not parent.parent:
-            if isinstance(parent, ScrollView):
-                parent.scroll_to(widget, padding=10, animate=False)
-                self.pump()
-                break
-            parent = parent.parent
+        scroller = widget.parent
+        while scroller is not None and not isinstance(scroller, ScrollView):
+            scroller = scroller.parent if scroller is not scroller.parent else None
+        # A player waits for the screen to settle before touching it: a list laid out
+        # again (after a language change, say) takes a few frames to find its place.
         x, y = widget.to_window(*widget.center)
-        assert 0 <= x < Window.width and 0 <= y < Window.height, f"{widget} is off screen"
+        settle_until = time.monotonic() + 2.0
+        while True:
+            if scroller is not None:
+                scroller.scroll_to(widget, padding=10, animate=False)
+            self.pump()
+            before, (x, y) = (x, y), widget.to_window(*widget.center)
+            on_screen = 0 <= x < Window.width and 0 <= y < Window.height
+            if (on_screen and (x, y) == before) or time.monotonic() > settle_until:
+                break
+        assert on_screen, f"{widget} is off screen"
 
         class Finger(MotionEvent):
             def depack(self, args: tuple[float, float]) -> None:
@@ -134,7 +141,6 @@ class Harness:
         more = self.nav_button("more")
         assert more is not None, f"no navigation button for {name}"
         self.tap(more)
-        self.pump(frames=12)  # the More screen lays its list out (a rebuilt one takes longer)
         entry = self.screen("more").buttons.get(name)
         assert entry is not None, f"{name} is neither in the bar nor behind More"
         self.tap(entry)
