@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated, Union
 
-from pydantic import Field, TypeAdapter
+from pydantic import ConfigDict, Field, TypeAdapter
 
 from companion.core.chapters import character, combat, gear, levels, rolls, run_away, turn
 from companion.core.chapters.base import BaseAction, registered_actions
@@ -38,7 +38,9 @@ if TYPE_CHECKING:
 else:
     Action = Annotated[Union[ACTION_TYPES], Field(discriminator="type")]  # noqa: UP007
 
-ACTION_ADAPTER: TypeAdapter[BaseAction] = TypeAdapter(Action)
+# Built on first use, like every model of the core (`defer_build`): a start that only
+# resumes a game pays for the actions it reads, not for the whole rulebook.
+ACTION_ADAPTER: TypeAdapter[BaseAction] = TypeAdapter(Action, config=ConfigDict(defer_build=True))
 
 # Every action class is reachable from here (and from `companion.core`) by its own name.
 globals().update({action.__name__: action for action in ACTION_TYPES})

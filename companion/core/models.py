@@ -32,7 +32,7 @@ _new = object.__new__
 class Frozen(BaseModel):
     """Base of every immutable model of the core (setup, specs, actions, state)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     def evolve(self, **changes: Any) -> Self:
         """A copy with some fields changed, without validation (the engine's hot path).

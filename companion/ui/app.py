@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import json
 import logging
 from collections.abc import Callable
@@ -128,6 +129,12 @@ class CompanionApp(App):
         self._device_factory = device_service
         self._cards: Any = None
         self._startup_problems: list[str] = []
+        # Start-up builds a few hundred thousand objects that all live on (modules,
+        # models, widgets) and frees almost none: the cyclic collector would rescan them
+        # again and again for nothing. It is held until the first screen of the game is
+        # drawn; then what start-up built is frozen out of its reach (see `_settled`).
+        self._collector_held = gc.isenabled()
+        gc.disable()
 
     # -- Kivy life cycle ---------------------------------------------------------------
     def build(self) -> AppRoot:
@@ -158,6 +165,7 @@ class CompanionApp(App):
         Clock.schedule_once(self._finish_start, 0)
 
     def _finish_start(self, *_args: Any) -> None:
+        Window.bind(on_flip=self._settled)  # the frame drawn after this start (even a failed one)
         from companion.store import SettingsStore
         from companion.store.files import remove_partial_writes
 
@@ -187,7 +195,19 @@ class CompanionApp(App):
         for problem in self._startup_problems:
             self.notify(problem, error=True)
 
+    def _settled(self, *_args: Any) -> None:
+        """The first screen of the game is drawn: the collector runs again."""
+        Window.unbind(on_flip=self._settled)
+        self._release_collector()
+
+    def _release_collector(self) -> None:
+        if self._collector_held:
+            self._collector_held = False
+            gc.freeze()  # what start-up built lives as long as the app: never rescanned
+            gc.enable()
+
     def on_stop(self) -> None:
+        self._release_collector()
         self._stop_following_language()
         self.session.save()
 
