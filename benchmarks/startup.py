@@ -19,8 +19,11 @@ kinds of start alternate, so a busy moment on the machine hits both alike.
 
 The median of --runs starts is reported for each. Targets, both against the bare
 window's first frame in the same run: the companion's first frame <= 1.5 x, and the
-resumed game on screen <= 1.5 x. The companion draws its frame (top bar, navigation,
-the user's theme) first and loads the rules engine and the saved game right after.
+resumed game on screen <= 1.5 x. The companion's first frame is the resumed game's
+Table, drawn from the cover its last save left (`companion.store.cover`); the rules
+engine and the saved game load right after it ("game loaded, a tap plays", reported
+beside: a tap in between is answered once they are loaded). Without a cover (a first
+start, say) the first frame is the app's frame with "Opening your game…".
 """
 
 from __future__ import annotations
@@ -45,25 +48,38 @@ from companion.commands.app import prepare_kivy
 prepare_kivy(({w}, {h}))
 from kivy.core.window import Window
 
-def first_frame(app, then_ready=False):
-    def stamp(kind):
-        print(kind + " " + json.dumps(time.time()), flush=True)
+def stamp(kind):
+    print(kind + " " + json.dumps(time.time()), flush=True)
 
-    def ready_flipped(*_args):
-        Window.unbind(on_flip=ready_flipped)
-        stamp("READY_FRAME")
-        app.stop()
-
+def after_flip(kind, then=None):
+    # Stamps the next frame drawn; `then` runs after the stamp.
     def flipped(*_args):
         Window.unbind(on_flip=flipped)
-        stamp("FIRST_FRAME")
-        if not then_ready:
-            app.stop()
-        elif app.ready:
-            ready_flipped()
-        else:
-            app.bind(ready=lambda *_a: Window.bind(on_flip=ready_flipped))
-    app.bind(on_start=lambda *_a: Window.bind(on_flip=flipped))
+        stamp(kind)
+        if then is not None:
+            then()
+    Window.bind(on_flip=flipped)
+
+def when_true(app, prop, kind, then=None):
+    # Stamps the first frame drawn once app.<prop> is True (the frame that shows it).
+    if getattr(app, prop):
+        after_flip(kind, then)
+    else:
+        def changed(_app, value):
+            if value:
+                app.unbind(**{{prop: changed}})
+                after_flip(kind, then)
+        app.bind(**{{prop: changed}})
+
+def first_frame(app, companion=False):
+    def started(*_args):
+        if not companion:
+            after_flip("FIRST_FRAME", app.stop)
+            return
+        after_flip("FIRST_FRAME")
+        when_true(app, "game_shown", "GAME_FRAME")
+        when_true(app, "ready", "READY_FRAME", app.stop)
+    app.bind(on_start=started)
 """
 
 BARE = _COMMON + textwrap.dedent(
@@ -87,15 +103,16 @@ COMPANION = _COMMON + textwrap.dedent(
     from companion.ui.app import CompanionApp, run_app
 
     app = CompanionApp(data_dir=Path(sys.argv[1]), no_virtual={no_virtual})
-    first_frame(app, then_ready=True)
+    first_frame(app, companion=True)
     asyncio.run(run_app(app))
     """
 )
 
 
-def start_once(script: Path, data_dir: Path) -> tuple[float, float | None]:
-    """Seconds from spawning a child (the file `script`) to its first frame, and to the
-    frame showing the resumed game (None for a child that has no such step)."""
+def start_once(script: Path, data_dir: Path) -> dict[str, float]:
+    """Seconds from spawning a child (the file `script`) to each frame it stamped:
+    FIRST_FRAME, and for the companion GAME_FRAME (the resumed game on screen) and
+    READY_FRAME (the game loaded: a tap plays)."""
     env = {**os.environ, "KIVY_NO_ARGS": "1"}
     env.setdefault("SDL_VIDEODRIVER", "offscreen")
     # A user's Python caches compiled modules after the first start; a shell that
@@ -113,7 +130,7 @@ def start_once(script: Path, data_dir: Path) -> tuple[float, float | None]:
     stamps: dict[str, float] = {}
     for line in done.stdout.splitlines():
         kind, _, value = line.partition(" ")
-        if kind in ("FIRST_FRAME", "READY_FRAME"):
+        if kind in ("FIRST_FRAME", "GAME_FRAME", "READY_FRAME"):
             stamps[kind] = json.loads(value) - started
     if "FIRST_FRAME" not in stamps:
         raise RuntimeError(
@@ -121,7 +138,7 @@ def start_once(script: Path, data_dir: Path) -> tuple[float, float | None]:
         )
     if done.returncode != 0:
         print(f"  (a child exited with {done.returncode} after its first frame)", file=sys.stderr)
-    return stamps["FIRST_FRAME"], stamps.get("READY_FRAME")
+    return stamps
 
 
 def saved_game(folder: Path, actions: int) -> None:
@@ -135,6 +152,15 @@ def saved_game(folder: Path, actions: int) -> None:
     store.save(game_id, game)
     store.last_id = game_id
     store.close()
+
+
+def check_cover(folder: Path) -> None:
+    """The app saves the game it closes with the cover its next start draws first; the
+    unmeasured first start must have left one (else the figures would not be a user's)."""
+    from companion.store.cover import read_cover
+
+    if read_cover(folder) is None:
+        raise RuntimeError("the companion's first start left no cover of the game to resume")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -152,6 +178,7 @@ def main(argv: list[str] | None = None) -> int:
     bare: list[float] = []
     companion: list[float] = []
     game_shown: list[float] = []
+    game_ready: list[float] = []
     game_loads: list[float] = []
     with tempfile.TemporaryDirectory(prefix="companion-startup-") as folder:
         data = Path(folder) / "data"
@@ -162,14 +189,17 @@ def main(argv: list[str] | None = None) -> int:
         bare_script.write_text(BARE.format(w=width, h=height))
         app_script = Path(folder) / "companion_start.py"
         app_script.write_text(COMPANION.format(w=width, h=height, no_virtual=args.no_virtual))
-        start_once(bare_script, data)  # one unmeasured start of each warms the file cache
+        # One unmeasured start of each warms the file cache; the companion's also saves
+        # the game as the app does when it closes (with its cover).
+        start_once(bare_script, data)
         start_once(app_script, data)
+        check_cover(data)
         for _ in range(args.runs):
-            bare.append(start_once(bare_script, data)[0])
-            first, ready = start_once(app_script, data)
-            companion.append(first)
-            if ready is not None:
-                game_shown.append(ready)
+            bare.append(start_once(bare_script, data)["FIRST_FRAME"])
+            stamps = start_once(app_script, data)
+            companion.append(stamps["FIRST_FRAME"])
+            game_shown.append(stamps["GAME_FRAME"])
+            game_ready.append(stamps["READY_FRAME"])
             game_loads.append(load_time(data))
     bare_s, app_s = statistics.median(bare), statistics.median(companion)
     ratio = app_s / bare_s
@@ -183,23 +213,28 @@ def main(argv: list[str] | None = None) -> int:
     verdict = "ok" if ratio <= TARGET_RATIO else "OVER TARGET"
     row("ratio", f"{ratio:.2f} x", f"target <= {TARGET_RATIO} x: {verdict}")
     misses = ratio > TARGET_RATIO
-    if game_shown:
-        shown = statistics.median(game_shown)
-        shown_ratio = shown / bare_s
-        row(
-            f"resumed game on screen ({args.actions} act.)",
-            f"{shown * 1000:.0f} ms",
-            f"min {min(game_shown) * 1000:.0f}",
-        )
-        verdict = "ok" if shown_ratio <= TARGET_RATIO else "OVER TARGET"
-        row("ratio", f"{shown_ratio:.2f} x", f"target <= {TARGET_RATIO} x: {verdict}")
-        misses = misses or shown_ratio > TARGET_RATIO
-        load = statistics.median(game_loads)
-        row(
-            "  of which: open store, load game",
-            f"{load * 1000:.0f} ms",
-            f"measured in this process; {load / shown:.0%} of the resumed game on screen",
-        )
+    shown = statistics.median(game_shown)
+    shown_ratio = shown / bare_s
+    row(
+        f"resumed game on screen ({args.actions} act.)",
+        f"{shown * 1000:.0f} ms",
+        f"min {min(game_shown) * 1000:.0f}",
+    )
+    verdict = "ok" if shown_ratio <= TARGET_RATIO else "OVER TARGET"
+    row("ratio", f"{shown_ratio:.2f} x", f"target <= {TARGET_RATIO} x: {verdict}")
+    misses = misses or shown_ratio > TARGET_RATIO
+    ready = statistics.median(game_ready)
+    row(
+        "game loaded, a tap plays",
+        f"{ready * 1000:.0f} ms",
+        f"{ready / bare_s:.2f} x the bare window; a tap before it waits for it",
+    )
+    load = statistics.median(game_loads)
+    row(
+        "  of which: open store, load game",
+        f"{load * 1000:.0f} ms",
+        f"measured in this process; {load / ready:.0%} of the game loaded",
+    )
     return 1 if misses else 0
 
 

@@ -1,8 +1,28 @@
-"""Persistence: crash-safe saved games and the user's settings."""
+"""Persistence: crash-safe saved games and the user's settings.
 
-from companion.store.files import StoreError, atomic_write_text, data_dir
-from companion.store.games import GameStore, SavedGame
-from companion.store.settings import Settings, SettingsStore
+The names below are loaded on first use: `companion.store.cover`, read before the first
+frame, must not pull in the rules engine that the saved games need.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from companion.store.files import StoreError, atomic_write_text, data_dir
+    from companion.store.games import GameStore, SavedGame
+    from companion.store.settings import Settings, SettingsStore
+
+_HOMES = {
+    "GameStore": "companion.store.games",
+    "SavedGame": "companion.store.games",
+    "Settings": "companion.store.settings",
+    "SettingsStore": "companion.store.settings",
+    "StoreError": "companion.store.files",
+    "atomic_write_text": "companion.store.files",
+    "data_dir": "companion.store.files",
+}
 
 __all__ = [
     "GameStore",
@@ -13,3 +33,12 @@ __all__ = [
     "atomic_write_text",
     "data_dir",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'companion.store' has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value

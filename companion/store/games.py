@@ -16,6 +16,7 @@ import contextlib
 import functools
 import hashlib
 import json
+import logging
 import re
 import secrets
 import sqlite3
@@ -43,9 +44,12 @@ from companion.core.game import (
 )
 from companion.core.listeners import Listeners
 from companion.core.log_versions import LOG_VERSION, READABLE_VERSIONS, upgrade_actions
+from companion.store.cover import COVER_KEY, LAST_GAME_KEY, cover_record
 from companion.store.database import DATABASE_FILE, NewerDatabaseError, connect
 from companion.store.files import StoreError, atomic_write_text, data_dir
 from companion.store.writer import Job, Writer
+
+log = logging.getLogger(__name__)
 
 GAMES_DIR = "games"
 LAST_GAME_FILE = "last-game"
@@ -55,7 +59,7 @@ _ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,80}$")
 SAVED_CHECKPOINT_INTERVAL = 8 * CHECKPOINT_INTERVAL
 # How long a blocking `save` waits for the writer before reporting a problem (s).
 SAVE_TIMEOUT_S = 30.0
-_LAST_GAME_KEY = "last_game"
+_LAST_GAME_KEY = LAST_GAME_KEY
 _MARKER_IMPORTED_KEY = "last_game_file_imported"
 
 
@@ -113,6 +117,7 @@ class _Change:
     checkpoint: GameState | None
     reset_checkpoints: bool
     mark_last: bool
+    cover: str | None  # the game to resume's cover (see `companion.store.cover`)
 
 
 class GameStore:
@@ -153,6 +158,9 @@ class GameStore:
         self.durable_listeners: Listeners[[str, int]] = Listeners()
         # Told (game id, message) when a save could not be written.
         self.problem_listeners: Listeners[[str, str]] = Listeners()
+        # Makes the cover of the game to resume from it (see `companion.store.cover`);
+        # called on the saving thread at each save of that game. None: no covers.
+        self.cover: Callable[[Game], str] | None = None
         self._import_legacy()
 
     def _open_or_set_aside(self) -> sqlite3.Connection:
@@ -492,6 +500,7 @@ class GameStore:
             checkpoint=checkpoint,
             reset_checkpoints=reset_checkpoints,
             mark_last=mark and self._marked != game_id,
+            cover=self._cover_of(game) if mark else None,
         )
         journal.written = game.recorded
         journal.exists = True
@@ -556,6 +565,17 @@ class GameStore:
             )
         if change.mark_last:
             _set_meta(conn, _LAST_GAME_KEY, game_id)
+        if change.cover is not None:
+            _set_meta(conn, COVER_KEY, cover_record(game_id, change.cover))
+
+    def _cover_of(self, game: Game) -> str | None:
+        if self.cover is None:
+            return None
+        try:
+            return self.cover(game)
+        except Exception:  # a cover is a nicety: it never stands in the way of a save
+            log.exception("the cover of a saved game could not be made")
+            return None
 
     def _chain_at(self, conn: sqlite3.Connection, game_id: str, number: int) -> str:
         if number == 0:

@@ -98,6 +98,9 @@ class CompanionApp(App):
     # True once settings, saved games and the rules engine are loaded (just after the
     # first frame); the counters' service starts then.
     ready = BooleanProperty(False)
+    # True once the game to resume is on screen: from its cover in the first frame, or
+    # once it is loaded (see `_show_cover`).
+    game_shown = BooleanProperty(False)
     # The language on show; kv rules that read it re-translate when it changes.
     language = StringProperty("en")
 
@@ -144,12 +147,14 @@ class CompanionApp(App):
         navigator.attach(root.ids.manager)
         navigator.screen_title = _("Companion")
         navigator.bind(on_shown=lambda _nav, name: root.mark_nav(name))
-        opening = Screen(name=OPENING_SCREEN)
-        opening.add_widget(
-            Label(text=_("Opening your game…"), color=self.theme.dim, font_size=self.theme.body)
-        )
-        root.ids.manager.add_widget(opening)
         root.build_nav(navigator.entries, self.show, self.wide)
+        if not self._show_cover():
+            opening = Screen(name=OPENING_SCREEN)
+            opening.add_widget(
+                Label(text=_("Opening your game…"), color=self.theme.dim, font_size=self.theme.body)
+            )
+            root.ids.manager.add_widget(opening)
+            root.ids.manager.current = OPENING_SCREEN
         self.bind(wide=lambda _app, wide: root.build_nav(navigator.entries, self.show, wide))
         self.session.bind(on_opened=self._game_opened, on_won=self._game_won)
         Window.bind(on_keyboard=self._on_keyboard, size=self._on_window_size)
@@ -168,6 +173,7 @@ class CompanionApp(App):
         Window.bind(on_flip=self._settled)  # the frame drawn after this start (even a failed one)
         from companion.store import SettingsStore
         from companion.store.files import remove_partial_writes
+        from companion.ui.screens.table import table_cover
 
         self.settings_store = SettingsStore(self.data_dir)
         remove_partial_writes(self.settings_store.path.parent)  # left by a crash mid-save
@@ -181,7 +187,7 @@ class CompanionApp(App):
             self.settings.language = language()
         elif self.settings.language != language():
             set_language(self.settings.language)
-        self.session.load(self.data_dir)
+        self.session.load(self.data_dir, cover=table_cover)
         self.devices = self._start_devices()
         self.navigator.enabled = True
         self.ready = True
@@ -191,7 +197,10 @@ class CompanionApp(App):
             self._startup_problems.append(problem)
         if self.session.game is None:
             self.show(START_SCREEN)
-        self.manager.remove_widget(self.manager.get_screen(OPENING_SCREEN))
+        else:
+            self.game_shown = True
+        if self.manager.has_screen(OPENING_SCREEN):
+            self.manager.remove_widget(self.manager.get_screen(OPENING_SCREEN))
         for problem in self._startup_problems:
             self.notify(problem, error=True)
 
@@ -316,6 +325,21 @@ class CompanionApp(App):
 
     def _on_window_size(self, _window: Any, size: tuple[int, int]) -> None:
         self.wide = size[0] >= dp(WIDE_LAYOUT_DP)
+
+    def _show_cover(self) -> bool:
+        """Draw the game to resume from its cover, for the first frame (see
+        `companion.store.cover`); False when there is none to draw."""
+        from companion.store.cover import read_cover
+
+        found = read_cover(self.data_dir if self.data_dir is not None else user_data_dir())
+        if found is None:
+            return False
+        table = self.navigator.screen(HOME_SCREEN)
+        if not table.show_cover(found[1]):
+            return False
+        self.navigator.show_before_start(HOME_SCREEN)
+        self.game_shown = True
+        return True
 
     def _start_devices(self) -> DeviceService | None:
         try:

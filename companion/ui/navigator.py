@@ -111,6 +111,14 @@ class Navigator(EventDispatcher):
         self._shown(name)
         return screen
 
+    def show_before_start(self, name: str) -> CompanionScreen:
+        """Put a screen on show before the app is loaded (the cover of the game to resume);
+        the caller fills it in. Taps go nowhere until `enabled`."""
+        screen = self.screen(name)
+        self.manager.current = name
+        self._shown(name)
+        return screen
+
     def back(self) -> bool:
         """Return to the previous screen; False when there is none."""
         while self._back:

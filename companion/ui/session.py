@@ -72,12 +72,14 @@ class GameSession(EventDispatcher):
         """Default handler: nothing (the app binds to it)."""
 
     # -- start-up ------------------------------------------------------------------------
-    def load(self, data_dir: Path | None) -> None:
-        """Open the saved games in `data_dir` (the user's data folder when None)."""
+    def load(self, data_dir: Path | None, cover: Callable[[Game], str] | None = None) -> None:
+        """Open the saved games in `data_dir` (the user's data folder when None); `cover`
+        makes the cover saved with the game to resume (see `companion.store.cover`)."""
         from companion.core import SecretsDice
         from companion.store import GameStore
 
         self.games = GameStore(data_dir)
+        self.games.cover = cover
         # Told on the loop the saves came from, or on the writer thread without one.
         self.games.problem_listeners.add(mainthread(self._save_failed))
         self.dice = SecretsDice()

@@ -193,3 +193,126 @@ def test_damaged_last_game_is_reported_and_a_new_game_offered(tmp_path: Path) ->
     report = start_app(tmp_path)
     assert report["screen"] == "new_game"
     assert "20260101-120000-abcd.json" in report["banner"]
+
+
+# Reports what the very first frame shows (before the rules engine is loaded), then
+# what the screen shows once the game is loaded.
+FIRST_FRAME_PROBE = textwrap.dedent(
+    """
+    import faulthandler
+    faulthandler.dump_traceback_later(45, exit=True)
+    import asyncio, json, sys
+    from pathlib import Path
+    from companion.commands.app import prepare_kivy
+    prepare_kivy((360, 640))
+    from kivy.core.window import Window
+    from companion.ui.app import CompanionApp, run_app
+
+    app = CompanionApp(data_dir=Path(sys.argv[1]))
+    report = {}
+
+    def table_shows():
+        if app.manager.current != "table":
+            return None
+        table = app.manager.get_screen("table")
+        return {
+            "names": [tile.name for tile in table.tiles],
+            "levels": [tile.level for tile in table.tiles],
+            "turn": table.turn_text,
+            "phase": table.phase_text,
+        }
+
+    def first_frame(*_args):
+        Window.unbind(on_flip=first_frame)
+        report["first"] = {
+            "screen": app.manager.current,
+            "ready": app.ready,
+            "game_shown": app.game_shown,
+            "engine_loaded": "companion.core" in sys.modules or "pydantic" in sys.modules,
+            "table": table_shows(),
+        }
+
+    app.bind(on_start=lambda *_a: Window.bind(on_flip=first_frame))
+
+    async def probe():
+        while not app.ready:
+            await asyncio.sleep(0.05)
+        await asyncio.sleep(0.3)
+        report["loaded"] = {
+            "screen": app.manager.current,
+            "table": table_shows(),
+            "banner": app.root.ids.banner.text if app.root.ids.banner.shown else "",
+        }
+        app.stop()
+
+    async def main():
+        await asyncio.gather(run_app(app), probe())
+
+    asyncio.run(main())
+    print("REPORT " + json.dumps(report))
+    """
+)
+
+
+def _played_and_closed(ui: Harness) -> None:
+    ui.start_game(["Anna", "Bram", "Cleo", "Dev"])
+    table = ui.screen("table")
+    for _ in range(2):
+        ui.tap(table.tiles[1].ids.level.ids.plus)
+    ui.app.on_stop()  # what closing the window does
+
+
+def test_the_first_frame_is_the_resumed_game_before_the_engine_loads(ui: Harness) -> None:
+    _played_and_closed(ui)
+    report = run_probe(FIRST_FRAME_PROBE, ui.data_dir)
+    assert isinstance(report, dict)
+    first, loaded = report["first"], report["loaded"]
+    assert first["screen"] == "table" and first["game_shown"]
+    assert not first["ready"] and not first["engine_loaded"]
+    assert first["table"]["names"] == ["Anna", "Bram", "Cleo", "Dev"]
+    assert first["table"]["levels"] == [1, 3, 1, 1]
+    # The loaded game draws exactly what its cover showed.
+    assert loaded["screen"] == "table" and loaded["banner"] == ""
+    assert loaded["table"] == first["table"]
+
+
+def _set_cover(data_dir: Path, text: str) -> None:
+    import sqlite3
+
+    with sqlite3.connect(data_dir / "games.sqlite3") as conn:
+        conn.execute("UPDATE meta SET value = ? WHERE key = 'cover'", (text,))
+
+
+@pytest.mark.parametrize(
+    "damage",
+    ["not json", "foreign", "wrong type", "other language", "other game"],
+)
+def test_a_damaged_cover_is_passed_over_and_the_game_still_resumes(
+    ui: Harness, damage: str
+) -> None:
+    import sqlite3
+
+    _played_and_closed(ui)
+    with sqlite3.connect(ui.data_dir / "games.sqlite3") as conn:
+        (record,) = conn.execute("SELECT value FROM meta WHERE key = 'cover'").fetchone()
+    saved = json.loads(record)
+    view = json.loads(saved["cover"])
+    if damage == "not json":
+        saved["cover"] = saved["cover"][:-7]
+    elif damage == "foreign":
+        saved["cover"] = json.dumps({"tiles": "everything", "level": 99})
+    elif damage == "wrong type":
+        view["tiles"][0]["level"] = "99"
+        saved["cover"] = json.dumps(view)
+    elif damage == "other language":
+        view["language"] = "xx"
+        saved["cover"] = json.dumps(view)
+    else:
+        saved["game"] = "20260101-120000-abcd"
+    _set_cover(ui.data_dir, json.dumps(saved))
+    report = run_probe(FIRST_FRAME_PROBE, ui.data_dir)
+    assert isinstance(report, dict)
+    first, loaded = report["first"], report["loaded"]
+    assert first["screen"] == "opening" and not first["game_shown"]
+    assert loaded["screen"] == "table" and loaded["banner"] == ""
+    assert loaded["table"]["levels"] == [1, 3, 1, 1]

@@ -1,21 +1,143 @@
-"""Table: a tile per player with level and gear steppers, whose turn it is, the phase."""
+"""Table: a tile per player with level and gear steppers, whose turn it is, the phase.
+
+What the Table shows is first made into plain values (`table_view`); the same values,
+saved with each save of the game, are the game's cover (`companion.store.cover`): the
+next start draws the Table from them in its very first frame, before the rules engine
+is loaded (`TableScreen.show_cover`). This module therefore loads the engine only
+inside the functions that act on a game.
+"""
 
 from __future__ import annotations
 
+import json
+import re
+from collections.abc import Callable
 from typing import Any
 
 from kivy.clock import Clock
 from kivy.metrics import dp
 from kivy.properties import BooleanProperty, NumericProperty, StringProperty
 
-from companion.core import AdvancePhase, Charity, EndTurn, GoUpLevel, LoseLevel, Phase, SetGearBonus
-from companion.ui.i18n import _, ngettext
-from companion.ui.labels import phase_line, traits_line
+from companion.ui.i18n import _, language, ngettext
 from companion.ui.screens.base import CompanionScreen
 from companion.ui.theme import colour
 from companion.ui.widgets import PlayerTile
 
 CHARITY_MAX_CARDS = 20
+# A cover shows at most this many players (a game has 2 to 8, the editions allow 10).
+MAX_COVER_TILES = 12
+_COLOUR_RE = re.compile(r"^#[0-9a-fA-F]{6}$")
+# What a cover holds, field by field, with the exact type of each value.
+_TILE_FIELDS: dict[str, type] = {
+    "name": str,
+    "colour": str,
+    "level": int,
+    "gear": int,
+    "strength": int,
+    "traits": str,
+    "dead": bool,
+    "turn": bool,
+}
+_VIEW_FIELDS: dict[str, type] = {
+    "language": str,
+    "current": int,
+    "turn_text": str,
+    "phase_text": str,
+    "in_combat": bool,
+    "charity_phase": bool,
+    "can_advance": bool,
+    "can_end_turn": bool,
+    "charity_text": str,
+    "tiles": list,
+}
+
+
+def table_view(state: Any, allowed: Callable[[Any], bool]) -> dict[str, Any]:
+    """Everything the Table shows of `state`, as plain values in the language on show.
+
+    `allowed(action_class)` says whether the rules would take that action now.
+    """
+    from companion.core import AdvancePhase, EndTurn, Phase
+    from companion.ui.labels import phase_line, traits_line
+
+    has_races = bool(state.setup.edition.races)
+    tiles = [
+        {
+            "name": player.name,
+            "colour": player.colour,
+            "level": player.level,
+            "gear": player.strength - player.level,
+            "strength": player.strength,
+            "traits": traits_line(player, has_races),
+            "dead": player.dead,
+            "turn": seat == state.current and not state.winners,
+        }
+        for seat, player in enumerate(state.players)
+    ]
+    return {
+        "language": language(),
+        "current": state.current,
+        "turn_text": _("Turn {n}: {name}").format(n=state.turn, name=state.current_player.name),
+        "phase_text": phase_line(state),
+        "in_combat": state.combat is not None,
+        # Charity applies to the current player, alive, at the end of the turn.
+        "charity_phase": state.phase == Phase.CHARITY and not state.current_player.dead,
+        "can_advance": allowed(AdvancePhase),
+        "can_end_turn": allowed(EndTurn),
+        "charity_text": _charity_words(state),
+        "tiles": tiles,
+    }
+
+
+def table_cover(game: Any) -> str:
+    """The cover of a saved game: its Table view as compact JSON."""
+
+    def allowed(action_class: Any) -> bool:
+        return game.check(action_class()) is None
+
+    return json.dumps(table_view(game.state, allowed), ensure_ascii=False, separators=(",", ":"))
+
+
+def read_view(cover: str) -> dict[str, Any] | None:
+    """The Table view saved in a cover, or None when it is not one this version wrote
+    whole (a damaged or foreign cover is never shown)."""
+    try:
+        view = json.loads(cover)
+    except (ValueError, RecursionError):
+        return None
+    if not _exactly(view, _VIEW_FIELDS):
+        return None
+    tiles = view["tiles"]
+    if not 1 <= len(tiles) <= MAX_COVER_TILES:
+        return None
+    for tile in tiles:
+        if not _exactly(tile, _TILE_FIELDS) or not _COLOUR_RE.match(tile["colour"]):
+            return None
+    return view
+
+
+def _exactly(value: Any, fields: dict[str, type]) -> bool:
+    return (
+        isinstance(value, dict)
+        and value.keys() == fields.keys()
+        and all(type(value[key]) is kind for key, kind in fields.items())
+    )
+
+
+def _charity_words(state: Any) -> str:
+    result = state.charity
+    if result is None or result.giver != state.current:
+        return ""
+    if not result.shares:
+        return ngettext(
+            "{n} card discarded: nobody is lower.",
+            "{n} cards discarded: nobody is lower.",
+            result.discarded,
+        ).format(n=result.discarded)
+    given = ", ".join(
+        f"{state.players[seat].name} {count}" for seat, count in result.shares.items()
+    )
+    return _("Charity: {given}").format(given=given)
 
 
 class TableScreen(CompanionScreen):
@@ -43,8 +165,14 @@ class TableScreen(CompanionScreen):
         self._devices_followed: Any = None
 
     # -- actions --------------------------------------------------------------------
+    # While only the cover is on show (the split second before the game is loaded), a
+    # tap does nothing, as the navigation's does.
     def change_level(self, seat: int, delta: int) -> None:
         """A level stepper on a tile."""
+        from companion.core import GoUpLevel, LoseLevel
+
+        if self.session.game is None:
+            return
         if delta > 0:
             self.session.act(GoUpLevel, player=seat)
         else:
@@ -52,6 +180,8 @@ class TableScreen(CompanionScreen):
 
     def change_gear(self, seat: int, delta: int) -> None:
         """A gear stepper on a tile: the hand-kept gear bonus goes up or down by one."""
+        from companion.core import SetGearBonus
+
         state = self.session.live_state
         if state is not None:
             bonus = state.players[seat].gear_bonus + delta
@@ -59,15 +189,22 @@ class TableScreen(CompanionScreen):
 
     def open_player(self, seat: int) -> None:
         """A tap on a tile: the player's details."""
-        self.app.show("player", seat=seat)
+        if self.session.game is not None:
+            self.app.show("player", seat=seat)
 
     def next_phase(self) -> None:
         """Move the turn on to its next phase."""
-        self.session.act(AdvancePhase)
+        from companion.core import AdvancePhase
+
+        if self.session.game is not None:
+            self.session.act(AdvancePhase)
 
     def end_turn(self) -> None:
         """Pass play to the left."""
-        self.session.act(EndTurn)
+        from companion.core import EndTurn
+
+        if self.session.game is not None:
+            self.session.act(EndTurn)
 
     def step_excess(self, delta: int) -> None:
         """The stepper of cards over the hand limit."""
@@ -75,6 +212,8 @@ class TableScreen(CompanionScreen):
 
     def give_charity(self) -> None:
         """The current player gives the excess cards away (the rules pick who gets them)."""
+        from companion.core import Charity
+
         state = self.session.live_state
         if state is not None and self.session.act(Charity, giver=state.current, cards=self.excess):
             self.excess = 1
@@ -88,33 +227,44 @@ class TableScreen(CompanionScreen):
         state = self.state
         if state is None:
             return
-        if len(self.tiles) != len(state.players):
-            self._make_tiles(len(state.players))
-        has_races = bool(state.setup.edition.races)
+        self._show(table_view(state, self.session.allowed))
+
+    def show_cover(self, cover: str) -> bool:
+        """Draw the Table from a saved game's cover (see `table_cover`); False, drawing
+        nothing, when the cover is damaged or in another language than the one on show."""
+        view = read_view(cover)
+        if view is None or view["language"] != language():
+            return False
+        self._show(view)
+        return True
+
+    def _show(self, view: dict[str, Any]) -> None:
+        tiles = view["tiles"]
+        if len(self.tiles) != len(tiles):
+            self._make_tiles(len(tiles))
         low = self._low_battery_seats()
-        for seat, (tile, player) in enumerate(zip(self.tiles, state.players, strict=True)):
+        for seat, (tile, shown) in enumerate(zip(self.tiles, tiles, strict=True)):
             tile.battery_low = seat in low
-            tile.name = player.name
-            tile.colour = colour(player.colour)
-            tile.level = player.level
-            tile.gear = player.strength - player.level
-            tile.strength = player.strength
-            tile.traits = traits_line(player, has_races)
-            tile.dead = player.dead
-            tile.turn = seat == state.current and not state.winners
-        if state.current != self._shown_current:
+            tile.name = shown["name"]
+            tile.colour = colour(shown["colour"])
+            tile.level = shown["level"]
+            tile.gear = shown["gear"]
+            tile.strength = shown["strength"]
+            tile.traits = shown["traits"]
+            tile.dead = shown["dead"]
+            tile.turn = shown["turn"]
+        current = view["current"]
+        if current != self._shown_current:
             # Whose turn it is must be on screen without scrolling (5-8 players on a phone).
-            self._shown_current = state.current
+            self._shown_current = current
             Clock.schedule_once(lambda _dt: self.show_current(), 0)
-        current = state.current_player.name
-        self.turn_text = _("Turn {n}: {name}").format(n=state.turn, name=current)
-        self.phase_text = phase_line(state)
-        self.in_combat = state.combat is not None
-        # Charity applies to the current player, alive, at the end of the turn.
-        self.charity_phase = state.phase == Phase.CHARITY and not state.current_player.dead
-        self.can_advance = self.session.allowed(AdvancePhase)
-        self.can_end_turn = self.session.allowed(EndTurn)
-        self.charity_text = self._charity_words(state)
+        self.turn_text = view["turn_text"]
+        self.phase_text = view["phase_text"]
+        self.in_combat = view["in_combat"]
+        self.charity_phase = view["charity_phase"]
+        self.can_advance = view["can_advance"]
+        self.can_end_turn = view["can_end_turn"]
+        self.charity_text = view["charity_text"]
 
     def _low_battery_seats(self) -> set[int]:
         """Seats whose tracker reports a low battery (and follow the counters from now on)."""
@@ -131,29 +281,14 @@ class TableScreen(CompanionScreen):
             for seat in status.players
         }
 
-    def _charity_words(self, state: Any) -> str:
-        result = state.charity
-        if result is None or result.giver != state.current:
-            return ""
-        if not result.shares:
-            return ngettext(
-                "{n} card discarded: nobody is lower.",
-                "{n} cards discarded: nobody is lower.",
-                result.discarded,
-            ).format(n=result.discarded)
-        given = ", ".join(
-            f"{state.players[seat].name} {count}" for seat, count in result.shares.items()
-        )
-        return _("Charity: {given}").format(given=given)
-
     def show_current(self) -> None:
         """Scroll the current player's tile into view (when the tiles scroll at all)."""
-        state = self.state
-        if state is None or not 0 <= state.current < len(self.tiles):
+        current = self._shown_current
+        if not 0 <= current < len(self.tiles):
             return
         scroll = self.ids.scroll
         if self.ids.tiles.height > scroll.height:
-            scroll.scroll_to(self.tiles[state.current], padding=dp(4), animate=False)
+            scroll.scroll_to(self.tiles[current], padding=dp(4), animate=False)
 
     def on_pre_enter(self, *args: Any) -> None:
         self._shown_current = -1  # coming back: show whose turn it is again
