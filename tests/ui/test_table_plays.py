@@ -11,6 +11,8 @@ from companion.core import (
     GainTrait,
     ItemSpec,
     MonsterSpec,
+    RuleError,
+    RunAway,
     SetLevel,
     StartCombat,
 )
@@ -120,3 +122,22 @@ def test_the_bad_stuff_of_a_failed_roll_reads_in_the_chosen_language(ui: Harness
         ui.pump()
     summary = ui.screen("run_away").summary
     assert summary.splitlines()[0] == "Anna rolled 1 (+0) and was caught: lost 2 levels"
+
+
+def test_the_victims_choice_error_names_the_thing_in_the_chosen_language(ui: Harness) -> None:
+    ui.start_game(NAMES)
+    session = ui.app.session
+    for name in ("Club", "Sword"):
+        item = ItemSpec(name=name, bonus=3, slot="hands", hands=1)
+        assert session.act(GainItem(player=0, item=item, equip=True))
+    bully = MonsterSpec(name="Bully", level=15, bad_stuff=BadStuff(lose=("biggest_item",)))
+    assert session.act(StartCombat(fighter=0, monsters=(bully,)))
+    with pytest.raises(RuleError) as err:
+        session.game.apply(RunAway(fighter=0, monster=0, roll=2))
+    try:
+        i18n.set_language("de")
+        said = i18n.tr(err.value)
+    finally:
+        i18n.set_language("en")
+        ui.pump()
+    assert said == "Anna muss wählen, was Bully nimmt (Gegenstand mit Bonus): Club oder Sword"

@@ -74,17 +74,17 @@ NOTHING_TO_LOSE: dict[Loss, str] = {
     "style": phrase_template("had no style to lose"),
     "motivation": phrase_template("had no motivation to lose"),
 }
-# The words for each thing a Bad Stuff can name.
+# The words for each thing a Bad Stuff can name (in the victim's-choice errors).
 LOSS_WORDS: dict[Loss, str] = {
-    "headgear": "headgear",
-    "armor": "armor",
-    "footgear": "footgear",
-    "biggest_item": "item with a bonus",
-    "big_item": "Big item",
-    "class": "class",
-    "race": "race",
-    "style": "style",
-    "motivation": "motivation",
+    "headgear": Phrase("headgear"),
+    "armor": Phrase("armor"),
+    "footgear": Phrase("footgear"),
+    "biggest_item": Phrase("item with a bonus"),
+    "big_item": Phrase("Big item"),
+    "class": Phrase("class"),
+    "race": Phrase("race"),
+    "style": Phrase("style"),
+    "motivation": Phrase("motivation"),
 }
 _SLOTS: dict[Loss, str] = {"headgear": "headgear", "armor": "armor", "footgear": "footgear"}
 
