@@ -58,6 +58,7 @@ from companion.core.state import (
     Phase,
     PlayerState,
     RunAwayRoll,
+    Said,
     TraitBonus,
 )
 
@@ -107,6 +108,7 @@ __all__ = [
     "RandomSource",
     "RuleError",
     "RunAwayRoll",
+    "Said",
     "TraitBonus",
     "SecretsDice",
     "SeededDice",

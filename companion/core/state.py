@@ -16,6 +16,7 @@ from companion.core.models import (
     MonsterSpec,
     Sex,
 )
+from companion.core.phrase import Phrase, plural_phrase
 
 TraitKind = Literal["class", "race", "motivation", "style"]
 
@@ -133,6 +134,50 @@ class OneShot(Frozen):
     card_id: str | None = None
 
 
+class Said(Frozen):
+    """One clause the engine said, kept so the app can still translate it after the state
+    went through JSON (a checkpoint): the template, its plural form and count, and its
+    values (numbers and names, never translated in the core). Without a template it is
+    words shown as written: a card's own text.
+
+    >>> said = Said.of(plural_phrase("lost a level", "lost {levels} levels", 2, levels=2))
+    >>> said.phrase(), Said.model_validate_json(said.model_dump_json()) == said
+    ('lost 2 levels', True)
+    """
+
+    template: str = ""
+    plural: str | None = None
+    count: int | None = None
+    params: tuple[tuple[str, int | str], ...] = ()
+    text: str = ""  # the words as written, when there is no template
+
+    @classmethod
+    def of(cls, words: str) -> Said:
+        """A Phrase as its template and values; any other text as written.
+
+        The values are kept as plain numbers and names: a value that is itself a Phrase
+        would not be translated after a copy through JSON, so none may be one.
+        """
+        if not isinstance(words, Phrase):
+            return cls(text=words)
+        if any(isinstance(v, Phrase) for v in words.params.values()):
+            raise ValueError(f"a value of {words.template!r} is a sentence itself")
+        return cls(
+            template=words.template,
+            plural=words.plural,
+            count=words.count,
+            params=tuple(words.params.items()),
+        )
+
+    def phrase(self) -> str:
+        """The English words: a Phrase (which the app translates) or the written text."""
+        if not self.template:
+            return self.text
+        if self.plural is not None and self.count is not None:
+            return plural_phrase(self.template, self.plural, self.count, **dict(self.params))
+        return Phrase(self.template, **dict(self.params))
+
+
 class RunAwayRoll(Frozen):
     """One fighter's run-away roll against one monster and what came of it (§7)."""
 
@@ -141,12 +186,32 @@ class RunAwayRoll(Frozen):
     roll: int
     modifier: int
     escaped: bool
-    bad_stuff: str = ""  # what was applied, in words, when the roll failed
+    # What the Bad Stuff did when the roll failed, one clause per part, kept translatable.
+    bad_stuff_said: tuple[Said, ...] = ()
     levels_lost: int = 0
     gear_lost: int = 0  # points of the hand-kept gear bonus
     items_lost: tuple[str, ...] = ()  # names of tracked items the Bad Stuff took
     traits_lost: tuple[str, ...] = ()  # classes, races, ... the Bad Stuff took
     died: bool = False
+
+    @model_validator(mode="before")
+    @classmethod
+    def _read_words(cls, data: Any) -> Any:
+        # A dumped roll carries its English words; reading it back rebuilds them from the
+        # clauses. A state from before the clauses were kept has only the words: they are
+        # kept as written.
+        if isinstance(data, dict) and "bad_stuff" in data:
+            words = data["bad_stuff"]
+            data = {k: v for k, v in data.items() if k != "bad_stuff"}
+            if words and not data.get("bad_stuff_said"):
+                data["bad_stuff_said"] = ({"text": words},)
+        return data
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def bad_stuff(self) -> str:
+        """What the Bad Stuff did, in English words ("lost a level; lost Pointy Hat")."""
+        return "; ".join(part.phrase() for part in self.bad_stuff_said)
 
 
 class CombatState(Frozen):

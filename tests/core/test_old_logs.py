@@ -31,6 +31,7 @@ ADDED_SINCE_V1 = frozenset(
         "items_lost",
         "traits_lost",
         "died",
+        "bad_stuff_said",  # RunAwayRoll: the Bad Stuff words, clause by clause
         "no_limit",  # Variants: the no-limit variant
         "lose",  # BadStuff: things it names as lost
     }

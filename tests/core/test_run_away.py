@@ -8,18 +8,22 @@ from companion.core import (
     AddHelper,
     AllySpec,
     GainItem,
+    GameState,
     ItemSpec,
     Phase,
     ResolveCombat,
     RuleError,
     RunAway,
+    RunAwayRoll,
     SacrificeAlly,
+    Said,
     SetAlly,
     SetGearBonus,
     SetLevel,
     SetRunAwayBonus,
     StartCombat,
 )
+from companion.core.phrase import Phrase
 
 from .conftest import make_game, monster, nasty
 
@@ -46,6 +50,40 @@ def test_four_fails_and_the_bad_stuff_hits() -> None:
     roll = state.last_combat.rolls[0]  # type: ignore[union-attr]
     assert not roll.escaped and "lost 2 levels" in roll.bad_stuff and "cry" in roll.bad_stuff
     assert state.last_roll is not None and state.last_roll.value == 4
+
+
+def test_the_bad_stuff_words_keep_their_templates_through_json() -> None:
+    game = make_game()
+    game.apply(SetLevel(player=0, level=5))
+    game.apply(SetGearBonus(player=0, bonus=3))
+    game.apply(
+        StartCombat(fighter=0, monsters=(nasty(12, lose_levels=2, lose_gear=2, text="cry"),))
+    )
+    state = game.apply(RunAway(fighter=0, monster=0, roll=4))
+    copy = GameState.model_validate_json(state.model_dump_json())
+    assert copy == state
+    roll = copy.last_combat.rolls[0]  # type: ignore[union-attr]
+    parts = [part.phrase() for part in roll.bad_stuff_said]
+    assert parts == ["lost 2 levels", "lost 2 gear bonus", "cry"]
+    levels, gear, text = parts
+    assert isinstance(levels, Phrase) and levels.plural == "lost {levels} levels"
+    assert (levels.template, levels.count, levels.params) == ("lost a level", 2, {"levels": 2})
+    assert isinstance(gear, Phrase) and gear.params == {"points": 2}
+    assert not isinstance(text, Phrase)  # the card's own text is shown as written
+    assert roll.bad_stuff == "lost 2 levels; lost 2 gear bonus; cry"
+
+
+def test_a_roll_saved_with_words_only_keeps_them_as_written() -> None:
+    old = {"fighter": 0, "monster": 0, "roll": 2, "modifier": 0, "escaped": False}
+    roll = RunAwayRoll.model_validate({**old, "bad_stuff": "lost a level"})
+    assert roll.bad_stuff == "lost a level"
+    assert roll.bad_stuff_said == (Said(text="lost a level"),)
+    assert RunAwayRoll.model_validate({**old, "bad_stuff": ""}).bad_stuff_said == ()
+
+
+def test_a_said_value_may_not_be_a_sentence_itself() -> None:
+    with pytest.raises(ValueError, match="sentence"):
+        Said.of(Phrase("lost {thing}", thing=Phrase("{first} and {second}", first="A", second="B")))
 
 
 def test_losing_levels_stops_at_level_1() -> None:

@@ -11,8 +11,12 @@ from companion.core import (
     GainTrait,
     ItemSpec,
     MonsterSpec,
+    RuleError,
+    RunAway,
+    SetLevel,
     StartCombat,
 )
+from companion.ui import i18n
 from tests.ui.conftest import Harness
 
 pytestmark = pytest.mark.slow
@@ -80,3 +84,60 @@ def test_the_victim_picks_what_the_bad_stuff_takes_before_the_roll(ui: Harness) 
     assert [i.spec.name for i in state.players[0].items] == ["Club"]
     assert state.last_combat.rolls[0].items_lost == ("Sword",)
     assert "lost Sword" in run.summary
+
+
+def test_the_bad_stuff_of_a_failed_roll_reads_in_the_chosen_language(ui: Harness) -> None:
+    ui.start_game(NAMES)
+    session = ui.app.session
+    assert session.act(SetLevel(player=0, level=4))
+    ogre = MonsterSpec(name="Ogre", level=15, bad_stuff=BadStuff(lose_levels=2))
+    thief = MonsterSpec(
+        name="Thief", level=15, bad_stuff=BadStuff(lose=("headgear",), text="Brr, kalt.")
+    )
+    assert session.act(StartCombat(fighter=0, monsters=(ogre, thief)))
+    try:
+        i18n.set_language("de")
+        ui.app.show("run_away")
+        ui.pump()
+        run = ui.screen("run_away")
+        ui.tap(run.ids.physical.children[5])  # "1": caught by the Ogre, the Thief still waits
+        assert session.state.combat is not None and len(session.state.combat.rolls) == 1
+        rows = [w for w in run.walk(restrict=True) if type(w).__name__ == "FleeRow"]
+        caught = next(r for r in rows if (r.fighter, r.monster) == (0, 0))
+        assert caught.outcome == "hat 2 Stufen verloren"
+        ui.tap(run.ids.physical.children[5])  # "1": caught by the Thief too; the combat ends
+        assert session.state.combat is None
+        assert run.summary.splitlines() == [
+            "Anna würfelte 1 (+0) und wurde erwischt: hat 2 Stufen verloren",
+            # the card's own text is shown as written
+            "Anna würfelte 1 (+0) und wurde erwischt: "
+            "hatte keine Kopfbedeckung zu verlieren; Brr, kalt.",
+        ]
+        i18n.set_language("ru")  # a change shows at once (the screen is built again)
+        ui.pump()
+        summary = ui.screen("run_away").summary
+        assert summary.splitlines()[0].endswith(": потерял 2 уровня"), summary
+    finally:
+        i18n.set_language("en")
+        ui.pump()
+    summary = ui.screen("run_away").summary
+    assert summary.splitlines()[0] == "Anna rolled 1 (+0) and was caught: lost 2 levels"
+
+
+def test_the_victims_choice_error_names_the_thing_in_the_chosen_language(ui: Harness) -> None:
+    ui.start_game(NAMES)
+    session = ui.app.session
+    for name in ("Club", "Sword"):
+        item = ItemSpec(name=name, bonus=3, slot="hands", hands=1)
+        assert session.act(GainItem(player=0, item=item, equip=True))
+    bully = MonsterSpec(name="Bully", level=15, bad_stuff=BadStuff(lose=("biggest_item",)))
+    assert session.act(StartCombat(fighter=0, monsters=(bully,)))
+    with pytest.raises(RuleError) as err:
+        session.game.apply(RunAway(fighter=0, monster=0, roll=2))
+    try:
+        i18n.set_language("de")
+        said = i18n.tr(err.value)
+    finally:
+        i18n.set_language("en")
+        ui.pump()
+    assert said == "Anna muss wählen, was Bully nimmt (Gegenstand mit Bonus): Club oder Sword"

@@ -26,7 +26,7 @@ from companion.core.chapters.table import current_combat, player_at, with_player
 from companion.core.dice import RandomSource
 from companion.core.errors import RuleError
 from companion.core.models import Loss
-from companion.core.phrase import Phrase, joined, phrase_template
+from companion.core.phrase import Phrase, joined, phrase_template, plural_phrase
 from companion.core.state import (
     CombatState,
     DieRoll,
@@ -34,6 +34,7 @@ from companion.core.state import (
     MonsterInPlay,
     PlayerState,
     RunAwayRoll,
+    Said,
 )
 
 
@@ -60,28 +61,30 @@ def _running_fighter(state: GameState, combat: CombatState, seat: int) -> Player
     return player
 
 
-# What a failed roll did, as whole sentences with named parameters (ready to translate).
-BAD_STUFF_WORDS = {
-    "lost_a_level": phrase_template("lost a level"),
-    "lost_levels": phrase_template("lost {levels} levels"),
-    "kept_level_1": phrase_template("kept Level 1 (it cannot go lower)"),
-    "lost_gear": phrase_template("lost {points} gear bonus"),
-    "no_gear": phrase_template("had no hand-kept gear bonus to lose"),
-    "lost_thing": phrase_template("lost {thing}"),
-    "nothing_to_lose": phrase_template("had no {what} to lose"),
-    "died": phrase_template("died"),
+# "Had nothing of that kind to lose", one whole clause per thing a Bad Stuff can name (so
+# each language says it with the right article and case).
+NOTHING_TO_LOSE: dict[Loss, str] = {
+    "headgear": phrase_template("had no headgear to lose"),
+    "armor": phrase_template("had no armor to lose"),
+    "footgear": phrase_template("had no footgear to lose"),
+    "biggest_item": phrase_template("had no item with a bonus to lose"),
+    "big_item": phrase_template("had no Big item to lose"),
+    "class": phrase_template("had no class to lose"),
+    "race": phrase_template("had no race to lose"),
+    "style": phrase_template("had no style to lose"),
+    "motivation": phrase_template("had no motivation to lose"),
 }
-# The words for each thing a Bad Stuff can name.
+# The words for each thing a Bad Stuff can name (in the victim's-choice errors).
 LOSS_WORDS: dict[Loss, str] = {
-    "headgear": "headgear",
-    "armor": "armor",
-    "footgear": "footgear",
-    "biggest_item": "item with a bonus",
-    "big_item": "Big item",
-    "class": "class",
-    "race": "race",
-    "style": "style",
-    "motivation": "motivation",
+    "headgear": Phrase("headgear"),
+    "armor": Phrase("armor"),
+    "footgear": Phrase("footgear"),
+    "biggest_item": Phrase("item with a bonus"),
+    "big_item": Phrase("Big item"),
+    "class": Phrase("class"),
+    "race": Phrase("race"),
+    "style": Phrase("style"),
+    "motivation": Phrase("motivation"),
 }
 _SLOTS: dict[Loss, str] = {"headgear": "headgear", "armor": "armor", "footgear": "footgear"}
 
@@ -170,17 +173,16 @@ def _bad_stuff(
     """Apply a monster's Bad Stuff: levels, named items and traits (the victim's pick when
     several fit), the hand-kept gear bonus, death; the rest stays words (§7)."""
     bad = monster.spec.bad_stuff
-    said: list[str] = []
+    said: list[str] = []  # Phrases, and the card's own text as written
     facts: dict[str, object] = {}
     player = state.players[seat]
     if bad.lose_levels:
         level = max(1, player.level - bad.lose_levels)
         lost = player.level - level
         if lost:
-            key = "lost_a_level" if lost == 1 else "lost_levels"
-            said.append(BAD_STUFF_WORDS[key].format(levels=lost))
+            said.append(plural_phrase("lost a level", "lost {levels} levels", lost, levels=lost))
         else:
-            said.append(BAD_STUFF_WORDS["kept_level_1"])
+            said.append(Phrase("kept Level 1 (it cannot go lower)"))
         facts["levels_lost"] = lost
         state = with_player(state, seat, level=level)
     items_lost: list[str] = []
@@ -189,7 +191,7 @@ def _bad_stuff(
         player = state.players[seat]
         options = loss_candidates(player, loss)
         if not options:
-            said.append(BAD_STUFF_WORDS["nothing_to_lose"].format(what=LOSS_WORDS[loss]))
+            said.append(Phrase(NOTHING_TO_LOSE[loss]))
             continue
         if len(options) == 1:
             key, name = options[0]
@@ -201,7 +203,7 @@ def _bad_stuff(
         else:
             state = with_player(state, seat, items=tuple(i for i in player.items if i.id != key))
             items_lost.append(name)
-        said.append(BAD_STUFF_WORDS["lost_thing"].format(thing=name))
+        said.append(Phrase("lost {thing}", thing=name))
     if items_lost:
         facts["items_lost"] = tuple(items_lost)
     if traits_lost:
@@ -212,18 +214,22 @@ def _bad_stuff(
         player = state.players[seat]
         lost = min(bad.lose_gear, max(0, player.gear_bonus))
         if lost:
-            said.append(BAD_STUFF_WORDS["lost_gear"].format(points=lost))
+            said.append(
+                plural_phrase(
+                    "lost {points} gear bonus", "lost {points} gear bonus", lost, points=lost
+                )
+            )
             facts["gear_lost"] = lost
             state = with_player(state, seat, gear_bonus=player.gear_bonus - lost)
         else:
-            said.append(BAD_STUFF_WORDS["no_gear"])
+            said.append(Phrase("had no hand-kept gear bonus to lose"))
     if bad.death:
-        said.append(BAD_STUFF_WORDS["died"])
+        said.append(Phrase("died"))
         facts["died"] = True
         state = kill_player(state, seat)
     if bad.text:
         said.append(bad.text)
-    facts["bad_stuff"] = "; ".join(said)
+    facts["bad_stuff_said"] = tuple(Said.of(words) for words in said)
     return state, facts
 
 

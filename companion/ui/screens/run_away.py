@@ -14,7 +14,7 @@ from kivy.uix.boxlayout import BoxLayout
 
 from companion.core import RUN_AWAY_TARGET, RunAway, SacrificeAlly, bad_stuff_choices
 from companion.ui.dice_service import dice_service
-from companion.ui.i18n import N_, _, ngettext
+from companion.ui.i18n import N_, _, ngettext, tr
 from companion.ui.screens.base import CompanionScreen
 from companion.ui.widgets import FlatButton
 
@@ -216,7 +216,7 @@ class RunAwayScreen(CompanionScreen):
                         roll=record.roll, mod=record.modifier
                     )
                     row.verdict = _("ESCAPED") if record.escaped else _("CAUGHT")
-                    row.outcome = record.bad_stuff or ""
+                    row.outcome = bad_stuff_said(record)
                 else:
                     row.detail = self._modifiers(player, monster)
                     if player.dead:
@@ -286,12 +286,20 @@ class RunAwayScreen(CompanionScreen):
             line = _("{name} rolled {roll} ({mod:+d}) and {word}").format(
                 name=name, roll=record.roll, mod=record.modifier, word=word
             )
-            if record.bad_stuff:
-                line += ": " + record.bad_stuff
+            if record.bad_stuff_said:
+                line = _("{line}: {bad_stuff}").format(line=line, bad_stuff=bad_stuff_said(record))
             lines.append(line)
         if result.outcome == "fighter_died":
             lines.append(_("The fighter died."))
         return "\n".join(lines) or _("Everyone got away.")
+
+
+def bad_stuff_said(record: Any) -> str:
+    """What the Bad Stuff of a failed run-away roll did, in the current language: one
+    translated clause each, "; " between; a card's own text is shown as written."""
+    return "; ".join(
+        tr(part.phrase()) if part.template else part.text for part in record.bad_stuff_said
+    )
 
 
 def _bad_stuff_words(bad: Any) -> str:
