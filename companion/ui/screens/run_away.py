@@ -282,10 +282,11 @@ class RunAwayScreen(CompanionScreen):
         lines = []
         for record in result.rolls:
             name = state.players[record.fighter].name
-            word = _("escaped") if record.escaped else _("was caught")
-            line = _("{name} rolled {roll} ({mod:+d}) and {word}").format(
-                name=name, roll=record.roll, mod=record.modifier, word=word
-            )
+            if record.escaped:
+                sentence = _("{name} rolled {roll} ({mod:+d}) and escaped")
+            else:
+                sentence = _("{name} rolled {roll} ({mod:+d}) and was caught")
+            line = sentence.format(name=name, roll=record.roll, mod=record.modifier)
             if record.bad_stuff_said:
                 line = _("{line}: {bad_stuff}").format(line=line, bad_stuff=bad_stuff_said(record))
             lines.append(line)
