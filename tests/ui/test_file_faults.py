@@ -5,13 +5,13 @@ Each case starts the real app in a fresh process (headless), as `companion app` 
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import os
 import shutil
 import subprocess
 import sys
+import textwrap
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,8 +20,7 @@ import pytest
 
 from companion.store.files import PARTIAL_WRITE_AGE_S
 from tests.ui.conftest import Harness
-from tests.ui.test_devices import until
-from tests.ui.test_startup import start_app
+from tests.ui.test_startup import run_probe, start_app
 
 pytestmark = pytest.mark.slow
 
@@ -140,46 +139,72 @@ def test_a_player_name_with_a_direction_override_is_refused_on_screen(ui: Harnes
     assert "control or text-direction characters (U+202E)" in ui.banner()
 
 
-@pytest.mark.skip(
-    reason="passes alone, fails after the other UI tests: the shared UI session's virtual "
-    "counters stay authenticated, so no new claim rewrites counters.json; the same fault is "
-    "covered without the UI in tests/devices/test_token_faults.py"
+# Starts the app (with its virtual counters) on a saved game, waits until the board and
+# every tracker are claimed, opens the Devices screen and reports what it says.
+CLAIM_PROBE = textwrap.dedent(
+    f"""
+    import faulthandler
+    faulthandler.dump_traceback_later({CLAIM_WAIT_S + 30:.0f}, exit=True)
+    import asyncio, json, sys, time
+    from pathlib import Path
+    from companion.commands.app import prepare_kivy
+    prepare_kivy((360, 640))
+    from companion.ui.app import CompanionApp, run_app
+
+    app = CompanionApp(data_dir=Path(sys.argv[1]))
+    report = {{}}
+
+    async def probe():
+        end = time.monotonic() + {CLAIM_WAIT_S}
+        while time.monotonic() < end:
+            service = app.devices
+            statuses = service.statuses if service is not None else []
+            if len(statuses) == 3 and all(s.access == "ours" for s in statuses):
+                break
+            await asyncio.sleep(0.1)
+        report["claimed"] = [s.access for s in app.devices.statuses]
+        app.show("devices")
+        await asyncio.sleep(0.5)
+        report["activity"] = app.manager.get_screen("devices").activity
+        app.stop()
+
+    async def main():
+        await asyncio.gather(run_app(app), probe())
+
+    asyncio.run(main())
+    print("REPORT " + json.dumps(report))
+    """
 )
-async def test_damaged_claim_tokens_are_set_aside_and_said_on_the_devices_screen(
-    ui: Harness,
+
+
+def test_damaged_claim_tokens_are_set_aside_and_said_on_the_devices_screen(
+    tmp_path: Path,
 ) -> None:
-    tokens = ui.data_dir / "counters.json"
-    for old in ui.data_dir.glob("counters.json.damaged-*"):
-        old.unlink()
+    from companion.core import CLASSIC, Game, GameSetup, PlayerSetup, Sex
+    from companion.store import GameStore
+
+    store = GameStore(tmp_path)
+    game_id = store.new_id()
+    seats = (
+        PlayerSetup(name="Anna", colour="#e53935", sex=Sex.FEMALE),
+        PlayerSetup(name="Bram", colour="#1e88e5", sex=Sex.MALE),
+    )
+    store.save(game_id, Game(GameSetup(players=seats, edition=CLASSIC)))
+    store.last_id = game_id
+    store.close()
+    tokens = tmp_path / "counters.json"
     whole = json.dumps({"format": 1, "tokens": {f"{i:08x}": "ab" * 16 for i in range(4)}})
     truncated = whole[: len(whole) // 2].encode()
     tokens.write_bytes(truncated)
 
-    ui.start_game(["Anna", "Bram"])
-    service = ui.app.devices
-    assert service is not None
-    running = asyncio.ensure_future(service.run())
-    try:
-        # The virtual counters are linked one after the other: wait for all of them (a
-        # board and a tracker per player), not only the first one claimed.
-        await until(
-            ui,
-            lambda: (
-                len(service.statuses) == 3 and all(s.access == "ours" for s in service.statuses)
-            ),
-            "the board and both trackers are claimed again",
-            timeout_s=CLAIM_WAIT_S,
-        )
-        ui.nav("devices")
-        screen = ui.screen("devices")
-        await until(ui, lambda: "counters.json" in screen.activity, "the screen says so")
-        assert "damaged" in screen.activity and "kept as counters.json.damaged-" in screen.activity
-        (kept,) = ui.data_dir.glob("counters.json.damaged-*")
-        assert kept.read_bytes() == truncated, "the unreadable file is kept as it was"
-        saved = json.loads(tokens.read_text())["tokens"]
-        assert len(saved) == len(service.statuses), "the new claims were saved beside it"
-    finally:
-        running.cancel()
-        await asyncio.gather(running, return_exceptions=True)
-        for old in ui.data_dir.glob("counters.json.damaged-*"):
-            old.unlink()
+    report = run_probe(CLAIM_PROBE, tmp_path)
+
+    assert isinstance(report, dict)
+    assert report["claimed"] == ["ours"] * 3, "the board and both trackers are claimed again"
+    activity = report["activity"]
+    assert "counters.json" in activity and "damaged" in activity
+    assert "kept as counters.json.damaged-" in activity
+    (kept,) = tmp_path.glob("counters.json.damaged-*")
+    assert kept.read_bytes() == truncated, "the unreadable file is kept as it was"
+    saved = json.loads(tokens.read_text())["tokens"]
+    assert len(saved) == 3, "the new claims were saved beside it"
