@@ -141,3 +141,42 @@ def test_the_victims_choice_error_names_the_thing_in_the_chosen_language(ui: Har
         i18n.set_language("en")
         ui.pump()
     assert said == "Anna muss wählen, was Bully nimmt (Gegenstand mit Bonus): Club oder Sword"
+
+
+def test_a_long_run_away_row_wraps_instead_of_cutting_words(ui: Harness) -> None:
+    from tests.ui.looking import clipped
+
+    ui.start_game(NAMES)
+    session = ui.app.session
+    assert session.act(SetLevel(player=0, level=4))
+    long_name = "Gelatinous Octahedron of the Deepest Dungeon"
+    slime = MonsterSpec(
+        name=long_name,
+        level=15,
+        bad_stuff=BadStuff(lose_levels=2, lose=("headgear",), text="Your boots fill with slime."),
+    )
+    ogre = MonsterSpec(name="Ogre", level=15)  # still waits, so the rows stay on show
+    assert session.act(StartCombat(fighter=0, monsters=(slime, ogre)))
+    try:
+        i18n.set_language("de")
+        ui.app.show("run_away")
+        ui.pump()
+        run = ui.screen("run_away")
+        ui.tap(run.ids.physical.children[5])  # "1": caught by the slime
+        ui.pump(frames=6)
+        rows = [w for w in run.walk(restrict=True) if type(w).__name__ == "FleeRow"]
+        row = next(r for r in rows if (r.fighter, r.monster) == (0, 0))
+        texts = row.ids.texts
+        labels = list(reversed(texts.children))
+        assert [label.text for label in labels] == [row.title, row.detail, row.outcome]
+        assert long_name in row.title and "Kopfbedeckung" in row.outcome
+        for label in labels:
+            label.texture_update()
+            assert not label.shorten and not clipped(label), label.text
+            assert label.texture_size[1] <= label.height + 1, label.text
+        # The row grew to hold every line, inside its frame.
+        assert texts.height > 88 and row.height >= texts.height
+        assert texts.y >= row.y - 1 and texts.top <= row.top + 1
+    finally:
+        i18n.set_language("en")
+        ui.pump()
