@@ -38,14 +38,20 @@ def test_five_or_more_escapes() -> None:
     assert state.phase == Phase.CHARITY
 
 
-def test_four_fails_and_the_bad_stuff_hits() -> None:
+def caught_at_level_5() -> GameState:
+    """Level 5 with a gear bonus of 3 rolls a 4 against a monster whose Bad Stuff takes
+    2 levels, 2 gear points and says "cry"."""
     game = make_game()
     game.apply(SetLevel(player=0, level=5))
     game.apply(SetGearBonus(player=0, bonus=3))
     game.apply(
         StartCombat(fighter=0, monsters=(nasty(12, lose_levels=2, lose_gear=2, text="cry"),))
     )
-    state = game.apply(RunAway(fighter=0, monster=0, roll=4))
+    return game.apply(RunAway(fighter=0, monster=0, roll=4))
+
+
+def test_four_fails_and_the_bad_stuff_hits() -> None:
+    state = caught_at_level_5()
     assert state.players[0].level == 3 and state.players[0].gear_bonus == 1
     roll = state.last_combat.rolls[0]  # type: ignore[union-attr]
     assert not roll.escaped and "lost 2 levels" in roll.bad_stuff and "cry" in roll.bad_stuff
@@ -53,13 +59,7 @@ def test_four_fails_and_the_bad_stuff_hits() -> None:
 
 
 def test_the_bad_stuff_words_keep_their_templates_through_json() -> None:
-    game = make_game()
-    game.apply(SetLevel(player=0, level=5))
-    game.apply(SetGearBonus(player=0, bonus=3))
-    game.apply(
-        StartCombat(fighter=0, monsters=(nasty(12, lose_levels=2, lose_gear=2, text="cry"),))
-    )
-    state = game.apply(RunAway(fighter=0, monster=0, roll=4))
+    state = caught_at_level_5()
     copy = GameState.model_validate_json(state.model_dump_json())
     assert copy == state
     roll = copy.last_combat.rolls[0]  # type: ignore[union-attr]

@@ -11,7 +11,6 @@ import os
 import shutil
 import subprocess
 import sys
-import textwrap
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,7 +19,7 @@ import pytest
 
 from companion.store.files import PARTIAL_WRITE_AGE_S
 from tests.ui.conftest import Harness
-from tests.ui.test_startup import run_probe, start_app
+from tests.ui.test_startup import probe_script, run_probe, start_app
 
 pytestmark = pytest.mark.slow
 
@@ -141,21 +140,14 @@ def test_a_player_name_with_a_direction_override_is_refused_on_screen(ui: Harnes
 
 # Starts the app (with its virtual counters) on a saved game, waits until the board and
 # every tracker are claimed, opens the Devices screen and reports what it says.
-CLAIM_PROBE = textwrap.dedent(
-    f"""
-    import faulthandler
-    faulthandler.dump_traceback_later({CLAIM_WAIT_S + 30:.0f}, exit=True)
-    import asyncio, json, sys, time
-    from pathlib import Path
-    from companion.commands.app import prepare_kivy
-    prepare_kivy((360, 640))
-    from companion.ui.app import CompanionApp, run_app
+CLAIM_PROBE = probe_script(
+    """
 
     app = CompanionApp(data_dir=Path(sys.argv[1]))
-    report = {{}}
+    report = {}
 
     async def probe():
-        end = time.monotonic() + {CLAIM_WAIT_S}
+        end = time.monotonic() + CLAIM_WAIT_S
         while time.monotonic() < end:
             service = app.devices
             statuses = service.statuses if service is not None else []
@@ -167,13 +159,9 @@ CLAIM_PROBE = textwrap.dedent(
         await asyncio.sleep(0.5)
         report["activity"] = app.manager.get_screen("devices").activity
         app.stop()
-
-    async def main():
-        await asyncio.gather(run_app(app), probe())
-
-    asyncio.run(main())
-    print("REPORT " + json.dumps(report))
-    """
+    """,
+    timeout_s=CLAIM_WAIT_S + 30,
+    CLAIM_WAIT_S=CLAIM_WAIT_S,
 )
 
 

@@ -18,17 +18,38 @@ pytestmark = pytest.mark.slow
 
 PROBE_TIMEOUT_S = 60
 
+
+def probe_script(
+    body: str, report: str = "report", timeout_s: float = 45, **constants: object
+) -> str:
+    """A script that starts the app as `companion app` does (run_app on one asyncio loop)
+    and runs `body`: it makes `app` and an async `probe()` that fills `report` and stops
+    the app; the script then prints "REPORT {json}". `constants` are set as globals."""
+    head = [
+        "import faulthandler",
+        f"faulthandler.dump_traceback_later({timeout_s:.0f}, exit=True)  # a hang shows where",
+        "import asyncio, json, sys, time",
+        "from pathlib import Path",
+        "from companion.commands.app import prepare_kivy",
+        "prepare_kivy((360, 640))",
+        "from kivy.core.window import Window",
+        "from companion.ui.app import CompanionApp, run_app",
+        *(f"{name} = {value!r}" for name, value in constants.items()),
+    ]
+    tail = [
+        "async def main():",
+        "    await asyncio.gather(run_app(app), probe())",
+        "",
+        "asyncio.run(main())",
+        f'print("REPORT " + json.dumps({report}))',
+    ]
+    return "\n".join(head) + "\n" + textwrap.dedent(body) + "\n" + "\n".join(tail) + "\n"
+
+
 # Starts the app exactly as `companion app` does (run_app on one asyncio loop), lets it
 # draw a few frames, reports what it shows as JSON, then closes the window.
-PROBE = textwrap.dedent(
+PROBE = probe_script(
     """
-    import faulthandler
-    faulthandler.dump_traceback_later(45, exit=True)  # a hang shows where it stuck
-    import asyncio, json, sys
-    from pathlib import Path
-    from companion.commands.app import prepare_kivy
-    prepare_kivy((360, 640))
-    from companion.ui.app import CompanionApp, run_app
 
     app = CompanionApp(data_dir=Path(sys.argv[1]))
     report = {}
@@ -46,12 +67,6 @@ PROBE = textwrap.dedent(
             game_id=app.session.game_id,
         )
         app.stop()
-
-    async def main():
-        await asyncio.gather(run_app(app), probe())
-
-    asyncio.run(main())
-    print("REPORT " + json.dumps(report))
     """
 )
 
@@ -125,15 +140,8 @@ def test_command_line_options() -> None:
         build_parser().parse_args(["app", "--size", "big"])
 
 
-SERVICE_PROBE = textwrap.dedent(
+SERVICE_PROBE = probe_script(
     """
-    import faulthandler
-    faulthandler.dump_traceback_later(45, exit=True)  # a hang shows where it stuck
-    import asyncio, json, sys
-    from pathlib import Path
-    from companion.commands.app import prepare_kivy
-    prepare_kivy((360, 640))
-    from companion.ui.app import CompanionApp, run_app
 
     events = []
 
@@ -163,13 +171,8 @@ SERVICE_PROBE = textwrap.dedent(
             await asyncio.sleep(0.05)
         events.append("no_virtual=" + str(app.no_virtual))
         app.stop()
-
-    async def main():
-        await asyncio.gather(run_app(app), probe())
-
-    asyncio.run(main())
-    print("REPORT " + json.dumps(events))
-    """
+    """,
+    report="events",
 )
 
 
@@ -197,16 +200,8 @@ def test_damaged_last_game_is_reported_and_a_new_game_offered(tmp_path: Path) ->
 
 # Reports what the very first frame shows (before the rules engine is loaded), then
 # what the screen shows once the game is loaded.
-FIRST_FRAME_PROBE = textwrap.dedent(
+FIRST_FRAME_PROBE = probe_script(
     """
-    import faulthandler
-    faulthandler.dump_traceback_later(45, exit=True)
-    import asyncio, json, sys
-    from pathlib import Path
-    from companion.commands.app import prepare_kivy
-    prepare_kivy((360, 640))
-    from kivy.core.window import Window
-    from companion.ui.app import CompanionApp, run_app
 
     app = CompanionApp(data_dir=Path(sys.argv[1]))
     report = {}
@@ -244,12 +239,6 @@ FIRST_FRAME_PROBE = textwrap.dedent(
             "banner": app.root.ids.banner.text if app.root.ids.banner.shown else "",
         }
         app.stop()
-
-    async def main():
-        await asyncio.gather(run_app(app), probe())
-
-    asyncio.run(main())
-    print("REPORT " + json.dumps(report))
     """
 )
 

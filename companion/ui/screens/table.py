@@ -50,6 +50,8 @@ _VIEW_FIELDS: dict[str, type] = {
     "charity_text": str,
     "tiles": list,
 }
+# The view's values that are properties of the screen by the same name.
+_SCREEN_FIELDS = tuple(key for key in _VIEW_FIELDS if key not in ("language", "current", "tiles"))
 
 
 def table_view(state: Any, allowed: Callable[[Any], bool]) -> dict[str, Any]:
@@ -245,26 +247,15 @@ class TableScreen(CompanionScreen):
         low = self._low_battery_seats()
         for seat, (tile, shown) in enumerate(zip(self.tiles, tiles, strict=True)):
             tile.battery_low = seat in low
-            tile.name = shown["name"]
-            tile.colour = colour(shown["colour"])
-            tile.level = shown["level"]
-            tile.gear = shown["gear"]
-            tile.strength = shown["strength"]
-            tile.traits = shown["traits"]
-            tile.dead = shown["dead"]
-            tile.turn = shown["turn"]
+            for key in _TILE_FIELDS:  # each a property of the tile by the same name
+                setattr(tile, key, colour(shown[key]) if key == "colour" else shown[key])
         current = view["current"]
         if current != self._shown_current:
             # Whose turn it is must be on screen without scrolling (5-8 players on a phone).
             self._shown_current = current
             Clock.schedule_once(lambda _dt: self.show_current(), 0)
-        self.turn_text = view["turn_text"]
-        self.phase_text = view["phase_text"]
-        self.in_combat = view["in_combat"]
-        self.charity_phase = view["charity_phase"]
-        self.can_advance = view["can_advance"]
-        self.can_end_turn = view["can_end_turn"]
-        self.charity_text = view["charity_text"]
+        for key in _SCREEN_FIELDS:
+            setattr(self, key, view[key])
 
     def _low_battery_seats(self) -> set[int]:
         """Seats whose tracker reports a low battery (and follow the counters from now on)."""
