@@ -119,7 +119,7 @@ def test_restart_resumes_the_last_game(ui: Harness) -> None:
     table = ui.screen("table")
     for _ in range(3):
         ui.tap(table.tiles[2].ids.level.ids.plus)
-    ui.app.on_stop()  # what closing the window does
+    ui.app.session.save()  # what closing the window saves
     report = start_app(ui.data_dir)
     assert report["screen"] == "table"
     assert report["game_id"] == ui.app.session.game_id
@@ -178,7 +178,7 @@ SERVICE_PROBE = probe_script(
 
 def test_background_services_share_the_loop_and_follow_the_game(ui: Harness) -> None:
     ui.start_game(["Anna", "Bram"])
-    ui.app.on_stop()
+    ui.app.session.save()  # what closing the window saves
     events = run_probe(SERVICE_PROBE, ui.data_dir)
     assert isinstance(events, list)
     assert events[0] == "created"
@@ -248,7 +248,7 @@ def _played_and_closed(ui: Harness) -> None:
     table = ui.screen("table")
     for _ in range(2):
         ui.tap(table.tiles[1].ids.level.ids.plus)
-    ui.app.on_stop()  # what closing the window does
+    ui.app.session.save()  # what closing the window saves
 
 
 def test_the_first_frame_is_the_resumed_game_before_the_engine_loads(ui: Harness) -> None:
