@@ -147,6 +147,7 @@ class CompanionApp(App):
         navigator.attach(root.ids.manager)
         navigator.screen_title = _("Companion")
         navigator.bind(on_shown=lambda _nav, name: root.mark_nav(name))
+        self._on_window_size(Window, Window.size)  # phone or desktop, before any layout
         root.build_nav(navigator.entries, self.show, self.wide)
         if not self._show_cover():
             opening = Screen(name=OPENING_SCREEN)
@@ -158,7 +159,6 @@ class CompanionApp(App):
         self.bind(wide=lambda _app, wide: root.build_nav(navigator.entries, self.show, wide))
         self.session.bind(on_opened=self._game_opened, on_won=self._game_won)
         Window.bind(on_keyboard=self._on_keyboard, size=self._on_window_size)
-        self._on_window_size(Window, Window.size)
         return root
 
     def on_start(self) -> None:
