@@ -40,11 +40,11 @@ def read_cover(folder: Path) -> tuple[str, str] | None:
     damaged: the start then goes the long way. Never writes, never raises.
     """
     path = Path(folder) / DATABASE_FILE
-    if not path.is_file():
-        return None
     try:
+        if not path.is_file():
+            return None
         conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=0.5)
-    except (sqlite3.Error, ValueError, OSError) as exc:
+    except (sqlite3.Error, ValueError, OSError) as exc:  # unreadable folder or file
         log.info("no cover: %s cannot be opened (%s)", path, exc)
         return None
     try:

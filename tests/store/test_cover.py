@@ -4,6 +4,7 @@ and never trusted when it is damaged or belongs to another game."""
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import subprocess
 import sys
@@ -108,3 +109,17 @@ def test_reading_a_cover_loads_neither_pydantic_nor_the_rules(tmp_path: Path) ->
         [sys.executable, "-c", script], capture_output=True, text=True, check=True
     )
     assert done.stdout.strip() == "[]"
+
+
+def test_an_unreadable_data_folder_has_no_cover(tmp_path: Path) -> None:
+    store = GameStore(tmp_path)
+    store.cover = levels_cover
+    store.save(store.new_id(), make_game())
+    store.close()
+    tmp_path.chmod(0o000)
+    try:
+        if os.access(tmp_path, os.R_OK):  # running as a user no permission stops
+            (tmp_path / "games.sqlite3").write_bytes(b"")
+        assert read_cover(tmp_path) is None
+    finally:
+        tmp_path.chmod(0o755)
