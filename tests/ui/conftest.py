@@ -14,7 +14,7 @@ import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from itertools import count
 from pathlib import Path
 from typing import Any
@@ -81,6 +81,13 @@ class Harness:
             EventLoop.idle()
             done += 1
 
+    def wait_until(self, done: Callable[[], bool], timeout_s: float = 10.0) -> None:
+        """Run Kivy frames until `done()` holds; fail after `timeout_s`."""
+        deadline = time.monotonic() + timeout_s
+        while not done():
+            assert time.monotonic() < deadline, f"still waiting after {timeout_s} s"
+            self.pump(frames=1)
+
     def screen(self, name: str) -> Any:
         return self.app.screen(name)
 
@@ -98,16 +105,26 @@ class Harness:
         # A player waits for the screen to settle before touching it: a list laid out
         # again (after a language change, say) takes a few frames to find its place.
         x, y = widget.to_window(*widget.center)
-        settle_until = time.monotonic() + 2.0
+        settle_until = time.monotonic() + 5.0
+
+        def in_view(x: float, y: float) -> bool:
+            if not (0 <= x < Window.width and 0 <= y < Window.height):
+                return False
+            if scroller is None:
+                return True
+            left, bottom = scroller.to_window(scroller.x, scroller.y)
+            return left <= x < left + scroller.width and bottom <= y < bottom + scroller.height
+
+        on_screen = in_view(x, y)
         while True:
-            if scroller is not None:
+            if scroller is not None and not on_screen:
                 scroller.scroll_to(widget, padding=10, animate=False)
             self.pump()
             before, (x, y) = (x, y), widget.to_window(*widget.center)
-            on_screen = 0 <= x < Window.width and 0 <= y < Window.height
+            on_screen = in_view(x, y)
             if (on_screen and (x, y) == before) or time.monotonic() > settle_until:
                 break
-        assert on_screen, f"{widget} is off screen"
+        assert on_screen, self._off_screen(widget, (x, y), scroller)
 
         class Finger(MotionEvent):
             def depack(self, args: tuple[float, float]) -> None:
@@ -121,6 +138,21 @@ class Harness:
         self.pump(frames=1)
         EventLoop.post_dispatch_input("end", finger)
         self.pump()
+
+    def _off_screen(self, widget: Any, at: tuple[float, float], scroller: Any) -> str:
+        """Why a widget could not be touched: where it is, and what holds it."""
+        from kivy.core.window import Window
+
+        chain, node = [], widget
+        while node is not None and len(chain) < 12:
+            where = f"{tuple(node.pos)}{tuple(node.size)}" if hasattr(node, "pos") else ""
+            chain.append(f"{type(node).__name__}{where}")
+            node = node.parent if node.parent is not node else None
+        told = f"{widget} is off screen at {at}, window {tuple(Window.size)}, "
+        told += f"on show {self.app.manager.current!r}; held by {' < '.join(chain)}"
+        if scroller is not None:
+            told += f"; scroll_y {scroller.scroll_y}"
+        return told
 
     def nav_button(self, name: str) -> Any:
         """The bottom bar's button for a screen, or None when it is not in the bar."""
@@ -141,6 +173,7 @@ class Harness:
         more = self.nav_button("more")
         assert more is not None, f"no navigation button for {name}"
         self.tap(more)
+        assert self.app.manager.current == "more", f"More did not open: {self.app.manager.current}"
         entry = self.screen("more").buttons.get(name)
         assert entry is not None, f"{name} is neither in the bar nor behind More"
         self.tap(entry)

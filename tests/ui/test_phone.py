@@ -250,7 +250,7 @@ def test_a_warrior_wins_a_tie_and_kills(ui: Harness) -> None:
 
 def test_leaving_during_the_countdown_keeps_the_kill(ui: Harness) -> None:
     ui.start_game(FOUR)
-    ui.app.settings.victory_countdown_s = 1.5
+    ui.app.settings.victory_countdown_s = 4.0  # long enough to leave on a slow machine
     set_level(ui, 0, 5)
     ui.nav("combat")
     combat = ui.screen("combat")
@@ -261,7 +261,8 @@ def test_leaving_during_the_countdown_keeps_the_kill(ui: Harness) -> None:
     strip = ui.app.root.ids.countdown_strip
     assert ui.app.countdown.remaining > 0
     assert strip.height > 0 and strip.opacity == 1 and "Kill in" in strip.text
-    ui.pump(1.7)
+    ui.wait_until(lambda: ui.app.session.state.last_combat is not None)
+    ui.pump()  # the strip folds away on the next frame
     result = ui.app.session.state.last_combat
     assert result is not None and result.outcome == "kill"
     assert ui.app.session.state.players[0].level == 6
