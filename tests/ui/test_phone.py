@@ -89,6 +89,16 @@ def test_every_screen_is_two_taps_from_any_other(ui: Harness) -> None:
 
 
 # -- the table ----------------------------------------------------------------------------
+def test_a_short_list_stays_at_the_top_when_pushed(ui: Harness) -> None:
+    ui.nav("more")
+    entry = ui.screen("more").buttons["settings"]
+    where = entry.to_window(*entry.center)
+    scroller = ui.screen("more").ids.entries.parent
+    scroller.scroll_y = 0  # what a flick or a mouse wheel asks of it
+    ui.pump(0.3)
+    assert entry.to_window(*entry.center) == where
+
+
 @pytest.mark.parametrize(("names", "smallest"), [(FOUR, 48), (EIGHT, 32)])
 def test_level_is_the_biggest_thing_on_a_tile(ui: Harness, names: list[str], smallest: int):
     from kivy.metrics import sp
