@@ -177,7 +177,7 @@ class DieFace(ButtonBehavior, Widget):
         super().__init__(**kwargs)
         self._shown = 0
         self._target = 0
-        self._frames = 0
+        self._left_s = 0.0
         self._event = None
         self.bind(
             pos=self._draw, size=self._draw, value=self._draw, face=self._draw, pip=self._draw
@@ -188,13 +188,13 @@ class DieFace(ButtonBehavior, Widget):
         if self._event is not None:
             self._event.cancel()
         self._target = value
-        self._frames = max(1, int(DIE_TUMBLE_S / DIE_FRAME_S))
+        self._left_s = DIE_TUMBLE_S  # time, not frames: a slow phone ends on time too
         self.rolling = True
         self._event = Clock.schedule_interval(self._tick, DIE_FRAME_S)
 
-    def _tick(self, _dt: float) -> bool:
-        self._frames -= 1
-        if self._frames <= 0:
+    def _tick(self, dt: float) -> bool:
+        self._left_s -= dt
+        if self._left_s <= 0:
             self.rolling = False
             self._event = None
             self.value = self._target

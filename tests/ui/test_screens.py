@@ -179,6 +179,24 @@ def test_dice_roller_records_the_roll(ui: Harness) -> None:
     assert dice.ids.die.value == rolled.value
 
 
+def test_the_die_stops_on_time_on_a_slow_phone(ui: Harness) -> None:
+    import time
+
+    from kivy.base import EventLoop
+
+    ui.start_game(["Anna", "Bram"])
+    ui.nav("dice")
+    dice = ui.screen("dice")
+    ui.tap(dice.ids.roll)
+    rolled = ui.app.session.state.last_roll
+    end = time.monotonic() + 0.9
+    while time.monotonic() < end:  # five frames a second at best
+        time.sleep(0.2)
+        EventLoop.idle()
+    assert not dice.ids.die.rolling
+    assert dice.ids.die.value == rolled.value
+
+
 def test_desktop_window_uses_wide_layouts(ui: Harness) -> None:
     from kivy.core.window import Window
 
