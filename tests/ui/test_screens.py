@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -167,16 +168,22 @@ def _button(row: object, text: str) -> object:
     raise AssertionError(f"no {text} button")
 
 
-def test_dice_roller_records_the_roll(ui: Harness) -> None:
+def roll_the_die(ui: Harness) -> tuple[Any, int]:
+    """Start a game, open Dice and roll: the screen and the value the log recorded."""
     ui.start_game(["Anna", "Bram"])
     ui.nav("dice")
     dice = ui.screen("dice")
     ui.tap(dice.ids.roll)
     rolled = ui.app.session.state.last_roll
     assert rolled is not None and 1 <= rolled.value <= 6
-    assert dice.value == rolled.value
+    return dice, rolled.value
+
+
+def test_dice_roller_records_the_roll(ui: Harness) -> None:
+    dice, rolled = roll_the_die(ui)
+    assert dice.value == rolled
     ui.pump(0.8)  # the tumble ends on the recorded face
-    assert dice.ids.die.value == rolled.value
+    assert dice.ids.die.value == rolled
 
 
 def test_the_die_stops_on_time_on_a_slow_phone(ui: Harness) -> None:
@@ -184,17 +191,13 @@ def test_the_die_stops_on_time_on_a_slow_phone(ui: Harness) -> None:
 
     from kivy.base import EventLoop
 
-    ui.start_game(["Anna", "Bram"])
-    ui.nav("dice")
-    dice = ui.screen("dice")
-    ui.tap(dice.ids.roll)
-    rolled = ui.app.session.state.last_roll
+    dice, rolled = roll_the_die(ui)
     end = time.monotonic() + 0.9
     while time.monotonic() < end:  # five frames a second at best
         time.sleep(0.2)
         EventLoop.idle()
     assert not dice.ids.die.rolling
-    assert dice.ids.die.value == rolled.value
+    assert dice.ids.die.value == rolled
 
 
 def test_desktop_window_uses_wide_layouts(ui: Harness) -> None:
