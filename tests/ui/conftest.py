@@ -184,8 +184,8 @@ class Harness:
         banner = self.app.root.ids.banner
         return banner.text if banner.shown else ""
 
-    def start_game(self, names: list[str]) -> None:
-        """Set up and start a game through the New game screen, as a player would."""
+    def set_up_game(self, names: list[str]) -> Any:
+        """A fresh New game screen with one row per name, filled in; not started yet."""
         self.app.show("new_game", fresh=True)
         self.pump()
         screen = self.screen("new_game")
@@ -195,6 +195,11 @@ class Harness:
             self.tap(_rows(screen)[-1].ids.drop)
         for row, name in zip(_rows(screen), names, strict=True):
             row.ids.name.text = name
+        return screen
+
+    def start_game(self, names: list[str]) -> None:
+        """Set up and start a game through the New game screen, as a player would."""
+        screen = self.set_up_game(names)
         self.tap(_rows(screen)[0].ids.first)
         self.tap(screen.ids.start)
         self.pump()

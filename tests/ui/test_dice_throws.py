@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.ui.conftest import Harness, _rows
+from tests.ui.conftest import Harness
 from tests.ui.test_dice import connect, table, until
 
 pytestmark = pytest.mark.slow
@@ -47,15 +47,7 @@ def start_rolling_for_first(ui: Harness, names: list[str]) -> None:
     """A new game through the New game screen, with "roll for the first player" chosen."""
     from companion.ui.screens.new_game import ROLL_FOR_FIRST
 
-    ui.app.show("new_game", fresh=True)
-    ui.pump()
-    screen = ui.screen("new_game")
-    while len(screen.ids.rows.children) < len(names):
-        ui.tap(screen.ids.add)
-    while len(screen.ids.rows.children) > len(names):
-        ui.tap(_rows(screen)[-1].ids.drop)
-    for row, name in zip(_rows(screen), names, strict=True):
-        row.ids.name.text = name
+    screen = ui.set_up_game(names)
     screen.first = ROLL_FOR_FIRST
     ui.tap(screen.ids.start)
     ui.pump()

@@ -42,6 +42,18 @@ def set_level(ui: Harness, seat: int, level: int) -> None:
     ui.pump()
 
 
+def fight(ui: Harness, monster: int, fighter: int | None = None) -> Any:
+    """Four players; the first, at Level `fighter` when given, meets a Level `monster`
+    monster picked on the Combat screen's grid. The Combat screen."""
+    ui.start_game(FOUR)
+    if fighter is not None:
+        set_level(ui, 0, fighter)
+    ui.nav("combat")
+    combat = ui.screen("combat")
+    ui.tap(combat.level_buttons[monster])
+    return combat
+
+
 # -- navigation ---------------------------------------------------------------------------
 def test_phone_bar_has_at_most_five_entries_and_never_scrolls(ui: Harness) -> None:
     from kivy.uix.scrollview import ScrollView
@@ -205,10 +217,7 @@ def test_quick_monsters_get_distinct_names_and_the_entry_starts_over(ui: Harness
 
 
 def test_a_helper_is_one_tap_and_one_logged_action(ui: Harness) -> None:
-    ui.start_game(FOUR)
-    ui.nav("combat")
-    combat = ui.screen("combat")
-    ui.tap(combat.level_buttons[3])
+    combat = fight(ui, 3)
     before = len(ui.app.session.game.log)
     ui.tap(combat.ids.helper)
     offered = [b.text for b in combat.helper_menu.container.children]
@@ -227,11 +236,7 @@ def test_a_helper_is_one_tap_and_one_logged_action(ui: Harness) -> None:
 
 
 def test_a_card_can_make_the_fighter_count_only_their_level(ui: Harness) -> None:
-    ui.start_game(FOUR)
-    set_level(ui, 0, 5)
-    ui.nav("combat")
-    combat = ui.screen("combat")
-    ui.tap(combat.level_buttons[3])
+    combat = fight(ui, 3, fighter=5)
     ui.tap(combat.ids.level_only)
     assert ui.app.session.state.combat.level_only == {0}
     assert "on" in combat.ids.level_only.text
@@ -240,11 +245,7 @@ def test_a_card_can_make_the_fighter_count_only_their_level(ui: Harness) -> None
 
 
 def test_a_warrior_wins_a_tie_and_kills(ui: Harness) -> None:
-    ui.start_game(FOUR)
-    set_level(ui, 0, 6)
-    ui.nav("combat")
-    combat = ui.screen("combat")
-    ui.tap(combat.level_buttons[6])
+    combat = fight(ui, 6, fighter=6)
     assert combat.verdict == "Monsters win"
     assert "Kill" not in combat.rewards
     assert combat.ids.kill.disabled
@@ -259,12 +260,8 @@ def test_a_warrior_wins_a_tie_and_kills(ui: Harness) -> None:
 
 
 def test_leaving_during_the_countdown_keeps_the_kill(ui: Harness) -> None:
-    ui.start_game(FOUR)
+    combat = fight(ui, 2, fighter=5)
     ui.app.settings.victory_countdown_s = 4.0  # long enough to leave on a slow machine
-    set_level(ui, 0, 5)
-    ui.nav("combat")
-    combat = ui.screen("combat")
-    ui.tap(combat.level_buttons[2])
     ui.tap(combat.ids.kill)
     assert ui.app.countdown.remaining > 0
     ui.nav("table")  # someone taps Table in the middle of the wait

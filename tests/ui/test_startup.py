@@ -115,11 +115,7 @@ def test_damaged_settings_start_with_defaults_and_say_so(tmp_path: Path) -> None
 
 
 def test_restart_resumes_the_last_game(ui: Harness) -> None:
-    ui.start_game(["Anna", "Bram", "Cleo", "Dev"])
-    table = ui.screen("table")
-    for _ in range(3):
-        ui.tap(table.tiles[2].ids.level.ids.plus)
-    ui.app.session.save()  # what closing the window saves
+    _played_and_closed(ui, seat=2, levels=3)
     report = start_app(ui.data_dir)
     assert report["screen"] == "table"
     assert report["game_id"] == ui.app.session.game_id
@@ -243,11 +239,12 @@ FIRST_FRAME_PROBE = probe_script(
 )
 
 
-def _played_and_closed(ui: Harness) -> None:
+def _played_and_closed(ui: Harness, seat: int = 1, levels: int = 2) -> None:
+    """Four players; the one at `seat` goes up `levels` Levels by taps; the window closes."""
     ui.start_game(["Anna", "Bram", "Cleo", "Dev"])
     table = ui.screen("table")
-    for _ in range(2):
-        ui.tap(table.tiles[1].ids.level.ids.plus)
+    for _ in range(levels):
+        ui.tap(table.tiles[seat].ids.level.ids.plus)
     ui.app.session.save()  # what closing the window saves
 
 

@@ -3,6 +3,10 @@ Player screen, and the victim's pick when the Bad Stuff would take one of severa
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
 import pytest
 
 from companion.core import (
@@ -22,6 +26,28 @@ from tests.ui.conftest import Harness
 pytestmark = pytest.mark.slow
 
 NAMES = ["Anna", "Bram"]
+
+
+@contextmanager
+def caught_in_german(ui: Harness, *monsters: MonsterSpec) -> Iterator[tuple[Any, Any]]:
+    """Anna (Level 4) runs from `monsters` with the app in German and rolls a 1 against
+    the first: the Run away screen and that roll's row. English again afterwards."""
+    ui.start_game(NAMES)
+    session = ui.app.session
+    assert session.act(SetLevel(player=0, level=4))
+    assert session.act(StartCombat(fighter=0, monsters=monsters))
+    try:
+        i18n.set_language("de")
+        ui.app.show("run_away")
+        ui.pump()
+        run = ui.screen("run_away")
+        ui.tap(run.ids.physical.children[5])  # "1": caught by the first monster
+        ui.pump(frames=6)
+        rows = [w for w in run.walk(restrict=True) if type(w).__name__ == "FleeRow"]
+        yield run, next(r for r in rows if (r.fighter, r.monster) == (0, 0))
+    finally:
+        i18n.set_language("en")
+        ui.pump()
 
 
 def test_a_no_limit_game_from_the_new_game_screen(ui: Harness) -> None:
@@ -87,23 +113,13 @@ def test_the_victim_picks_what_the_bad_stuff_takes_before_the_roll(ui: Harness) 
 
 
 def test_the_bad_stuff_of_a_failed_roll_reads_in_the_chosen_language(ui: Harness) -> None:
-    ui.start_game(NAMES)
-    session = ui.app.session
-    assert session.act(SetLevel(player=0, level=4))
     ogre = MonsterSpec(name="Ogre", level=15, bad_stuff=BadStuff(lose_levels=2))
     thief = MonsterSpec(
         name="Thief", level=15, bad_stuff=BadStuff(lose=("headgear",), text="Brr, kalt.")
     )
-    assert session.act(StartCombat(fighter=0, monsters=(ogre, thief)))
-    try:
-        i18n.set_language("de")
-        ui.app.show("run_away")
-        ui.pump()
-        run = ui.screen("run_away")
-        ui.tap(run.ids.physical.children[5])  # "1": caught by the Ogre, the Thief still waits
+    session = ui.app.session
+    with caught_in_german(ui, ogre, thief) as (run, caught):  # the Thief still waits
         assert session.state.combat is not None and len(session.state.combat.rolls) == 1
-        rows = [w for w in run.walk(restrict=True) if type(w).__name__ == "FleeRow"]
-        caught = next(r for r in rows if (r.fighter, r.monster) == (0, 0))
         assert caught.outcome == "hat 2 Stufen verloren"
         ui.tap(run.ids.physical.children[5])  # "1": caught by the Thief too; the combat ends
         assert session.state.combat is None
@@ -117,9 +133,6 @@ def test_the_bad_stuff_of_a_failed_roll_reads_in_the_chosen_language(ui: Harness
         ui.pump()
         summary = ui.screen("run_away").summary
         assert summary.splitlines()[0].endswith(": потерял 2 уровня"), summary
-    finally:
-        i18n.set_language("en")
-        ui.pump()
     summary = ui.screen("run_away").summary
     assert summary.splitlines()[0] == "Anna rolled 1 (+0) and was caught: lost 2 levels"
 
@@ -146,9 +159,6 @@ def test_the_victims_choice_error_names_the_thing_in_the_chosen_language(ui: Har
 def test_a_long_run_away_row_wraps_instead_of_cutting_words(ui: Harness) -> None:
     from tests.ui.looking import clipped
 
-    ui.start_game(NAMES)
-    session = ui.app.session
-    assert session.act(SetLevel(player=0, level=4))
     long_name = "Gelatinous Octahedron of the Deepest Dungeon"
     slime = MonsterSpec(
         name=long_name,
@@ -156,16 +166,7 @@ def test_a_long_run_away_row_wraps_instead_of_cutting_words(ui: Harness) -> None
         bad_stuff=BadStuff(lose_levels=2, lose=("headgear",), text="Your boots fill with slime."),
     )
     ogre = MonsterSpec(name="Ogre", level=15)  # still waits, so the rows stay on show
-    assert session.act(StartCombat(fighter=0, monsters=(slime, ogre)))
-    try:
-        i18n.set_language("de")
-        ui.app.show("run_away")
-        ui.pump()
-        run = ui.screen("run_away")
-        ui.tap(run.ids.physical.children[5])  # "1": caught by the slime
-        ui.pump(frames=6)
-        rows = [w for w in run.walk(restrict=True) if type(w).__name__ == "FleeRow"]
-        row = next(r for r in rows if (r.fighter, r.monster) == (0, 0))
+    with caught_in_german(ui, slime, ogre) as (_run, row):
         texts = row.ids.texts
         labels = list(reversed(texts.children))
         assert [label.text for label in labels] == [row.title, row.detail, row.outcome]
@@ -177,6 +178,3 @@ def test_a_long_run_away_row_wraps_instead_of_cutting_words(ui: Harness) -> None
         # The row grew to hold every line, inside its frame.
         assert texts.height > 88 and row.height >= texts.height
         assert texts.y >= row.y - 1 and texts.top <= row.top + 1
-    finally:
-        i18n.set_language("en")
-        ui.pump()
