@@ -59,7 +59,6 @@ _ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,80}$")
 SAVED_CHECKPOINT_INTERVAL = 8 * CHECKPOINT_INTERVAL
 # How long a blocking `save` waits for the writer before reporting a problem (s).
 SAVE_TIMEOUT_S = 30.0
-_LAST_GAME_KEY = LAST_GAME_KEY
 _MARKER_IMPORTED_KEY = "last_game_file_imported"
 
 
@@ -159,7 +158,8 @@ class GameStore:
         # Told (game id, message) when a save could not be written.
         self.problem_listeners: Listeners[[str, str]] = Listeners()
         # Makes the cover of the game to resume from it (see `companion.store.cover`);
-        # called on the saving thread at each save of that game. None: no covers.
+        # called by `save` on the caller's thread, with the rest of the snapshot, so it
+        # sees the game as saved. None: no covers.
         self.cover: Callable[[Game], str] | None = None
         self._import_legacy()
 
@@ -389,7 +389,7 @@ class GameStore:
             for table, column in (("actions", "game_id"), ("checkpoints", "game_id")):
                 conn.execute(f"DELETE FROM {table} WHERE {column} = ?", (game_id,))
             conn.execute("DELETE FROM games WHERE id = ?", (game_id,))
-            conn.execute("DELETE FROM meta WHERE key = ? AND value = ?", (_LAST_GAME_KEY, game_id))
+            conn.execute("DELETE FROM meta WHERE key = ? AND value = ?", (LAST_GAME_KEY, game_id))
             self._chains.pop(game_id, None)
 
         self._writer.submit(Job(remove)).wait(SAVE_TIMEOUT_S)
@@ -405,7 +405,7 @@ class GameStore:
         """Id of the game to resume on start, if it is still saved (or was a JSON save
         that could not be taken in: loading it then says why)."""
         self.flush()
-        row = self._query_one("SELECT value FROM meta WHERE key = ?", (_LAST_GAME_KEY,))
+        row = self._query_one("SELECT value FROM meta WHERE key = ?", (LAST_GAME_KEY,))
         if row is None:
             return None
         game_id = row[0]
@@ -421,9 +421,9 @@ class GameStore:
 
         def mark(conn: sqlite3.Connection) -> None:
             if game_id is None:
-                conn.execute("DELETE FROM meta WHERE key = ?", (_LAST_GAME_KEY,))
+                conn.execute("DELETE FROM meta WHERE key = ?", (LAST_GAME_KEY,))
             else:
-                _set_meta(conn, _LAST_GAME_KEY, game_id)
+                _set_meta(conn, LAST_GAME_KEY, game_id)
 
         self._writer.submit(Job(mark)).wait(SAVE_TIMEOUT_S)
         self._marked = game_id
@@ -564,7 +564,7 @@ class GameStore:
                 (game_id, at, digest, engine_fingerprint(), change.checkpoint.model_dump_json()),
             )
         if change.mark_last:
-            _set_meta(conn, _LAST_GAME_KEY, game_id)
+            _set_meta(conn, LAST_GAME_KEY, game_id)
         if change.cover is not None:
             _set_meta(conn, COVER_KEY, cover_record(game_id, change.cover))
 
@@ -780,7 +780,7 @@ def _import_marker(conn: sqlite3.Connection, marker: Path) -> None:
     except (OSError, UnicodeDecodeError):
         game_id = ""
     if _ID_RE.match(game_id):
-        _set_meta(conn, _LAST_GAME_KEY, game_id)
+        _set_meta(conn, LAST_GAME_KEY, game_id)
     _set_meta(conn, _MARKER_IMPORTED_KEY, "1")
 
 
