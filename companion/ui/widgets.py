@@ -67,11 +67,14 @@ class FlatButton(ButtonBehavior, Label):
         words = self.text.split()
         if not self.wrap or self.markup or not room or not words:
             return size
-        self._label.options["font_size"] = size
-        widest = max(self._label.get_extents(word)[0] for word in words)
-        if widest <= room:
-            return size
-        return max(SMALLEST_BUTTON_FONT, math.floor(size * room / widest))
+        while size > SMALLEST_BUTTON_FONT:
+            self._label.options["font_size"] = size
+            widest = max(self._label.get_extents(word)[0] for word in words)
+            if widest <= room:
+                break
+            # Glyph widths do not scale exactly with the size: step down until it fits.
+            size = max(SMALLEST_BUTTON_FONT, min(size - 1, math.floor(size * room / widest)))
+        return size
 
 
 class NavButton(FlatButton):

@@ -180,8 +180,8 @@ def test_a_first_start_speaks_the_system_language(
 def words_cut(label: Any) -> list[str]:
     """The pieces of words a wrapped label shows where a line broke inside a word
     ("Суперманч" + "кин"); empty when every line breaks between words."""
-    if not label.text_size[0] or label.markup:
-        return []
+    if not label.text_size[0] or label.markup or label.shorten:
+        return []  # a shortened label is told apart by its ellipsis (`is_shortened`)
     label.texture_update()
     lines = getattr(label._label, "_cached_lines", [])
     shown = " ".join("".join(word.text for word in line.words) for line in lines).split()
@@ -216,13 +216,13 @@ def clipped_labels(root: Any) -> dict[int, str]:
                 f"{name}: text {text_w:.0f}x{text_h:.0f} in {widget.width:.0f}x{widget.height:.0f}"
             )
             continue
-        if widget.shorten and widget.text_size[0]:
-            # A shortened label hides the end of its text behind an ellipsis.
-            pad = widget.padding[0] + widget.padding[2]
-            full = widget._label.get_extents(widget.text)[0] + pad
-            if full > widget.text_size[0] + 1:
-                problems[place] = f"{name}: cut short ({full:.0f} > {widget.text_size[0]:.0f})"
-                continue
+        if widget.shorten and widget.is_shortened:
+            # A shortened label hides part of its text behind an ellipsis.
+            shown = " ".join(
+                "".join(w.text for w in line.words) for line in widget._label._cached_lines
+            )
+            problems[place] = f"{name}: cut short ({shown!r})"
+            continue
         pieces = words_cut(widget)
         if pieces:
             problems[place] = f"{name}: a line breaks inside a word ({' / '.join(pieces)})"
