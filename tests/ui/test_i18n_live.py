@@ -331,3 +331,31 @@ def test_every_screen_fits_at_phone_size(english: Any, language: str) -> None:
         if place not in source.get(screen, {})
     }
     assert not problems, "\n".join(sorted(problems))
+
+
+def test_class_race_and_quick_monster_names_follow_the_language(english: Any) -> None:
+    """Names kept in the game (a class, a race, a monster entered by its level) read in the
+    language on show, on the Table, in Combat and in the History, while the log keeps
+    the English name."""
+    from companion.core import GainTrait
+
+    ui = english
+    ui.start_game(["Ann", "Bo"])
+    ui.app.session.act(GainTrait, player=0, kind="class", name="Wizard")
+    ui.app.session.act(GainTrait, player=0, kind="race", name="Halfling")
+    ui.nav("combat")
+    ui.tap(ui.screen("combat").level_buttons[3])
+    assert ui.app.session.state.combat.monsters[0].spec.name == "Level 3 monster"
+    i18n.set_language("de")
+    ui.pump()
+    assert ui.app.session.state.combat.monsters[0].spec.name == "Level 3 monster"
+    combat = ui.app.manager.current_screen
+    titles = [row.title for row in combat.ids.monsters.children]
+    assert any(t.startswith("Monster der Stufe 3") for t in titles), titles
+    ui.nav("table")
+    tile = ui.screen("table").tiles[0]
+    assert "Zauberer" in tile.traits and "Halbling" in tile.traits, tile.traits
+    ui.nav("history")
+    texts = " ".join(_texts(ui.app.manager.current_screen))
+    assert "Zauberer" in texts and "Monster der Stufe 3" in texts
+    assert "Wizard" not in texts and "Level 3 monster" not in texts
