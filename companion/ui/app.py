@@ -39,6 +39,7 @@ from companion.ui.navigator import HOME_SCREEN, START_SCREEN, Navigator
 from companion.ui.root import AppRoot, load_layout
 from companion.ui.screens import registry
 from companion.ui.session import GameSession
+from companion.ui.system_ui import follow_system_ui
 from companion.ui.theme import Theme
 
 if TYPE_CHECKING:
@@ -159,6 +160,7 @@ class CompanionApp(App):
         self.bind(wide=lambda _app, wide: root.build_nav(navigator.entries, self.show, wide))
         self.session.bind(on_opened=self._game_opened, on_won=self._game_won)
         Window.bind(on_keyboard=self._on_keyboard, size=self._on_window_size)
+        follow_system_ui(Window, root)
         return root
 
     def on_start(self) -> None:

@@ -286,13 +286,33 @@ class DeviceService(EventDispatcher):
         self.app.notify(tr(exc), error=True)
 
 
+# Android 12 (API 31) gave BLE its own runtime permissions; before it, a BLE scan needed
+# the fine location permission. The manifest declares each only where it applies
+# (buildozer.spec), and a permission the manifest leaves out is refused without asking.
+BLUETOOTH_PERMISSIONS_API = 31
+
+
+def bluetooth_permissions(sdk_int: int) -> list[str]:
+    """The runtime permissions BLE needs on this Android API level.
+
+    >>> bluetooth_permissions(34)
+    ['android.permission.BLUETOOTH_SCAN', 'android.permission.BLUETOOTH_CONNECT']
+    >>> bluetooth_permissions(30)
+    ['android.permission.ACCESS_FINE_LOCATION']
+    """
+    if sdk_int >= BLUETOOTH_PERMISSIONS_API:
+        return ["android.permission.BLUETOOTH_SCAN", "android.permission.BLUETOOTH_CONNECT"]
+    return ["android.permission.ACCESS_FINE_LOCATION"]
+
+
 async def _ask_android_permissions(timeout_s: float = PERMISSION_WAIT_S) -> bool:
     """On Android, ask for the Bluetooth permissions; answers whether BLE may be used."""
     from kivy.utils import platform
 
     if platform != "android":
         return True
-    from android.permissions import Permission, request_permissions  # type: ignore[import-not-found]
+    from android.permissions import request_permissions  # type: ignore[import-not-found]
+    from jnius import autoclass  # only on Android
 
     loop = asyncio.get_running_loop()
     answer: asyncio.Future[bool] = loop.create_future()
@@ -305,9 +325,8 @@ async def _ask_android_permissions(timeout_s: float = PERMISSION_WAIT_S) -> bool
 
         loop.call_soon_threadsafe(settle)
 
-    wanted = [Permission.BLUETOOTH_SCAN, Permission.BLUETOOTH_CONNECT]
-    wanted.append(Permission.ACCESS_FINE_LOCATION)  # BLE scans on Android 6 to 11
-    request_permissions(wanted, answered)
+    sdk_int = int(autoclass("android.os.Build$VERSION").SDK_INT)
+    request_permissions(bluetooth_permissions(sdk_int), answered)
     try:
         return await asyncio.wait_for(answer, timeout_s)
     except TimeoutError:

@@ -93,9 +93,7 @@ class Harness:
 
     def tap(self, widget: Any) -> None:
         """Touch the middle of `widget` and lift the finger, through the Window."""
-        from kivy.base import EventLoop
         from kivy.core.window import Window
-        from kivy.input.motionevent import MotionEvent
         from kivy.uix.scrollview import ScrollView
 
         self.pump()
@@ -125,6 +123,13 @@ class Harness:
             if (on_screen and (x, y) == before) or time.monotonic() > settle_until:
                 break
         assert on_screen, self._off_screen(widget, (x, y), scroller)
+        self.touch_at(x, y)
+
+    def touch_at(self, x: float, y: float) -> None:
+        """A finger down and up at window point (x, y), whatever is there."""
+        from kivy.base import EventLoop
+        from kivy.core.window import Window
+        from kivy.input.motionevent import MotionEvent
 
         class Finger(MotionEvent):
             def depack(self, args: tuple[float, float]) -> None:

@@ -160,7 +160,7 @@ def _(action: StartCombat, state: GameState, checked: bool) -> GameState:
 
 @words.register
 def _(a: StartCombat, s: GameState) -> str:
-    names = joined(Phrase(_MONSTER_AT, name=m.name, level=m.level) for m in a.monsters)
+    names = joined(Phrase(_MONSTER_AT, monster=m.name, level=m.level) for m in a.monsters)
     return Phrase("{name} fights {monsters}", name=player_name(s, a.fighter), monsters=names)
 
 
@@ -183,7 +183,7 @@ def _(action: AddMonster, state: GameState, checked: bool) -> GameState:
 def _(a: AddMonster, s: GameState) -> str:
     return Phrase(
         "{monster} joins the combat",
-        monster=Phrase(_MONSTER_AT, name=a.monster.name, level=a.monster.level),
+        monster=Phrase(_MONSTER_AT, monster=a.monster.name, level=a.monster.level),
     )
 
 
@@ -242,7 +242,7 @@ _ONE_SHOTS_BACK = {
     "players": phrase_template("One-shots for the players taken back"),
     "monsters": phrase_template("One-shots for the monsters taken back"),
 }
-_MONSTER_AT = phrase_template("{name} (Level {level})")
+_MONSTER_AT = phrase_template("{monster} (Level {level})")
 MONSTER_REMOVED = phrase_template(
     "{monster} leaves the combat (its treasure still counts: {treasure})"
 )

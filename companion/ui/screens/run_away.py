@@ -14,7 +14,7 @@ from kivy.uix.boxlayout import BoxLayout
 
 from companion.core import RUN_AWAY_TARGET, RunAway, SacrificeAlly, bad_stuff_choices
 from companion.ui.dice_service import dice_service
-from companion.ui.i18n import N_, _, ngettext, tr
+from companion.ui.i18n import N_, _, card_name, ngettext, tr
 from companion.ui.screens.base import CompanionScreen
 from companion.ui.widgets import FlatButton
 
@@ -200,13 +200,13 @@ class RunAwayScreen(CompanionScreen):
             if player.ally is not None and not player.dead and seat not in combat.escaped:
                 self.ally_owner = seat
                 self.ally_text = _("{name}: sacrifice {ally} to escape").format(
-                    name=player.name, ally=player.ally.name
+                    name=player.name, ally=card_name(player.ally.name)
                 )
             for index, monster in enumerate(combat.monsters):
                 row = FleeRow(fighter=seat, monster=index)
                 row.owner = self
                 row.title = _("{name} from {monster}").format(
-                    name=player.name, monster=monster.spec.name
+                    name=player.name, monster=card_name(monster.spec.name)
                 )
                 record = rolled.get((seat, index))
                 if record is not None:
@@ -239,7 +239,7 @@ class RunAwayScreen(CompanionScreen):
             row.chosen = (row.fighter, row.monster) == (self.fighter, self.monster)
         if self.fighter >= 0:
             who = state.players[self.fighter].name
-            what = combat.monsters[self.monster].spec.name
+            what = card_name(combat.monsters[self.monster].spec.name)
             self.target_text = _("{name} runs from {monster}: {n}+ escapes").format(
                 name=who, monster=what, n=RUN_AWAY_TARGET
             )
