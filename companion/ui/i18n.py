@@ -162,15 +162,7 @@ def tr(message: object) -> str:
         first = message.args[0] if len(message.args) == 1 else None
         message = first if isinstance(first, phrase_type) else str(message)
     if isinstance(message, phrase_type):
-        if message.plural is not None and message.count is not None:
-            template = ngettext(message.template, message.plural, message.count)
-        else:
-            template = _(message.template)
-        values = {k: tr(v) if isinstance(v, phrase_type) else v for k, v in message.params.items()}
-        try:
-            return template.format(**values)
-        except (KeyError, IndexError, ValueError):  # a broken translation: keep the English
-            return str(message)
+        return str(message.spoken(_, ngettext))
     text = str(message)
     return _(text) if text else text
 
