@@ -179,11 +179,8 @@ class TableClient:
             try:
                 async with self._session.ws_connect(f"{self.base}/ws", heartbeat=None) as ws:
                     self._ws = ws
-                    await ws.send_str(
-                        json.dumps(
-                            {"t": "hello", "key": self.key, "page": self.page_id, "langs": self.langs}
-                        )
-                    )
+                    hello = {"t": "hello", "key": self.key, "page": self.page_id}
+                    await ws.send_str(json.dumps({**hello, "langs": self.langs}))
                     async for message in ws:
                         if message.type != aiohttp.WSMsgType.TEXT:
                             break
@@ -243,4 +240,3 @@ def _patched(view: Any, path: list[Any], value: Any) -> Any:
         target = target[step]
     target[path[-1]] = value
     return view
-
