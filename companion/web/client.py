@@ -154,9 +154,14 @@ class TableClient:
 
     # -- inside ----------------------------------------------------------------------------
 
-    def _request(self, message: dict[str, Any]) -> asyncio.Future[dict[str, Any]]:
+    def take_id(self) -> int:
+        """The number the next request gets (presses are numbered 1, 2, ... per page)."""
         number = self._next_id
         self._next_id += 1
+        return number
+
+    def _request(self, message: dict[str, Any]) -> asyncio.Future[dict[str, Any]]:
+        number = self.take_id()
         message = {**message, "id": number}
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._pending[number] = message
