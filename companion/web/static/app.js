@@ -108,6 +108,7 @@
   }
 
   function notice(kind, title, text) {
+    seatParts = null;
     screen.className = "notice " + kind;
     clear(screen);
     screen.appendChild(el("h1", "notice-title", title));
@@ -116,83 +117,64 @@
   }
 
   // -- the seat's page ----------------------------------------------------------------
-  function stepper(kind, value, label, canUp, canDown) {
+  // Built once and then updated in place: a finger on a button must not lose its tap
+  // because the page was redrawn under it.
+  var seatParts = null;
+
+  function stepper(kind, label) {
     var box = el("section", "counter " + kind);
     var minus = el("button", "step minus", "\u2212");
     minus.setAttribute("aria-label", w(kind + "_down"));
     minus.setAttribute("data-press", kind + "_down");
-    if (!canDown) minus.className += " dim";
     var plus = el("button", "step plus", "+");
     plus.setAttribute("aria-label", w(kind + "_up"));
     plus.setAttribute("data-press", kind + "_up");
-    if (!canUp) plus.className += " dim";
     var middle = el("div", "value-box");
-    var number = el("div", "value", value);
+    var number = el("div", "value");
     number.id = kind + "-value";
     middle.appendChild(number);
     middle.appendChild(el("div", "label", label));
     box.appendChild(minus);
     box.appendChild(middle);
     box.appendChild(plus);
-    return box;
+    return { box: box, minus: minus, plus: plus, value: number };
   }
 
-  function renderSeat() {
-    var v = view;
-    if (!v) return notice("waiting", w("no_game"), "");
-    if (v.absent) return notice("waiting", v.absent, "");
-    document.body.className = "seat-page";
-    screen.className =
-      "seat" + (v.dead ? " dead" : "") + (v.yours ? " yours" : "") + (v.roll || v.fight ? " with-extra" : "");
+  function buildSeat() {
     clear(screen);
-    var colour = safeColour(v.colour);
-    var head = el("header", "who");
-    head.style.borderColor = colour;
-    var name = el("div", "name", v.name);
-    var swatch = el("span", "swatch");
-    swatch.style.backgroundColor = colour;
-    name.insertBefore(swatch, name.firstChild);
-    head.appendChild(name);
+    var parts = {};
+    parts.head = el("header", "who");
+    parts.name = el("div", "name");
+    parts.swatch = el("span", "swatch");
+    parts.nameText = el("span", "name-text");
+    parts.name.appendChild(parts.swatch);
+    parts.name.appendChild(parts.nameText);
+    parts.head.appendChild(parts.name);
     var strength = el("div", "strength");
     strength.appendChild(el("span", "strength-label", w("strength")));
-    var sv = el("span", "strength-value", v.strength);
-    sv.id = "strength-value";
-    strength.appendChild(sv);
-    head.appendChild(strength);
-    head.appendChild(el("div", "traits", (v.dead ? w("dead") + " \u00b7 " : "") + v.traits));
-    screen.appendChild(head);
+    parts.strength = el("span", "strength-value");
+    parts.strength.id = "strength-value";
+    strength.appendChild(parts.strength);
+    parts.head.appendChild(strength);
+    parts.traits = el("div", "traits");
+    parts.head.appendChild(parts.traits);
+    screen.appendChild(parts.head);
+    parts.level = stepper("level", w("level"));
+    parts.gear = stepper("gear", w("gear"));
+    screen.appendChild(parts.level.box);
+    screen.appendChild(parts.gear.box);
 
-    var can = v.can || {};
-    screen.appendChild(stepper("level", v.level, w("level"), can.level_up, can.level_down));
-    screen.appendChild(stepper("gear", v.gear, w("gear"), can.gear_up, can.gear_down));
-
-    if (v.roll) screen.appendChild(rollBox(v.roll));
-    if (v.fight) {
-      var fight = el("div", "fight " + (v.fight.winning ? "winning" : "losing"));
-      fight.id = "fight";
-      fight.appendChild(el("div", "fight-role", v.fight.role));
-      fight.appendChild(el("div", "fight-text", v.fight.text));
-      screen.appendChild(fight);
-    }
-    var status = el("footer", "status");
-    var turn = el("div", "turn", v.won ? w("you_won") : v.yours ? w("your_turn") : v.turn);
-    turn.id = "turn";
-    status.appendChild(turn);
-    status.appendChild(el("div", "phase", v.phase));
-    screen.appendChild(status);
-    markBusy();
-  }
-
-  function rollBox(roll) {
-    var box = el("section", "roll");
-    box.id = "roll";
-    box.appendChild(el("div", "roll-title", w("roll_title")));
-    box.appendChild(el("div", "roll-text", roll.text));
-    box.appendChild(el("div", "roll-detail", roll.detail));
+    parts.roll = el("section", "roll");
+    parts.roll.id = "roll";
+    parts.roll.appendChild(el("div", "roll-title", w("roll_title")));
+    parts.rollText = el("div", "roll-text");
+    parts.rollDetail = el("div", "roll-detail");
+    parts.roll.appendChild(parts.rollText);
+    parts.roll.appendChild(parts.rollDetail);
     var go = el("button", "roll-button", w("roll_button"));
     go.setAttribute("data-roll", "host");
-    box.appendChild(go);
-    box.appendChild(el("div", "roll-or", w("roll_faces")));
+    parts.roll.appendChild(go);
+    parts.roll.appendChild(el("div", "roll-or", w("roll_faces")));
     var faces = el("div", "faces");
     for (var face = 1; face <= 6; face++) {
       var b = el("button", "face", face);
@@ -200,8 +182,83 @@
       b.setAttribute("aria-label", String(face));
       faces.appendChild(b);
     }
-    box.appendChild(faces);
-    return box;
+    parts.roll.appendChild(faces);
+    screen.appendChild(parts.roll);
+
+    parts.fight = el("div", "fight");
+    parts.fight.id = "fight";
+    parts.fightRole = el("div", "fight-role");
+    parts.fightText = el("div", "fight-text");
+    parts.fight.appendChild(parts.fightRole);
+    parts.fight.appendChild(parts.fightText);
+    screen.appendChild(parts.fight);
+
+    var status = el("footer", "status");
+    parts.turn = el("div", "turn");
+    parts.turn.id = "turn";
+    parts.phase = el("div", "phase");
+    status.appendChild(parts.turn);
+    status.appendChild(parts.phase);
+    screen.appendChild(status);
+    return parts;
+  }
+
+  function show(node, on) {
+    node.style.display = on ? "" : "none";
+  }
+  function setText(node, text) {
+    text = text === undefined || text === null ? "" : String(text);
+    if (node.textContent !== text) node.textContent = text;
+  }
+  function dim(button, allowed) {
+    if (allowed) button.classList.remove("dim");
+    else button.classList.add("dim");
+  }
+
+  function renderSeat() {
+    var v = view;
+    if (!v) {
+      seatParts = null;
+      return notice("waiting", w("no_game"), "");
+    }
+    if (v.absent) {
+      seatParts = null;
+      return notice("waiting", v.absent, "");
+    }
+    document.body.className = "seat-page";
+    if (!seatParts || seatParts.head.parentNode !== screen) seatParts = buildSeat();
+    var parts = seatParts;
+    screen.className =
+      "seat" + (v.dead ? " dead" : "") + (v.yours ? " yours" : "") + (v.roll || v.fight ? " with-extra" : "");
+    var colour = safeColour(v.colour);
+    parts.head.style.borderColor = colour;
+    parts.swatch.style.backgroundColor = colour;
+    setText(parts.nameText, v.name);
+    setText(parts.strength, v.strength);
+    setText(parts.traits, (v.dead ? w("dead") + " \u00b7 " : "") + v.traits);
+    var can = v.can || {};
+    setText(parts.level.value, v.level);
+    setText(parts.gear.value, v.gear);
+    dim(parts.level.plus, can.level_up);
+    dim(parts.level.minus, can.level_down);
+    dim(parts.gear.plus, can.gear_up);
+    dim(parts.gear.minus, can.gear_down);
+    show(parts.roll, !!v.roll);
+    if (v.roll) {
+      setText(parts.rollText, v.roll.text);
+      setText(parts.rollDetail, v.roll.detail);
+    } else {
+      parts.roll.classList.remove("rolling");
+    }
+    show(parts.fight, !!v.fight);
+    if (v.fight) {
+      parts.fight.className = "fight " + (v.fight.winning ? "winning" : "losing");
+      setText(parts.fightRole, v.fight.role);
+      setText(parts.fightText, v.fight.text);
+    }
+    setText(parts.turn, v.won ? w("you_won") : v.yours ? w("your_turn") : v.turn);
+    setText(parts.phase, v.phase);
+    markBusy();
   }
 
   function markBusy() {
@@ -433,7 +490,7 @@
     var msg = { t: "roll", id: nextId++, face: face };
     pending.push(msg);
     var box = document.getElementById("roll");
-    if (box) box.className += " rolling";
+    if (box) box.classList.add("rolling");
     send(msg);
   }
 
