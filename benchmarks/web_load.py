@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.web.load import run_load  # noqa: E402
+from tests.web.load import run_load
 
 MAX_GROWTH_KIB = 20 * 1024  # the game's own log grows ~1 KiB an action; the link must not add
 

@@ -116,7 +116,9 @@ class Browser:
 
     async def state(self) -> dict[str, Any]:
         """What the page holds (role, view, presses not answered yet, connected)."""
-        found = await self.run("return window.companionTable ? window.companionTable.state() : null;")
+        found = await self.run(
+            "return window.companionTable ? window.companionTable.state() : null;"
+        )
         return found or {}
 
     async def wait(self, script: str, what: str, timeout_s: float = 20.0, *args: Any) -> Any:

@@ -95,8 +95,13 @@ async def run_load(
             await phone.client.wait_for(
                 lambda v, p=phone: (
                     p.client.connected
-                    and v == seat_view(game.state, p.client.seat or 0, link.voices.speech("en"),
-                                       lambda a: game.check(a) is None)
+                    and v
+                    == seat_view(
+                        game.state,
+                        p.client.seat or 0,
+                        link.voices.speech("en"),
+                        lambda a: game.check(a) is None,
+                    )
                 ),
                 timeout_s=30,
                 what="the host's state on a seat's page",

@@ -34,9 +34,7 @@ async def test_a_seat_page_presses_and_comes_back_after_a_reload(
     assert await phone.text(".who .name") == "Bram"
 
     await phone.click("[data-press=level_up]")
-    await phone.wait(
-        "return document.getElementById('level-value').textContent === '2'", "Level 2"
-    )
+    await phone.wait("return document.getElementById('level-value').textContent === '2'", "Level 2")
     await board.wait_for(lambda v: v["players"][1]["level"] == 2, what="Bram at 2 on the board")
     assert table.game.state.players[1].level == 2
 
