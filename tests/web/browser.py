@@ -131,7 +131,7 @@ class Browser:
             var body = arguments[0], rest = Array.prototype.slice.call(arguments, 1, -1);
             var done = arguments[arguments.length - 1];
             var check = new Function(body);
-            var end = Date.now() + %d;
+            var end = Date.now() + TIMEOUT_MS;
             (function look() {
               var found;
               try { found = check.apply(null, rest); } catch (e) { found = null; }
@@ -139,7 +139,7 @@ class Browser:
               if (Date.now() > end) return done(null);
               setTimeout(look, 50);
             })();
-        """ % int(timeout_s * 1000)
+        """.replace("TIMEOUT_MS", str(int(timeout_s * 1000)))
         self.driver.set_script_timeout(timeout_s + 10)
         found = await asyncio.to_thread(self.driver.execute_async_script, waiter, script, *args)
         if not found:

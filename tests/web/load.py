@@ -122,7 +122,7 @@ async def run_load(
             written = sum(1 for a in game.log if a.source == Source(via="phone", seat=seat))
             if written != count.applied:
                 result.problems.append(
-                    f"seat {seat}: {count.applied} presses answered as applied, {written} in the log"
+                    f"seat {seat}: {count.applied} presses answered applied, {written} in the log"
                 )
             if count.applied + count.refused != count.sent:
                 result.problems.append(
