@@ -95,3 +95,66 @@ class ScriptedPhone:
             await asyncio.sleep(self._random.expovariate(1 / self.drop_every_s))
             self.count.drops += 1
             await self.client.drop()
+
+
+class PhoneTable:
+    """Scripted phones for `companion sim --phones N`: on a table of their own in this
+    process (a random game, its board page printed to watch), or on a host's seat codes."""
+
+    def __init__(self, phones: int, *, rate_per_s: float = 1.0, join: list[str] | None = None):
+        self.phones_wanted = phones
+        self.rate_per_s = rate_per_s
+        self.join = list(join or [])
+        self.phones: list[ScriptedPhone] = []
+        self.board_url = ""
+        self._link: object = None
+
+    async def start(self) -> None:
+        """Start the table (unless joining one) and every phone on it."""
+        urls = self.join
+        if not urls:
+            urls = await self._own_table()
+        for index in range(self.phones_wanted or len(urls)):
+            phone = ScriptedPhone(urls[index % len(urls)], rate_per_s=self.rate_per_s, seed=index)
+            await phone.start()
+            self.phones.append(phone)
+
+    async def _own_table(self) -> list[str]:
+        import tempfile
+        from pathlib import Path
+
+        from companion.core import Game
+        from companion.core.randomplay import random_setup
+        from companion.web.keys import BOARD, Role, TableKeys
+        from companion.web.server import TableLink
+
+        game = Game(random_setup(random.Random()))
+        folder = Path(tempfile.mkdtemp(prefix="companion-sim-phones-"))
+        link = TableLink(keys=TableKeys(folder / "table-link.json"), host="127.0.0.1", port=0)
+        await link.start()
+        link.set_game(game, "sim")
+        self._link = link
+        self.board_url = link.url(BOARD, "127.0.0.1")
+        seats = min(len(game.state.players), max(1, self.phones_wanted))
+        return [link.url(Role("seat", seat), "127.0.0.1") for seat in range(seats)]
+
+    async def stop(self) -> None:
+        for phone in self.phones:
+            await phone.close()
+        link = self._link
+        if link is not None:
+            await link.stop()  # type: ignore[attr-defined]
+
+    def lines(self) -> list[str]:
+        """One line per phone: its seat, what it sent and what the host answered."""
+        out = []
+        for index, phone in enumerate(self.phones):
+            view = phone.client.view or {}
+            name = view.get("name", "?") if isinstance(view, dict) else "?"
+            count = phone.count
+            state = "connected" if phone.client.connected else "reconnecting"
+            out.append(
+                f"phone {index + 1} ({name}, {state}): {count.sent} presses, "
+                f"{count.applied} applied, {count.refused} refused; Level {view.get('level', '?')}"
+            )
+        return out
