@@ -184,7 +184,7 @@ class TableLink:
         self._pages: set[_Page] = set()
         self._ledgers: dict[int, OrderedDict[str, _Ledger]] = {}
         self._offers: dict[int, tuple[RollOffer, RollTaker]] = {}
-        self._views: dict[tuple[Any, ...], View] = {}
+        self._views: dict[tuple[Any, ...], tuple[tuple[Any, ...], View]] = {}
         self._bad_hellos: dict[str, Bucket] = {}
         self._unsubscribe: Callable[[], None] | None = None
         self._runner: web.AppRunner | None = None
@@ -272,7 +272,6 @@ class TableLink:
 
     def _game_changed(self, _state: GameState | None) -> None:
         self._sequence += 1
-        self._views.clear()
         for page in self._pages:
             page.wake.set()
 
@@ -311,7 +310,6 @@ class TableLink:
         return withdraw
 
     def _wake_seat(self, seat: int) -> None:
-        self._views.clear()
         for page in self._pages:
             if page.info.role.seat == seat:
                 page.wake.set()
@@ -441,10 +439,7 @@ class TableLink:
                 if page.dropped >= FLOOD_CLOSE:
                     await ws.close(code=1008, message=b"too many messages")
                     return
-                now = time.monotonic()
-                if now - page.slow_told > 1.0:
-                    page.slow_told = now
-                    await self._send(page, {"t": "error", "why": page.speech.say(SLOW_DOWN)})
+                await self._slow_down(page, _parse(message))
                 continue
             page.dropped = 0
             request = _parse(message)
@@ -452,6 +447,20 @@ class TableLink:
                 await self._send(page, {"t": "error", "why": page.speech.say(NOT_JSON)})
                 continue
             await self._answer(page, request)
+
+    async def _slow_down(self, page: _Page, request: Any) -> None:
+        """A message over the page's rate is not read: a press is answered as refused (the
+        page may send it again later), anything else hears "slow down" once a second."""
+        why = page.speech.say(SLOW_DOWN)
+        asks = isinstance(request, dict) and request.get("t") in ("press", "roll")
+        number = request.get("id") if asks else None
+        if type(number) is int:
+            await self._send(page, {"t": "ack", "id": number, "ok": False, "why": why})
+            return
+        now = time.monotonic()
+        if now - page.slow_told > 1.0:
+            page.slow_told = now
+            await self._send(page, {"t": "error", "why": why})
 
     async def _answer(self, page: _Page, request: Any) -> None:
         kind = request.get("t") if isinstance(request, dict) else None
@@ -558,27 +567,35 @@ class TableLink:
     # -- sending --------------------------------------------------------------------------
 
     def _view_for(self, page: _Page) -> View | None:
+        """The page's view of the current state, worked out once per language and role.
+
+        A seat's view is kept while nothing it shows can have changed (the states are
+        immutable, so an unchanged player is the very same object): a press by one player
+        costs the other seats' pages nothing, not even a comparison of their views.
+        """
         game = self.game
         if game is None:
             return None
         role = page.info.role
         offer = self._offers.get(role.seat) if role.seat is not None else None
         key = (role.kind, role.seat, page.speech.code, offer[0] if offer else None)
-        view = self._views.get(key)
-        if view is None:
-            state = game.state
-            if role.kind == "board":
-                view = board_view(state, page.speech)
-            else:
-                assert role.seat is not None
-                view = seat_view(
-                    state,
-                    role.seat,
-                    page.speech,
-                    lambda action: game.check(action) is None,
-                    offer[0] if offer else None,
-                )
-            self._views[key] = view
+        state = game.state
+        inputs = _inputs(state, role.seat)
+        kept = self._views.get(key)
+        if kept is not None and _same(kept[0], inputs):
+            return kept[1]
+        if role.kind == "board":
+            view = board_view(state, page.speech)
+        else:
+            assert role.seat is not None
+            view = seat_view(
+                state,
+                role.seat,
+                page.speech,
+                lambda action: game.check(action) is None,
+                offer[0] if offer else None,
+            )
+        self._views[key] = (inputs, view)
         return view
 
     async def _send_loop(self, page: _Page) -> None:
@@ -587,6 +604,8 @@ class TableLink:
             page.wake.clear()
             version = self._sequence
             view = self._view_for(page)
+            if view is page.sent:
+                continue  # nothing this page shows changed
             if page.sent is None or view is None:
                 patch = [[[], view]] if view != page.sent else []
             else:
@@ -624,6 +643,32 @@ class TableLink:
             f"@{page.page_id}": (page.messages_sent, page.bytes_sent)
             for page in self._pages
         }
+
+
+def _inputs(state: GameState, seat: int | None) -> tuple[Any, ...]:
+    """What a page's view is made of: all of the state for the board; for a seat, its own
+    player and what the turn, the fight and the rules' limits depend on."""
+    if seat is None:
+        return (state,)
+    player = state.players[seat] if 0 <= seat < len(state.players) else None
+    return (
+        state.setup,
+        player,
+        state.current,
+        state.turn,
+        state.phase,
+        state.combat,
+        state.winners,
+        state.winning_level,
+    )
+
+
+def _same(kept: tuple[Any, ...], now: tuple[Any, ...]) -> bool:
+    """Whether two views' inputs are the same: the very same objects, or equal numbers."""
+    return all(
+        a is b or (type(a) is int and type(b) is int and a == b) or (a == () and b == ())
+        for a, b in zip(kept, now, strict=True)
+    )
 
 
 async def _send_json(ws: web.WebSocketResponse, message: dict[str, Any]) -> int:

@@ -1,0 +1,210 @@
+"""Table link latency: a press on a seat's page until the change is on every other page and
+on every counter, beside a bare WebSocket echo round trip measured in the same run.
+
+    .venv/bin/python benchmarks/web_table.py [--samples 300]
+
+The table is 8 seat pages and 2 board pages on the link, and 1 level board (serial) + 8
+trackers (BLE), virtual counters running the firmware's logic. Each sample is:
+  * bare   - one message to an aiohttp WebSocket echo server on loopback and back;
+  * pages  - a seat page sends a press, until its own page and both board pages hold
+             the change (the other seats' pages show their own munchkins: nothing of
+             theirs changed, so nothing is sent to them);
+  * LEDs   - the same press, until all 9 counters drew the LED frame showing it.
+The two trips take turns sample by sample (the order swaps each time), so load from other
+work falls on both alike. Bytes sent per press to each page are printed too.
+
+Target: pages p99 <= 1.5 x bare p99 + 5 ms. The LEDs are printed beside it: their
+carriers (a pty, a virtual BLE radio) are not a WebSocket, and benchmarks/latency.py
+measures them against their own bare carriers. A miss exits 1; nothing is measured again.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import aiohttp
+from aiohttp import web
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from companion.core import CLASSIC, Game, GameSetup, PlayerSetup, Sex  # noqa: E402
+from companion.devices.fleet import VirtualSetup  # noqa: E402
+from companion.devices.sync import DeviceManager  # noqa: E402
+from companion.devices.tokens import TokenStore  # noqa: E402
+from companion.web.client import TableClient  # noqa: E402
+from companion.web.keys import BOARD, Role, TableKeys  # noqa: E402
+from companion.web.server import TableLink  # noqa: E402
+
+LOOPBACK = "127.0.0.1"
+SEATS = 8
+BOARDS = 2
+WAIT_S = 20.0
+WARMUP = 20
+
+
+def percentiles(samples_s: list[float]) -> tuple[float, float]:
+    ordered = sorted(samples_s)
+    p50 = statistics.median(ordered)
+    p99 = ordered[min(len(ordered) - 1, round(0.99 * (len(ordered) - 1)))]
+    return p50 * 1000, p99 * 1000
+
+
+async def echo_server() -> tuple[web.AppRunner, str]:
+    async def echo(request: web.Request) -> web.WebSocketResponse:
+        ws = web.WebSocketResponse()
+        await ws.prepare(request)
+        async for message in ws:
+            await ws.send_str(message.data)
+        return ws
+
+    app = web.Application()
+    app.router.add_get("/echo", echo)
+    runner = web.AppRunner(app, access_log=None)
+    await runner.setup()
+    site = web.TCPSite(runner, LOOPBACK, 0)
+    await site.start()
+    port = runner.addresses[0][1]
+    return runner, f"http://{LOOPBACK}:{port}/echo"
+
+
+async def main(samples: int) -> int:
+    folder = Path(tempfile.mkdtemp(prefix="companion-web-bench-"))
+    names = ("Anna", "Bram", "Cleo", "Dev", "Eve", "Finn", "Gus", "Hana")
+    game = Game(
+        GameSetup(
+            players=tuple(
+                PlayerSetup(name=name, colour="#3e8ef7", sex=Sex.NONE) for name in names
+            ),
+            edition=CLASSIC,
+        )
+    )
+    link = TableLink(keys=TableKeys(folder / "keys.json"), host=LOOPBACK, port=0)
+    await link.start()
+    link.set_game(game, "bench")
+    manager = DeviceManager(
+        tokens=TokenStore(folder / "tokens.json"),
+        virtual=VirtualSetup(boards=1, trackers=SEATS, board_transport="serial"),
+        virtual_folder=folder / "counters",
+    )
+    (folder / "counters").mkdir()
+    manager.set_game(game)
+    echo_runner, echo_url = await echo_server()
+    http = aiohttp.ClientSession()
+    seats = [TableClient(link.url(Role("seat", s), LOOPBACK)) for s in range(SEATS)]
+    boards = [TableClient(link.url(BOARD, LOOPBACK)) for _ in range(BOARDS)]
+    pages = seats + boards
+    try:
+        await manager.start_virtual()
+        await manager.wait_ready(WAIT_S * 3)
+        for page in pages:
+            await page.connect()
+        echo = await http.ws_connect(echo_url)
+        counters = list(manager.virtual_counters)
+
+        # When each page last got a change, and when each counter drew which revision.
+        arrived: dict[int, float] = {}
+        drawn: dict[int, float] = {}
+        for index, page in enumerate(pages):
+            page.on_message = lambda message, at, index=index: (
+                arrived.__setitem__(index, at) if message.get("t") == "patch" else None
+            )
+        wanted_rev = [0]
+        for index, counter in enumerate(counters):
+            counter.on_frame(
+                lambda frame, index=index: (
+                    drawn.__setitem__(index, time.perf_counter())
+                    if frame.rev == wanted_rev[0]
+                    else None
+                )
+            )
+
+        bare: list[float] = []
+        page_times: list[float] = []
+        led_times: list[float] = []
+        sent_bytes = {"own": 0, "board": 0, "other": 0}
+        loop = asyncio.get_running_loop()
+
+        async def bare_trip() -> float:
+            started = time.perf_counter()
+            await echo.send_str('{"t":"press","id":1,"press":"level_up"}')
+            await echo.receive()
+            return time.perf_counter() - started
+
+        async def press_trip(step: int) -> tuple[float, float]:
+            seat = step % SEATS
+            presser = seats[seat]
+            level = game.state.players[seat].level
+            what = "level_up" if level < 5 else "level_down"
+            before = {index: page.bytes for index, page in enumerate(pages)}
+            arrived.clear()
+            drawn.clear()
+            wanted_rev[0] = (game.sequence + 1) & 0xFFFF
+            # The presser's own page and the boards show the change; the other seats do not.
+            others = [seat, *range(SEATS, SEATS + BOARDS)]
+            started_loop = loop.time()
+            started = time.perf_counter()
+            answer = await presser.press(what)
+            assert answer["ok"], answer
+            async with asyncio.timeout(WAIT_S):
+                while not all(index in arrived for index in others) or len(drawn) < len(counters):
+                    await asyncio.sleep(0)
+            pages_s = max(arrived[index] for index in others) - started_loop
+            leds_s = max(drawn.values()) - started
+            await manager.wait_synced(WAIT_S)
+            for index, page in enumerate(pages):
+                key = "own" if index == seat else ("board" if index >= SEATS else "other")
+                sent_bytes[key] += page.bytes - before[index]
+            return pages_s, leds_s
+
+        for step in range(WARMUP + samples):
+            if step % 2:
+                one_bare = await bare_trip()
+                pages_s, leds_s = await press_trip(step)
+            else:
+                pages_s, leds_s = await press_trip(step)
+                one_bare = await bare_trip()
+            if step >= WARMUP:
+                bare.append(one_bare)
+                page_times.append(pages_s)
+                led_times.append(leds_s)
+        await echo.close()
+    finally:
+        for page in pages:
+            await page.close()
+        await http.close()
+        await echo_runner.cleanup()
+        await manager.stop()
+        await link.stop()
+
+    bare50, bare99 = percentiles(bare)
+    pages50, pages99 = percentiles(page_times)
+    leds50, leds99 = percentiles(led_times)
+    bound = 1.5 * bare99 + 5.0
+    presses = WARMUP + samples
+    own = sent_bytes["own"] / presses
+    per_board = sent_bytes["board"] / presses / BOARDS
+    per_other = sent_bytes["other"] / presses / (SEATS - 1)
+    print(f"{samples} presses, {SEATS} seat pages + {BOARDS} board pages, 1 board + 8 trackers")
+    print(f"bare WebSocket echo  p50 {bare50:6.2f} ms  p99 {bare99:6.2f} ms")
+    print(f"press -> pages       p50 {pages50:6.2f} ms  p99 {pages99:6.2f} ms  (bound {bound:.2f})")
+    print(f"press -> LED frames  p50 {leds50:6.2f} ms  p99 {leds99:6.2f} ms  (printed beside)")
+    print(
+        f"bytes per press (with its answer): {own:.0f} to the pressing page, {per_board:.0f} to "
+        f"each board page, {per_other:.0f} to each other seat page"
+    )
+    ok = pages99 <= bound
+    print("OK" if ok else f"MISS: pages p99 {pages99:.2f} ms > {bound:.2f} ms")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--samples", type=int, default=300)
+    sys.exit(asyncio.run(main(parser.parse_args().samples)))
