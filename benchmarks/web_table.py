@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import statistics
 import sys
 import tempfile
@@ -34,13 +33,13 @@ from aiohttp import web
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from companion.core import CLASSIC, Game, GameSetup, PlayerSetup, Sex  # noqa: E402
-from companion.devices.fleet import VirtualSetup  # noqa: E402
-from companion.devices.sync import DeviceManager  # noqa: E402
-from companion.devices.tokens import TokenStore  # noqa: E402
-from companion.web.client import TableClient  # noqa: E402
-from companion.web.keys import BOARD, Role, TableKeys  # noqa: E402
-from companion.web.server import TableLink  # noqa: E402
+from companion.core import CLASSIC, Game, GameSetup, PlayerSetup, Sex
+from companion.devices.fleet import VirtualSetup
+from companion.devices.sync import DeviceManager
+from companion.devices.tokens import TokenStore
+from companion.web.client import TableClient
+from companion.web.keys import BOARD, Role, TableKeys
+from companion.web.server import TableLink
 
 LOOPBACK = "127.0.0.1"
 SEATS = 8
@@ -79,9 +78,7 @@ async def main(samples: int) -> int:
     names = ("Anna", "Bram", "Cleo", "Dev", "Eve", "Finn", "Gus", "Hana")
     game = Game(
         GameSetup(
-            players=tuple(
-                PlayerSetup(name=name, colour="#3e8ef7", sex=Sex.NONE) for name in names
-            ),
+            players=tuple(PlayerSetup(name=name, colour="#3e8ef7", sex=Sex.NONE) for name in names),
             edition=CLASSIC,
         )
     )
