@@ -119,8 +119,12 @@ async def _main(args: argparse.Namespace) -> int:
         store.close()
         return 1
     keys.set_enabled(True, port=port)
+
     # Saved after every change, as the app saves it; a phone's press is answered after.
-    unsubscribe = game.subscribe(lambda _state: store.save_soon(game_id, game))
+    def save(_state: object) -> None:
+        store.save_soon(game_id, game)
+
+    unsubscribe = game.subscribe(save)
     link.set_game(game, game_id)
 
     address = args.host if args.host not in ("0.0.0.0", "::", "") else local_addresses()[0]

@@ -11,18 +11,14 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from companion.core import (
-    BaseAction,
-    EndTurn,
-    GameState,
-    GoUpLevel,
-    LoseLevel,
-    RuleError,
-    SetGearBonus,
-    Source,
-)
+from companion.core.chapters.base import BaseAction, Source
+from companion.core.chapters.gear import SetGearBonus
+from companion.core.chapters.levels import GoUpLevel, LoseLevel
+from companion.core.chapters.turn import EndTurn
+from companion.core.errors import RuleError
 from companion.core.phrase import Phrase
 from companion.core.rules import check_level_loss
+from companion.core.state import GameState
 
 # The hand-kept gear bonus a press may reach; `SetGearBonus` takes no more either.
 GEAR_LIMIT = 100

@@ -389,6 +389,7 @@ async def run_app(app: CompanionApp) -> None:
     started = asyncio.Event()
     finished = False
     running: asyncio.Future[None] | None = None
+    serving: asyncio.Future[None] | None = None  # the table link
     # The service starts once the app has loaded its settings and game (after the first frame).
     app.bind(ready=lambda *_args: started.set())
 
@@ -401,6 +402,8 @@ async def run_app(app: CompanionApp) -> None:
             started.set()
             if running is not None:
                 running.cancel()
+            if serving is not None:
+                serving.cancel()
 
     async def devices() -> None:
         nonlocal running
@@ -417,13 +420,13 @@ async def run_app(app: CompanionApp) -> None:
             log.exception("the counters' service stopped")
 
     async def table_link() -> None:
+        nonlocal serving
         await started.wait()
         if finished or app.table_link is None:
             return
-        link = asyncio.ensure_future(app.table_link.run())
-        app.bind(on_stop=lambda *_args: link.cancel())
+        serving = asyncio.ensure_future(app.table_link.run())
         try:
-            await link
+            await serving
         except asyncio.CancelledError:
             if not finished:
                 raise

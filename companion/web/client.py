@@ -120,7 +120,9 @@ class TableClient:
 
     async def press(self, what: str, timeout_s: float = ANSWER_TIMEOUT_S) -> dict[str, Any]:
         """Press a button and wait for the answer."""
-        return await asyncio.wait_for(asyncio.shield(self.send_press(what)), timeout_s)
+        future = self.send_press(what)
+        async with asyncio.timeout(timeout_s):
+            return await asyncio.shield(future)
 
     async def roll(self, face: int | None, timeout_s: float = ANSWER_TIMEOUT_S) -> dict[str, Any]:
         """Roll for the run-away the host waits for: a face, or None for the host to roll."""

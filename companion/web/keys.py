@@ -201,6 +201,6 @@ class TableKeys:
         port = data.get("port")
         if port is not None and (not isinstance(port, int) or not 0 < port < 65536):
             raise ValueError('"port" is not a port number')
-        self.board, self.seats, self.game_id = board, list(seats), game
+        self.board, self.seats, self.game_id = str(board), [str(key) for key in seats], game
         self.enabled = data.get("enabled") is True
         self.port = port

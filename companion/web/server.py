@@ -481,8 +481,8 @@ class TableLink:
         ledger = self._ledger(role.seat, page.page_id)
         known = ledger.answers.get(number)
         if known is not None:  # sent again after a reconnect: answered, never applied twice
-            answer = await asyncio.shield(known)
-            await self._send(page, {"t": "ack", "id": number, **answer, "again": True})
+            earlier = await asyncio.shield(known)
+            await self._send(page, {"t": "ack", "id": number, **earlier, "again": True})
             return
         if number <= ledger.highest:  # older than what is remembered: it was answered then
             await self._send(page, {"t": "ack", "id": number, "ok": True, "again": True})
@@ -515,7 +515,7 @@ class TableLink:
 
     async def _press(self, seat: int, what: object, speech: Speech) -> dict[str, Any]:
         try:
-            press = Press(what)
+            press = Press(str(what))
         except ValueError:
             said = Phrase("There is no button called {name}", name=str(what)[:40])
             return self._refused(seat, str(what)[:40], speech.say(said))
@@ -606,6 +606,7 @@ class TableLink:
             view = self._view_for(page)
             if view is page.sent:
                 continue  # nothing this page shows changed
+            patch: list[list[Any]]
             if page.sent is None or view is None:
                 patch = [[[], view]] if view != page.sent else []
             else:
@@ -616,7 +617,9 @@ class TableLink:
 
     async def _send(self, page: _Page, message: dict[str, Any]) -> None:
         try:
-            sent = await asyncio.wait_for(_send_json(page.ws, message), SEND_TIMEOUT_S)
+            # A timeout scope, not wait_for: no task is made for each message sent.
+            async with asyncio.timeout(SEND_TIMEOUT_S):
+                sent = await _send_json(page.ws, message)
         except (TimeoutError, ConnectionError, RuntimeError):
             # Gone, or too slow to keep up: closed, and it comes back with a whole view.
             self._tasks.spawn(self._drop(page), "drop a page")
