@@ -111,3 +111,14 @@ async def test_a_replayed_press_from_a_recorded_session_applies_nothing_again(
             answer = await ws.receive_json(timeout=10)
             assert answer["t"] == "ack" and answer.get("again") is True
     assert table.game.state.players[0].level == 4
+
+
+async def test_presses_over_the_rate_are_answered_not_left_waiting(table: Table) -> None:
+    anna = await table.seat(0)
+    answers = await asyncio.wait_for(
+        asyncio.gather(*(anna.send_press("gear_up") for _ in range(server.BURST + 20))), 20
+    )
+    refused = [a for a in answers if not a["ok"]]
+    assert refused and all(a["why"] == "Too many messages: slow down" for a in refused)
+    applied = len(answers) - len(refused)
+    assert table.game.state.players[0].gear_bonus == applied  # each applied once, none lost

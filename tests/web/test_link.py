@@ -54,7 +54,8 @@ async def test_level_10_comes_only_by_a_kill(table: Table) -> None:
     table.game.apply(GoUpLevel(player=0, levels=8))
     await anna.wait_for(lambda v: v["level"] == 9)
     answer = await anna.press("level_up")
-    assert (not answer["ok"] and "Level 10" in answer["why"]) or "winning level" in answer["why"]
+    assert answer["ok"] is False and "Level 10" in answer["why"], answer
+    assert anna.view["can"]["level_up"] is False  # the button was dimmed beforehand
     assert table.game.state.players[0].level == 9
 
 
