@@ -10,8 +10,10 @@ trackers (BLE), virtual counters running the firmware's logic. Each sample is:
              the change (the other seats' pages show their own munchkins: nothing of
              theirs changed, so nothing is sent to them);
   * LEDs   - the same press, until all 9 counters drew the LED frame showing it.
-The two trips take turns sample by sample (the order swaps each time), so load from other
-work falls on both alike. Bytes sent per press to each page are printed too.
+The pages (and the echo's client) run on an event loop of their own in another thread,
+as phones are other devices; the host, its counters and the echo server share the app's
+loop. The two trips take turns sample by sample (the order swaps each time), so load
+from other work falls on both alike. Bytes sent per press to each page are printed too.
 
 Target: pages p99 <= 1.5 x bare p99 + 5 ms. The LEDs are printed beside it: their
 carriers (a pty, a virtual BLE radio) are not a WebSocket, and benchmarks/latency.py
@@ -25,8 +27,10 @@ import asyncio
 import statistics
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import aiohttp
 from aiohttp import web
@@ -93,66 +97,102 @@ async def main(samples: int) -> int:
     (folder / "counters").mkdir()
     manager.set_game(game)
     echo_runner, echo_url = await echo_server()
-    http = aiohttp.ClientSession()
-    seats = [TableClient(link.url(Role("seat", s), LOOPBACK)) for s in range(SEATS)]
-    boards = [TableClient(link.url(BOARD, LOOPBACK)) for _ in range(BOARDS)]
-    pages = seats + boards
+    # The pages run on a loop of their own in another thread, as phones are other devices:
+    # what they do to read a change is not counted as the host's work.
+    phones_loop = asyncio.new_event_loop()
+    phones_thread = threading.Thread(target=phones_loop.run_forever, daemon=True)
+    phones_thread.start()
+
+    def on_phones(coro: Any) -> Any:
+        return asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro, phones_loop))
+
+    seats: list[TableClient] = []
+    boards: list[TableClient] = []
+    arrived: dict[int, float] = {}
+    expected: set[int] = set()
+    all_arrived: list[asyncio.Event] = []
+    phones: dict[str, Any] = {}
+
+    async def open_pages() -> None:
+        all_arrived.append(asyncio.Event())
+        seats.extend(TableClient(link.url(Role("seat", s), LOOPBACK)) for s in range(SEATS))
+        boards.extend(TableClient(link.url(BOARD, LOOPBACK)) for _ in range(BOARDS))
+        for index, page in enumerate(seats + boards):
+            page.on_message = lambda message, _at, index=index: arrive(index, message)
+            await page.connect()
+        phones["http"] = aiohttp.ClientSession()
+        phones["echo"] = await phones["http"].ws_connect(echo_url)
+
+    def arrive(index: int, message: dict[str, Any]) -> None:
+        if message.get("t") == "patch" and index not in arrived:
+            arrived[index] = time.perf_counter()
+            if expected <= arrived.keys():
+                all_arrived[0].set()
+
+    async def bare_trip() -> float:
+        echo = phones["echo"]
+        started = time.perf_counter()
+        await echo.send_str('{"t":"press","id":1,"press":"level_up"}')
+        await echo.receive()
+        return time.perf_counter() - started
+
+    async def press(seat: int, what: str, others: list[int]) -> float:
+        arrived.clear()
+        expected.clear()
+        expected.update(others)
+        all_arrived[0].clear()
+        started = time.perf_counter()
+        answer = await seats[seat].press(what)
+        assert answer["ok"], answer
+        async with asyncio.timeout(WAIT_S):
+            await all_arrived[0].wait()
+        return started
+
+    async def close_pages() -> None:
+        for page in seats + boards:
+            await page.close()
+        if "echo" in phones:
+            await phones["echo"].close()
+            await phones["http"].close()
+
     try:
         await manager.start_virtual()
         await manager.wait_ready(WAIT_S * 3)
-        for page in pages:
-            await page.connect()
-        echo = await http.ws_connect(echo_url)
+        await on_phones(open_pages())
+        pages = seats + boards
         counters = list(manager.virtual_counters)
-
-        # When each page last got a change, and when each counter drew which revision.
-        arrived: dict[int, float] = {}
         drawn: dict[int, float] = {}
-        for index, page in enumerate(pages):
-            page.on_message = lambda message, at, index=index: (
-                arrived.__setitem__(index, at) if message.get("t") == "patch" else None
-            )
+        all_drawn = asyncio.Event()
         wanted_rev = [0]
+
+        def draw(index: int, frame: Any) -> None:
+            if frame.rev == wanted_rev[0] and index not in drawn:
+                drawn[index] = time.perf_counter()
+                if len(drawn) == len(counters):
+                    all_drawn.set()
+
         for index, counter in enumerate(counters):
-            counter.on_frame(
-                lambda frame, index=index: (
-                    drawn.__setitem__(index, time.perf_counter())
-                    if frame.rev == wanted_rev[0]
-                    else None
-                )
-            )
+            counter.on_frame(lambda frame, index=index: draw(index, frame))
 
         bare: list[float] = []
         page_times: list[float] = []
         led_times: list[float] = []
         sent_bytes = {"own": 0, "board": 0, "other": 0}
-        loop = asyncio.get_running_loop()
-
-        async def bare_trip() -> float:
-            started = time.perf_counter()
-            await echo.send_str('{"t":"press","id":1,"press":"level_up"}')
-            await echo.receive()
-            return time.perf_counter() - started
 
         async def press_trip(step: int) -> tuple[float, float]:
             seat = step % SEATS
-            presser = seats[seat]
             level = game.state.players[seat].level
             what = "level_up" if level < 5 else "level_down"
             before = {index: page.bytes for index, page in enumerate(pages)}
-            arrived.clear()
             drawn.clear()
+            all_drawn.clear()
             wanted_rev[0] = (game.sequence + 1) & 0xFFFF
             # The presser's own page and the boards show the change; the other seats do not.
             others = [seat, *range(SEATS, SEATS + BOARDS)]
-            started_loop = loop.time()
-            started = time.perf_counter()
-            answer = await presser.press(what)
-            assert answer["ok"], answer
+            started = await on_phones(press(seat, what, others))
+            pages_s = max(arrived[index] for index in others) - started
             async with asyncio.timeout(WAIT_S):
-                while not all(index in arrived for index in others) or len(drawn) < len(counters):
-                    await asyncio.sleep(0)
-            pages_s = max(arrived[index] for index in others) - started_loop
+                await all_drawn.wait()
             leds_s = max(drawn.values()) - started
             await manager.wait_synced(WAIT_S)
             for index, page in enumerate(pages):
@@ -162,20 +202,19 @@ async def main(samples: int) -> int:
 
         for step in range(WARMUP + samples):
             if step % 2:
-                one_bare = await bare_trip()
+                one_bare = await on_phones(bare_trip())
                 pages_s, leds_s = await press_trip(step)
             else:
                 pages_s, leds_s = await press_trip(step)
-                one_bare = await bare_trip()
+                one_bare = await on_phones(bare_trip())
             if step >= WARMUP:
                 bare.append(one_bare)
                 page_times.append(pages_s)
                 led_times.append(leds_s)
-        await echo.close()
     finally:
-        for page in pages:
-            await page.close()
-        await http.close()
+        await on_phones(close_pages())
+        phones_loop.call_soon_threadsafe(phones_loop.stop)
+        phones_thread.join(10)
         await echo_runner.cleanup()
         await manager.stop()
         await link.stop()
