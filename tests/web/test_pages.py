@@ -97,6 +97,11 @@ async def test_a_page_that_cannot_reach_the_host_says_what_to_try(
 ) -> None:
     await phone.open(table.seat_url(2))
     await phone.wait("return document.getElementById('level-value')", "Cleo's page")
+    # Here (a secure origin) the page is kept by its service worker once that has started.
+    await phone.wait(
+        "return navigator.serviceWorker && navigator.serviceWorker.controller",
+        "the page kept for later",
+    )
     await table.link.stop()  # as if the phone had moved to a guest network
     # "off" first (the host said so as it stopped), then the advice once it stays away.
     await phone.wait("return document.querySelector('.notice.off')", "the link is off")
