@@ -50,6 +50,20 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--plain", action="store_true", help="print changed frames as lines instead of redrawing"
     )
     parser.add_argument(
+        "--phones",
+        type=_count,
+        default=0,
+        help="also scripted phones pressing at random on the table link: on a table of their "
+        "own in this process (its board's address is printed), or with --join on a host's",
+    )
+    parser.add_argument(
+        "--join",
+        action="append",
+        default=[],
+        metavar="URL",
+        help="a seat's code (http://host:port/#k=...) the scripted phones press on (repeatable)",
+    )
+    parser.add_argument(
         "--dice",
         type=_count,
         default=0,
@@ -66,9 +80,9 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
-    if args.boards + args.trackers + args.dice == 0:
+    if args.boards + args.trackers + args.dice + args.phones + len(args.join) == 0:
         print(
-            "companion sim: nothing to start: ask for --boards, --trackers or --dice",
+            "companion sim: nothing to start: ask for --boards, --trackers, --dice or --phones",
             file=sys.stderr,
         )
         return 1
@@ -105,6 +119,7 @@ async def _main(args: argparse.Namespace) -> int:
     demo_task = None
     dice_demo = None
     dice_radio = None
+    phones = None
     try:
         roles = ["board"] * args.boards + ["tracker"] * args.trackers
         for role in roles:
@@ -132,13 +147,22 @@ async def _main(args: argparse.Namespace) -> int:
             await dice_demo.start()
             print(f"{args.dice} virtual dice on virtual BLE, thrown now and then.")
 
-        await _render(
-            counters,
-            stop,
-            plain=args.plain or not sys.stdout.isatty(),
-            extra=dice_demo.lines if dice_demo is not None else None,
-        )
+        if args.phones or args.join:
+            from companion.web.phones import PhoneTable
+
+            phones = PhoneTable(args.phones, join=args.join)
+            await phones.start()
+            if phones.board_url:
+                print(f"Scripted phones press on a table of their own; watch: {phones.board_url}")
+
+        def extra() -> list[str]:
+            lines = dice_demo.lines() if dice_demo is not None else []
+            return lines + (phones.lines() if phones is not None else [])
+
+        await _render(counters, stop, plain=args.plain or not sys.stdout.isatty(), extra=extra)
     finally:
+        if phones is not None:
+            await phones.stop()
         if dice_demo is not None:
             await dice_demo.stop()
         if dice_radio is not None:

@@ -6,6 +6,7 @@ No Kivy and no I/O here; everything else in the companion builds on these names.
 from __future__ import annotations
 
 from companion.core.actions import ACTION_ADAPTER, ACTION_TYPES, Action, BaseAction
+from companion.core.chapters.base import Source
 from companion.core.chapters.run_away import bad_stuff_choices, loss_candidates
 from companion.core.describe import describe
 from companion.core.dice import FixedDice, RandomSource, SecretsDice, SeededDice
@@ -82,6 +83,7 @@ __all__ = [
     "AllySpec",
     "BadStuff",
     "BaseAction",
+    "Source",
     "CharityResult",
     "CombatResult",
     "CombatState",

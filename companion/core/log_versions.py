@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 LOG_FORMAT = "munchkin-companion-game"
-LOG_VERSION = 2
+LOG_VERSION = 3
 
 Raw = dict[str, object]
 
@@ -28,8 +28,14 @@ def _from_1(action: Raw) -> Raw:
     return {**action, "treasure": 0} if implicit and "treasure" not in action else action
 
 
+def _from_2(action: Raw) -> Raw:
+    """Version 3 added where a request came from (`source`, absent before): nothing that
+    version 2 left implicit changed meaning, so its actions read as they are."""
+    return action
+
+
 # version -> how one of its actions becomes an action of the next version
-_UPGRADES: dict[int, Callable[[Raw], Raw]] = {1: _from_1}
+_UPGRADES: dict[int, Callable[[Raw], Raw]] = {1: _from_1, 2: _from_2}
 READABLE_VERSIONS = (*_UPGRADES, LOG_VERSION)
 
 
@@ -40,6 +46,8 @@ def upgrade_actions(version: int, actions: list[object]) -> list[object]:
     [{'type': 'resolve_combat', 'outcome': 'defeat', 'treasure': 0}]
     >>> upgrade_actions(2, [{"type": "resolve_combat", "outcome": "defeat"}])
     [{'type': 'resolve_combat', 'outcome': 'defeat'}]
+    >>> upgrade_actions(3, [{"type": "end_turn"}])
+    [{'type': 'end_turn'}]
     """
     for step_from in range(version, LOG_VERSION):
         upgrade = _UPGRADES[step_from]

@@ -15,7 +15,7 @@ Phrase is translated too. The core never translates anything itself.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 
@@ -45,6 +45,44 @@ class Phrase(str):
         phrase.count = count
         phrase.params = params
         return phrase
+
+    def spoken(
+        self,
+        gettext: Callable[[str], str],
+        ngettext: Callable[[str, str, int], str],
+        value: Callable[[str, object], object] | None = None,
+    ) -> str:
+        """The sentence in a language, given that language's gettext functions.
+
+        The template is translated and the values filled in; values that are Phrases
+        are spoken too, and `value(key, value)` (when given) says any other value in
+        that language (a card's name, say). A translation that breaks the template
+        gives the English.
+
+        >>> german = {"{name} goes up": "{name} steigt auf", "a level": "eine Stufe"}.get
+        >>> Phrase("{name} goes up", name="Ann").spoken(lambda t: german(t, t), None)
+        'Ann steigt auf'
+        >>> Phrase("{name} breaks it", name="Ann").spoken(lambda t: "{nom}", None)
+        'Ann breaks it'
+        """
+        if self.plural is not None and self.count is not None:
+            template = ngettext(self.template, self.plural, self.count)
+        else:
+            template = gettext(self.template)
+        values = {
+            key: (
+                item.spoken(gettext, ngettext, value)
+                if isinstance(item, Phrase)
+                else value(key, item)
+                if value is not None
+                else item
+            )
+            for key, item in self.params.items()
+        }
+        try:
+            return template.format(**values)
+        except (KeyError, IndexError, ValueError):
+            return str(self)
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Copies and pickles keep the template, not only the English text.

@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     from companion.store import Settings, SettingsStore
     from companion.ui.device_service import DeviceService
     from companion.ui.host import Host
+    from companion.ui.link_service import TableLinkService
     from companion.ui.screens.base import CompanionScreen
 
 log = logging.getLogger(__name__)
@@ -131,6 +132,8 @@ class CompanionApp(App):
         self.settings: Settings
         self.devices: DeviceService | None = None
         self._device_factory = device_service
+        # The table link (phones and TVs in their browsers); off until the host turns it on.
+        self.table_link: TableLinkService | None = None
         self._cards: Any = None
         self._startup_problems: list[str] = []
         # Start-up builds a few hundred thousand objects that all live on (modules,
@@ -191,6 +194,9 @@ class CompanionApp(App):
             set_language(self.settings.language)
         self.session.load(self.data_dir, cover=table_cover)
         self.devices = self._start_devices()
+        from companion.ui.link_service import TableLinkService
+
+        self.table_link = TableLinkService(self)
         self.navigator.enabled = True
         self.ready = True
         keep_awake(self.settings.keep_awake)
@@ -311,6 +317,8 @@ class CompanionApp(App):
     def _game_opened(self, _session: GameSession, game: Game | None) -> None:
         if self.devices is not None:
             self.devices.game_changed(game)
+        if self.table_link is not None:
+            self.table_link.game_changed(game)
         if game is not None and self.ready:
             self.show("game_over" if game.state.winners else HOME_SCREEN)
             self.navigator.forget_back()
@@ -383,6 +391,7 @@ async def run_app(app: CompanionApp) -> None:
     started = asyncio.Event()
     finished = False
     running: asyncio.Future[None] | None = None
+    serving: asyncio.Future[None] | None = None  # the table link
     # The service starts once the app has loaded its settings and game (after the first frame).
     app.bind(ready=lambda *_args: started.set())
 
@@ -395,6 +404,8 @@ async def run_app(app: CompanionApp) -> None:
             started.set()
             if running is not None:
                 running.cancel()
+            if serving is not None:
+                serving.cancel()
 
     async def devices() -> None:
         nonlocal running
@@ -410,9 +421,23 @@ async def run_app(app: CompanionApp) -> None:
         except Exception:
             log.exception("the counters' service stopped")
 
+    async def table_link() -> None:
+        nonlocal serving
+        await started.wait()
+        if finished or app.table_link is None:
+            return
+        serving = asyncio.ensure_future(app.table_link.run())
+        try:
+            await serving
+        except asyncio.CancelledError:
+            if not finished:
+                raise
+        except Exception:
+            log.exception("the table link stopped")
+
     guard = KeepPlaying(app)
     ExceptionManager.add_handler(guard)
     try:
-        await asyncio.gather(ui(), devices())
+        await asyncio.gather(ui(), devices(), table_link())
     finally:
         ExceptionManager.remove_handler(guard)

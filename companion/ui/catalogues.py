@@ -48,8 +48,8 @@ PHRASE_KEYWORDS: dict[str, tuple[int, ...] | None] = {
     "plural_phrase": (1, 2),
     "phrase_template": (1,),
 }
-# Folders outside the UI whose sentences reach a player.
-PHRASE_DIRS = ("core", "devices")
+# Folders outside the UI whose sentences reach a player (web: the table link's pages).
+PHRASE_DIRS = ("core", "devices", "web")
 # Kivy's .kv rules are Python expressions, so Babel's Python extractor reads them too.
 METHOD_MAP = [("**.py", "python"), ("**.kv", "python")]
 # Lines of a catalogue that change on every run without any text changing.

@@ -243,22 +243,13 @@ def tr(message: object) -> str:
         first = message.args[0] if len(message.args) == 1 else None
         message = first if isinstance(first, phrase_type) else str(message)
     if isinstance(message, phrase_type):
-        if message.plural is not None and message.count is not None:
-            template = ngettext(message.template, message.plural, message.count)
-        else:
-            template = _(message.template)
-        values = {k: _value(k, v, phrase_type) for k, v in message.params.items()}
-        try:
-            return template.format(**values)
-        except (KeyError, IndexError, ValueError):  # a broken translation: keep the English
-            return str(message)
+        return str(message.spoken(_, ngettext, _card_value))
     text = str(message)
     return _(text) if text else text
 
 
-def _value(key: str, value: object, phrase_type: type) -> object:
-    if isinstance(value, phrase_type):
-        return tr(value)
+def _card_value(key: str, value: object) -> object:
+    """A card's name in a sentence, in the language on show (other values as they are)."""
     if key in CARD_KEYS and isinstance(value, str):
         return card_name(value)
     return value

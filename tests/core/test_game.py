@@ -148,7 +148,7 @@ class TestJsonLog:
         data = json.loads(played_game().to_json())
         rolls = [a["roll"] for a in data["actions"] if a["type"] == "run_away"]
         assert rolls == [2, 6]
-        assert data["format"] == "munchkin-companion-game" and data["version"] == 2
+        assert data["format"] == "munchkin-companion-game" and data["version"] == 3
 
     def test_replay_does_not_touch_the_dice(self) -> None:
         text = played_game().to_json()

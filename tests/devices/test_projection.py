@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from companion.core import EndTurn, GoUpLevel, LoseLevel, RuleError, SetLevel
+from companion.core import EndTurn, GoUpLevel, LoseLevel, RuleError, SetLevel, Source
 from companion.devices import wire
 from companion.devices.presses import action_for_press
 from companion.devices.projection import after_absence, desired, next_show, picture, show_of
@@ -61,11 +61,23 @@ def test_presses_ask_for_the_rules_actions():
     game = new_game()
     state = game.state
 
-    assert action_for_press(state, wire.INTENT_NEXT_TURN, wire.NO_SLOT, ()) == EndTurn()
-    assert action_for_press(state, wire.INTENT_LEVEL_UP, wire.NO_SLOT, (2,)) == GoUpLevel(player=2)
-    assert action_for_press(state, wire.INTENT_LEVEL_UP, 1, (0, 1, 2)) == GoUpLevel(player=1)
+    # Each action records that a counter asked for it (and for whom).
+    def counter(seat: int | None = None) -> Source:
+        return Source(via="counter", seat=seat)
+
+    assert action_for_press(state, wire.INTENT_NEXT_TURN, wire.NO_SLOT, ()) == EndTurn(
+        source=counter()
+    )
+    assert action_for_press(state, wire.INTENT_LEVEL_UP, wire.NO_SLOT, (2,)) == GoUpLevel(
+        player=2, source=counter(2)
+    )
+    assert action_for_press(state, wire.INTENT_LEVEL_UP, 1, (0, 1, 2)) == GoUpLevel(
+        player=1, source=counter(1)
+    )
     game.apply(SetLevel(player=0, level=3))
-    assert action_for_press(game.state, wire.INTENT_LEVEL_DOWN, 0, ()) == LoseLevel(player=0)
+    assert action_for_press(game.state, wire.INTENT_LEVEL_DOWN, 0, ()) == LoseLevel(
+        player=0, source=counter(0)
+    )
 
 
 def test_a_minus_at_level_1_is_refused_by_the_core_rule():

@@ -4,7 +4,7 @@ the two dispatchers every action must have a function in (`step` and `words`).""
 from __future__ import annotations
 
 from functools import singledispatch
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
@@ -22,10 +22,21 @@ Override = Annotated[str, Field(min_length=1, max_length=200)] | None
 _BY_TYPE: dict[str, type[BaseAction]] = {}
 
 
+class Source(Frozen):
+    """Where the request for an action came from when it was not a tap on the app's own
+    screens: a player's phone at the table link, or a counter's button."""
+
+    via: Literal["phone", "counter"]
+    # Whose phone it was; for a counter, the player its press changed (None: no player).
+    seat: Seat | None = None
+
+
 class BaseAction(Frozen):
     """Common base of every action; each subclass registers itself under its `type`."""
 
     type: str
+    # Absent for a tap on the app's screens (and in every log written before sources).
+    source: Source | None = None
 
     @classmethod
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
