@@ -47,7 +47,6 @@ if TYPE_CHECKING:
     from companion.core import Game
     from companion.store import Settings, SettingsStore
     from companion.ui.device_service import DeviceService
-    from companion.ui.host import Host
     from companion.ui.screens.base import CompanionScreen
 
 log = logging.getLogger(__name__)
@@ -108,7 +107,7 @@ class CompanionApp(App):
         self,
         data_dir: Path | None = None,
         no_virtual: bool = False,
-        device_service: Callable[[Host], DeviceService] | None = None,
+        device_service: Callable[..., DeviceService] | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
@@ -348,7 +347,8 @@ class CompanionApp(App):
                 from companion.ui.device_service import DeviceService
 
                 factory = DeviceService
-            return factory(self)
+            # Presses are acknowledged once the game's recorder has them on disk.
+            return factory(self, durable=self.session.recorder.wait_durable)
         except Exception as exc:  # a broken service must not stop the table from playing
             log.exception("the counters' service could not be created")
             self._startup_problems.append(str(exc))

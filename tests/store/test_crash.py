@@ -1,8 +1,8 @@
 """Killed at any moment, the store keeps every action it reported saved and stays readable.
 
-A child process (forked, so it starts in a millisecond) plays a known log onto the store
-with the app's autosave (`save_soon`), now and then undoing and redoing, and tells the
-parent through a pipe each time a save is reported durable. The parent kills it with
+A child process (forked, so it starts in a millisecond) plays a known log with the
+game's recorder following it, now and then undoing and redoing, and tells the parent
+through a pipe each time a save is reported durable. The parent kills it with
 SIGKILL at a random moment, reopens the store, and checks the game.
 """
 
@@ -36,28 +36,28 @@ pytestmark = [
 def play(folder: Path, setup: GameSetup, intended: tuple[BaseAction, ...], report: int) -> None:
     """The child: resume the game and keep playing the intended log until killed."""
     store = GameStore(folder)
-    saved = {}
+    saved: dict[int, int] = {}
 
     def durable(_game_id: str, sequence: int) -> None:
         recorded = saved.get(sequence)
         if recorded is not None:
             os.write(report, f"{recorded}\n".encode())
 
-    store.durable_listeners.add(durable)
+    store.durability.durable_listeners.add(durable)
     try:
         game = store.load(GAME_ID)
     except StoreError:  # the first child of all: nothing saved yet
         game = Game(setup)
+    # The recorder queues every change at once (the app waits for a frame first).
+    store.recorder().follow(GAME_ID, game)
+    game.subscribe(lambda _state: saved.__setitem__(game.sequence, game.recorded))
     if game.can_redo:
         game.redo(game.recorded - game.revision)
     while game.revision < len(intended):
         game.apply(intended[game.revision])
         if game.revision % 7 == 0:
-            saved[store.save_soon(GAME_ID, game)] = game.recorded
             game.undo(2)
-            saved[store.save_soon(GAME_ID, game)] = game.recorded
             game.redo(2)
-        saved[store.save_soon(GAME_ID, game)] = game.recorded
     store.flush()
     time.sleep(10)  # wait to be killed
 

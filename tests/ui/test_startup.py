@@ -142,8 +142,8 @@ SERVICE_PROBE = probe_script(
     events = []
 
     class Recorder:
-        def __init__(self, app):
-            events.append("created")
+        def __init__(self, app, durable=None):
+            events.append("created" if durable is not None else "created without saves")
 
         async def run(self):
             events.append("running")
