@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import sqlite3
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -17,7 +18,7 @@ from pydantic import ValidationError
 
 import companion.core as core_package
 from companion.core import GameState
-from companion.core.game import CHECKPOINT_INTERVAL, log_digest
+from companion.core.game import CHECKPOINT_INTERVAL
 from companion.core.log_versions import LOG_VERSION
 
 if TYPE_CHECKING:
@@ -66,15 +67,16 @@ def newest(conn: sqlite3.Connection, game_id: str, revision: int) -> tuple[objec
     return row
 
 
-def trusted(row: tuple[object, ...] | None, bodies: list[str]) -> GameState | None:
-    """The checkpoint in `row` (see `newest`) when its log prefix is the one read (same
-    fingerprint over `bodies`) and the rules that computed it are ours; else None."""
-    if row is None:
+def trusted(row: tuple[object, ...] | None, digests: Mapping[int, str] | None) -> GameState | None:
+    """The checkpoint in `row` (see `newest`) when the fingerprint of the log prefix read
+    (`digests`: revision -> fingerprint of the actions read up to it) matches the one it
+    was taken at, and the rules that computed it are ours; else None."""
+    if row is None or digests is None:
         return None
     at, digest, engine, state = row
-    if not isinstance(at, int) or not isinstance(state, str) or not 0 <= at <= len(bodies):
+    if not isinstance(at, int) or not isinstance(state, str) or at not in digests:
         return None
-    if engine != engine_fingerprint() or digest != log_digest(bodies[:at]):
+    if engine != engine_fingerprint() or digest != digests[at]:
         return None
     try:
         checkpoint = GameState.model_validate_json(state)

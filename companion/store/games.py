@@ -16,33 +16,47 @@ import json
 import logging
 import secrets
 import sqlite3
-import tempfile
 import threading
 import time
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TypeVar
 
 from pydantic import ValidationError
 
 from companion.core import Game, GameSetup
 from companion.core.errors import validation_error_line
-from companion.core.game import GameLogError, action_text, collector_paused
+from companion.core.game import GameLogError, action_text, collector_paused, log_digest
 from companion.core.log_versions import LOG_VERSION, LogReadError, read_actions
-from companion.store import checkpoints, imports
+from companion.store import checkpoints, imports, salvage
 from companion.store.cover import COVER_KEY, LAST_GAME_KEY
-from companion.store.database import DATABASE_FILE, NewerDatabaseError, connect
+from companion.store.database import (
+    DATABASE_FILE,
+    DamagedDatabaseError,
+    check,
+    connect,
+    store_error,
+)
 from companion.store.durability import Durability
 from companion.store.files import StoreError, atomic_write_text, data_dir
 from companion.store.imports import GAMES_DIR, LAST_GAME_FILE, check_id
 from companion.store.journal import Change, Journal, RowWriter, change_of, set_meta, write_cover
-from companion.store.recorder import SAVE_TIMEOUT_S, Recorder, Schedule
+from companion.store.opening import damaged_copies, open_games
+from companion.store.recorder import SAVE_TIMEOUT_S, Later, Recorder, Schedule
 from companion.store.writer import Job, Writer
 
 log = logging.getLogger(__name__)
 
 Rows = builtins.list[tuple[object, ...]]
+T = TypeVar("T")
+
+# While saves go to a temporary database, the user's is tried again this often (s).
+REOPEN_EVERY_S = 15.0
+# Meta key prefix: a damaged copy set aside was recovered (its name follows).
+_RECOVERED_KEY = "recovered:"
 
 
 @dataclass(frozen=True)
@@ -89,61 +103,46 @@ class GameStore:
         self.folder = self.root / GAMES_DIR
         with contextlib.suppress(OSError):
             self.folder.mkdir(exist_ok=True)
-        self.database = self.root / DATABASE_FILE
-        # A sentence for the user when the database could not be used, else None.
-        self.problem: str | None = None
-        # Set when the data folder cannot hold the database (read-only, say): the games
-        # are then kept in a temporary folder until the app closes, and this says so.
-        self.notice: str | None = None
-        self._read_conn = self._open_or_set_aside()
-        # A store dropped without close() still closes its connection.
-        weakref.finalize(self, self._read_conn.close)
+        # Where the user's games live; `database` is where saves go (a temporary one
+        # while that cannot be written, see `companion.store.opening`).
+        self.home = self.root / DATABASE_FILE
         self._read_lock = threading.Lock()
+        opened = open_games(self.home)
+        self.database = opened.path
+        self._read_conn = opened.conn
+        # The user's database, read-only, while saves go to a temporary one.
+        self._source = opened.source
+        # A sentence for the first screen when the database could not be used as it is.
+        self.problem = opened.problem
+        # What the Saved games screen keeps saying while it holds (None: nothing).
+        self.notice = opened.notice
+        self._next_reopen = time.monotonic() + REOPEN_EVERY_S if opened.reopen else None
+        # Set on the writer thread when the write-ahead log was lost: the read
+        # connection is opened again before its next read.
+        self._reader_stale = False
         self.durability = Durability()
         self.durability.problem_listeners.add(self._save_failed)
         self._rows = RowWriter(self.database)
-        self._writer = Writer(self.database, self._committed, self._failed)
+        self._writer = self._new_writer()
         self._recorders: builtins.list[Recorder] = []
         self._loaded: dict[str, _Loaded] = {}
+        # A store dropped without close() still closes its connections.
+        weakref.finalize(self, _close_all, self._connections())
         self._import_legacy()
-
-    def _open_or_set_aside(self) -> sqlite3.Connection:
-        """Open the database; one that is not a database is kept aside, never lost, and a
-        fresh one started so the app still opens (the JSON saves are taken in again).
-        Where no database can be made at all, a temporary one is used (see `notice`)."""
-        try:
-            return connect(self.database)
-        except NewerDatabaseError as exc:  # left as it is for the newer version
-            return self._temporary_database(exc)
-        except StoreError as exc:
-            if not self.database.exists():
-                return self._temporary_database(exc)
-            kept = self.database.with_name(
-                f"{self.database.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}"
+        # Damaged databases set aside (now or at an earlier start) that can be recovered.
+        self.recoverable: builtins.list[Path] = self._not_recovered()
+        if self.recoverable and not (self.problem and "recover" in self.problem):
+            names = ", ".join(path.name for path in self.recoverable)
+            said = f"damaged copies of your saved games are kept aside ({names})"
+            self.problem = "; ".join(
+                filter(None, [self.problem, f"{said}; Saved games can recover what they hold"])
             )
-            try:
-                for suffix in ("", "-wal", "-shm"):
-                    side = Path(f"{self.database}{suffix}")
-                    if side.exists():
-                        side.replace(Path(f"{kept}{suffix}"))
-            except OSError as cannot:  # not even renamed: left alone, as it is
-                return self._temporary_database(cannot)
-            self.problem = f"{exc}; it was kept as {kept.name} and a new one started"
-            try:
-                return connect(self.database)
-            except StoreError as again:
-                return self._temporary_database(again)
 
-    def _temporary_database(self, cause: Exception) -> sqlite3.Connection:
-        """Play on with a database in a temporary folder (JSON saves found in the data
-        folder are still taken in, read-only) and say so in `notice`."""
-        temporary = Path(tempfile.mkdtemp(prefix="companion-games-"))
-        self.notice = (
-            f"{self.database} cannot be used ({cause}); games are kept in {temporary} "
-            "only until the app closes"
-        )
-        self.database = temporary / DATABASE_FILE
-        return connect(self.database)
+    def _new_writer(self) -> Writer:
+        return Writer(self.database, self._committed, self._failed, self._log_lost)
+
+    def _connections(self) -> builtins.list[sqlite3.Connection]:
+        return [conn for conn in (self._read_conn, self._source) if conn is not None]
 
     # -- ids and paths ---------------------------------------------------------------
     def new_id(self) -> str:
@@ -157,10 +156,11 @@ class GameStore:
         return self.folder / f"{game_id}.json"
 
     # -- saving ------------------------------------------------------------------------
-    def recorder(self, schedule: Schedule | None = None) -> Recorder:
-        """A recorder that keeps the game it follows saved (see `Recorder`); `schedule`
-        says when a change is written (None: at once, on the writer thread)."""
-        recorder = Recorder(self, schedule)
+    def recorder(self, schedule: Schedule | None = None, later: Later | None = None) -> Recorder:
+        """A recorder that keeps the game it follows saved (see `Recorder`): `schedule`
+        says when a change is written (None: at once), `later` when a save that failed
+        is tried again (None: with the next change)."""
+        recorder = Recorder(self, schedule, later)
         self._recorders.append(recorder)
         return recorder
 
@@ -188,7 +188,9 @@ class GameStore:
     def submit(self, change: Change) -> Job:
         """Queue a change for the writer thread (see `companion.store.journal`)."""
         self.durability.remember_loop()
-        return self._writer.submit(Job(lambda conn: self._rows.write(conn, change), tag=change))
+        self._maybe_reopen()
+        rows = self._rows
+        return self._writer.submit(Job(lambda conn: rows.write(conn, change), tag=change))
 
     def submit_cover(self, game_id: str, cover: str) -> Job:
         """Queue the cover alone of the game to resume (its last change went without it)."""
@@ -228,7 +230,7 @@ class GameStore:
         self._recorders.clear()
         self._writer.close()
         with self._read_lock:
-            self._read_conn.close()
+            _close_all(self._connections())
 
     # -- loading and listing -------------------------------------------------------------
     def load(self, game_id: str) -> Game:
@@ -239,27 +241,31 @@ class GameStore:
         check_id(game_id)
         self.flush()
         query = "SELECT setup, revision, recorded, log_version FROM games WHERE id = ?"
-        row = self._query_one(query, (game_id,))
+        conn, row = self._holding(game_id, query)
         if row is None:
             self._import_legacy(only=self.path_of(game_id))
             problem = self._legacy_problem(game_id)
             if problem is not None:
                 raise StoreError(problem)
-            row = self._query_one(query, (game_id,))
+            conn, row = self._holding(game_id, query)
             if row is None:
                 raise StoreError(f"{self.path_of(game_id)}: no such saved game")
         setup_text, revision, recorded, version = row
-        assert isinstance(revision, int) and isinstance(recorded, int)
-        where = f"{self.database} (game {game_id})"
+        if not isinstance(revision, int) or not isinstance(recorded, int):
+            raise StoreError(f"{self.database} (game {game_id}): its summary is damaged")
+        here = conn is self._read_conn
+        where = f"{self.database if here else self.home} (game {game_id})"
         with collector_paused():
             bodies = [
                 str(body)
-                for (body,) in self._query_all(
-                    "SELECT body FROM actions WHERE game_id = ? ORDER BY number", (game_id,)
+                for (body,) in self._read_all(
+                    conn, "SELECT body FROM actions WHERE game_id = ? ORDER BY number", (game_id,)
                 )
             ]
             if len(bodies) != recorded:
                 raise StoreError(f"{where}: {recorded} actions expected, {len(bodies)} found")
+            found = self._read(conn, lambda c: checkpoints.newest(c, game_id, revision))
+            digests = self._verified(conn, game_id, where, bodies, found)
             try:
                 setup = GameSetup.model_validate_json(str(setup_text))
             except ValidationError as exc:
@@ -271,13 +277,13 @@ class GameStore:
             current = version == LOG_VERSION
             if not current:  # written by an earlier version: written anew below
                 bodies = [action_text(action) for action in actions]
-            with self._read_lock:
-                found = checkpoints.newest(self._read_conn, game_id, revision)
-            checkpoint = checkpoints.trusted(found, bodies)
+            checkpoint = checkpoints.trusted(found, digests if current else None)
             try:
                 game = Game.resume(setup, actions, revision, checkpoint)
             except GameLogError as exc:
                 raise StoreError(f"{where}: not a valid game log: {exc}") from exc
+        if not here:  # read from the user's database, read-only: saves go elsewhere whole
+            return game
         trusted = checkpoint is not None and game.resumed_from == checkpoint.revision
         journal = Journal(
             game,
@@ -297,11 +303,51 @@ class GameStore:
         )
         return game
 
+    def _verified(
+        self,
+        conn: sqlite3.Connection | None,
+        game_id: str,
+        where: str,
+        bodies: builtins.list[str],
+        checkpoint: tuple[object, ...] | None,
+    ) -> dict[int, str]:
+        """Check the rows read against the chained fingerprint written with the last of
+        them, so a damaged byte inside an action (which SQLite cannot see) is found, not
+        played; returns the fingerprints at the end and at the checkpoint's revision."""
+        at = checkpoint[0] if checkpoint is not None and isinstance(checkpoint[0], int) else 0
+        at = min(max(at, 0), len(bodies))
+        prefix = log_digest(bodies[:at])
+        whole = log_digest(bodies[at:], start=prefix)
+        if not bodies:
+            return {0: whole}
+        row = self._read(
+            conn,
+            lambda c: c.execute(
+                "SELECT chain FROM actions WHERE game_id = ? AND number = ?",
+                (game_id, len(bodies)),
+            ).fetchone(),
+        )
+        if row is None or row[0] != whole:
+            intact = 0
+            stored = self._read_all(
+                conn, "SELECT chain FROM actions WHERE game_id = ? ORDER BY number", (game_id,)
+            )
+            chain = ""
+            for body, (written,) in zip(bodies, stored, strict=False):
+                chain = log_digest([body], start=chain)
+                if chain != written:
+                    break
+                intact += 1
+            raise DamagedDatabaseError(
+                f"{where}: damaged after action {intact} of {len(bodies)}; Saved games can "
+                "recover what it still holds once it is set aside at the next start"
+            )
+        return {at: prefix, len(bodies): whole}
+
     def count(self) -> int:
         """How many games are saved (JSON saves that could not be taken in not counted)."""
         self.flush()
-        row = self._query_one("SELECT count(*) FROM games", ())
-        return int(str(row[0])) if row is not None else 0
+        return len(self._summaries(None))
 
     def list(self, limit: int | None = None) -> builtins.list[SavedGame]:
         """The saved games, newest first (the newest `limit` only, if given), from their
@@ -313,16 +359,12 @@ class GameStore:
             SavedGame(
                 id=str(game_id),
                 updated=datetime.fromtimestamp(float(str(updated)), tz=UTC),
-                players=tuple(json.loads(str(players))),
+                players=tuple(str(name) for name in _json_list(players)),
                 actions=int(str(revision)),
-                winners=tuple(json.loads(str(winners))),
-                levels=tuple(json.loads(str(levels))),
+                winners=tuple(str(name) for name in _json_list(winners)),
+                levels=tuple(level for level in _json_list(levels) if isinstance(level, int)),
             )
-            for game_id, updated, players, revision, winners, levels in self._query_all(
-                "SELECT id, updated, players, revision, winners, levels FROM games "
-                "ORDER BY updated DESC LIMIT ?",
-                (-1 if limit is None else limit,),
-            )
+            for game_id, updated, players, revision, winners, levels in self._summaries(limit)
         ]
         damaged = [
             SavedGame(
@@ -344,16 +386,26 @@ class GameStore:
     def delete(self, game_id: str) -> None:
         """Remove a saved game (forgetting it as the last game too)."""
         check_id(game_id)
+        if (
+            self._source is not None
+            and self._query_one("SELECT 1 FROM games WHERE id = ?", (game_id,)) is None
+            and self._read(
+                self._source,
+                lambda c: c.execute("SELECT 1 FROM games WHERE id = ?", (game_id,)).fetchone(),
+            )
+        ):
+            raise StoreError(f"{self.home} cannot be changed now, so game {game_id} stays")
         for recorder in self._recorders:
             recorder.deleted(game_id)
         self._loaded.pop(game_id, None)
+        rows = self._rows
 
         def remove(conn: sqlite3.Connection) -> None:
             for table in ("actions", "checkpoints"):
                 conn.execute(f"DELETE FROM {table} WHERE game_id = ?", (game_id,))
             conn.execute("DELETE FROM games WHERE id = ?", (game_id,))
             conn.execute("DELETE FROM meta WHERE key = ? AND value = ?", (LAST_GAME_KEY, game_id))
-            self._rows.forget(game_id)
+            rows.forget(game_id)
 
         self._writer.submit(Job(remove)).wait(SAVE_TIMEOUT_S)
         self.durability.forget(game_id)
@@ -367,11 +419,14 @@ class GameStore:
         """Id of the game to resume on start, if it is still saved (or was a JSON save
         that could not be taken in: loading it then says why)."""
         self.flush()
-        row = self._query_one("SELECT value FROM meta WHERE key = ?", (LAST_GAME_KEY,))
+        query = "SELECT value FROM meta WHERE key = ?"
+        row = self._query_one(query, (LAST_GAME_KEY,))
+        if row is None and self._source is not None:
+            row = self._read(self._source, lambda c: c.execute(query, (LAST_GAME_KEY,)).fetchone())
         if row is None:
             return None
         game_id = str(row[0])
-        exists = self._query_one("SELECT 1 FROM games WHERE id = ?", (game_id,))
+        _conn, exists = self._holding(game_id, "SELECT 1 FROM games WHERE id = ?")
         if exists is None and self._legacy_problem(game_id) is None:
             return None
         return game_id
@@ -396,6 +451,64 @@ class GameStore:
             return None
         return game_id, self.load(game_id)
 
+    # -- recovering ---------------------------------------------------------------------
+    def recover(self, path: Path | None = None) -> salvage.Salvage:
+        """Bring back what SQLite can still read of a damaged database set aside (the
+        oldest one offered in `recoverable` when None). A game the store already holds
+        as far or further is kept as it is. The copy itself is left where it is."""
+        if path is None:
+            if not self.recoverable:
+                raise StoreError("there is no damaged copy of the saved games to recover")
+            path = self.recoverable[0]
+        report = self._copy_games(path, replace=False)
+        name = path.name
+
+        def done(conn: sqlite3.Connection) -> None:
+            set_meta(conn, _RECOVERED_KEY + name, str(time.time()))
+
+        self._writer.submit(Job(done)).wait(SAVE_TIMEOUT_S)
+        self.recoverable = [kept for kept in self.recoverable if kept != path]
+        return report
+
+    def _copy_games(self, path: Path, replace: bool) -> salvage.Salvage:
+        """Write every game that can be read from the database at `path` into this store."""
+        report = salvage.Salvage()
+        jobs = []
+        try:
+            for found in salvage.read_games(path, report.lost):
+                held = self._query_one("SELECT recorded FROM games WHERE id = ?", (found.game_id,))
+                if (
+                    not replace
+                    and held is not None
+                    and isinstance(held[0], int)
+                    and held[0] >= found.game.recorded
+                ):
+                    report.kept.append(found.game_id)
+                    continue
+                for recorder in self._recorders:
+                    recorder.written_elsewhere(found.game_id)
+                journal = Journal(found.game)
+                change = change_of(
+                    found.game_id, journal, mark=False, whole=True, when=found.updated
+                )
+                jobs.append(self.submit(change))
+                (report.whole if found.whole else report.shortened).append(found.game_id)
+        except OSError as exc:
+            raise StoreError(f"{path}: cannot be read ({exc.strerror or exc})") from exc
+        for job in jobs:
+            job.wait(SAVE_TIMEOUT_S)
+        return report
+
+    def _not_recovered(self) -> builtins.list[Path]:
+        done = {
+            str(key).removeprefix(_RECOVERED_KEY)
+            for (key,) in self._query_all(
+                "SELECT key FROM meta WHERE key >= ? AND key < ?",
+                (_RECOVERED_KEY, _RECOVERED_KEY[:-1] + chr(ord(_RECOVERED_KEY[-1]) + 1)),
+            )
+        }
+        return [path for path in damaged_copies(self.root) if path.name not in done]
+
     # -- export and import -------------------------------------------------------------
     def export(self, game_id: str, dest: Path) -> Path:
         """Write a saved game's log to `dest` (a file, or a folder to put `<id>.json` in)."""
@@ -416,6 +529,39 @@ class GameStore:
         self.submit(change_of(game_id, Journal(game), mark=False, whole=True)).wait(SAVE_TIMEOUT_S)
         return game_id
 
+    # -- internals: the user's database, again ------------------------------------------
+    def _maybe_reopen(self) -> None:
+        """While saves go to a temporary database, try the user's again now and then;
+        once it opens, the games played meanwhile are written into it."""
+        if self._next_reopen is None or time.monotonic() < self._next_reopen:
+            return
+        self._next_reopen = time.monotonic() + REOPEN_EVERY_S
+        try:
+            conn = connect(self.home)
+        except StoreError:
+            return
+        try:
+            check(conn, self.home)
+        except DamagedDatabaseError:
+            conn.close()
+            return
+        except StoreError:
+            pass
+        log.info("%s can be written again", self.home)
+        self._next_reopen = None
+        temporary = self.database
+        self._writer.close()  # what was queued is written into the temporary database
+        with self._read_lock:
+            _close_all(self._connections())
+            self._read_conn, self._source = conn, None
+        self.database = self.home
+        self._rows = RowWriter(self.database)
+        self._writer = self._new_writer()
+        self.notice = None
+        self._copy_games(temporary, replace=True)
+        for recorder in self._recorders:
+            recorder.written_elsewhere(recorder.game_id)
+
     # -- internals: told by the writer thread ------------------------------------------
     def _committed(self, jobs: builtins.list[Job]) -> None:
         reached: dict[str, int] = {}
@@ -430,25 +576,102 @@ class GameStore:
         if not isinstance(change, Change):
             return
         # The cached fingerprint may be of a row that was rolled back; what the recorder
-        # counted as written is not there either: its next save writes the game whole.
+        # counted as written is not there either (see `Recorder.save_failed`).
         self._rows.forget(change.game_id)
         for recorder in builtins.list(self._recorders):
-            recorder.written_elsewhere(change.game_id)
+            recorder.change_failed(change)
         self.durability.failed(change.game_id, str(job.error))
 
     def _save_failed(self, game_id: str, message: str) -> None:
         for recorder in builtins.list(self._recorders):
             recorder.save_failed(game_id, message)
 
+    def _log_lost(self) -> None:
+        self._reader_stale = True
+
     # -- internals: reading ----------------------------------------------------------------
-    def _query_one(self, sql: str, params: tuple[object, ...]) -> tuple[object, ...] | None:
+    def _read(self, conn: sqlite3.Connection | None, run: Callable[[sqlite3.Connection], T]) -> T:
+        """`run(conn)` under the read lock (`conn` None: the store's own database), with
+        every SQLite error turned into the store's own, saying what to do."""
         with self._read_lock:
-            row: tuple[object, ...] | None = self._read_conn.execute(sql, params).fetchone()
-            return row
+            if self._reader_stale:
+                self._reopen_reader()
+            target = self._read_conn if conn is None else conn
+            try:
+                return run(target)
+            except sqlite3.Error as exc:
+                raise self._error(target, exc) from exc
+
+    def _error(self, conn: sqlite3.Connection, exc: sqlite3.Error) -> StoreError:
+        path = self.database if conn is self._read_conn else self.home
+        error = store_error(path, exc)
+        if isinstance(error, DamagedDatabaseError):
+            return DamagedDatabaseError(
+                f"{error}; it is set aside at the next start, and Saved games can then "
+                "recover what it still holds"
+            )
+        return error
+
+    def _reopen_reader(self) -> None:
+        """The write-ahead log was lost: this connection still reads the old one."""
+        self._reader_stale = False
+        try:
+            fresh = connect(self.database)
+        except StoreError as exc:
+            log.warning("the saved games cannot be read again: %s", exc)
+            return
+        self._read_conn.close()
+        self._read_conn = fresh
+
+    def _query_one(self, sql: str, params: tuple[object, ...]) -> tuple[object, ...] | None:
+        row: tuple[object, ...] | None = self._read(
+            None, lambda conn: conn.execute(sql, params).fetchone()
+        )
+        return row
 
     def _query_all(self, sql: str, params: tuple[object, ...]) -> Rows:
-        with self._read_lock:
-            return self._read_conn.execute(sql, params).fetchall()
+        return self._read_all(None, sql, params)
+
+    def _read_all(
+        self, conn: sqlite3.Connection | None, sql: str, params: tuple[object, ...]
+    ) -> Rows:
+        rows: Rows = self._read(conn, lambda c: c.execute(sql, params).fetchall())
+        return rows
+
+    def _holding(
+        self, game_id: str, query: str
+    ) -> tuple[sqlite3.Connection | None, tuple[object, ...] | None]:
+        """The connection holding that game (the store's own first, then the user's
+        read-only one) and what `query` (one parameter: the id) found there."""
+        row = self._query_one(query, (game_id,))
+        if row is not None or self._source is None:
+            return self._read_conn, row
+        source = self._source
+        found: tuple[object, ...] | None = self._read(
+            source, lambda c: c.execute(query, (game_id,)).fetchone()
+        )
+        return (source, found) if found is not None else (self._read_conn, None)
+
+    def _summaries(self, limit: int | None) -> Rows:
+        """The games' summary rows, newest first; the store's own, then the user's
+        read-only database's (those it does not hold itself)."""
+        query = (
+            "SELECT id, updated, players, revision, winners, levels FROM games "
+            "ORDER BY updated DESC LIMIT ?"
+        )
+        params = (-1 if limit is None else limit,)
+        rows = self._query_all(query, params)
+        if self._source is None:
+            return rows
+        own = {row[0] for row in rows}
+        try:
+            theirs = self._read_all(self._source, query, params)
+        except StoreError as exc:  # what can be read is shown
+            log.warning("the read-only saved games cannot be listed: %s", exc)
+            theirs = []
+        merged = rows + [row for row in theirs if row[0] not in own]
+        merged.sort(key=lambda row: float(str(row[1])), reverse=True)
+        return merged if limit is None else merged[:limit]
 
     def _cover_of(self, game_id: str) -> str | None:
         """The cover the database holds for that game (None: none, or another game's)."""
@@ -510,3 +733,18 @@ class GameStore:
             imports.record_import(conn, name, mtime, game_id=game_id)
 
         return self._writer.submit(Job(write, tag=change))
+
+
+def _close_all(connections: builtins.list[sqlite3.Connection]) -> None:
+    for conn in connections:
+        with contextlib.suppress(sqlite3.Error):
+            conn.close()
+
+
+def _json_list(text: object) -> builtins.list[object]:
+    """A summary's JSON list; a damaged one shows as empty rather than stopping the list."""
+    try:
+        value = json.loads(str(text))
+    except (ValueError, RecursionError):
+        return []
+    return value if isinstance(value, builtins.list) else []

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from companion.core import Game
 from companion.store.cover import LAST_GAME_KEY
-from companion.store.files import StoreError
+from companion.store.files import NotAFileError, StoreError, read_capped
 from companion.store.journal import set_meta
 
 GAMES_DIR = "games"
@@ -24,6 +24,10 @@ LAST_GAME_FILE = "last-game"
 ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,80}$")
 # Set once the `last-game` file of earlier versions was taken in.
 MARKER_IMPORTED_KEY = "last_game_file_imported"
+# A game log of 100,000 actions is about 10 MB; a file far larger is not one.
+MAX_LOG_BYTES = 64_000_000
+# The `last-game` file holds one id.
+MAX_MARKER_BYTES = 1024
 
 
 @dataclass(frozen=True)
@@ -67,9 +71,11 @@ def to_take_in(
 def read_json(path: Path) -> Game:
     """A game-log file; StoreError naming the file and the cause when it is not one."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_capped(path, MAX_LOG_BYTES).decode("utf-8")
     except FileNotFoundError as exc:
         raise StoreError(f"{path}: no such saved game") from exc
+    except NotAFileError:
+        raise
     except (OSError, UnicodeDecodeError) as exc:
         raise StoreError(f"{path}: cannot be read ({exc})") from exc
     try:
@@ -98,8 +104,8 @@ def import_marker(conn: sqlite3.Connection, marker: Path) -> None:
     if seen is not None:
         return
     try:
-        game_id = marker.read_text(encoding="utf-8").strip()
-    except (OSError, UnicodeDecodeError):
+        game_id = read_capped(marker, MAX_MARKER_BYTES).decode("utf-8").strip()
+    except (OSError, UnicodeDecodeError, StoreError):  # not one of ours: passed over
         game_id = ""
     if ID_RE.match(game_id):
         set_meta(conn, LAST_GAME_KEY, game_id)

@@ -42,6 +42,17 @@ class Journal:
         self.rows = min(self.rows, first)
         self.checkpoint = min(self.checkpoint, first - first % checkpoints.SAVED_INTERVAL)
 
+    def failed(self, change: Change) -> None:
+        """`change` was rolled back: what it carried is not there (a later change built on
+        it fails too, and lowers this further)."""
+        self.changed_from(change.first)
+        if change.setup is not None:
+            self.exists = False
+        if change.checkpoint is not None:  # not there: the next change carries one
+            self.checkpoint = 0
+        if change.mark_last:
+            self.cover = None  # not known: written again with the next change
+
     def forget(self) -> None:
         """Nothing of the game is known to be there (a save failed): write it whole next."""
         self.rows = 0

@@ -25,18 +25,28 @@ if TYPE_CHECKING:
 
 # How long a blocking save waits for the writer before reporting a problem (s).
 SAVE_TIMEOUT_S = 30.0
+# A save that failed is tried again after this long, doubled after each failure up to
+# the most (s): soon enough that a freed disk is used at once, rare enough not to churn.
+RETRY_FIRST_S = 1.0
+RETRY_MOST_S = 30.0
 
 #: schedule(callback): call `callback` on the game's thread when the change is to be
 #: written (the app: once the frame showing it is drawn). None: at once.
 Schedule = Callable[[Callable[[], None]], object]
+#: later(delay_s, callback): call `callback` on the game's thread after `delay_s`; may
+#: be called from any thread. None: a failed save is tried again with the next change.
+Later = Callable[[float, Callable[[], None]], object]
 
 
 class Recorder:
     """Follows one game at a time (`follow`) and writes what changed in it."""
 
-    def __init__(self, store: GameStore, schedule: Schedule | None = None) -> None:
+    def __init__(
+        self, store: GameStore, schedule: Schedule | None = None, later: Later | None = None
+    ) -> None:
         self._store = store
         self._schedule = schedule
+        self._later = later
         # The journal is also reset from the writer thread when a save fails.
         self._lock = threading.Lock()
         self.game_id = ""
@@ -48,9 +58,14 @@ class Recorder:
         self._cover_due = False
         # (game sequence, cover) as last handed over.
         self._cover: tuple[int, str] | None = None
-        # Told (message) when a save of the followed game could not be written; on the
-        # loop the saves came from, or on the writer thread without one.
-        self.problem_listeners: Listeners[[str]] = Listeners()
+        # Why the followed game's last change is not on disk (None: it is, or is on its
+        # way). Told to `problem_listeners` when it changes, on the loop the saves came
+        # from, or on the writer thread without one.
+        self.problem: str | None = None
+        self.problem_listeners: Listeners[[str | None]] = Listeners()
+        self._retry_s = RETRY_FIRST_S
+        self._retry_waiting = False
+        store.durability.durable_listeners.add(self._durable)
 
     # -- following -------------------------------------------------------------------------
     def follow(self, game_id: str, game: Game | None) -> None:
@@ -133,12 +148,24 @@ class Recorder:
             if game_id == self.game_id and self._journal is not None:
                 self._journal.forget()
 
+    def change_failed(self, change: Change) -> None:
+        """A change was rolled back (told on the writer thread): what it carried is not
+        in the database, so the next change writes it again."""
+        with self._lock:
+            if change.game_id == self.game_id and self._journal is not None:
+                self._journal.failed(change)
+
     def save_failed(self, game_id: str, message: str) -> None:
-        """A save of that game was rolled back (told on the loop or the writer thread)."""
+        """A save of that game was rolled back (told on the loop or the writer thread):
+        say so, and try again after a while (the change is not lost: it is in the game)."""
         if game_id != self.game_id:
             return
-        self.written_elsewhere(game_id)
+        self.problem = message
         self.problem_listeners.emit(message)
+        if self._later is not None and not self._retry_waiting:
+            self._retry_waiting = True
+            delay, self._retry_s = self._retry_s, min(self._retry_s * 2, RETRY_MOST_S)
+            self._later(delay, self._retry)
 
     def deleted(self, game_id: str) -> None:
         """That game was deleted: follow it no more, and write nothing more of it."""
@@ -147,6 +174,18 @@ class Recorder:
             self._stop_following()
 
     # -- inside ----------------------------------------------------------------------------
+    def _retry(self) -> None:
+        self._retry_waiting = False
+        if self.game is not None and self.problem is not None:
+            self._due = True
+            self.save_soon()
+
+    def _durable(self, game_id: str, _sequence: int) -> None:
+        if game_id == self.game_id and self.problem is not None:
+            self.problem = None
+            self._retry_s = RETRY_FIRST_S
+            self.problem_listeners.emit(None)
+
     def _recorded(self, first: int) -> None:
         with self._lock:
             if self._journal is not None:
@@ -184,3 +223,6 @@ class Recorder:
         self.game_id, self.game, self._journal = "", None, None
         self._due = self._cover_due = False
         self._cover = None
+        if self.problem is not None:  # the game put away is said no more
+            self.problem = None
+            self.problem_listeners.emit(None)

@@ -54,6 +54,9 @@ class GameSession(EventDispatcher):
     game_id = StringProperty("")
     can_undo = BooleanProperty(False)
     can_redo = BooleanProperty(False)
+    # Why the open game's last change is not saved yet ("" when it is): shown on the
+    # Table until a later try succeeds.
+    save_problem = StringProperty("")
 
     __events__ = ("on_opened", "on_won")
 
@@ -90,9 +93,9 @@ class GameSession(EventDispatcher):
         from companion.store import GameStore
 
         self.games = GameStore(data_dir)
-        self.recorder = self.games.recorder(schedule=self._after_frame)
+        self.recorder = self.games.recorder(schedule=self._after_frame, later=_later)
         # Told on the loop the saves came from, or on the writer thread without one.
-        self.recorder.problem_listeners.add(mainthread(self._save_failed))
+        self.recorder.problem_listeners.add(mainthread(self._save_problem_changed))
         self._make_cover = cover
         self.dice = SecretsDice()
 
@@ -280,6 +283,24 @@ class GameSession(EventDispatcher):
         self._notify(_("Game imported."), False)
         return game_id
 
+    def recover(self) -> bool:
+        """Bring back what can still be read of a damaged copy of the saved games kept
+        aside, saying how much came back; False when nothing could be tried."""
+        from companion.store import StoreError
+
+        try:
+            report = self.games.recover()
+        except (StoreError, OSError) as exc:
+            self._notify(tr(exc), True)
+            return False
+        self._notify(
+            _("Recovered: {whole} whole, {short} without their last actions, {lost} lost.").format(
+                whole=len(report.whole), short=len(report.shortened), lost=len(report.lost)
+            ),
+            bool(report.lost or report.shortened),
+        )
+        return True
+
     def save(self) -> None:
         """Write what changed in the open game and wait until it is on disk (a failure is
         shown, never raised)."""
@@ -350,10 +371,12 @@ class GameSession(EventDispatcher):
         try:
             callback()
         except StoreError as exc:  # the store is closed
-            self._save_failed(str(exc))
+            self._save_problem_changed(str(exc))
 
-    def _save_failed(self, problem: str) -> None:
-        self._notify(_("The game could not be saved: {problem}").format(problem=problem), True)
+    def _save_problem_changed(self, problem: str | None) -> None:
+        if problem and not self.save_problem:  # said at once; the Table keeps showing it
+            self._notify(_("The game could not be saved: {problem}").format(problem=problem), True)
+        self.save_problem = problem or ""
 
     def _publish(self, *_args: Any) -> None:
         game = self.game
@@ -368,3 +391,9 @@ class GameSession(EventDispatcher):
         )
         if newly_won:
             self.dispatch("on_won")
+
+
+def _later(delay_s: float, callback: Callable[[], None]) -> None:
+    """When the recorder tries a failed save again: on the UI thread, after `delay_s`
+    (Kivy's clock may be asked from the writer thread)."""
+    Clock.schedule_once(lambda _dt: callback(), delay_s)

@@ -301,13 +301,17 @@ def test_the_list_can_stop_at_the_newest_games(tmp_path: Path, long_game: Game) 
 def test_a_folder_that_cannot_hold_the_database_still_opens(
     tmp_path: Path, long_game: Game, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real_connect = games_module.connect
+    from companion.store import opening
+    from companion.store.database import UnavailableDatabaseError
+
+    real_connect = opening.connect
 
     def refuse_the_data_folder(path: Path) -> sqlite3.Connection:
         if path.parent == tmp_path:
-            raise StoreError(f"{path}: cannot be opened (read-only file system)")
+            raise UnavailableDatabaseError(f"{path}: cannot be opened (read-only file system)")
         return real_connect(path)
 
+    monkeypatch.setattr(opening, "connect", refuse_the_data_folder)
     monkeypatch.setattr(games_module, "connect", refuse_the_data_folder)
     monkeypatch.setattr("companion.store.writer.connect", refuse_the_data_folder)
     store = GameStore(tmp_path)

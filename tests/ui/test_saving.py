@@ -131,3 +131,35 @@ def test_a_save_that_fails_is_said(ui: Harness, monkeypatch: pytest.MonkeyPatch)
     assert session.act(GoUpLevel, player=1)
     ui.wait_until(lambda: "could not be saved" in ui.banner())
     assert "disk I/O error" in ui.banner()
+
+
+def test_a_failed_save_stays_said_on_the_table_and_is_tried_again(
+    ui: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from companion.store.journal import RowWriter
+
+    ui.start_game(["Anna", "Bram"])
+    ui.pump()
+    session = ui.app.session
+    table = ui.screen("table")
+    real_write = RowWriter.write
+    broken = [True]
+
+    def flaky(self: RowWriter, conn: Any, change: Any) -> None:
+        if broken[0]:
+            raise sqlite3.OperationalError("disk I/O error")
+        real_write(self, conn, change)
+
+    monkeypatch.setattr(RowWriter, "write", flaky)
+    ui.tap(table.tiles[1].ids.level.ids.plus)
+    ui.wait_until(lambda: bool(session.save_problem))
+    assert "disk I/O error" in ui.banner(), "said at once"
+    line = table.ids.save_problem
+    assert "disk I/O error" in line.text and line.height > 0 and line.opacity == 1
+    assert not session.recorder.is_durable(session.game.sequence), "never reported saved"
+
+    broken[0] = False  # the disk works again: a later try writes the change
+    ui.wait_until(lambda: not session.save_problem, timeout_s=20)
+    assert line.height == 0
+    assert session.recorder.is_durable(session.game.sequence)
+    assert session.games.load(session.game_id).state.players[1].level == 2
