@@ -105,7 +105,7 @@ def store_error(path: Path, exc: sqlite3.Error) -> StoreError:
     code = (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF
     if code in _DAMAGED_CODES:
         return DamagedDatabaseError(f"{path}: damaged ({exc})")
-    if code in (sqlite3.SQLITE_IOERR, sqlite3.SQLITE_CANTOPEN) and _device_full(path):
+    if code in (sqlite3.SQLITE_IOERR, sqlite3.SQLITE_CANTOPEN) and device_full(path):
         code = sqlite3.SQLITE_FULL  # SQLite says "I/O error" when it cannot grow a file
     advice = _ADVICE.get(code, "it could not be used")
     return UnavailableDatabaseError(f"{path}: {advice} ({exc})")
@@ -115,7 +115,8 @@ def store_error(path: Path, exc: sqlite3.Error) -> StoreError:
 FULL_BELOW_BYTES = 256 * 1024
 
 
-def _device_full(path: Path) -> bool:
+def device_full(path: Path) -> bool:
+    """Whether the device holding `path` has (almost) no room left."""
     try:
         room = os.statvfs(path.parent)
     except (OSError, AttributeError):  # no statvfs (Windows): not known to be full

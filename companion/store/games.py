@@ -38,6 +38,7 @@ from companion.store.database import (
     DamagedDatabaseError,
     check,
     connect,
+    device_full,
     store_error,
 )
 from companion.store.durability import Durability
@@ -126,9 +127,22 @@ class GameStore:
         self._writer = self._new_writer()
         self._recorders: builtins.list[Recorder] = []
         self._loaded: dict[str, _Loaded] = {}
+        # What loads found and put right, for the player (see `news`).
+        self._news: builtins.list[str] = []
         # A store dropped without close() still closes its connections.
         weakref.finalize(self, _close_all, self._connections())
         self._import_legacy()
+        if self.database == self.home and device_full(self.home):
+            self.problem = "; ".join(
+                filter(
+                    None,
+                    [
+                        self.problem,
+                        f"the device holding {self.home} is full: free some space, or the "
+                        "next changes cannot be saved",
+                    ],
+                )
+            )
         # Damaged databases set aside (now or at an earlier start) that can be recovered.
         self.recoverable: builtins.list[Path] = self._not_recovered()
         if self.recoverable and not (self.problem and "recover" in self.problem):
@@ -264,8 +278,18 @@ class GameStore:
             ]
             if len(bodies) != recorded:
                 raise StoreError(f"{where}: {recorded} actions expected, {len(bodies)} found")
-            found = self._read(conn, lambda c: checkpoints.newest(c, game_id, revision))
-            digests = self._verified(conn, game_id, where, bodies, found)
+            applied: int = revision
+            found = self._read(conn, lambda c: checkpoints.newest(c, game_id, applied))
+            digests, intact = self._verified(conn, game_id, bodies, found)
+            if intact < len(bodies):
+                # A damaged byte SQLite cannot see: the game opens up to its last intact
+                # action, and is written back so (the damaged rows go).
+                self._news.append(
+                    f"{where}: damaged after action {intact} of {len(bodies)}; it was opened "
+                    f"up to there, and the {len(bodies) - intact} actions after it are lost"
+                )
+                bodies = bodies[:intact]
+                revision = min(revision, intact)
             try:
                 setup = GameSetup.model_validate_json(str(setup_text))
             except ValidationError as exc:
@@ -307,19 +331,19 @@ class GameStore:
         self,
         conn: sqlite3.Connection | None,
         game_id: str,
-        where: str,
         bodies: builtins.list[str],
         checkpoint: tuple[object, ...] | None,
-    ) -> dict[int, str]:
+    ) -> tuple[dict[int, str], int]:
         """Check the rows read against the chained fingerprint written with the last of
         them, so a damaged byte inside an action (which SQLite cannot see) is found, not
-        played; returns the fingerprints at the end and at the checkpoint's revision."""
+        played. Returns the fingerprints at the end and at the checkpoint's revision, and
+        how many actions are intact (all of them, unless one was damaged)."""
         at = checkpoint[0] if checkpoint is not None and isinstance(checkpoint[0], int) else 0
         at = min(max(at, 0), len(bodies))
         prefix = log_digest(bodies[:at])
         whole = log_digest(bodies[at:], start=prefix)
         if not bodies:
-            return {0: whole}
+            return {0: whole}, 0
         row = self._read(
             conn,
             lambda c: c.execute(
@@ -338,11 +362,14 @@ class GameStore:
                 if chain != written:
                     break
                 intact += 1
-            raise DamagedDatabaseError(
-                f"{where}: damaged after action {intact} of {len(bodies)}; Saved games can "
-                "recover what it still holds once it is set aside at the next start"
-            )
-        return {at: prefix, len(bodies): whole}
+            return {}, intact
+        return {at: prefix, len(bodies): whole}, len(bodies)
+
+    def news(self) -> builtins.list[str]:
+        """What the loads since the last call found damaged and put right, in sentences
+        for the player (then forgotten)."""
+        news, self._news = self._news, []
+        return news
 
     def count(self) -> int:
         """How many games are saved (JSON saves that could not be taken in not counted)."""
@@ -569,7 +596,16 @@ class GameStore:
             change = job.tag
             if isinstance(change, Change):
                 reached[change.game_id] = max(reached.get(change.game_id, -1), change.sequence)
-        self.durability.committed(reached)
+        if self.database == self.home:
+            self.durability.committed(reached)
+            return
+        # A temporary database is gone when the app closes: nothing in it is saved, and
+        # whoever waits (a counter's press) is told so; the recorder keeps trying, which
+        # opens the user's database again as soon as it can be written.
+        for game_id in reached:
+            self.durability.failed(
+                game_id, f"{self.home} cannot be written now; this game is not saved"
+            )
 
     def _failed(self, job: Job) -> None:
         change = job.tag

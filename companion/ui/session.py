@@ -114,6 +114,7 @@ class GameSession(EventDispatcher):
         except StoreError as exc:
             problems.append(str(exc))
             last = None
+        problems += self.games.news()
         if last is not None:
             self._open(*last)
         return "; ".join(problems) if problems else None
@@ -230,6 +231,8 @@ class GameSession(EventDispatcher):
         except StoreError as exc:
             self._notify(tr(exc), True)
             return False
+        for news in self.games.news():  # a damaged game opened as far as it could be
+            self._notify(news, True)
         self.games.last_id = game_id
         self._open(game_id, game)
         return True

@@ -363,3 +363,26 @@ def test_a_read_only_folder_is_said_and_its_games_read(tmp_path: Path) -> None:
             store.close()
     except CannotHurt as exc:
         pytest.skip(str(exc))
+
+
+def test_a_damaged_byte_inside_an_action_opens_the_game_up_to_it(tmp_path: Path) -> None:
+    games = saved_games(tmp_path, count=2, actions=100)
+    with closing(sqlite3.connect(tmp_path / "games.sqlite3")) as conn, conn:
+        body = conn.execute("SELECT body FROM actions WHERE game_id = 'g1' AND number = 40")
+        (text,) = body.fetchone()
+        # Still valid JSON, still UTF-8: only the fingerprint chain can tell.
+        damaged = text.replace('"player":1', '"player":0') if '"player":1' in text else text + " "
+        conn.execute(
+            "UPDATE actions SET body = ? WHERE game_id = 'g1' AND number = 40", (damaged,)
+        )
+
+    store = GameStore(tmp_path)
+    game = store.load("g1")
+    (said,) = store.news()
+    assert "damaged after action 39 of 101" in said
+    assert game.log == games["g1"].log[:39]
+    store.flush()
+    assert store.load("g1").recorded == 39, "written back without the damaged rows"
+    assert store.news() == []
+    assert store.load("g0").state == games["g0"].state
+    store.close()
