@@ -20,7 +20,6 @@ import logging
 import os
 import random
 import resource
-import select
 import signal
 import sys
 import tempfile
@@ -33,7 +32,13 @@ from typing import TYPE_CHECKING
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from tests.store.fault_tools import CannotHurt, damage_pages, fill, small_filesystem
+from tests.store.fault_tools import (
+    CannotHurt,
+    child_reports,
+    damage_pages,
+    fill,
+    small_filesystem,
+)
 from tests.ui.test_startup import probe_script, run_probe
 
 if TYPE_CHECKING:
@@ -131,39 +136,12 @@ def run_child(
     intended_game()
     import companion.store.games  # noqa: F401 - loaded once, before the children fork
 
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        status = 1
-        try:
-            os.close(read_end)
-            play(folder, write_end, file_limit)
-            status = 0
-        finally:
-            os._exit(status)
-    os.close(write_end)
-    started = time.monotonic()
-    hurt_at = started + rnd.uniform(0.2, PLAY_S * 0.7)
-    kill_at = started + rnd.uniform(PLAY_S * 0.75, PLAY_S)
-    if hurt is None:
-        hurt_at = kill_at + 1
-    data = b""
-    while (now := time.monotonic()) < kill_at:
-        if now >= hurt_at and hurt is not None:
-            hurt()
-            hurt = None
-        ready, _, _ = select.select([read_end], [], [], 0.02)
-        if ready:
-            data += os.read(read_end, 65536)
-    os.kill(pid, signal.SIGKILL)
-    os.waitpid(pid, 0)
-    while select.select([read_end], [], [], 0)[0]:
-        chunk = os.read(read_end, 65536)
-        if not chunk:
-            break
-        data += chunk
-    os.close(read_end)
-    return max((int(line) for line in data.decode().split()), default=0)
+    return child_reports(
+        lambda report: play(folder, report, file_limit),
+        kill_at_s=rnd.uniform(PLAY_S * 0.75, PLAY_S),
+        hurt=hurt,
+        hurt_at_s=rnd.uniform(0.2, PLAY_S * 0.7),
+    )
 
 
 def start_app(folder: Path) -> dict[str, object]:

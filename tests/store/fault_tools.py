@@ -6,11 +6,16 @@ from __future__ import annotations
 import contextlib
 import os
 import random
+import select
 import shutil
+import signal
 import subprocess
 import tempfile
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
+
+import pytest
 
 PAGE_BYTES = 4096
 
@@ -91,3 +96,60 @@ def read_only(folder: Path) -> Iterator[None]:
         yield
     finally:
         subprocess.run([chattr, "-i", str(folder)], check=True)
+
+
+def child_reports(
+    play: Callable[[int], None],
+    kill_at_s: float,
+    hurt: Callable[[], None] | None = None,
+    hurt_at_s: float = 0.0,
+) -> int:
+    """Run `play(report_fd)` in a forked child (it starts in a millisecond), call `hurt()`
+    `hurt_at_s` after it started, and SIGKILL it at `kill_at_s`. Returns the largest
+    number the child wrote to `report_fd` (one per line; 0 when none)."""
+    read_end, write_end = os.pipe()
+    pid = fork(lambda: play(write_end), close=read_end)
+    os.close(write_end)
+    started = time.monotonic()
+    data = b""
+    while (left := started + kill_at_s - time.monotonic()) > 0:
+        if hurt is not None and time.monotonic() - started >= hurt_at_s:
+            hurt()
+            hurt = None
+        wait = left if hurt is None else min(left, 0.01)
+        if select.select([read_end], [], [], wait)[0]:
+            data += os.read(read_end, 65536)
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    while select.select([read_end], [], [], 0)[0]:
+        chunk = os.read(read_end, 65536)
+        if not chunk:
+            break
+        data += chunk
+    os.close(read_end)
+    return max((int(line) for line in data.decode().split()), default=0)
+
+
+def small_fs_or_skip() -> Iterator[Path]:
+    """For a fixture: a small file system of its own (4 MiB), or the test is skipped
+    where none can be had (`yield from small_fs_or_skip()`)."""
+    try:
+        with small_filesystem(4096) as where:
+            yield where
+    except CannotHurt as exc:
+        pytest.skip(str(exc))
+
+
+def fork(run: Callable[[], None], close: int) -> int:
+    """Run `run()` in a forked child (closing the parent's end `close` there) that ends
+    as soon as it returns or raises; returns the child's pid."""
+    pid = os.fork()
+    if pid == 0:  # the child
+        status = 1
+        try:
+            os.close(close)
+            run()
+            status = 0
+        finally:
+            os._exit(status)
+    return pid

@@ -15,6 +15,8 @@ import time
 from collections.abc import Callable
 from typing import TypeVar
 
+from tests.store.fault_tools import fork
+
 T = TypeVar("T")
 
 MEMORY_CAP_BYTES = 1 << 30  # far more than the store needs, far less than the machine has
@@ -27,21 +29,17 @@ class ChildFailed(AssertionError):
 def isolated(run: Callable[[], T], timeout_s: float = 30.0) -> T:
     """`run()` in a forked child; its result (pickled) or ChildFailed."""
     read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child
-        status = 1
+
+    def child() -> None:
+        resource.setrlimit(resource.RLIMIT_DATA, (MEMORY_CAP_BYTES, MEMORY_CAP_BYTES))
         try:
-            os.close(read_end)
-            resource.setrlimit(resource.RLIMIT_DATA, (MEMORY_CAP_BYTES, MEMORY_CAP_BYTES))
-            try:
-                outcome: tuple[str, object] = ("ok", run())
-            except BaseException as exc:  # reported to the parent, which fails the test
-                outcome = ("raised", f"{type(exc).__name__}: {exc}")
-            with os.fdopen(write_end, "wb") as out:
-                pickle.dump(outcome, out)
-            status = 0
-        finally:
-            os._exit(status)
+            outcome: tuple[str, object] = ("ok", run())
+        except BaseException as exc:  # reported to the parent, which fails the test
+            outcome = ("raised", f"{type(exc).__name__}: {exc}")
+        with os.fdopen(write_end, "wb") as out:
+            pickle.dump(outcome, out)
+
+    pid = fork(child, close=read_end)
     os.close(write_end)
     data = b""
     deadline = time.monotonic() + timeout_s

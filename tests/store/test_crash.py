@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import os
 import random
-import select
-import signal
 import sys
 import time
 from pathlib import Path
@@ -21,6 +19,7 @@ import pytest
 from companion.core import BaseAction, Game, GameSetup
 from companion.core.randomplay import random_game
 from companion.store import GameStore, StoreError
+from tests.store.fault_tools import child_reports
 
 KILLS = 200
 # Long enough that the children are still playing at the last kill (about 40 each).
@@ -71,29 +70,11 @@ def test_sigkill_at_random_moments_loses_nothing_reported_saved(tmp_path: Path) 
     deadline = time.monotonic() + 120
     for kill in range(KILLS):
         assert time.monotonic() < deadline, f"only {kill} kills in the time allowed"
-        read_end, write_end = os.pipe()
-        pid = os.fork()
-        if pid == 0:  # the child
-            status = 1
-            try:
-                os.close(read_end)
-                play(tmp_path, full.setup, intended, write_end)
-                status = 0
-            finally:
-                os._exit(status)
-        os.close(write_end)
-        moment = time.monotonic() + rnd.uniform(0.0, 0.12)
-        reported = b""
-        while (left := moment - time.monotonic()) > 0:
-            ready, _, _ = select.select([read_end], [], [], left)
-            if ready:
-                reported += os.read(read_end, 65536)
-        os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
-        reported += _drain(read_end)
-        os.close(read_end)
-        for line in reported.decode().split():
-            best_reported = max(best_reported, int(line))
+        reported = child_reports(
+            lambda report: play(tmp_path, full.setup, intended, report),
+            kill_at_s=rnd.uniform(0.0, 0.12),
+        )
+        best_reported = max(best_reported, reported)
 
         store = GameStore(tmp_path)  # never unreadable
         try:
@@ -112,13 +93,3 @@ def test_sigkill_at_random_moments_loses_nothing_reported_saved(tmp_path: Path) 
     # Most kills must strike a child that is still playing, or the test proves little.
     assert finished_at is None or finished_at > KILLS * 3 // 4, f"all played by kill {finished_at}"
     print(f"{KILLS} kills, {best_reported} actions reported saved", file=sys.stderr)
-
-
-def _drain(fd: int) -> bytes:
-    data = b""
-    while select.select([fd], [], [], 0)[0]:
-        chunk = os.read(fd, 65536)
-        if not chunk:
-            break
-        data += chunk
-    return data

@@ -8,8 +8,6 @@ from __future__ import annotations
 import functools
 import os
 import random
-import select
-import signal
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
@@ -21,7 +19,14 @@ import pytest
 from companion.core import Game, GoUpLevel
 from companion.core.randomplay import random_game
 from companion.store import GameStore, StoreError
-from tests.store.fault_tools import CannotHurt, damage_pages, fill, read_only, small_filesystem
+from tests.store.fault_tools import (
+    CannotHurt,
+    child_reports,
+    damage_pages,
+    fill,
+    read_only,
+    small_fs_or_skip,
+)
 
 
 def saved_games(folder: Path, count: int = 4, actions: int = 60) -> dict[str, Game]:
@@ -36,11 +41,7 @@ def saved_games(folder: Path, count: int = 4, actions: int = 60) -> dict[str, Ga
 
 @pytest.fixture
 def small_fs() -> Iterator[Path]:
-    try:
-        with small_filesystem(2048) as where:
-            yield where
-    except CannotHurt as exc:
-        pytest.skip(str(exc))
+    yield from small_fs_or_skip()
 
 
 def set_aside(folder: Path) -> list[str]:
@@ -221,37 +222,12 @@ def _run_child(folder: Path, hurt: Callable[[Path], None], at_s: float) -> int:
     """Play in a child, `hurt` the folder at `at_s`, kill the child a moment later;
     returns the most actions it reported saved."""
     _intended()  # made before the child starts, so it starts playing at once
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        status = 1
-        try:
-            os.close(read_end)
-            _play_and_report(folder, write_end, stop=400)
-            status = 0
-        finally:
-            os._exit(status)
-    os.close(write_end)
-    reported = b""
-    hurt_done = False
-    started = time.monotonic()
-    deadline = started + at_s + 1.5
-    while time.monotonic() < deadline:
-        if not hurt_done and time.monotonic() - started >= at_s:
-            hurt(folder)
-            hurt_done = True
-        ready, _, _ = select.select([read_end], [], [], 0.05)
-        if ready:
-            reported += os.read(read_end, 65536)
-    os.kill(pid, signal.SIGKILL)
-    os.waitpid(pid, 0)
-    while select.select([read_end], [], [], 0)[0]:
-        chunk = os.read(read_end, 65536)
-        if not chunk:
-            break
-        reported += chunk
-    os.close(read_end)
-    return max((int(line) for line in reported.decode().split()), default=0)
+    return child_reports(
+        lambda report: _play_and_report(folder, report, stop=400),
+        kill_at_s=at_s + 1.5,
+        hurt=lambda: hurt(folder),
+        hurt_at_s=at_s,
+    )
 
 
 def _remove_log(folder: Path) -> None:
@@ -372,9 +348,7 @@ def test_a_damaged_byte_inside_an_action_opens_the_game_up_to_it(tmp_path: Path)
         (text,) = body.fetchone()
         # Still valid JSON, still UTF-8: only the fingerprint chain can tell.
         damaged = text.replace('"player":1', '"player":0') if '"player":1' in text else text + " "
-        conn.execute(
-            "UPDATE actions SET body = ? WHERE game_id = 'g1' AND number = 40", (damaged,)
-        )
+        conn.execute("UPDATE actions SET body = ? WHERE game_id = 'g1' AND number = 40", (damaged,))
 
     store = GameStore(tmp_path)
     game = store.load("g1")

@@ -8,7 +8,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -53,20 +52,13 @@ def test_damaged_settings_are_set_aside_and_the_app_starts(
 @contextlib.contextmanager
 def read_only(folder: Path) -> Iterator[None]:
     """Make `folder` refuse new names and renames, even for root (who ignores modes)."""
-    if os.geteuid() != 0:
-        folder.chmod(0o555)
-        try:
-            yield
-        finally:
-            folder.chmod(0o755)
-        return
-    chattr = shutil.which("chattr")
-    if chattr is None or subprocess.run([chattr, "+i", str(folder)]).returncode != 0:
-        pytest.skip("cannot make a folder read-only for root here (no chattr +i)")
+    from tests.store import fault_tools
+
     try:
-        yield
-    finally:
-        subprocess.run([chattr, "-i", str(folder)], check=True)
+        with fault_tools.read_only(folder):
+            yield
+    except fault_tools.CannotHurt as exc:
+        pytest.skip(str(exc))
 
 
 def test_damaged_settings_in_a_read_only_folder_start_with_defaults(tmp_path: Path) -> None:
@@ -272,13 +264,9 @@ def test_a_start_on_damaged_pages_reaches_a_screen_that_offers_recovery(tmp_path
 
 @pytest.fixture
 def small_fs() -> Iterator[Path]:
-    from tests.store.fault_tools import CannotHurt, small_filesystem
+    from tests.store.fault_tools import small_fs_or_skip
 
-    try:
-        with small_filesystem(4096) as where:
-            yield where
-    except CannotHurt as exc:
-        pytest.skip(str(exc))
+    yield from small_fs_or_skip()
 
 
 def test_a_full_disk_at_start_resumes_the_game_and_says_so(small_fs: Path) -> None:
