@@ -16,10 +16,8 @@ import json
 import logging
 import secrets
 import sqlite3
-import threading
 import time
 import weakref
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -29,23 +27,23 @@ from pydantic import ValidationError
 
 from companion.core import Game, GameSetup
 from companion.core.errors import validation_error_line
-from companion.core.game import GameLogError, action_text, collector_paused, log_digest
+from companion.core.game import GameLogError, action_text, collector_paused
 from companion.core.log_versions import LOG_VERSION, LogReadError, read_actions
 from companion.store import checkpoints, imports, salvage
-from companion.store.cover import COVER_KEY, LAST_GAME_KEY
+from companion.store.cover import LAST_GAME_KEY
 from companion.store.database import (
     DATABASE_FILE,
     DamagedDatabaseError,
     check,
     connect,
     device_full,
-    store_error,
 )
 from companion.store.durability import Durability
 from companion.store.files import StoreError, atomic_write_text, data_dir
 from companion.store.imports import GAMES_DIR, LAST_GAME_FILE, check_id
 from companion.store.journal import Change, Journal, RowWriter, change_of, set_meta, write_cover
 from companion.store.opening import damaged_copies, open_games
+from companion.store.reading import Reader, close_all
 from companion.store.recorder import SAVE_TIMEOUT_S, Later, Recorder, Schedule
 from companion.store.writer import Job, Writer
 
@@ -107,20 +105,14 @@ class GameStore:
         # Where the user's games live; `database` is where saves go (a temporary one
         # while that cannot be written, see `companion.store.opening`).
         self.home = self.root / DATABASE_FILE
-        self._read_lock = threading.Lock()
         opened = open_games(self.home)
         self.database = opened.path
-        self._read_conn = opened.conn
-        # The user's database, read-only, while saves go to a temporary one.
-        self._source = opened.source
+        self._reader = Reader(opened.conn, opened.source, opened.path, self.home)
         # A sentence for the first screen when the database could not be used as it is.
         self.problem = opened.problem
         # What the Saved games screen keeps saying while it holds (None: nothing).
         self.notice = opened.notice
         self._next_reopen = time.monotonic() + REOPEN_EVERY_S if opened.reopen else None
-        # Set on the writer thread when the write-ahead log was lost: the read
-        # connection is opened again before its next read.
-        self._reader_stale = False
         self.durability = Durability()
         self.durability.problem_listeners.add(self._save_failed)
         self._rows = RowWriter(self.database)
@@ -130,7 +122,7 @@ class GameStore:
         # What loads found and put right, for the player (see `news`).
         self._news: builtins.list[str] = []
         # A store dropped without close() still closes its connections.
-        weakref.finalize(self, _close_all, self._connections())
+        weakref.finalize(self, close_all, self._reader.connections())
         self._import_legacy()
         if self.database == self.home and device_full(self.home):
             self.problem = "; ".join(
@@ -153,10 +145,7 @@ class GameStore:
             )
 
     def _new_writer(self) -> Writer:
-        return Writer(self.database, self._committed, self._failed, self._log_lost)
-
-    def _connections(self) -> builtins.list[sqlite3.Connection]:
-        return [conn for conn in (self._read_conn, self._source) if conn is not None]
+        return Writer(self.database, self._committed, self._failed, self._reader.stale)
 
     # -- ids and paths ---------------------------------------------------------------
     def new_id(self) -> str:
@@ -243,8 +232,7 @@ class GameStore:
             recorder.close()
         self._recorders.clear()
         self._writer.close()
-        with self._read_lock:
-            _close_all(self._connections())
+        self._reader.close_all()
 
     # -- loading and listing -------------------------------------------------------------
     def load(self, game_id: str) -> Game:
@@ -255,32 +243,32 @@ class GameStore:
         check_id(game_id)
         self.flush()
         query = "SELECT setup, revision, recorded, log_version FROM games WHERE id = ?"
-        conn, row = self._holding(game_id, query)
+        conn, row = self._reader.holding(game_id, query)
         if row is None:
             self._import_legacy(only=self.path_of(game_id))
             problem = self._legacy_problem(game_id)
             if problem is not None:
                 raise StoreError(problem)
-            conn, row = self._holding(game_id, query)
+            conn, row = self._reader.holding(game_id, query)
             if row is None:
                 raise StoreError(f"{self.path_of(game_id)}: no such saved game")
         setup_text, revision, recorded, version = row
         if not isinstance(revision, int) or not isinstance(recorded, int):
             raise StoreError(f"{self.database} (game {game_id}): its summary is damaged")
-        here = conn is self._read_conn
+        here = conn is self._reader.conn
         where = f"{self.database if here else self.home} (game {game_id})"
         with collector_paused():
             bodies = [
                 str(body)
-                for (body,) in self._read_all(
-                    conn, "SELECT body FROM actions WHERE game_id = ? ORDER BY number", (game_id,)
+                for (body,) in self._reader.all(
+                    "SELECT body FROM actions WHERE game_id = ? ORDER BY number", (game_id,), conn
                 )
             ]
             if len(bodies) != recorded:
                 raise StoreError(f"{where}: {recorded} actions expected, {len(bodies)} found")
             applied: int = revision
-            found = self._read(conn, lambda c: checkpoints.newest(c, game_id, applied))
-            digests, intact = self._verified(conn, game_id, bodies, found)
+            found = self._reader.read(conn, lambda c: checkpoints.newest(c, game_id, applied))
+            digests, intact = self._reader.verified(conn, game_id, bodies, found)
             if intact < len(bodies):
                 # A damaged byte SQLite cannot see: the game opens up to its last intact
                 # action, and is written back so (the damaged rows go).
@@ -315,7 +303,7 @@ class GameStore:
             checkpoint=checkpoint.revision if trusted and checkpoint is not None else 0,
             exists=True,
             sequence=game.sequence,
-            cover=self._cover_of(game_id),
+            cover=self._reader.cover_of(game_id),
         )
         if not current or (not trusted and found is not None) or game.recorded != recorded:
             # The log is the truth: a checkpoint that disagrees with it is replaced now,
@@ -327,44 +315,6 @@ class GameStore:
         )
         return game
 
-    def _verified(
-        self,
-        conn: sqlite3.Connection | None,
-        game_id: str,
-        bodies: builtins.list[str],
-        checkpoint: tuple[object, ...] | None,
-    ) -> tuple[dict[int, str], int]:
-        """Check the rows read against the chained fingerprint written with the last of
-        them, so a damaged byte inside an action (which SQLite cannot see) is found, not
-        played. Returns the fingerprints at the end and at the checkpoint's revision, and
-        how many actions are intact (all of them, unless one was damaged)."""
-        at = checkpoint[0] if checkpoint is not None and isinstance(checkpoint[0], int) else 0
-        at = min(max(at, 0), len(bodies))
-        prefix = log_digest(bodies[:at])
-        whole = log_digest(bodies[at:], start=prefix)
-        if not bodies:
-            return {0: whole}, 0
-        row = self._read(
-            conn,
-            lambda c: c.execute(
-                "SELECT chain FROM actions WHERE game_id = ? AND number = ?",
-                (game_id, len(bodies)),
-            ).fetchone(),
-        )
-        if row is None or row[0] != whole:
-            intact = 0
-            stored = self._read_all(
-                conn, "SELECT chain FROM actions WHERE game_id = ? ORDER BY number", (game_id,)
-            )
-            chain = ""
-            for body, (written,) in zip(bodies, stored, strict=False):
-                chain = log_digest([body], start=chain)
-                if chain != written:
-                    break
-                intact += 1
-            return {}, intact
-        return {at: prefix, len(bodies): whole}, len(bodies)
-
     def news(self) -> builtins.list[str]:
         """What the loads since the last call found damaged and put right, in sentences
         for the player (then forgotten)."""
@@ -374,7 +324,7 @@ class GameStore:
     def count(self) -> int:
         """How many games are saved (JSON saves that could not be taken in not counted)."""
         self.flush()
-        return len(self._summaries(None))
+        return len(self._reader.summaries(None))
 
     def list(self, limit: int | None = None) -> builtins.list[SavedGame]:
         """The saved games, newest first (the newest `limit` only, if given), from their
@@ -391,7 +341,9 @@ class GameStore:
                 winners=tuple(str(name) for name in _json_list(winners)),
                 levels=tuple(level for level in _json_list(levels) if isinstance(level, int)),
             )
-            for game_id, updated, players, revision, winners, levels in self._summaries(limit)
+            for game_id, updated, players, revision, winners, levels in self._reader.summaries(
+                limit
+            )
         ]
         damaged = [
             SavedGame(
@@ -402,7 +354,7 @@ class GameStore:
                 (),
                 str(problem),
             )
-            for file, mtime, problem in self._query_all(
+            for file, mtime, problem in self._reader.all(
                 "SELECT file, mtime, problem FROM imported WHERE problem IS NOT NULL", ()
             )
             if (self.folder / str(file)).exists()
@@ -413,14 +365,8 @@ class GameStore:
     def delete(self, game_id: str) -> None:
         """Remove a saved game (forgetting it as the last game too)."""
         check_id(game_id)
-        if (
-            self._source is not None
-            and self._query_one("SELECT 1 FROM games WHERE id = ?", (game_id,)) is None
-            and self._read(
-                self._source,
-                lambda c: c.execute("SELECT 1 FROM games WHERE id = ?", (game_id,)).fetchone(),
-            )
-        ):
+        holder, row = self._reader.holding(game_id, "SELECT 1 FROM games WHERE id = ?")
+        if row is not None and holder is not self._reader.conn:
             raise StoreError(f"{self.home} cannot be changed now, so game {game_id} stays")
         for recorder in self._recorders:
             recorder.deleted(game_id)
@@ -447,13 +393,13 @@ class GameStore:
         that could not be taken in: loading it then says why)."""
         self.flush()
         query = "SELECT value FROM meta WHERE key = ?"
-        row = self._query_one(query, (LAST_GAME_KEY,))
-        if row is None and self._source is not None:
-            row = self._read(self._source, lambda c: c.execute(query, (LAST_GAME_KEY,)).fetchone())
+        row = self._reader.one(query, (LAST_GAME_KEY,))
+        if row is None and self._reader.source is not None:
+            row = self._reader.one(query, (LAST_GAME_KEY,), self._reader.source)
         if row is None:
             return None
         game_id = str(row[0])
-        _conn, exists = self._holding(game_id, "SELECT 1 FROM games WHERE id = ?")
+        _conn, exists = self._reader.holding(game_id, "SELECT 1 FROM games WHERE id = ?")
         if exists is None and self._legacy_problem(game_id) is None:
             return None
         return game_id
@@ -503,7 +449,7 @@ class GameStore:
         jobs = []
         try:
             for found in salvage.read_games(path, report.lost):
-                held = self._query_one("SELECT recorded FROM games WHERE id = ?", (found.game_id,))
+                held = self._reader.one("SELECT recorded FROM games WHERE id = ?", (found.game_id,))
                 if (
                     not replace
                     and held is not None
@@ -529,7 +475,7 @@ class GameStore:
     def _not_recovered(self) -> builtins.list[Path]:
         done = {
             str(key).removeprefix(_RECOVERED_KEY)
-            for (key,) in self._query_all(
+            for (key,) in self._reader.all(
                 "SELECT key FROM meta WHERE key >= ? AND key < ?",
                 (_RECOVERED_KEY, _RECOVERED_KEY[:-1] + chr(ord(_RECOVERED_KEY[-1]) + 1)),
             )
@@ -578,9 +524,7 @@ class GameStore:
         self._next_reopen = None
         temporary = self.database
         self._writer.close()  # what was queued is written into the temporary database
-        with self._read_lock:
-            _close_all(self._connections())
-            self._read_conn, self._source = conn, None
+        self._reader.switch(conn, self.home)
         self.database = self.home
         self._rows = RowWriter(self.database)
         self._writer = self._new_writer()
@@ -622,110 +566,9 @@ class GameStore:
         for recorder in builtins.list(self._recorders):
             recorder.save_failed(game_id, message)
 
-    def _log_lost(self) -> None:
-        self._reader_stale = True
-
-    # -- internals: reading ----------------------------------------------------------------
-    def _read(self, conn: sqlite3.Connection | None, run: Callable[[sqlite3.Connection], T]) -> T:
-        """`run(conn)` under the read lock (`conn` None: the store's own database), with
-        every SQLite error turned into the store's own, saying what to do."""
-        with self._read_lock:
-            if self._reader_stale:
-                self._reopen_reader()
-            target = self._read_conn if conn is None else conn
-            try:
-                return run(target)
-            except sqlite3.Error as exc:
-                raise self._error(target, exc) from exc
-
-    def _error(self, conn: sqlite3.Connection, exc: sqlite3.Error) -> StoreError:
-        path = self.database if conn is self._read_conn else self.home
-        error = store_error(path, exc)
-        if isinstance(error, DamagedDatabaseError):
-            return DamagedDatabaseError(
-                f"{error}; it is set aside at the next start, and Saved games can then "
-                "recover what it still holds"
-            )
-        return error
-
-    def _reopen_reader(self) -> None:
-        """The write-ahead log was lost: this connection still reads the old one."""
-        self._reader_stale = False
-        try:
-            fresh = connect(self.database)
-        except StoreError as exc:
-            log.warning("the saved games cannot be read again: %s", exc)
-            return
-        self._read_conn.close()
-        self._read_conn = fresh
-
-    def _query_one(self, sql: str, params: tuple[object, ...]) -> tuple[object, ...] | None:
-        row: tuple[object, ...] | None = self._read(
-            None, lambda conn: conn.execute(sql, params).fetchone()
-        )
-        return row
-
-    def _query_all(self, sql: str, params: tuple[object, ...]) -> Rows:
-        return self._read_all(None, sql, params)
-
-    def _read_all(
-        self, conn: sqlite3.Connection | None, sql: str, params: tuple[object, ...]
-    ) -> Rows:
-        rows: Rows = self._read(conn, lambda c: c.execute(sql, params).fetchall())
-        return rows
-
-    def _holding(
-        self, game_id: str, query: str
-    ) -> tuple[sqlite3.Connection | None, tuple[object, ...] | None]:
-        """The connection holding that game (the store's own first, then the user's
-        read-only one) and what `query` (one parameter: the id) found there."""
-        row = self._query_one(query, (game_id,))
-        if row is not None or self._source is None:
-            return self._read_conn, row
-        source = self._source
-        found: tuple[object, ...] | None = self._read(
-            source, lambda c: c.execute(query, (game_id,)).fetchone()
-        )
-        return (source, found) if found is not None else (self._read_conn, None)
-
-    def _summaries(self, limit: int | None) -> Rows:
-        """The games' summary rows, newest first; the store's own, then the user's
-        read-only database's (those it does not hold itself)."""
-        query = (
-            "SELECT id, updated, players, revision, winners, levels FROM games "
-            "ORDER BY updated DESC LIMIT ?"
-        )
-        params = (-1 if limit is None else limit,)
-        rows = self._query_all(query, params)
-        if self._source is None:
-            return rows
-        own = {row[0] for row in rows}
-        try:
-            theirs = self._read_all(self._source, query, params)
-        except StoreError as exc:  # what can be read is shown
-            log.warning("the read-only saved games cannot be listed: %s", exc)
-            theirs = []
-        merged = rows + [row for row in theirs if row[0] not in own]
-        merged.sort(key=lambda row: float(str(row[1])), reverse=True)
-        return merged if limit is None else merged[:limit]
-
-    def _cover_of(self, game_id: str) -> str | None:
-        """The cover the database holds for that game (None: none, or another game's)."""
-        row = self._query_one("SELECT value FROM meta WHERE key = ?", (COVER_KEY,))
-        if row is None:
-            return None
-        try:
-            record = json.loads(str(row[0]))
-        except (ValueError, RecursionError):
-            return None
-        if not isinstance(record, dict) or record.get("game") != game_id:
-            return None
-        cover = record.get("cover")
-        return cover if isinstance(cover, str) else None
-
     # -- internals: JSON saves of earlier versions ------------------------------------------
     def _legacy_problem(self, game_id: str) -> str | None:
-        row = self._query_one(
+        row = self._reader.one(
             "SELECT problem FROM imported WHERE file = ? AND problem IS NOT NULL",
             (f"{game_id}.json",),
         )
@@ -737,7 +580,7 @@ class GameStore:
         """Take in JSON saves not taken in yet (or changed since they failed)."""
         done = {
             str(file): float(str(mtime))
-            for file, mtime in self._query_all("SELECT file, mtime FROM imported", ())
+            for file, mtime in self._reader.all("SELECT file, mtime FROM imported", ())
         }
         jobs = [self._take_in(found) for found in imports.to_take_in(self.folder, done, only)]
         marker = self.root / LAST_GAME_FILE
@@ -769,12 +612,6 @@ class GameStore:
             imports.record_import(conn, name, mtime, game_id=game_id)
 
         return self._writer.submit(Job(write, tag=change))
-
-
-def _close_all(connections: builtins.list[sqlite3.Connection]) -> None:
-    for conn in connections:
-        with contextlib.suppress(sqlite3.Error):
-            conn.close()
 
 
 def _json_list(text: object) -> builtins.list[object]:
