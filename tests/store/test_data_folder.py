@@ -68,10 +68,16 @@ def test_settings_that_are_not_a_file_are_set_aside_and_said(tmp_path: Path, kin
 def test_the_first_look_at_the_settings_never_reads_a_hostile_file(
     tmp_path: Path, kind: str
 ) -> None:
-    from companion.ui.app import first_look
-
     make_hostile(tmp_path / "settings.json", kind)
-    assert isolated(lambda: first_look(tmp_path)) == ("dark", None)
+
+    def look() -> tuple[str, str | None]:
+        # Imported in the child alone: the app's module opens Kivy's window, which the
+        # UI tests later in this process must open at their own size.
+        from companion.ui.app import first_look
+
+        return first_look(tmp_path)
+
+    assert isolated(look) == ("dark", None)
 
 
 @pytest.mark.parametrize("kind", HOSTILE)
