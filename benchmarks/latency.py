@@ -14,7 +14,7 @@ Beside them, `frame` is the one-way part of the action: until the LED frame show
 
 `table` is the app's own configuration: 1 level board (serial) + 8 trackers
 (BLE), one per player, with autosave on as the app orders it (the save runs
-where the app runs it: the store's queued `save_soon` where it exists, else the
+where the app runs it: the game's recorder, off the loop, where it exists, else the
 whole-file `save` on the loop), in a game of 10 and of 3,000 actions, and once
 more at 10 actions with autosave off (the counters' share alone). There `bare` is
 the same fan-out on bare carriers: one message to each of the nine echoing far
@@ -352,12 +352,13 @@ async def ble_figures(samples: int, warmup: int, folder: Path) -> dict[str, list
 def autosave(store: GameStore, game_id: str, game: Game) -> tuple[Callable[[object], None], str]:
     """The app's autosave after every change, and how it saves.
 
-    The store's queued save (`save_soon`, written off the loop) where the store
-    offers it, else the whole-file save the app has always made on the loop.
+    The game's recorder (each change queued at once, written off the loop) where the
+    store has one, else the whole-file save the app has always made on the loop.
     """
-    save_soon = getattr(store, "save_soon", None)
-    if save_soon is not None:
-        return (lambda _state: save_soon(game_id, game)), "GameStore.save_soon, off the loop"
+    recorder = getattr(store, "recorder", None)
+    if recorder is not None:
+        recorder().follow(game_id, game)  # it follows the game itself
+        return (lambda _state: None), "the game's recorder, written off the loop"
     return (lambda _state: store.save(game_id, game)), "GameStore.save, whole file on the loop"
 
 

@@ -18,7 +18,7 @@ from itertools import islice
 
 from pydantic import ValidationError
 
-from companion.core.actions import ACTION_ADAPTER, BaseAction
+from companion.core.actions import BaseAction
 from companion.core.dice import RandomSource, SecretsDice
 from companion.core.engine import apply_action, fill_rolls, replay
 from companion.core.errors import RuleError, validation_error_line
@@ -26,8 +26,9 @@ from companion.core.listeners import Listeners
 from companion.core.log_versions import (
     LOG_FORMAT,
     LOG_VERSION,
-    READABLE_VERSIONS,
-    upgrade_actions,
+    LogReadError,
+    read_actions,
+    readable_version,
 )
 from companion.core.models import Edition, GameSetup
 from companion.core.phrase import Phrase
@@ -446,11 +447,10 @@ class Game:
         if data.get("format") != LOG_FORMAT:
             raise GameLogError(f'not a game log: "format" must be "{LOG_FORMAT}"')
         version = data.get("version")
-        if version not in READABLE_VERSIONS or isinstance(version, bool):
-            readable = ", ".join(map(str, READABLE_VERSIONS))
-            raise GameLogError(
-                f"log version {version!r} is not supported (this program reads {readable})"
-            )
+        try:
+            readable_version(version)
+        except LogReadError as err:
+            raise GameLogError(str(err)) from None
         try:
             context = {"editions": editions} if editions is not None else None
             setup = GameSetup.model_validate(data.get("setup"), context=context)
@@ -461,15 +461,11 @@ class Game:
             raise GameLogError('"actions" is missing (an empty game has "actions": [])')
         if not isinstance(raw_actions, list):
             raise GameLogError('"actions" must be a list')
-        actions: list[BaseAction] = []
         with collector_paused():
-            for number, raw in enumerate(upgrade_actions(version, raw_actions), start=1):
-                try:
-                    actions.append(ACTION_ADAPTER.validate_python(raw))
-                except ValidationError as err:
-                    raise GameLogError(
-                        f"action {number} is malformed: {validation_error_line(err)}"
-                    ) from None
+            try:
+                actions = read_actions(version, raw_actions)
+            except LogReadError as err:
+                raise GameLogError(str(err)) from None
         return cls.from_actions(setup, actions, rng)
 
     @classmethod

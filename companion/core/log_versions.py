@@ -10,7 +10,17 @@ version with the final state that version gave them; each must still be reached.
 
 from __future__ import annotations
 
+import functools
+import json
 from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from pydantic import TypeAdapter, ValidationError
+
+from companion.core.errors import validation_error_line
+
+if TYPE_CHECKING:
+    from companion.core.actions import BaseAction
 
 LOG_FORMAT = "munchkin-companion-game"
 LOG_VERSION = 3
@@ -53,3 +63,83 @@ def upgrade_actions(version: int, actions: list[object]) -> list[object]:
         upgrade = _UPGRADES[step_from]
         actions = [upgrade(a) if isinstance(a, dict) else a for a in actions]
     return actions
+
+
+class LogReadError(ValueError):
+    """The actions of a log cannot be read: an unknown version or a malformed action."""
+
+
+def readable_version(version: object) -> int:
+    """`version` when this program reads logs of it; else LogReadError saying which it reads."""
+    if (
+        isinstance(version, bool)
+        or not isinstance(version, int)
+        or version not in READABLE_VERSIONS
+    ):
+        readable = ", ".join(map(str, READABLE_VERSIONS))
+        raise LogReadError(
+            f"log version {version!r} is not supported (this program reads {readable})"
+        )
+    return version
+
+
+def read_actions(version: object, actions: str | list[object]) -> list[BaseAction]:
+    """The actions of a log written in `version`, upgraded and validated: the one way a
+    stored log becomes actions (game-log files and the saved-games database alike).
+
+    `actions` is the log's list of actions, decoded or as JSON array text (a store's
+    rows joined; the current version's text is validated without decoding it first).
+    Raises LogReadError naming the version, or the first malformed action and its field.
+
+    >>> [a.type for a in read_actions(2, '[{"type": "end_turn"}]')]
+    ['end_turn']
+    >>> try:
+    ...     read_actions(2, [{"type": "end_turn"}, {"type": "go_up_level", "plyer": 0}])
+    ... except LogReadError as err:
+    ...     print(err)
+    action 2 is malformed: go_up_level: unknown field 'plyer' (and 1 more)
+    """
+    version = readable_version(version)
+    if version != LOG_VERSION:
+        actions = upgrade_actions(version, _decoded(actions))
+    try:
+        if isinstance(actions, str):
+            return _log_adapter().validate_json(actions)
+        return _log_adapter().validate_python(actions)
+    except ValidationError as exc:
+        raise LogReadError(_malformed(exc, actions)) from None
+
+
+def _decoded(actions: str | list[object]) -> list[object]:
+    if not isinstance(actions, str):
+        return actions
+    try:
+        decoded = json.loads(actions)
+    except (ValueError, RecursionError):
+        raise LogReadError("the actions are not valid JSON") from None
+    if not isinstance(decoded, list):
+        raise LogReadError("the actions are not a list")
+    return decoded
+
+
+def _malformed(exc: ValidationError, actions: str | list[object]) -> str:
+    """The first malformed action, in the words a single action's check gives."""
+    from companion.core.actions import ACTION_ADAPTER
+
+    first = exc.errors()[0]["loc"]
+    if not first or not isinstance(first[0], int):
+        return f"the actions are malformed: {validation_error_line(exc)}"
+    index = first[0]
+    try:
+        ACTION_ADAPTER.validate_python(_decoded(actions)[index])
+    except ValidationError as alone:
+        return f"action {index + 1} is malformed: {validation_error_line(alone)}"
+    return f"action {index + 1} is malformed: {validation_error_line(exc)}"
+
+
+@functools.cache
+def _log_adapter() -> TypeAdapter[list[BaseAction]]:
+    """Validates a whole log in one call (built on first use: it takes a moment)."""
+    from companion.core.actions import Action
+
+    return TypeAdapter(list[Action])

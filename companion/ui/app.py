@@ -48,7 +48,6 @@ if TYPE_CHECKING:
     from companion.core import Game
     from companion.store import Settings, SettingsStore
     from companion.ui.device_service import DeviceService
-    from companion.ui.host import Host
     from companion.ui.link_service import TableLinkService
     from companion.ui.screens.base import CompanionScreen
 
@@ -62,6 +61,8 @@ BACK_KEYS = (27,)
 PACKS_DIR = "packs"
 # Shown for the moment between the first frame and the game being loaded.
 OPENING_SCREEN = "opening"
+# Where a damaged copy of the saved games is offered for recovery.
+RECOVER_SCREEN = "games"
 
 
 def first_look(data_dir: Path | None) -> tuple[str, str | None]:
@@ -71,9 +72,11 @@ def first_look(data_dir: Path | None) -> tuple[str, str | None]:
     loaded and checked right after the first frame, and a damaged file is reported then.
     The language is None when none was ever chosen (the system's is used then).
     """
+    from companion.store.files import MAX_SETTINGS_BYTES, read_capped
+
     path = (data_dir if data_dir is not None else user_data_dir()) / SETTINGS_FILE
-    try:
-        saved = json.loads(path.read_text(encoding="utf-8"))
+    try:  # capped, and never a pipe or a device: this runs before the first frame
+        saved = json.loads(read_capped(path, MAX_SETTINGS_BYTES))
     except (OSError, ValueError, RecursionError):  # reported by the full load, not here
         saved = {}
     if not isinstance(saved, dict):
@@ -110,7 +113,7 @@ class CompanionApp(App):
         self,
         data_dir: Path | None = None,
         no_virtual: bool = False,
-        device_service: Callable[[Host], DeviceService] | None = None,
+        device_service: Callable[..., DeviceService] | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
@@ -204,13 +207,15 @@ class CompanionApp(App):
         if problem is not None:
             self._startup_problems.append(problem)
         if self.session.game is None:
-            self.show(START_SCREEN)
+            # A damaged copy of the saved games kept aside: the screen that offers to
+            # recover it comes first.
+            self.show(RECOVER_SCREEN if self.session.games.recoverable else START_SCREEN)
         else:
             self.game_shown = True
         if self.manager.has_screen(OPENING_SCREEN):
             self.manager.remove_widget(self.manager.get_screen(OPENING_SCREEN))
-        for problem in self._startup_problems:
-            self.notify(problem, error=True)
+        if self._startup_problems:  # all of them, at once, on the first screen
+            self.notify("\n".join(self._startup_problems), error=True)
 
     def _settled(self, *_args: Any) -> None:
         """The first screen of the game is drawn: the collector runs again."""
@@ -295,10 +300,12 @@ class CompanionApp(App):
 
         folder = self.data_dir / PACKS_DIR if self.data_dir is not None else user_packs_dir()
         try:
-            remember_monster(folder, name, level, treasure)
+            _pack, problem = remember_monster(folder, name, level, treasure)
         except (OSError, ValueError) as exc:
             log.warning("could not remember the monster %r: %s", name, exc)
             return
+        if problem is not None:  # the damaged pack was kept aside: say so
+            self.notify(problem, error=True)
         self._cards = None  # loaded again, with the new monster, on the next search
 
     # -- wiring ---------------------------------------------------------------------------
@@ -358,7 +365,8 @@ class CompanionApp(App):
                 from companion.ui.device_service import DeviceService
 
                 factory = DeviceService
-            return factory(self)
+            # Presses are acknowledged once the game's recorder has them on disk.
+            return factory(self, durable=self.session.recorder.wait_durable)
         except Exception as exc:  # a broken service must not stop the table from playing
             log.exception("the counters' service could not be created")
             self._startup_problems.append(str(exc))

@@ -53,10 +53,18 @@ class DeviceService(EventDispatcher):
     # A sentence for the Devices screen about what the service is doing.
     activity = StringProperty("")
 
-    def __init__(self, app: Host, manager: Any = None) -> None:
+    def __init__(
+        self,
+        app: Host,
+        manager: Any = None,
+        durable: Callable[[int], Awaitable[object]] | None = None,
+    ) -> None:
         super().__init__()
         self.app = app
         self.manager: Any = manager
+        # A counter's press is acknowledged once this finishes for the open game's change
+        # (the game recorder's `wait_durable`); None: as soon as it is applied.
+        self._durable = durable
         self._injected = manager is not None
         self._game: Game | None = None
         self._pending_frames: dict[str, Any] = {}
@@ -198,11 +206,6 @@ class DeviceService(EventDispatcher):
         folder = self.app.data_dir
         tokens = TokenStore(folder / TOKENS_FILE) if folder is not None else TokenStore()
         return DeviceManager(tokens=tokens, persist=self._durable)
-
-    def _durable(self, sequence: int) -> Awaitable[None]:
-        # A counter's press is acknowledged once the open game's change `sequence` is on disk.
-        session = self.app.session
-        return session.games.wait_durable(session.game_id, sequence)
 
     async def _connect_all(self, virtual: bool) -> None:
         from companion.devices.discovery import discover
