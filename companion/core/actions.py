@@ -42,14 +42,10 @@ else:
 # resumes a game pays for the actions it reads, not for the whole rulebook.
 ACTION_ADAPTER: TypeAdapter[BaseAction] = TypeAdapter(Action, config=ConfigDict(defer_build=True))
 
-# Every action class is reachable from here (and from `companion.core`) by its own name.
-globals().update({action.__name__: action for action in ACTION_TYPES})
-
 __all__ = [
     "ACTION_ADAPTER",
     "ACTION_TYPES",
     "CHAPTERS",
     "Action",
     "BaseAction",
-    *(action.__name__ for action in ACTION_TYPES),
 ]

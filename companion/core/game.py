@@ -20,7 +20,7 @@ from pydantic import ValidationError
 
 from companion.core.actions import ACTION_ADAPTER, BaseAction
 from companion.core.dice import RandomSource, SecretsDice
-from companion.core.engine import apply_action, fill_rolls, replay
+from companion.core.engine import apply_action, check_action, fill_rolls, replay
 from companion.core.errors import RuleError, validation_error_line
 from companion.core.listeners import Listeners
 from companion.core.log_versions import (
@@ -130,6 +130,10 @@ class Game:
         # The revision the last load started folding from: the checkpoint's when one was
         # trusted, 0 when the whole log was folded (see `resume`).
         self.resumed_from = 0
+        # What `check` found for `_checked_in` (the state it asked about), by action: every
+        # screen and cover that dims the same button after a change asks the rules once.
+        self._checked: dict[BaseAction, RuleError | None] = {}
+        self._checked_in = initial
 
     # --- reading -------------------------------------------------------------------
 
@@ -243,11 +247,24 @@ class Game:
     def check(self, action: BaseAction) -> RuleError | None:
         """The rule the action would break now, or None if it is allowed; changes nothing.
 
-        For greying out buttons: open die rolls are filled with stand-in results (the
-        real dice are not touched), since no rule depends on the number rolled.
+        For greying out buttons: only the action's rule is asked, so no state is built.
+        Open die rolls are filled with stand-in results (the real dice are not touched).
+        The answer is kept until the state changes, so asking again costs nothing.
         """
+        if self._checked_in is not self._state:
+            self._checked, self._checked_in = {}, self._state
         try:
-            apply_action(self._state, fill_rolls(action, self._state, _StandInDice()))
+            return self._checked[action]
+        except KeyError:
+            pass
+        except TypeError:  # an action holding a dict (Charity's shares) has no hash
+            return self._check(action)
+        found = self._checked[action] = self._check(action)
+        return found
+
+    def _check(self, action: BaseAction) -> RuleError | None:
+        try:
+            check_action(self._state, fill_rolls(action, self._state, _StandInDice()))
         except RuleError as err:
             return err
         return None

@@ -59,6 +59,9 @@ class Sex(StrEnum):
     NONE = "none"
 
 
+TraitKind = Literal["class", "race", "motivation", "style"]
+
+
 class Edition(Frozen):
     """An edition's names for classes, races, motivations and styles (RULES.md §4).
 
@@ -73,6 +76,14 @@ class Edition(Frozen):
     styles: tuple[str, ...] = ()
     start_door_cards: int = 4
     start_treasure_cards: int = 4
+
+    def traits(self, kind: TraitKind) -> tuple[str, ...]:
+        """The edition's classes, races, motivations or styles."""
+        if kind == "class":
+            return self.classes
+        if kind == "race":
+            return self.races
+        return self.motivations if kind == "motivation" else self.styles
 
 
 CLASSIC = Edition(
@@ -190,13 +201,16 @@ class GameSetup(Frozen):
 # --- combat inputs (the card database converts cards into these) ----------------------
 
 
+ConditionKind = Literal["class", "race", "sex", "style", "motivation"]
+
+
 class Condition(Frozen):
     """A trait a monster or item cares about, e.g. class "Wizard" or sex "female".
 
     Race "Human" matches a character with no race.
     """
 
-    kind: Literal["class", "race", "sex", "style", "motivation"]
+    kind: ConditionKind
     value: str
 
 

@@ -22,13 +22,18 @@ from typing import Any
 class Phrase(str):
     """An English sentence with the template and values it was made from.
 
-    `plural` and `count` are set for a sentence with singular and plural forms
-    (made by `plural_phrase`); the translation then picks the form for `count`.
+    `plural` and `number` are set for a sentence with singular and plural forms
+    (made by `plural_phrase`); the translation then picks the form for `number`. (Not
+    `count`: a Phrase is a `str`, and `str.count` must keep working on it.)
+
+    >>> cards = plural_phrase("{n} card", "{n} cards", 3, n=3)
+    >>> cards, cards.number, cards.count("c")
+    ('3 cards', 3, 1)
     """
 
     template: str
     plural: str | None
-    count: int | None
+    number: int | None
     params: dict[str, Any]
 
     def __new__(cls, template: str, /, **params: Any) -> Phrase:
@@ -42,13 +47,13 @@ class Phrase(str):
         phrase = str.__new__(cls, chosen.format(**params))
         phrase.template = template
         phrase.plural = plural
-        phrase.count = count
+        phrase.number = count
         phrase.params = params
         return phrase
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Copies and pickles keep the template, not only the English text.
-        return (_rebuild, (self.template, self.plural, self.count, self.params))
+        return (_rebuild, (self.template, self.plural, self.number, self.params))
 
 
 def _rebuild(

@@ -10,126 +10,54 @@ from __future__ import annotations
 import random
 from typing import get_args
 
-from companion.core.chapters.base import BaseAction
-from companion.core.chapters.character import (
-    ChangeSex,
-    Die,
-    DiscardAlly,
-    GainTrait,
-    LootTheBody,
-    LoseTrait,
-    SetAlly,
-    SetTraitBonus,
-    SetTraitBoost,
-)
-from companion.core.chapters.combat import (
-    AddEnhancer,
-    AddHelper,
-    AddMonster,
-    ChangeHelper,
-    ClearOneShots,
-    FightWithLevelOnly,
-    PlayOneShot,
-    RemoveHelper,
-    RemoveMonster,
-    ResolveCombat,
-    SetWinsTies,
-    StartCombat,
-)
-from companion.core.chapters.gear import (
-    DiscardItem,
-    EquipItem,
-    GainItem,
-    SetGearBonus,
-    SetRunAwayBonus,
-    TradeItem,
-    UnequipItem,
-)
-from companion.core.chapters.levels import (
-    GoUpLevel,
-    LoseLevel,
-    SellItems,
-    SetLevel,
-)
-from companion.core.chapters.rolls import (
-    RollDie,
-    RollForFirstPlayer,
-)
-from companion.core.chapters.run_away import (
-    RunAway,
-    SacrificeAlly,
-    bad_stuff_choices,
-)
-from companion.core.chapters.turn import (
-    AdvancePhase,
-    Charity,
-    EndTurn,
-)
-from companion.core.dice import SeededDice
-from companion.core.errors import RuleError
-from companion.core.game import Game
-from companion.core.models import (
-    CLASSIC,
-    AllySpec,
-    BadStuff,
-    Condition,
-    Edition,
-    EnhancerSpec,
-    GameSetup,
-    ItemSpec,
-    Loss,
-    MonsterModifier,
-    MonsterSpec,
-    PlayerSetup,
-    Sex,
-    Variants,
-)
+from companion import core
+from companion.core.models import ConditionKind, TraitKind
 from companion.core.state import GameState
 
 _COLOURS = ("#e6194b", "#3cb44b", "#ffe119", "#4363d8", "#f58231", "#911eb4", "#46f0f0", "#f032e6")
 _NAMES = ("Ada", "Bram", "Cleo", "Dov", "Eno", "Fay", "Gus", "Hal")
 
 _ITEMS = (
-    ItemSpec(name="Pointy Hat", bonus=1, slot="headgear", gold=300),
-    ItemSpec(name="Tin Vest", bonus=2, slot="armor", gold=400),
-    ItemSpec(name="Speedy Socks", slot="footgear", run_away_bonus=1, gold=400),
-    ItemSpec(name="Soup Ladle", bonus=2, slot="hands", hands=1, gold=500),
-    ItemSpec(name="Door Plank", bonus=4, slot="hands", hands=2, big=True, gold=700),
-    ItemSpec(name="Sparkly Wand", bonus=3, slot="hands", hands=1, gold=600),
-    ItemSpec(name="Lucky Pebble", bonus=1, gold=1000),
+    core.ItemSpec(name="Pointy Hat", bonus=1, slot="headgear", gold=300),
+    core.ItemSpec(name="Tin Vest", bonus=2, slot="armor", gold=400),
+    core.ItemSpec(name="Speedy Socks", slot="footgear", run_away_bonus=1, gold=400),
+    core.ItemSpec(name="Soup Ladle", bonus=2, slot="hands", hands=1, gold=500),
+    core.ItemSpec(name="Door Plank", bonus=4, slot="hands", hands=2, big=True, gold=700),
+    core.ItemSpec(name="Sparkly Wand", bonus=3, slot="hands", hands=1, gold=600),
+    core.ItemSpec(name="Lucky Pebble", bonus=1, gold=1000),
 )
 
 
-def random_setup(rnd: random.Random, edition: Edition = CLASSIC, **variants: object) -> GameSetup:
+def random_setup(
+    rnd: random.Random, edition: core.Edition = core.CLASSIC, **variants: object
+) -> core.GameSetup:
     """A table of 2..8 players with distinct names and colours."""
     count = rnd.randint(2, 8)
     players = tuple(
-        PlayerSetup(name=_NAMES[i], colour=_COLOURS[i], sex=rnd.choice(list(Sex)))
+        core.PlayerSetup(name=_NAMES[i], colour=_COLOURS[i], sex=rnd.choice(list(core.Sex)))
         for i in range(count)
     )
-    return GameSetup(
+    return core.GameSetup(
         players=players,
         edition=edition,
-        variants=Variants.model_validate(variants),
+        variants=core.Variants.model_validate(variants),
         first_player=rnd.randrange(count),
     )
 
 
-def _monster(rnd: random.Random, edition: Edition) -> MonsterSpec:
-    mods: list[MonsterModifier] = []
+def _monster(rnd: random.Random, edition: core.Edition) -> core.MonsterSpec:
+    mods: list[core.MonsterModifier] = []
     if rnd.random() < 0.4 and edition.classes:
-        kind_value = rnd.choice(
-            [("class", c) for c in edition.classes] + [("sex", "female"), ("race", "Human")]
-        )
+        targets: list[tuple[ConditionKind, str]] = [("class", c) for c in edition.classes]
+        kind, value = rnd.choice([*targets, ("sex", "female"), ("race", "Human")])
         mods.append(
-            MonsterModifier(
-                bonus=rnd.randint(1, 5),
-                condition=Condition(kind=kind_value[0], value=kind_value[1]),
-            )  # type: ignore[arg-type]
+            core.MonsterModifier(
+                bonus=rnd.randint(1, 5), condition=core.Condition(kind=kind, value=value)
+            )
         )
     if rnd.random() < 0.15:
-        mods.append(MonsterModifier(bonus=2, per_empty_hand=True))
-    bad = BadStuff(
+        mods.append(core.MonsterModifier(bonus=2, per_empty_hand=True))
+    bad = core.BadStuff(
         lose_levels=rnd.choice((0, 0, 1, 2, 3)),
         death=rnd.random() < 0.1,
         lose_gear=rnd.choice((0, 0, 1, 2)),
@@ -137,7 +65,7 @@ def _monster(rnd: random.Random, edition: Edition) -> MonsterSpec:
         text=rnd.choice(("", "lose your headgear", "discard your hand")),
     )
     level = rnd.randint(1, 20)
-    return MonsterSpec(
+    return core.MonsterSpec(
         name=f"Monster {level}",
         level=level,
         treasure=rnd.randint(1, 4),
@@ -149,18 +77,18 @@ def _monster(rnd: random.Random, edition: Edition) -> MonsterSpec:
 
 
 # Every loss a Bad Stuff may name, read from its one definition.
-_LOSSES: tuple[Loss, ...] = get_args(Loss)
+_LOSSES: tuple[core.Loss, ...] = get_args(core.Loss)
 
 
-def _run_away(state: GameState, rnd: random.Random, fighter: int) -> RunAway:
+def _run_away(state: GameState, rnd: random.Random, fighter: int) -> core.RunAway:
     """A run-away roll against a random monster, with the victim's picks made up front."""
     monster = rnd.randrange(len(state.combat.monsters))  # type: ignore[union-attr]
-    choices = bad_stuff_choices(state, fighter, monster)
+    choices = core.bad_stuff_choices(state, fighter, monster)
     picks = tuple(rnd.choice(options)[0] for _, options in choices)
-    return RunAway(fighter=fighter, monster=monster, picks=picks)
+    return core.RunAway(fighter=fighter, monster=monster, picks=picks)
 
 
-def random_action(state: GameState, rnd: random.Random, allow_win: bool = True) -> BaseAction:
+def random_action(state: GameState, rnd: random.Random, allow_win: bool = True) -> core.BaseAction:
     """A plausible next action for this state (the rules may still refuse it)."""
     n = len(state.players)
     seat = rnd.randrange(n)
@@ -172,132 +100,133 @@ def random_action(state: GameState, rnd: random.Random, allow_win: bool = True) 
     if combat is not None:
         choice = rnd.random()
         if choice < 0.25:
-            fighter = state.players[combat.fighter]
+            level = state.players[combat.fighter].level
             if combat.fighters_winning:
-                if not allow_win and fighter.level + combat.levels >= state.winning_level:
-                    return ResolveCombat(outcome="defeat")
-                return ResolveCombat(outcome="kill")
+                if not allow_win and level + combat.levels >= state.winning_level:
+                    return core.ResolveCombat(outcome="defeat")
+                return core.ResolveCombat(outcome="kill")
             if rnd.random() < 0.1:
-                return SacrificeAlly(player=rnd.choice(combat.fighters), partner_escapes=True)
+                return core.SacrificeAlly(player=rnd.choice(combat.fighters), partner_escapes=True)
             return _run_away(state, rnd, combat.fighter)
         if choice < 0.4:
             if combat.helper is not None:
-                return ChangeHelper(helper=seat if seat != combat.helper else None)
-            return AddHelper(helper=seat)
+                return core.ChangeHelper(helper=seat if seat != combat.helper else None)
+            return core.AddHelper(helper=seat)
         if choice < 0.55:
             if combat.one_shots and rnd.random() < 0.15:
-                return ClearOneShots(side=rnd.choice(combat.one_shots).side)
-            return PlayOneShot(side=rnd.choice(("players", "monsters")), bonus=rnd.randint(1, 5))
+                return core.ClearOneShots(side=rnd.choice(combat.one_shots).side)
+            return core.PlayOneShot(
+                side=rnd.choice(("players", "monsters")), bonus=rnd.randint(1, 5)
+            )
         if choice < 0.65:
-            return AddEnhancer(
+            return core.AddEnhancer(
                 monster=rnd.randrange(len(combat.monsters)),
-                enhancer=EnhancerSpec(
+                enhancer=core.EnhancerSpec(
                     name="Enhancer", bonus=rnd.choice((-5, 5, 10)), treasure=rnd.choice((-1, 1, 2))
                 ),
             )
         if choice < 0.7:
-            return AddMonster(monster=_monster(rnd, edition))
+            return core.AddMonster(monster=_monster(rnd, edition))
         if choice < 0.75:
-            return FightWithLevelOnly(player=rnd.choice(combat.fighters))
+            return core.FightWithLevelOnly(player=rnd.choice(combat.fighters))
         if choice < 0.8:
-            return SetWinsTies(on=rnd.random() < 0.5)
+            return core.SetWinsTies(on=rnd.random() < 0.5)
         if choice < 0.85:
-            return RemoveHelper()
+            return core.RemoveHelper()
         if choice < 0.9:
-            return SetAlly(player=seat, ally=AllySpec(name="Sidekick", bonus=2, run_away_bonus=1))
+            return core.SetAlly(
+                player=seat, ally=core.AllySpec(name="Sidekick", bonus=2, run_away_bonus=1)
+            )
         if choice < 0.93:
-            return Die(player=rnd.choice(combat.fighters))
+            return core.Die(player=rnd.choice(combat.fighters))
         if choice < 0.97:
-            return RollDie(player=seat, purpose="a card")
+            return core.RollDie(player=seat, purpose="a card")
         treasure = rnd.choice((None, None, 0, 1))
-        return RemoveMonster(monster=rnd.randrange(len(combat.monsters)), treasure=treasure)
+        return core.RemoveMonster(monster=rnd.randrange(len(combat.monsters)), treasure=treasure)
     player = state.players[seat]
     choice = rnd.random()
     if state.revision == 0 and choice < 0.5:
-        return RollForFirstPlayer()
+        return core.RollForFirstPlayer()
     if choice < 0.12:
-        return StartCombat(
+        return core.StartCombat(
             fighter=state.current,
             monsters=tuple(_monster(rnd, edition) for _ in range(rnd.choice((1, 1, 1, 2)))),
         )
     if choice < 0.2:
-        return AdvancePhase()
+        return core.AdvancePhase()
     if choice < 0.3:
-        return EndTurn()
+        return core.EndTurn()
     if choice < 0.37:
-        return GoUpLevel(player=seat, levels=rnd.choice((1, 1, 2)))
+        return core.GoUpLevel(player=seat, levels=rnd.choice((1, 1, 2)))
     if choice < 0.42:
-        return LoseLevel(player=seat, levels=rnd.choice((1, 2)))
+        return core.LoseLevel(player=seat, levels=rnd.choice((1, 2)))
     if choice < 0.47:
-        return SellItems(player=state.current, gold=rnd.choice((900, 1000, 1500, 2000, 2900)))
+        return core.SellItems(player=state.current, gold=rnd.choice((900, 1000, 1500, 2000, 2900)))
     if choice < 0.55:
-        return GainItem(player=seat, item=rnd.choice(_ITEMS), equip=rnd.random() < 0.7)
+        return core.GainItem(player=seat, item=rnd.choice(_ITEMS), equip=rnd.random() < 0.7)
     if choice < 0.6 and player.items:
         item = rnd.choice(player.items)
         kind = rnd.randrange(4)
         if kind == 0:
-            return EquipItem(player=seat, item_id=item.id)
+            return core.EquipItem(player=seat, item_id=item.id)
         if kind == 1:
-            return UnequipItem(player=seat, item_id=item.id)
+            return core.UnequipItem(player=seat, item_id=item.id)
         if kind == 2:
-            return DiscardItem(player=seat, item_id=item.id)
-        return TradeItem(giver=seat, receiver=rnd.randrange(n), item_id=item.id)
+            return core.DiscardItem(player=seat, item_id=item.id)
+        return core.TradeItem(giver=seat, receiver=rnd.randrange(n), item_id=item.id)
     if choice < 0.64:
-        return SetGearBonus(player=seat, bonus=rnd.randint(-2, 8))
+        return core.SetGearBonus(player=seat, bonus=rnd.randint(-2, 8))
     if choice < 0.7:
-        kind = rnd.choice(("class", "race", "motivation", "style"))
-        names = {
-            "class": edition.classes,
-            "race": edition.races,
-            "motivation": edition.motivations,
-            "style": edition.styles,
-        }[kind] or ("Nobody",)
+        trait: TraitKind = rnd.choice(("class", "race", "motivation", "style"))
+        names = edition.traits(trait) or ("Nobody",)
         bonus = rnd.choice((0, 0, 1, 2, 3))
-        return GainTrait(player=seat, kind=kind, name=rnd.choice(names), bonus=bonus)  # type: ignore[arg-type]
+        return core.GainTrait(player=seat, kind=trait, name=rnd.choice(names), bonus=bonus)
     if choice < 0.73:
         if player.classes and rnd.random() < 0.3:
             bonus = rnd.choice((0, 1, 2, -1))
-            return SetTraitBonus(player=seat, kind="class", name=player.classes[0], bonus=bonus)
+            return core.SetTraitBonus(
+                player=seat, kind="class", name=player.classes[0], bonus=bonus
+            )
         if player.classes:
-            return LoseTrait(player=seat, kind="class", name=player.classes[0])
-        return SetTraitBoost(player=seat, kind="class", on=not player.super_munchkin)
+            return core.LoseTrait(player=seat, kind="class", name=player.classes[0])
+        return core.SetTraitBoost(player=seat, kind="class", on=not player.super_munchkin)
     if choice < 0.76:
-        return SetTraitBoost(player=seat, kind="race", on=not player.half_breed)
+        return core.SetTraitBoost(player=seat, kind="race", on=not player.half_breed)
     if choice < 0.79:
-        return ChangeSex(player=seat, sex=rnd.choice(list(Sex)))
+        return core.ChangeSex(player=seat, sex=rnd.choice(list(core.Sex)))
     if choice < 0.83:
         if player.ally is not None:
-            return DiscardAlly(player=seat)
-        return SetAlly(player=seat, ally=AllySpec(name="Pal", bonus=rnd.randint(1, 3)))
+            return core.DiscardAlly(player=seat)
+        return core.SetAlly(player=seat, ally=core.AllySpec(name="Pal", bonus=rnd.randint(1, 3)))
     if choice < 0.86:
-        return Die(player=seat, reason="a trap")
+        return core.Die(player=seat, reason="a trap")
     if choice < 0.89:
-        return LootTheBody(player=seat)
+        return core.LootTheBody(player=seat)
     if choice < 0.95:
-        return Charity(giver=state.current, cards=rnd.randint(1, 5))
+        return core.Charity(giver=state.current, cards=rnd.randint(1, 5))
     if choice < 0.97:
-        return RollDie(player=seat, purpose="a card")
+        return core.RollDie(player=seat, purpose="a card")
     if choice < 0.985:
-        return SetLevel(player=seat, level=rnd.randint(1, state.winning_level - 1))
-    return SetRunAwayBonus(player=seat, bonus=rnd.randint(-1, 2))
+        return core.SetLevel(player=seat, level=rnd.randint(1, state.winning_level - 1))
+    return core.SetRunAwayBonus(player=seat, bonus=rnd.randint(-1, 2))
 
 
 def random_game(
     actions: int,
     seed: int | str = 0,
-    setup: GameSetup | None = None,
+    setup: core.GameSetup | None = None,
     allow_win: bool = True,
     max_attempts: int | None = None,
-) -> Game:
+) -> core.Game:
     """Play up to `actions` legal actions chosen at random (stops early when someone wins)."""
     rnd = random.Random(seed)
-    game = Game(setup or random_setup(rnd), rng=SeededDice(rnd.random()))
+    game = core.Game(setup or random_setup(rnd), rng=core.SeededDice(rnd.random()))
     attempts = 0
     limit = max_attempts if max_attempts is not None else actions * 20
     while len(game.log) < actions and not game.state.winners and attempts < limit:
         attempts += 1
         try:
             game.apply(random_action(game.state, rnd, allow_win))
-        except RuleError:
+        except core.RuleError:
             continue
     return game

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 
 from companion.core.errors import RuleError
-from companion.core.models import Condition, EnhancerSpec, MonsterSpec
+from companion.core.models import Condition, EnhancerSpec, MonsterSpec, TraitKind
 from companion.core.phrase import Phrase
-from companion.core.state import PlayerState, TraitKind
+from companion.core.state import PlayerState
 
 GOLD_PER_LEVEL = 1000
 RUN_AWAY_TARGET = 5

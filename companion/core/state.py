@@ -15,10 +15,9 @@ from companion.core.models import (
     ItemSpec,
     MonsterSpec,
     Sex,
+    TraitKind,
 )
 from companion.core.phrase import Phrase, plural_phrase
-
-TraitKind = Literal["class", "race", "motivation", "style"]
 
 
 class Phase(StrEnum):
@@ -165,7 +164,7 @@ class Said(Frozen):
         return cls(
             template=words.template,
             plural=words.plural,
-            count=words.count,
+            count=words.number,
             params=tuple(words.params.items()),
         )
 

@@ -162,8 +162,8 @@ def tr(message: object) -> str:
         first = message.args[0] if len(message.args) == 1 else None
         message = first if isinstance(first, phrase_type) else str(message)
     if isinstance(message, phrase_type):
-        if message.plural is not None and message.count is not None:
-            template = ngettext(message.template, message.plural, message.count)
+        if message.plural is not None and message.number is not None:
+            template = ngettext(message.template, message.plural, message.number)
         else:
             template = _(message.template)
         values = {k: tr(v) if isinstance(v, phrase_type) else v for k, v in message.params.items()}

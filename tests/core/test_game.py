@@ -103,6 +103,37 @@ class TestUndoRedo:
         assert game.check(RunAway(fighter=0, monster=0)) is None
         assert game.state.revision == 2 and len(game.log) == 2
 
+    def test_check_asks_each_rule_once_per_state_and_copies_nothing(
+        self, game: Game, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """Dimming the same button on every screen after a change costs one rule check."""
+        import companion.core.game as game_module
+        from companion.core import EndTurn, GameState
+
+        asked: list[str] = []
+        real_check = game_module.check_action
+
+        def counted(state: GameState, action: object) -> None:
+            asked.append(type(action).__name__)
+            real_check(state, action)  # type: ignore[arg-type]
+
+        def no_copy(*_args: object, **_kwargs: object) -> None:
+            raise AssertionError("a check copied the state")
+
+        monkeypatch.setattr(game_module, "check_action", counted)
+        with monkeypatch.context() as inside:
+            inside.setattr(GameState, "evolve", no_copy)
+            assert game.check(EndTurn()) is None
+            assert game.check(EndTurn()) is None
+            assert game.check(GoUpLevel(player=0)) is None
+        assert asked == ["EndTurn", "GoUpLevel"]
+        game.apply(StartCombat(fighter=0, monsters=(monster(3),)))
+        refused = game.check(EndTurn())
+        assert refused is not None and refused.rule == "finish_combat"
+        game.undo()
+        assert game.check(EndTurn()) is None  # the answer follows the state, undo included
+        assert asked == ["EndTurn", "GoUpLevel", "EndTurn", "EndTurn"]
+
     def test_subscribers_hear_apply_undo_redo_until_they_leave(self, game: Game) -> None:
         seen: list[int] = []
         leave = game.subscribe(lambda s: seen.append(s.revision))

@@ -1,11 +1,14 @@
 """Properties of random legal games: Level stays in bounds, wins need kills, trait bonuses
-count once and outlive death, undo/redo and save/load restore identical states, and the
-unchecked fold agrees with the checked one."""
+count once and outlive death, undo/redo and save/load restore identical states, the
+unchecked fold agrees with the checked one, and a rule only reads: it builds no state, and
+a step never fails on what its rule allowed."""
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import random
+from collections.abc import Iterator
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -20,13 +23,19 @@ from companion.core import (
     Game,
     GameState,
     ResolveCombat,
+    RuleError,
+    SeededDice,
+    check_action,
     combat_strength,
     fighters_win,
+    fill_rolls,
     monster_strength,
     monster_treasure,
     replay,
 )
-from companion.core.randomplay import random_game, random_setup
+from companion.core.engine import step_action
+from companion.core.models import Frozen
+from companion.core.randomplay import random_action, random_game, random_setup
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -111,6 +120,70 @@ def test_the_unchecked_fold_of_a_legal_log_matches_the_checked_one(seed: int, le
     game = game_for(seed, length)
     state = replay(GameState.initial(game.setup), game.log, checked=False)
     assert state == game.state
+
+
+@contextlib.contextmanager
+def nothing_built() -> Iterator[None]:
+    """Fail on any copy of a state, a player or a combat (every one is made by `evolve`)."""
+
+    def refuse(*_args: object, **_changes: object) -> None:
+        raise AssertionError("a rule built a state")
+
+    saved = Frozen.evolve
+    Frozen.evolve = refuse  # type: ignore[method-assign,assignment]
+    try:
+        yield
+    finally:
+        Frozen.evolve = saved  # type: ignore[method-assign]
+
+
+@SETTINGS
+@given(seeds, lengths, editions)
+def test_every_rule_of_a_legal_log_passes_and_builds_nothing(
+    seed: int,
+    length: int,
+    edition,  # type: ignore[no-untyped-def]
+) -> None:
+    game = game_for(seed, length, edition)
+    for revision, action in enumerate(game.log):
+        before = game.state_at(revision)
+        dumped = before.model_dump()
+        with nothing_built():
+            check_action(before, action)
+        assert before.model_dump() == dumped
+
+
+@SETTINGS
+@given(seeds, lengths, editions)
+def test_what_a_rule_allows_its_step_applies_and_what_it_refuses_apply_refuses(
+    seed: int,
+    length: int,
+    edition,  # type: ignore[no-untyped-def]
+) -> None:
+    """Random proposals, legal or not, at every state of a random game: the rule alone
+    decides, so a refused action is refused by apply too, and an allowed one never makes
+    its step fail."""
+    game = game_for(seed, length, edition)
+    rnd = random.Random(seed)
+    dice = SeededDice(seed)
+    for revision in range(len(game.log) + 1):
+        state = game.state_at(revision)
+        if state.winners:
+            continue
+        for _ in range(3):
+            action = fill_rolls(random_action(state, rnd), state, dice)
+            with nothing_built():
+                try:
+                    check_action(state, action)
+                except RuleError:
+                    allowed = False
+                else:
+                    allowed = True
+            if allowed:
+                after = step_action(state, action)
+                assert after.revision == state.revision + 1
+            else:
+                assert Game.from_actions(game.setup, game.log[:revision]).check(action)
 
 
 @SETTINGS

@@ -17,6 +17,7 @@ from companion.core.chapters.base import (
     Override,
     Seat,
     player_name,
+    rule,
     step,
     words,
 )
@@ -31,15 +32,15 @@ from companion.core.chapters.rolls import (
 from companion.core.chapters.table import alive, player_at, with_player
 from companion.core.dice import RandomSource
 from companion.core.errors import RuleError
-from companion.core.models import AllySpec, Sex
+from companion.core.models import AllySpec, Sex, TraitKind
 from companion.core.phrase import Phrase, phrase_template
 from companion.core.state import (
     CombatResult,
     DieRoll,
     GameState,
     LootOrder,
+    PlayerState,
     TraitBonus,
-    TraitKind,
 )
 
 TraitBonusValue = Annotated[int, Field(ge=-50, le=50)]
@@ -83,16 +84,6 @@ def _with_trait_bonus(
     return (*kept, TraitBonus(kind=kind, name=name, bonus=bonus)) if bonus else kept
 
 
-def _edition_names(state: GameState, kind: TraitKind) -> tuple[str, ...]:
-    edition = state.setup.edition
-    return {
-        "class": edition.classes,
-        "race": edition.races,
-        "motivation": edition.motivations,
-        "style": edition.styles,
-    }[kind]
-
-
 class GainTrait(BaseAction):
     """Take a class, race, motivation or style card (RULES.md §4)."""
 
@@ -104,55 +95,63 @@ class GainTrait(BaseAction):
     override: Override = None
 
 
-@step.register
-def _(action: GainTrait, state: GameState, checked: bool) -> GameState:
+_TRAIT_LIMIT_WORDS: dict[TraitKind, str] = {
+    "class": phrase_template(
+        "You can have only one class at a time unless you are a Super Munchkin"
+    ),
+    "race": phrase_template("You can have only one race at a time unless you are a Half-Breed"),
+    "motivation": phrase_template(
+        "You can have only one motivation at a time unless you are Extra Motivated"
+    ),
+    "style": phrase_template("You can have only one style at a time unless you are a Monk"),
+}
+
+
+def _edition_spelling(state: GameState, kind: TraitKind, name: str) -> str:
+    """The trait's name as the edition spells it (a name typed in another case finds it)."""
+    folded = name.casefold()
+    return next((k for k in state.setup.edition.traits(kind) if k.casefold() == folded), name)
+
+
+@rule.register
+def _(action: GainTrait, state: GameState) -> None:
     """One class/race/motivation/style at a time unless Super Munchkin, Half-Breed,
     Extra Motivated or (styles) a Monk (§4)."""
     player = player_at(state, action.player)
     kind = action.kind
     word = _TRAIT_WORDS[kind]
-    known = _edition_names(state, kind)
-    name = next((k for k in known if k.casefold() == action.name.casefold()), action.name)
+    known = state.setup.edition.traits(kind)
+    name = _edition_spelling(state, kind, action.name)
     have = player.traits(kind)
-    if checked:
-        edition = state.setup.edition.name
-        if action.override is None:
-            if not known:
-                raise RuleError(
-                    "no_such_trait",
-                    Phrase("{edition} has no {word} cards", edition=edition, word=word),
-                )
-            if name not in known:
-                raise RuleError(
-                    "no_such_trait",
-                    Phrase(
-                        "{name} is not a {word} in {edition}", name=name, word=word, edition=edition
-                    ),
-                )
-        if any(h.casefold() == name.casefold() for h in have):
+    edition = state.setup.edition.name
+    if action.override is None:
+        if not known:
             raise RuleError(
-                "has_trait", Phrase("{name} is already a {trait}", name=player.name, trait=name)
+                "no_such_trait",
+                Phrase("{edition} has no {word} cards", edition=edition, word=word),
             )
-        limit = rules.trait_limit(player, kind)
-        if len(have) >= limit and action.override is None:
-            limit_words = {
-                "class": phrase_template(
-                    "You can have only one class at a time unless you are a Super Munchkin"
+        if name not in known:
+            raise RuleError(
+                "no_such_trait",
+                Phrase(
+                    "{name} is not a {word} in {edition}", name=name, word=word, edition=edition
                 ),
-                "race": phrase_template(
-                    "You can have only one race at a time unless you are a Half-Breed"
-                ),
-                "motivation": (
-                    phrase_template(
-                        "You can have only one motivation at a time unless you are Extra Motivated"
-                    )
-                ),
-                "style": phrase_template(
-                    "You can have only one style at a time unless you are a Monk"
-                ),
-            }
-            raise RuleError("trait_limit", Phrase(limit_words[kind]))
+            )
+    if any(h.casefold() == name.casefold() for h in have):
+        raise RuleError(
+            "has_trait", Phrase("{name} is already a {trait}", name=player.name, trait=name)
+        )
+    if len(have) >= rules.trait_limit(player, kind) and action.override is None:
+        raise RuleError("trait_limit", Phrase(_TRAIT_LIMIT_WORDS[kind]))
+
+
+@step.register
+def _(action: GainTrait, state: GameState) -> GameState:
+    player = state.players[action.player]
+    kind = action.kind
+    name = _edition_spelling(state, kind, action.name)
     bonuses = _with_trait_bonus(player.trait_bonuses, kind, name, action.bonus)
+    have = player.traits(kind)
     return with_player(
         state, action.player, **{_TRAIT_FIELDS[kind]: (*have, name), "trait_bonuses": bonuses}
     )
@@ -195,24 +194,36 @@ class SetTraitBonus(BaseAction):
     bonus: TraitBonusValue
 
 
-@step.register
-def _(action: SetTraitBonus, state: GameState, checked: bool) -> GameState:
+def _own_trait(player: PlayerState, kind: TraitKind, name: str) -> str:
+    """The player's trait of that name as they have it spelt, or RuleError."""
+    folded = name.casefold()
+    found = next((h for h in player.traits(kind) if h.casefold() == folded), None)
+    if found is None:
+        raise RuleError(
+            "no_such_trait", Phrase("{name} is not a {trait}", name=player.name, trait=name)
+        )
+    return found
+
+
+@rule.register
+def _(action: SetTraitBonus, state: GameState) -> None:
     """A trait's bonus is part of the character, like the trait itself (§4, §8)."""
     player = player_at(state, action.player)
-    folded = action.name.casefold()
-    name = next((h for h in player.traits(action.kind) if h.casefold() == folded), None)
-    if name is None:
-        raise RuleError(
-            "no_such_trait", Phrase("{name} is not a {trait}", name=player.name, trait=action.name)
-        )
+    name = _own_trait(player, action.kind, action.name)
     old = next(
         (b.bonus for b in player.trait_bonuses if b.kind == action.kind and b.name == name), 0
     )
-    if checked and old == action.bonus:
+    if old == action.bonus:
         raise RuleError(
             "bonus_unchanged",
             Phrase("{name} already gives {bonus:+d}", name=name, bonus=action.bonus),
         )
+
+
+@step.register
+def _(action: SetTraitBonus, state: GameState) -> GameState:
+    player = state.players[action.player]
+    name = _own_trait(player, action.kind, action.name)
     bonuses = _with_trait_bonus(player.trait_bonuses, action.kind, name, action.bonus)
     return with_player(state, action.player, trait_bonuses=bonuses)
 
@@ -232,15 +243,14 @@ class LoseTrait(BaseAction):
     name: str
 
 
-@step.register
-def _(action: LoseTrait, state: GameState, checked: bool) -> GameState:
+@rule.register
+def _(action: LoseTrait, state: GameState) -> None:
     """A class (or race, ...) can be discarded any time, even in combat (§4)."""
-    player = player_at(state, action.player)
-    have = player.traits(action.kind)
-    if checked and not any(h.casefold() == action.name.casefold() for h in have):
-        raise RuleError(
-            "no_such_trait", Phrase("{name} is not a {trait}", name=player.name, trait=action.name)
-        )
+    _own_trait(player_at(state, action.player), action.kind, action.name)
+
+
+@step.register
+def _(action: LoseTrait, state: GameState) -> GameState:
     return remove_trait(state, action.player, action.kind, action.name)
 
 
@@ -258,27 +268,31 @@ class SetTraitBoost(BaseAction):
     on: bool = True
 
 
-@step.register
-def _(action: SetTraitBoost, state: GameState, checked: bool) -> GameState:
+@rule.register
+def _(action: SetTraitBoost, state: GameState) -> None:
     player = player_at(state, action.player)
     field, card = _BOOSTS[action.kind]
-    if checked:
-        if getattr(player, field) == action.on:
-            how = (
-                phrase_template("{name} is already {card}")
-                if action.on
-                else phrase_template("{name} is not {card}")
-            )
-            raise RuleError("boost_unchanged", Phrase(how, name=player.name, card=Phrase(card)))
-        if not action.on and len(player.traits(action.kind)) > 1:
-            raise RuleError(
-                "boost_in_use",
-                Phrase(
-                    "Discard one {word} before losing {card}",
-                    word=_TRAIT_WORDS[action.kind],
-                    card=Phrase(card),
-                ),
-            )
+    if getattr(player, field) == action.on:
+        how = (
+            phrase_template("{name} is already {card}")
+            if action.on
+            else phrase_template("{name} is not {card}")
+        )
+        raise RuleError("boost_unchanged", Phrase(how, name=player.name, card=Phrase(card)))
+    if not action.on and len(player.traits(action.kind)) > 1:
+        raise RuleError(
+            "boost_in_use",
+            Phrase(
+                "Discard one {word} before losing {card}",
+                word=_TRAIT_WORDS[action.kind],
+                card=Phrase(card),
+            ),
+        )
+
+
+@step.register
+def _(action: SetTraitBoost, state: GameState) -> GameState:
+    field, _card = _BOOSTS[action.kind]
     return with_player(state, action.player, **{field: action.on})
 
 
@@ -297,14 +311,18 @@ class ChangeSex(BaseAction):
     sex: Sex
 
 
-@step.register
-def _(action: ChangeSex, state: GameState, checked: bool) -> GameState:
+@rule.register
+def _(action: ChangeSex, state: GameState) -> None:
     player = player_at(state, action.player)
-    if checked and player.sex == action.sex:
+    if player.sex == action.sex:
         raise RuleError(
             "sex_unchanged",
             Phrase("{name} is already {sex}", name=player.name, sex=SEX_WORDS[action.sex.value]),
         )
+
+
+@step.register
+def _(action: ChangeSex, state: GameState) -> GameState:
     return with_player(state, action.player, sex=action.sex)
 
 
@@ -324,14 +342,17 @@ class SetAlly(BaseAction):
     override: Override = None
 
 
-@step.register
-def _(action: SetAlly, state: GameState, checked: bool) -> GameState:
+@rule.register
+def _(action: SetAlly, state: GameState) -> None:
     """At most one Ally; it may be played any time, even in combat (§4)."""
     player = player_at(state, action.player)
-    if checked:
-        alive(player, Phrase("play an Ally"))
-        if player.ally is not None and action.override is None:
-            raise RuleError("one_ally", Phrase("You can have only one Ally at a time"))
+    alive(player, Phrase("play an Ally"))
+    if player.ally is not None and action.override is None:
+        raise RuleError("one_ally", Phrase("You can have only one Ally at a time"))
+
+
+@step.register
+def _(action: SetAlly, state: GameState) -> GameState:
     return with_player(state, action.player, ally=action.ally)
 
 
@@ -347,11 +368,15 @@ class DiscardAlly(BaseAction):
     player: Seat
 
 
-@step.register
-def _(action: DiscardAlly, state: GameState, checked: bool) -> GameState:
+@rule.register
+def _(action: DiscardAlly, state: GameState) -> None:
     player = player_at(state, action.player)
-    if checked and player.ally is None:
+    if player.ally is None:
         raise RuleError("no_ally", Phrase("{name} has no Ally", name=player.name))
+
+
+@step.register
+def _(action: DiscardAlly, state: GameState) -> GameState:
     return with_player(state, action.player, ally=None)
 
 
@@ -368,12 +393,16 @@ class Die(BaseAction):
     reason: str = ""
 
 
-@step.register
-def _(action: Die, state: GameState, checked: bool) -> GameState:
-    """Death keeps Level and traits, loses items; a dead fighter's combat ends (§8)."""
+@rule.register
+def _(action: Die, state: GameState) -> None:
     player = player_at(state, action.player)
-    if checked and player.dead:
+    if player.dead:
         raise RuleError("already_dead", Phrase("{name} is already dead", name=player.name))
+
+
+@step.register
+def _(action: Die, state: GameState) -> GameState:
+    """Death keeps Level and traits, loses items; a dead fighter's combat ends (§8)."""
     state = kill_player(state, action.player)
     combat = state.combat
     if combat is None or action.player not in combat.fighters:
@@ -407,31 +436,34 @@ class LootTheBody(BaseAction):
     dice: tuple[DieName, ...] = ()  # beside each roll, the smart die that gave it ("" on screen)
 
 
-# --- turn ----------------------------------------------------------------------------
+def _loot_order(action: LootTheBody, state: GameState) -> tuple[int, ...]:
+    groups = rules.loot_groups(state.players, action.player)
+    return ordered_by_rolls(groups, action.rolls, Phrase("the looting order"))
 
 
-@step.register
-def _(action: LootTheBody, state: GameState, checked: bool) -> GameState:
+@rule.register
+def _(action: LootTheBody, state: GameState) -> None:
     """Looting the body: the others take a card each, highest Level first, ties by dice (§8)."""
     player = player_at(state, action.player)
-    if checked and not player.dead:
+    if not player.dead:
         raise RuleError(
             "not_dead",
             Phrase("{name} is alive: only a dead player's body is looted", name=player.name),
         )
-    groups = rules.loot_groups(state.players, action.player)
-    order = ordered_by_rolls(groups, action.rolls, Phrase("the looting order"), checked)
+    _loot_order(action, state)
+    check_dice_named(action.dice, action.rolls or ())
+
+
+@step.register
+def _(action: LootTheBody, state: GameState) -> GameState:
+    order = _loot_order(action, state)
     rolls = action.rolls or ()
-    check_dice_named(action.dice, rolls)
     update: dict[str, object] = {
         "loot": LootOrder(dead=action.player, order=order, rolls=rolls),
     }
     if rolls:
         update["last_roll"] = DieRoll(value=rolls[-1], purpose="looting order")
     return state.evolve(**update)
-
-
-# turn
 
 
 @fill_rolls.register

@@ -14,10 +14,11 @@ from companion.core.chapters.base import (
     Seat,
     monster_name,
     player_name,
+    rule,
     step,
     words,
 )
-from companion.core.chapters.levels import raise_level
+from companion.core.chapters.levels import check_level_up, level_up
 from companion.core.chapters.table import alive, current_combat, not_running, player_at, win
 from companion.core.errors import RuleError
 from companion.core.models import EnhancerSpec, MonsterSpec
@@ -104,14 +105,28 @@ def finish_running_if_done(state: GameState) -> GameState:
     return end_combat(state, result)
 
 
-def _combat_update(state: GameState, checked: bool, **changes: object) -> GameState:
+def open_combat(state: GameState) -> CombatState:
+    """The combat going on, while it can still change: RuleError when there is none or
+    when running away has started (§7)."""
     combat = current_combat(state)
-    if checked:
-        not_running(combat)
-    return state.evolve(combat=combat.evolve(**changes))
+    not_running(combat)
+    return combat
+
+
+def _combat_update(state: GameState, **changes: object) -> GameState:
+    return state.evolve(combat=current_combat(state).evolve(**changes))
+
+
+def in_combat(state: GameState, combat: CombatState, seat: int) -> PlayerState:
+    """A fighter or the helper of this combat, or RuleError naming the player who is not."""
+    player = player_at(state, seat)
+    if seat not in combat.fighters:
+        raise RuleError("not_fighting", Phrase("{name} is not in this combat", name=player.name))
+    return player
 
 
 def monster_index(combat: CombatState, index: int) -> int:
+    """The place of a monster in the combat, or RuleError naming the one that is not there."""
     if not 0 <= index < len(combat.monsters):
         raise RuleError(
             "no_such_monster",
@@ -131,25 +146,27 @@ class StartCombat(BaseAction):
     override: Override = None
 
 
-@step.register
-def _(action: StartCombat, state: GameState, checked: bool) -> GameState:
+@rule.register
+def _(action: StartCombat, state: GameState) -> None:
     """Monsters are fought when kicking open the door or looking for trouble (§3, §6)."""
     fighter = player_at(state, action.fighter)
-    if checked:
-        if state.combat is not None:
-            raise RuleError("one_combat", Phrase("A combat is already going on"))
-        alive(fighter, Phrase("fight"))
-        if action.override is None:
-            if action.fighter != state.current:
-                raise RuleError("fight_own_turn", Phrase("Monsters are fought on your own turn"))
-            if state.phase not in _COMBAT_PHASES:
-                raise RuleError(
-                    "fight_phase",
-                    Phrase(
-                        "Monsters are fought after kicking open the door "
-                        "or when looking for trouble"
-                    ),
-                )
+    if state.combat is not None:
+        raise RuleError("one_combat", Phrase("A combat is already going on"))
+    alive(fighter, Phrase("fight"))
+    if action.override is None:
+        if action.fighter != state.current:
+            raise RuleError("fight_own_turn", Phrase("Monsters are fought on your own turn"))
+        if state.phase not in _COMBAT_PHASES:
+            raise RuleError(
+                "fight_phase",
+                Phrase(
+                    "Monsters are fought after kicking open the door or when looking for trouble"
+                ),
+            )
+
+
+@step.register
+def _(action: StartCombat, state: GameState) -> GameState:
     combat = CombatState(
         fighter=action.fighter,
         monsters=tuple(MonsterInPlay(spec=m) for m in action.monsters),
@@ -171,12 +188,16 @@ class AddMonster(BaseAction):
     monster: MonsterSpec
 
 
-@step.register
-def _(action: AddMonster, state: GameState, checked: bool) -> GameState:
+@rule.register
+def _(action: AddMonster, state: GameState) -> None:
     """More monsters join: the fighters must beat their combined strength (§6)."""
+    open_combat(state)
+
+
+@step.register
+def _(action: AddMonster, state: GameState) -> GameState:
     combat = current_combat(state)
-    monsters = (*combat.monsters, MonsterInPlay(spec=action.monster))
-    return _combat_update(state, checked, monsters=monsters)
+    return _combat_update(state, monsters=(*combat.monsters, MonsterInPlay(spec=action.monster)))
 
 
 @words.register
@@ -197,13 +218,18 @@ class RemoveMonster(BaseAction):
     treasure: Annotated[int, Field(ge=0, le=100)] | None = None
 
 
+@rule.register
+def _(action: RemoveMonster, state: GameState) -> None:
+    monster_index(open_combat(state), action.monster)
+
+
 @step.register
-def _(action: RemoveMonster, state: GameState, checked: bool) -> GameState:
+def _(action: RemoveMonster, state: GameState) -> GameState:
     """A card takes a monster away without killing it: no level, but its treasure counts
     unless the fighters then flee the rest; with none left, the fighters defeated them
     without a kill and win that treasure (§6)."""
     combat = current_combat(state)
-    index = monster_index(combat, action.monster)
+    index = action.monster
     gone = combat.monsters[index]
     rest = combat.monsters[:index] + combat.monsters[index + 1 :]
     treasure = combat.removed_treasure + (
@@ -211,7 +237,6 @@ def _(action: RemoveMonster, state: GameState, checked: bool) -> GameState:
     )
     state = _combat_update(
         state,
-        checked,
         monsters=rest,
         removed=(*combat.removed, gone.spec),
         removed_treasure=treasure,
@@ -267,15 +292,18 @@ class AddEnhancer(BaseAction):
     enhancer: EnhancerSpec
 
 
-@step.register
-def _(action: AddEnhancer, state: GameState, checked: bool) -> GameState:
+@rule.register
+def _(action: AddEnhancer, state: GameState) -> None:
     """An enhancer goes on one monster: its strength and treasure change (§6)."""
-    combat = current_combat(state)
-    index = monster_index(combat, action.monster)
-    monsters = list(combat.monsters)
-    target = monsters[index]
-    monsters[index] = target.evolve(enhancers=(*target.enhancers, action.enhancer))
-    return _combat_update(state, checked, monsters=tuple(monsters))
+    monster_index(open_combat(state), action.monster)
+
+
+@step.register
+def _(action: AddEnhancer, state: GameState) -> GameState:
+    monsters = list(current_combat(state).monsters)
+    target = monsters[action.monster]
+    monsters[action.monster] = target.evolve(enhancers=(*target.enhancers, action.enhancer))
+    return _combat_update(state, monsters=tuple(monsters))
 
 
 @words.register
@@ -295,18 +323,26 @@ class AddHelper(BaseAction):
     helper: Seat
 
 
-@step.register
-def _(action: AddHelper, state: GameState, checked: bool) -> GameState:
+def _check_helper(state: GameState, combat: CombatState, seat: int) -> None:
+    """Anyone but the fighter may help, if alive (§6, §8)."""
+    player = player_at(state, seat)
+    if seat == combat.fighter:
+        raise RuleError("help_self", Phrase("A fighter cannot help themselves"))
+    alive(player, Phrase("help in combat"))
+
+
+@rule.register
+def _(action: AddHelper, state: GameState) -> None:
     """At most one other player helps; their whole strength counts (§6)."""
-    combat = current_combat(state)
-    helper = player_at(state, action.helper)
-    if checked:
-        if action.helper == combat.fighter:
-            raise RuleError("help_self", Phrase("A fighter cannot help themselves"))
-        if combat.helper is not None:
-            raise RuleError("one_helper", Phrase("Only one player can help in a combat"))
-        alive(helper, Phrase("help in combat"))
-    return _combat_update(state, checked, helper=action.helper)
+    combat = open_combat(state)
+    if combat.helper is not None and action.helper != combat.fighter:
+        raise RuleError("one_helper", Phrase("Only one player can help in a combat"))
+    _check_helper(state, combat, action.helper)
+
+
+@step.register
+def _(action: AddHelper, state: GameState) -> GameState:
+    return _combat_update(state, helper=action.helper)
 
 
 @words.register
@@ -320,14 +356,21 @@ class RemoveHelper(BaseAction):
     type: Literal["remove_helper"] = "remove_helper"
 
 
-@step.register
-def _(action: RemoveHelper, state: GameState, checked: bool) -> GameState:
-    combat = current_combat(state)
-    if checked and combat.helper is None:
+@rule.register
+def _(action: RemoveHelper, state: GameState) -> None:
+    if open_combat(state).helper is None:
         raise RuleError("no_helper", Phrase("Nobody is helping in this combat"))
-    return _combat_update(
-        state, checked, helper=None, level_only=combat.level_only - {combat.helper}
-    )
+
+
+@step.register
+def _(action: RemoveHelper, state: GameState) -> GameState:
+    return _with_helper(state, None)
+
+
+def _with_helper(state: GameState, seat: int | None) -> GameState:
+    """A new helper (or none) takes the old one's place; the old one's Level-only goes too."""
+    combat = current_combat(state)
+    return _combat_update(state, helper=seat, level_only=combat.level_only - {combat.helper})
 
 
 @words.register
@@ -346,20 +389,19 @@ class ChangeHelper(BaseAction):
     helper: Seat | None = None
 
 
-@step.register
-def _(action: ChangeHelper, state: GameState, checked: bool) -> GameState:
+@rule.register
+def _(action: ChangeHelper, state: GameState) -> None:
     """At most one other player helps; a new pick takes the place of the old one (§6)."""
-    combat = current_combat(state)
-    if checked:
-        if action.helper == combat.helper:
-            raise RuleError("same_helper", Phrase("That is already the helper"))
-        if action.helper is not None:
-            if action.helper == combat.fighter:
-                raise RuleError("help_self", Phrase("A fighter cannot help themselves"))
-            alive(player_at(state, action.helper), Phrase("help in combat"))
-    return _combat_update(
-        state, checked, helper=action.helper, level_only=combat.level_only - {combat.helper}
-    )
+    combat = open_combat(state)
+    if action.helper == combat.helper:
+        raise RuleError("same_helper", Phrase("That is already the helper"))
+    if action.helper is not None:
+        _check_helper(state, combat, action.helper)
+
+
+@step.register
+def _(action: ChangeHelper, state: GameState) -> GameState:
+    return _with_helper(state, action.helper)
 
 
 @words.register
@@ -379,12 +421,17 @@ class PlayOneShot(BaseAction):
     card_id: str | None = None
 
 
-@step.register
-def _(action: PlayOneShot, state: GameState, checked: bool) -> GameState:
+@rule.register
+def _(action: PlayOneShot, state: GameState) -> None:
     """One-shots go to either side and are discarded after the combat (§5)."""
+    open_combat(state)
+
+
+@step.register
+def _(action: PlayOneShot, state: GameState) -> GameState:
     combat = current_combat(state)
     shot = OneShot(side=action.side, bonus=action.bonus, name=action.name, card_id=action.card_id)
-    return _combat_update(state, checked, one_shots=(*combat.one_shots, shot))
+    return _combat_update(state, one_shots=(*combat.one_shots, shot))
 
 
 @words.register
@@ -400,14 +447,18 @@ class ClearOneShots(BaseAction):
     side: Literal["players", "monsters"]
 
 
-@step.register
-def _(action: ClearOneShots, state: GameState, checked: bool) -> GameState:
+@rule.register
+def _(action: ClearOneShots, state: GameState) -> None:
     """One-shots entered for a side can be taken back while the fight is still on (§5)."""
+    if not any(shot.side == action.side for shot in open_combat(state).one_shots):
+        raise RuleError("no_one_shots", Phrase(_NO_ONE_SHOTS[action.side]))
+
+
+@step.register
+def _(action: ClearOneShots, state: GameState) -> GameState:
     combat = current_combat(state)
     kept = tuple(shot for shot in combat.one_shots if shot.side != action.side)
-    if checked and len(kept) == len(combat.one_shots):
-        raise RuleError("no_one_shots", Phrase(_NO_ONE_SHOTS[action.side]))
-    return _combat_update(state, checked, one_shots=kept)
+    return _combat_update(state, one_shots=kept)
 
 
 @words.register
@@ -423,15 +474,17 @@ class FightWithLevelOnly(BaseAction):
     on: bool = True
 
 
-@step.register
-def _(action: FightWithLevelOnly, state: GameState, checked: bool) -> GameState:
+@rule.register
+def _(action: FightWithLevelOnly, state: GameState) -> None:
     """Some effects make a fighter count only their Level (§6)."""
+    in_combat(state, open_combat(state), action.player)
+
+
+@step.register
+def _(action: FightWithLevelOnly, state: GameState) -> GameState:
     combat = current_combat(state)
-    if checked and action.player not in combat.fighters:
-        name = player_at(state, action.player).name
-        raise RuleError("not_fighting", Phrase("{name} is not in this combat", name=name))
     only = combat.level_only | {action.player} if action.on else combat.level_only - {action.player}
-    return _combat_update(state, checked, level_only=frozenset(only))
+    return _combat_update(state, level_only=frozenset(only))
 
 
 @words.register
@@ -452,11 +505,15 @@ class SetWinsTies(BaseAction):
     reason: str = ""
 
 
-@step.register
-def _(action: SetWinsTies, state: GameState, checked: bool) -> GameState:
+@rule.register
+def _(action: SetWinsTies, state: GameState) -> None:
     """A card may let the players' side win ties (§6)."""
-    current_combat(state)
-    return _combat_update(state, checked, wins_ties=action.on)
+    open_combat(state)
+
+
+@step.register
+def _(action: SetWinsTies, state: GameState) -> GameState:
+    return _combat_update(state, wins_ties=action.on)
 
 
 @words.register
@@ -486,24 +543,37 @@ class ResolveCombat(BaseAction):
     override: Override = None
 
 
-@step.register
-def _(action: ResolveCombat, state: GameState, checked: bool) -> GameState:
+@rule.register
+def _(action: ResolveCombat, state: GameState) -> None:
     """Kill: levels to the fighter only, treasure, win check with shared victory. Defeat
     without a kill: no level (§1, §6)."""
-    combat = current_combat(state)
-    if checked:
-        not_running(combat)
-        if action.outcome == "kill" and not combat.fighters_winning and action.override is None:
-            p, m = combat.players_strength, combat.monsters_strength
-            if p == m:
-                raise RuleError(
-                    "monsters_win_ties",
-                    Phrase("Monsters win ties: {p} against {m} is not a kill", p=p, m=m),
-                )
+    combat = open_combat(state)
+    if action.outcome != "kill":
+        return
+    if not combat.fighters_winning and action.override is None:
+        p, m = combat.players_strength, combat.monsters_strength
+        if p == m:
             raise RuleError(
-                "fighters_losing",
-                Phrase("The monsters are stronger: {p} against {m} is not a kill", p=p, m=m),
+                "monsters_win_ties",
+                Phrase("Monsters win ties: {p} against {m} is not a kill", p=p, m=m),
             )
+        raise RuleError(
+            "fighters_losing",
+            Phrase("The monsters are stronger: {p} against {m} is not a kill", p=p, m=m),
+        )
+    check_level_up(
+        state,
+        combat.fighter,
+        combat.levels,
+        source=Phrase("A kill"),
+        override=action.override,
+        by_kill=True,
+    )
+
+
+@step.register
+def _(action: ResolveCombat, state: GameState) -> GameState:
+    combat = current_combat(state)
     names = tuple(m.spec.name for m in combat.monsters)
     if action.outcome == "defeat":
         result = CombatResult(
@@ -524,16 +594,7 @@ def _(action: ResolveCombat, state: GameState, checked: bool) -> GameState:
         treasure=treasure,
         treasure_face_up=combat.helper is not None,
     )
-    state = end_combat(state, result)
-    state = raise_level(
-        state,
-        combat.fighter,
-        combat.levels,
-        checked,
-        source=Phrase("A kill"),
-        override=action.override,
-        by_kill=True,
-    )
+    state = level_up(end_combat(state, result), combat.fighter, combat.levels)
     if state.winners and combat.helper is not None and state.setup.variants.shared_victory:
         state = win(state, (combat.fighter, combat.helper))
     return state

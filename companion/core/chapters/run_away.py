@@ -16,16 +16,18 @@ from companion.core.chapters.base import (
     Seat,
     monster_name,
     player_name,
+    rule,
     step,
     words,
 )
 from companion.core.chapters.character import kill_player, remove_trait
-from companion.core.chapters.combat import finish_running_if_done, monster_index
+from companion.core.chapters.combat import finish_running_if_done, in_combat, monster_index
+from companion.core.chapters.gear import without_item
 from companion.core.chapters.rolls import d6, fill_rolls
-from companion.core.chapters.table import current_combat, player_at, with_player
+from companion.core.chapters.table import current_combat, with_player
 from companion.core.dice import RandomSource
 from companion.core.errors import RuleError
-from companion.core.models import Loss
+from companion.core.models import Loss, TraitKind
 from companion.core.phrase import Phrase, joined, phrase_template, plural_phrase
 from companion.core.state import (
     CombatState,
@@ -46,9 +48,7 @@ def _no_need_to_run(combat: CombatState, override: str | None) -> None:
 
 
 def _running_fighter(state: GameState, combat: CombatState, seat: int) -> PlayerState:
-    player = player_at(state, seat)
-    if seat not in combat.fighters:
-        raise RuleError("not_fighting", Phrase("{name} is not in this combat", name=player.name))
+    player = in_combat(state, combat, seat)
     if player.dead:
         raise RuleError(
             "dead_stops_rolling", Phrase("{name} is dead and stops rolling", name=player.name)
@@ -87,25 +87,35 @@ LOSS_WORDS: dict[Loss, str] = {
     "motivation": Phrase("motivation"),
 }
 _SLOTS: dict[Loss, str] = {"headgear": "headgear", "armor": "armor", "footgear": "footgear"}
+_TRAIT_LOSSES: dict[Loss, TraitKind] = {
+    "class": "class",
+    "race": "race",
+    "style": "style",
+    "motivation": "motivation",
+}
 
 
-def loss_candidates(player: PlayerState, loss: Loss) -> tuple[tuple[str, str], ...]:
+def loss_candidates(
+    player: PlayerState, loss: Loss, gone: frozenset[str] = frozenset()
+) -> tuple[tuple[str, str], ...]:
     """What a named loss could take from this player, as (key, name) pairs: the key is an
-    item id, or the trait's name. More than one means the victim chooses (§7).
+    item id, or the trait's name. More than one means the victim chooses (§7). Keys in
+    `gone` were taken already by an earlier part of the same Bad Stuff.
 
     Worn slots and "the item that gives the biggest bonus" look at equipped items only (only
     they give bonuses); a Big item is any carried one; traits are the player's own.
     """
+    if loss in _TRAIT_LOSSES:
+        return tuple((t, t) for t in player.traits(_TRAIT_LOSSES[loss]) if t not in gone)
+    items = [i for i in player.items if i.id not in gone]
     if loss in _SLOTS:
-        found = [i for i in player.items if i.equipped and i.spec.slot == _SLOTS[loss]]
+        found = [i for i in items if i.equipped and i.spec.slot == _SLOTS[loss]]
     elif loss == "biggest_item":
-        worn = [i for i in player.items if i.equipped and i.spec.bonus > 0]
+        worn = [i for i in items if i.equipped and i.spec.bonus > 0]
         top = max((i.spec.bonus for i in worn), default=0)
         found = [i for i in worn if i.spec.bonus == top]
-    elif loss == "big_item":
-        found = [i for i in player.items if i.spec.big]
     else:
-        return tuple((t, t) for t in player.traits(loss))  # type: ignore[arg-type]
+        found = [i for i in items if i.spec.big]
     return tuple((i.id, i.spec.name) for i in found)
 
 
@@ -134,48 +144,74 @@ def _pick(
     options: tuple[tuple[str, str], ...],
     picks: tuple[str, ...],
     monster: str,
-    checked: bool,
 ) -> tuple[str, str]:
-    """The victim's pick among several candidates for one loss (§7)."""
+    """The victim's one pick among several candidates for one loss (§7), or RuleError."""
     wanted = {p.casefold() for p in picks}
     chosen = [o for o in options if o[0].casefold() in wanted]
-    if len(chosen) == 1 or (chosen and not checked):
+    if len(chosen) == 1:
         return chosen[0]
-    if checked:
-        names = joined((name for _, name in options), "or")
-        what = LOSS_WORDS[loss]
-        if chosen:
-            raise RuleError(
-                "bad_stuff_choice",
-                Phrase(
-                    "{name} loses one {what} to {monster}, not several",
-                    name=player.name,
-                    what=what,
-                    monster=monster,
-                ),
-            )
+    what = LOSS_WORDS[loss]
+    if chosen:
         raise RuleError(
             "bad_stuff_choice",
             Phrase(
-                "{name} must choose which {what} {monster} takes: {names}",
+                "{name} loses one {what} to {monster}, not several",
                 name=player.name,
                 what=what,
                 monster=monster,
-                names=names,
             ),
         )
-    return options[0]
+    raise RuleError(
+        "bad_stuff_choice",
+        Phrase(
+            "{name} must choose which {what} {monster} takes: {names}",
+            name=player.name,
+            what=what,
+            monster=monster,
+            names=joined((name for _, name in options), "or"),
+        ),
+    )
+
+
+def bad_stuff_losses(
+    player: PlayerState, monster: MonsterInPlay, picks: tuple[str, ...]
+) -> tuple[tuple[Loss, str, str] | tuple[Loss, None, None], ...]:
+    """What a monster's named losses take from this player, in order: (loss, key, name), or
+    (loss, None, None) when there is nothing of that kind (§7). When several fit one loss,
+    the victim's pick decides, and a missing or double pick raises RuleError.
+
+    Reads only: the rule of a run-away roll asks it, and the step applies what it says.
+    """
+    bad = monster.spec.bad_stuff
+    if bad.death:
+        return ()  # death takes every item anyway: nothing is chosen
+    gone: set[str] = set()
+    out: list[tuple[Loss, str, str] | tuple[Loss, None, None]] = []
+    for loss in dict.fromkeys(bad.lose):
+        options = loss_candidates(player, loss, frozenset(gone))
+        if not options:
+            out.append((loss, None, None))
+            continue
+        key, name = (
+            options[0]
+            if len(options) == 1
+            else _pick(player, loss, options, picks, monster.spec.name)
+        )
+        gone.add(key)
+        out.append((loss, key, name))
+    return tuple(out)
 
 
 def _bad_stuff(
-    state: GameState, seat: int, monster: MonsterInPlay, picks: tuple[str, ...], checked: bool
+    state: GameState, seat: int, monster: MonsterInPlay, picks: tuple[str, ...]
 ) -> tuple[GameState, dict[str, object]]:
-    """Apply a monster's Bad Stuff: levels, named items and traits (the victim's pick when
-    several fit), the hand-kept gear bonus, death; the rest stays words (§7)."""
+    """Apply a monster's Bad Stuff: levels, named items and traits (as the victim picked),
+    the hand-kept gear bonus, death; the rest stays words (§7)."""
     bad = monster.spec.bad_stuff
     said: list[str] = []  # Phrases, and the card's own text as written
     facts: dict[str, object] = {}
     player = state.players[seat]
+    losses = bad_stuff_losses(player, monster, picks)
     if bad.lose_levels:
         level = max(1, player.level - bad.lose_levels)
         lost = player.level - level
@@ -187,21 +223,15 @@ def _bad_stuff(
         state = with_player(state, seat, level=level)
     items_lost: list[str] = []
     traits_lost: list[str] = []
-    for loss in dict.fromkeys(bad.lose if not bad.death else ()):
-        player = state.players[seat]
-        options = loss_candidates(player, loss)
-        if not options:
+    for loss, key, name in losses:
+        if key is None or name is None:
             said.append(Phrase(NOTHING_TO_LOSE[loss]))
             continue
-        if len(options) == 1:
-            key, name = options[0]
-        else:
-            key, name = _pick(player, loss, options, picks, monster.spec.name, checked)
-        if loss in ("class", "race", "style", "motivation"):
-            state = remove_trait(state, seat, loss, key)  # type: ignore[arg-type]
+        if loss in _TRAIT_LOSSES:
+            state = remove_trait(state, seat, _TRAIT_LOSSES[loss], key)
             traits_lost.append(name)
         else:
-            state = with_player(state, seat, items=tuple(i for i in player.items if i.id != key))
+            state = without_item(state, seat, key)
             items_lost.append(name)
         said.append(Phrase("lost {thing}", thing=name))
     if items_lost:
@@ -247,8 +277,12 @@ class RunAway(BaseAction):
     die: DieName = ""
 
 
-@step.register
-def _(action: RunAway, state: GameState, checked: bool) -> GameState:
+def _run_away_modifier(player: PlayerState, monster: MonsterInPlay) -> int:
+    return player.total_run_away_bonus + monster.spec.run_away_modifier
+
+
+@rule.register
+def _(action: RunAway, state: GameState) -> None:
     """Each fighter rolls per monster in the order they choose: 5+ with modifiers escapes,
     failing brings the Bad Stuff; a fighter who dies stops rolling (§7)."""
     combat = current_combat(state)
@@ -257,29 +291,38 @@ def _(action: RunAway, state: GameState, checked: bool) -> GameState:
     monster = combat.monsters[index]
     if action.roll is None:
         raise RuleError("roll_missing", Phrase("The run-away roll was not recorded"))
-    if checked:
-        _no_need_to_run(combat, action.override)
-        if any(r.fighter == action.fighter and r.monster == index for r in combat.rolls):
-            raise RuleError(
-                "already_rolled",
-                Phrase(
-                    "{name} has already run from {monster}",
-                    name=player.name,
-                    monster=monster.spec.name,
-                ),
-            )
-    modifier = player.total_run_away_bonus + monster.spec.run_away_modifier
+    _no_need_to_run(combat, action.override)
+    if any(r.fighter == action.fighter and r.monster == index for r in combat.rolls):
+        raise RuleError(
+            "already_rolled",
+            Phrase(
+                "{name} has already run from {monster}",
+                name=player.name,
+                monster=monster.spec.name,
+            ),
+        )
+    if not rules.run_away_escapes(action.roll, _run_away_modifier(player, monster)):
+        bad_stuff_losses(player, monster, action.picks)  # the victim has chosen what to lose
+
+
+@step.register
+def _(action: RunAway, state: GameState) -> GameState:
+    combat = current_combat(state)
+    index = action.monster
+    monster = combat.monsters[index]
+    assert action.roll is not None  # the rule refuses a roll that was not recorded
+    modifier = _run_away_modifier(state.players[action.fighter], monster)
     escaped = rules.run_away_escapes(action.roll, modifier)
     facts: dict[str, object] = {}
     if not escaped:
-        state, facts = _bad_stuff(state, action.fighter, monster, action.picks, checked)
+        state, facts = _bad_stuff(state, action.fighter, monster, action.picks)
     record = RunAwayRoll(
         fighter=action.fighter,
         monster=index,
         roll=action.roll,
         modifier=modifier,
         escaped=escaped,
-        **facts,  # type: ignore[arg-type]
+        **facts,
     )
     state = state.evolve(
         **{
@@ -317,15 +360,19 @@ class SacrificeAlly(BaseAction):
     partner_escapes: bool = False
 
 
-@step.register
-def _(action: SacrificeAlly, state: GameState, checked: bool) -> GameState:
+@rule.register
+def _(action: SacrificeAlly, state: GameState) -> None:
     """Sacrificing an Ally escapes every monster; the owner decides for the partner (§4, §7)."""
     combat = current_combat(state)
     player = _running_fighter(state, combat, action.player)
-    if checked:
-        if player.ally is None:
-            raise RuleError("no_ally", Phrase("{name} has no Ally to sacrifice", name=player.name))
-        _no_need_to_run(combat, None)
+    if player.ally is None:
+        raise RuleError("no_ally", Phrase("{name} has no Ally to sacrifice", name=player.name))
+    _no_need_to_run(combat, None)
+
+
+@step.register
+def _(action: SacrificeAlly, state: GameState) -> GameState:
+    combat = current_combat(state)
     escaped = {action.player}
     partners = [s for s in combat.fighters if s != action.player]
     if action.partner_escapes and partners and not state.players[partners[0]].dead:
