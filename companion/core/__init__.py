@@ -6,6 +6,8 @@ No Kivy and no I/O here; everything else in the companion builds on these names.
 from __future__ import annotations
 
 from companion.core.actions import ACTION_ADAPTER, ACTION_TYPES, Action, BaseAction
+from companion.core.chapters.abilities import Charm, SayQuote, Steal, UseAbility
+from companion.core.chapters.allowance import Excess
 from companion.core.chapters.character import (
     ChangeSex,
     Die,
@@ -16,6 +18,7 @@ from companion.core.chapters.character import (
     SetAlly,
     SetTraitBonus,
     SetTraitBoost,
+    allowance_questions,
 )
 from companion.core.chapters.combat import (
     AddEnhancer,
@@ -43,9 +46,11 @@ from companion.core.chapters.gear import (
 from companion.core.chapters.levels import GoUpLevel, LoseLevel, SellItems, SetLevel
 from companion.core.chapters.rolls import RollDie, RollForFirstPlayer
 from companion.core.chapters.run_away import (
+    Question,
     RunAway,
     SacrificeAlly,
     bad_stuff_choices,
+    bad_stuff_questions,
     loss_candidates,
 )
 from companion.core.chapters.turn import AdvancePhase, Charity, EndTurn
@@ -61,10 +66,14 @@ from companion.core.models import (
     DISNEY,
     EDITIONS,
     FU,
+    LEGACY_RULES,
     MAX_LEVEL,
     OZ,
+    RULES_VERSION,
+    Ability,
     AllySpec,
     BadStuff,
+    CardRules,
     Condition,
     Edition,
     EnhancerSpec,
@@ -74,8 +83,11 @@ from companion.core.models import (
     MonsterModifier,
     MonsterSpec,
     PlayerSetup,
+    QuickBadStuff,
     Sex,
+    TagBonus,
     Variants,
+    quick_bad_stuff,
 )
 from companion.core.rules import (
     RUN_AWAY_TARGET,
@@ -89,6 +101,7 @@ from companion.core.rules import (
     run_away_escapes,
 )
 from companion.core.state import (
+    AbilityUse,
     CharityResult,
     CombatResult,
     CombatState,
@@ -113,11 +126,15 @@ __all__ = [
     "DISNEY",
     "EDITIONS",
     "FU",
+    "LEGACY_RULES",
     "LOG_FORMAT",
     "LOG_VERSION",
     "MAX_LEVEL",
     "OZ",
+    "RULES_VERSION",
     "RUN_AWAY_TARGET",
+    "Ability",
+    "AbilityUse",
     "Action",
     "AddEnhancer",
     "AddHelper",
@@ -126,10 +143,12 @@ __all__ = [
     "AllySpec",
     "BadStuff",
     "BaseAction",
+    "CardRules",
     "ChangeHelper",
     "ChangeSex",
     "Charity",
     "CharityResult",
+    "Charm",
     "ClearOneShots",
     "CombatResult",
     "CombatState",
@@ -142,6 +161,7 @@ __all__ = [
     "EndTurn",
     "EnhancerSpec",
     "EquipItem",
+    "Excess",
     "FightWithLevelOnly",
     "FixedDice",
     "GainItem",
@@ -150,7 +170,6 @@ __all__ = [
     "GameLogError",
     "GameSetup",
     "GameState",
-    # the actions, chapter by chapter (a test names any registered action missing here)
     "GoUpLevel",
     "Item",
     "ItemSpec",
@@ -167,6 +186,8 @@ __all__ = [
     "PlayOneShot",
     "PlayerSetup",
     "PlayerState",
+    "Question",
+    "QuickBadStuff",
     "RandomSource",
     "RemoveHelper",
     "RemoveMonster",
@@ -178,6 +199,7 @@ __all__ = [
     "RunAwayRoll",
     "SacrificeAlly",
     "Said",
+    "SayQuote",
     "SecretsDice",
     "SeededDice",
     "SellItems",
@@ -190,12 +212,17 @@ __all__ = [
     "SetWinsTies",
     "Sex",
     "StartCombat",
+    "Steal",
+    "TagBonus",
     "TradeItem",
     "TraitBonus",
     "UnequipItem",
+    "UseAbility",
     "Variants",
+    "allowance_questions",
     "apply_action",
     "bad_stuff_choices",
+    "bad_stuff_questions",
     "charity_recipients",
     "check_action",
     "combat_strength",
@@ -207,6 +234,7 @@ __all__ = [
     "monster_strength",
     "monster_treasure",
     "qualifies",
+    "quick_bad_stuff",
     "replay",
     "run_away_escapes",
 ]

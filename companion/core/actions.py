@@ -16,10 +16,19 @@ from typing import TYPE_CHECKING, Annotated, Union
 
 from pydantic import ConfigDict, Field, TypeAdapter
 
-from companion.core.chapters import character, combat, gear, levels, rolls, run_away, turn
+from companion.core.chapters import (
+    abilities,
+    character,
+    combat,
+    gear,
+    levels,
+    rolls,
+    run_away,
+    turn,
+)
 from companion.core.chapters.base import BaseAction, registered_actions
 
-CHAPTERS = (levels, gear, character, turn, rolls, combat, run_away)
+CHAPTERS = (levels, gear, character, turn, rolls, combat, run_away, abilities)
 
 
 def _in_chapter_order() -> tuple[type[BaseAction], ...]:

@@ -28,6 +28,7 @@ from companion.core.log_versions import (
     LOG_VERSION,
     READABLE_VERSIONS,
     upgrade_actions,
+    upgrade_setup,
 )
 from companion.core.models import Edition, GameSetup
 from companion.core.phrase import Phrase
@@ -417,11 +418,13 @@ class Game:
         revision = first_revision
         for action in actions:
             revision += 1
-            if _open_rolls(action):
-                raise GameLogError(f"action {revision} ({action.type}) has no recorded die roll")
             try:
                 state = apply_action(state, action)
             except RuleError as err:
+                if err.rule == "roll_missing":
+                    raise GameLogError(
+                        f"action {revision} ({action.type}) has no recorded die roll"
+                    ) from err
                 raise GameLogError(
                     f"action {revision} ({action.type}) breaks a rule: {err}"
                 ) from err
@@ -436,8 +439,6 @@ class Game:
         """Keep undone actions for redo, as far as they still fold on the current state."""
         state = self._state
         for action in tail:
-            if _open_rolls(action):
-                break
             try:
                 state = apply_action(state, action)
             except RuleError:
@@ -470,7 +471,9 @@ class Game:
             )
         try:
             context = {"editions": editions} if editions is not None else None
-            setup = GameSetup.model_validate(data.get("setup"), context=context)
+            setup = GameSetup.model_validate(
+                upgrade_setup(version, data.get("setup")), context=context
+            )
         except ValidationError as err:
             raise GameLogError(f"bad setup: {validation_error_line(err)}") from None
         raw_actions = data.get("actions")
@@ -525,9 +528,3 @@ class _StandInDice:
     def roll_d6(self) -> int:
         self._next = self._next % 6 + 1
         return self._next
-
-
-def _open_rolls(action: BaseAction) -> bool:
-    """Whether a dice action was logged without its result."""
-    fields = type(action).model_fields
-    return any(f in fields and getattr(action, f) is None for f in ("roll", "rolls"))

@@ -43,7 +43,12 @@ from companion.core.game import (
     log_digest,
 )
 from companion.core.listeners import Listeners
-from companion.core.log_versions import LOG_VERSION, READABLE_VERSIONS, upgrade_actions
+from companion.core.log_versions import (
+    LOG_VERSION,
+    READABLE_VERSIONS,
+    upgrade_actions,
+    upgrade_setup,
+)
 from companion.store.cover import COVER_KEY, LAST_GAME_KEY, cover_record
 from companion.store.database import DATABASE_FILE, NewerDatabaseError, connect
 from companion.store.files import StoreError, atomic_write_text, data_dir
@@ -298,9 +303,10 @@ class GameStore:
             if len(bodies) != recorded:
                 raise StoreError(f"{where}: {recorded} actions expected, {len(bodies)} found")
             try:
-                setup = GameSetup.model_validate_json(setup_text)
-            except ValidationError as exc:
-                raise StoreError(f"{where}: bad setup: {validation_error_line(exc)}") from None
+                setup = GameSetup.model_validate(upgrade_setup(version, json.loads(setup_text)))
+            except (ValidationError, ValueError) as exc:
+                line = validation_error_line(exc) if isinstance(exc, ValidationError) else exc
+                raise StoreError(f"{where}: bad setup: {line}") from None
             if version not in READABLE_VERSIONS:
                 raise StoreError(
                     f"{where}: written in game-log version {version}, which this version "

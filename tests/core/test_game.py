@@ -9,6 +9,7 @@ from pydantic import ValidationError
 
 from companion.core import (
     CLASSIC,
+    LOG_VERSION,
     AddHelper,
     Game,
     GameLogError,
@@ -179,7 +180,7 @@ class TestJsonLog:
         data = json.loads(played_game().to_json())
         rolls = [a["roll"] for a in data["actions"] if a["type"] == "run_away"]
         assert rolls == [2, 6]
-        assert data["format"] == "munchkin-companion-game" and data["version"] == 2
+        assert data["format"] == "munchkin-companion-game" and data["version"] == LOG_VERSION
 
     def test_replay_does_not_touch_the_dice(self) -> None:
         text = played_game().to_json()

@@ -84,6 +84,7 @@ TRAIT_KIND_WORDS: dict[str, str] = {
     "motivation": Phrase("motivation"),
     "style": Phrase("style"),
 }
+CONDITION_WORDS: dict[str, str] = {**TRAIT_KIND_WORDS, "sex": Phrase("sex")}
 SLOT_WORDS: dict[str, str] = {
     "headgear": Phrase("headgear"),
     "armor": Phrase("armor"),

@@ -7,9 +7,11 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from companion.core import rules
+from companion.core.chapters import allowance
 from companion.core.chapters.base import (
+    CONDITION_WORDS,
+    SEX_WORDS,
     SLOT_WORDS,
-    TRAIT_KIND_WORDS,
     BaseAction,
     Override,
     Seat,
@@ -21,13 +23,23 @@ from companion.core.chapters.base import (
 )
 from companion.core.chapters.table import alive, find_item, player_at, with_player
 from companion.core.errors import RuleError
-from companion.core.models import ItemSpec
+from companion.core.models import LEGACY_RULES, ItemSpec
 from companion.core.phrase import Phrase, phrase_template
 from companion.core.state import GameState, Item, PlayerState
 
 
-def _no_gear_change_in_combat(state: GameState, override: str | None) -> None:
-    if state.combat is not None and override is None:
+def fighting(state: GameState, seat: int) -> bool:
+    """Whether the player fights or helps in the combat going on."""
+    return state.combat is not None and seat in state.combat.fighters
+
+
+def _no_gear_change_in_combat(
+    state: GameState, seats: tuple[int, ...], override: str | None
+) -> None:
+    """Equipment cannot change for those in a combat or running away; the others may
+    re-equip and trade meanwhile (the rulebooks: trading, and when you may take actions)."""
+    combat = state.combat
+    if combat is not None and override is None and any(s in combat.fighters for s in seats):
         raise RuleError(
             "equipment_in_combat",
             Phrase("Equipment cannot be changed during combat or running away"),
@@ -35,27 +47,30 @@ def _no_gear_change_in_combat(state: GameState, override: str | None) -> None:
 
 
 def _check_big(player: PlayerState, spec: ItemSpec) -> None:
-    """At most one Big item carried; classic Dwarves may carry more (§5)."""
-    if not spec.big or any(r.casefold() == "dwarf" for r in player.races):
+    """At most one Big item carried; the classic Dwarf may carry any number (§5)."""
+    if not spec.big:
         return
-    if any(i.spec.big for i in player.items):
+    limit = allowance.big_item_limit(player)
+    if limit is not None and sum(i.spec.big for i in player.items) >= limit:
         raise RuleError(
             "one_big_item", Phrase("{name} can carry only one Big item", name=player.name)
         )
 
 
 def _check_equip(player: PlayerState, spec: ItemSpec, override: str | None) -> None:
-    """Equip limits: one headgear, armor and footgear; two hands; restrictions (§5)."""
+    """Equip limits: one headgear, armor and footgear; two hands; one Steed; restrictions (§5)."""
     if override is not None:
         return
-    if spec.requires is not None and not rules.qualifies(player, spec.requires):
+    needed = spec.requires
+    if needed is not None and not rules.qualifies(player, needed):
+        trait = SEX_WORDS[needed.value] if needed.kind == "sex" else needed.value
         raise RuleError(
             "item_restricted",
             Phrase(
                 "{item} can be used only by a {trait} ({kind})",
                 item=spec.name,
-                trait=spec.requires.value,
-                kind=TRAIT_KIND_WORDS[spec.requires.kind],
+                trait=trait,
+                kind=CONDITION_WORDS[needed.kind],
             ),
         )
     worn = [i.spec for i in player.items if i.equipped]
@@ -66,6 +81,8 @@ def _check_equip(player: PlayerState, spec: ItemSpec, override: str | None) -> N
         )
     if spec.hands and sum(w.hands for w in worn) + player.hands_used + spec.hands > 2:
         raise RuleError("hands_full", Phrase("{name} has only two hands", name=player.name))
+    if spec.steed and any(w.steed for w in worn):
+        raise RuleError("one_steed", Phrase("{name} can ride only one Steed", name=player.name))
 
 
 def _with_equipped(state: GameState, seat: int, item_id: str, on: bool) -> GameState:
@@ -99,9 +116,9 @@ class SetGearBonus(BaseAction):
 def _(action: SetGearBonus, state: GameState) -> None:
     """Equipment cannot change during combat (§5)."""
     player = player_at(state, action.player)
-    _no_gear_change_in_combat(state, action.override)
+    _no_gear_change_in_combat(state, (action.player,), action.override)
     if action.bonus != player.gear_bonus:
-        alive(player, Phrase("have gear"))
+        alive(player, phrase_template("have gear"))
 
 
 @step.register
@@ -157,11 +174,16 @@ class GainItem(BaseAction):
 def _(action: GainItem, state: GameState) -> None:
     """Dead players cannot receive cards; one Big item; equip limits (§5, §8)."""
     player = player_at(state, action.player)
-    alive(player, Phrase("receive cards"))
+    alive(player, phrase_template("receive cards"))
     if action.override is None:
         _check_big(player, action.item)
+        if state.rules > LEGACY_RULES and fighting(state, action.player):
+            raise RuleError(
+                "items_in_combat",
+                Phrase("In combat only one-shots may be played from the hand"),
+            )
     if action.equip:
-        _no_gear_change_in_combat(state, action.override)
+        _no_gear_change_in_combat(state, (action.player,), action.override)
         _check_equip(player, action.item, action.override)
 
 
@@ -200,7 +222,7 @@ def _(action: EquipItem, state: GameState) -> None:
         raise RuleError(
             "already_equipped", Phrase("{item} is already equipped", item=item.spec.name)
         )
-    _no_gear_change_in_combat(state, action.override)
+    _no_gear_change_in_combat(state, (action.player,), action.override)
     _check_equip(player, item.spec, action.override)
 
 
@@ -228,7 +250,7 @@ def _(action: UnequipItem, state: GameState) -> None:
     item = find_item(player_at(state, action.player), action.item_id)
     if not item.equipped:
         raise RuleError("not_equipped", Phrase("{item} is not equipped", item=item.spec.name))
-    _no_gear_change_in_combat(state, action.override)
+    _no_gear_change_in_combat(state, (action.player,), action.override)
 
 
 @step.register
@@ -276,15 +298,18 @@ class TradeItem(BaseAction):
 
 @rule.register
 def _(action: TradeItem, state: GameState) -> None:
-    """Trading: items only, from the table, never in combat (§5)."""
+    """Trading: items only, from the table, never while you or your partner are in combat
+    (§5; the rulebooks' Trading)."""
     giver = player_at(state, action.giver)
     receiver = player_at(state, action.receiver)
     item = find_item(giver, action.item_id)
     if action.giver == action.receiver:
         raise RuleError("trade_self", Phrase("A player cannot trade with themselves"))
-    alive(receiver, Phrase("receive cards"))
-    alive(giver, Phrase("trade"))
-    if state.combat is not None and action.override is None:
+    alive(receiver, phrase_template("receive cards"))
+    alive(giver, phrase_template("trade"))
+    if action.override is None and (
+        fighting(state, action.giver) or fighting(state, action.receiver)
+    ):
         raise RuleError("trade_in_combat", Phrase("Items cannot be traded during combat"))
     if action.override is None:
         _check_big(receiver, item.spec)

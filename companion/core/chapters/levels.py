@@ -35,7 +35,8 @@ def check_level_up(
     by_kill: bool = False,
 ) -> None:
     """Going up levels (RULES.md §1, §8): dead players cannot go up, and the winning level
-    comes only from a kill, unless a card says otherwise."""
+    comes only from a kill, unless a card says otherwise. `source` is a template
+    (`phrase_template`), made a sentence only when the rule is broken."""
     player = state.players[number]
     if player.dead and override is None:
         raise RuleError(
@@ -48,7 +49,9 @@ def check_level_up(
     if player.level + levels >= target and not by_kill and override is None:
         raise RuleError(
             "winning_level_by_kill",
-            Phrase("{source} cannot take you to Level {level}", source=source, level=target),
+            Phrase(
+                "{source} cannot take you to Level {level}", source=Phrase(source), level=target
+            ),
         )
 
 
@@ -98,7 +101,7 @@ def _(action: GoUpLevel, state: GameState) -> None:
         state,
         action.player,
         action.levels,
-        source=Phrase("A Go Up a Level card"),
+        source=phrase_template("A Go Up a Level card"),
         override=action.override,
     )
 
@@ -166,7 +169,7 @@ def _(action: SetLevel, state: GameState) -> None:
             state,
             action.player,
             action.level - player.level,
-            source=Phrase("Setting a Level by hand"),
+            source=phrase_template("Setting a Level by hand"),
             override=action.override,
         )
 
@@ -185,19 +188,44 @@ def _(a: SetLevel, s: GameState) -> str:
 
 
 class SellItems(BaseAction):
-    """Sell items for levels: 1 level per full 1000 gold, no change given (RULES.md §5)."""
+    """Sell items for levels: 1 level per full 1000 gold, no change given (RULES.md §5).
+
+    `double` is the value of the one item a player with the ability (the classic Halfling)
+    sells at double price this turn: it counts twice.
+    """
 
     type: Literal["sell_items"] = "sell_items"
     player: Seat
     gold: Annotated[int, Field(ge=0, le=1_000_000)] = 0  # value of untracked items sold
     item_ids: tuple[str, ...] = ()  # tracked items sold; their value adds to `gold`
+    double: Annotated[int, Field(ge=0, le=1_000_000)] = 0
     override: Override = None
 
 
 def _sale_gold(action: SellItems, player: PlayerState) -> int:
-    """What a sale is worth: the gold named plus the tracked items sold."""
+    """What a sale is worth: the gold named plus the tracked items sold, and the one item
+    sold at double price counted again."""
     sold = set(action.item_ids)
-    return action.gold + sum(i.spec.gold for i in player.items if i.id in sold)
+    return action.gold + sum(i.spec.gold for i in player.items if i.id in sold) + action.double
+
+
+def _check_double(action: SellItems, state: GameState, player: PlayerState) -> None:
+    """One item a turn at double price, for a player with the ability (§4: the Halfling)."""
+    if not action.double:
+        return
+    if "double_sale" not in player.abilities:
+        raise RuleError(
+            "no_double_sale", Phrase("{name} cannot sell an item for double", name=player.name)
+        )
+    if player.double_sale_turn == state.turn:
+        raise RuleError(
+            "double_sale_used", Phrase("Only one item a turn sells for double its value")
+        )
+    values = [i.spec.gold for i in player.items if i.id in action.item_ids]
+    if not (values and action.double in values) and action.double > action.gold:
+        raise RuleError(
+            "double_sale_item", Phrase("The item sold for double must be part of the sale")
+        )
 
 
 @rule.register
@@ -208,7 +236,7 @@ def _(action: SellItems, state: GameState) -> None:
     player = player_at(state, action.player)
     for item_id in action.item_ids:
         find_item(player, item_id)
-    alive(player, Phrase("sell items"))
+    alive(player, phrase_template("sell items"))
     if len(set(action.item_ids)) != len(action.item_ids):
         raise RuleError("no_such_item", Phrase("The same item cannot be sold twice"))
     if action.override is None:
@@ -216,6 +244,7 @@ def _(action: SellItems, state: GameState) -> None:
             raise RuleError("sell_own_turn", Phrase("You can sell items only on your own turn"))
         if state.combat is not None:
             raise RuleError("sell_in_combat", Phrase("You cannot sell items during combat"))
+    _check_double(action, state, player)
     gold = _sale_gold(action, player)
     if rules.levels_for_gold(gold) < 1:
         raise RuleError(
@@ -240,6 +269,8 @@ def _(action: SellItems, state: GameState) -> GameState:
     if action.item_ids:
         keep = tuple(i for i in player.items if i.id not in action.item_ids)
         state = with_player(state, action.player, items=keep)
+    if action.double:
+        state = with_player(state, action.player, double_sale_turn=state.turn)
     return level_up(state, action.player, levels)
 
 
@@ -247,7 +278,13 @@ def _(action: SellItems, state: GameState) -> GameState:
 def _(a: SellItems, s: GameState) -> str:
     names = [item_name(s, a.player, i) for i in a.item_ids]
     name = player_name(s, a.player)
-    if not names:
+    if a.double:
+        sentence = Phrase(
+            "{name} sells items worth {gold} gold, one at double price",
+            name=name,
+            gold=_sale_gold(a, s.players[a.player]) if 0 <= a.player < len(s.players) else a.gold,
+        )
+    elif not names:
         sentence = Phrase("{name} sells items worth {gold} gold", name=name, gold=a.gold)
     elif a.gold:
         sentence = Phrase(

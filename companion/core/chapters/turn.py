@@ -126,7 +126,7 @@ def _(action: Charity, state: GameState) -> None:
     """Charity: excess cards go to the lowest-Level players, split as evenly as possible;
     a giver who is lowest (or tied) discards them (§3)."""
     giver = player_at(state, action.giver)
-    alive(giver, Phrase("give Charity"))
+    alive(giver, phrase_template("give Charity"))
     if state.combat is not None:
         raise RuleError("finish_combat", Phrase("Charity comes after the combat"))
     if action.giver != state.current and action.override is None:
