@@ -303,7 +303,8 @@ class GameStore:
             if len(bodies) != recorded:
                 raise StoreError(f"{where}: {recorded} actions expected, {len(bodies)} found")
             try:
-                setup = GameSetup.model_validate(upgrade_setup(version, json.loads(setup_text)))
+                raw_setup = json.loads(setup_text)  # type: ignore[arg-type]
+                setup = GameSetup.model_validate(upgrade_setup(version, raw_setup))  # type: ignore[arg-type]
             except (ValidationError, ValueError) as exc:
                 line = validation_error_line(exc) if isinstance(exc, ValidationError) else exc
                 raise StoreError(f"{where}: bad setup: {line}") from None
