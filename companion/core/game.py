@@ -255,13 +255,12 @@ class Game:
         if self._checked_in is not self._state:
             self._checked, self._checked_in = {}, self._state
         try:
-            return self._checked[action]
-        except KeyError:
-            pass
+            known = action in self._checked
         except TypeError:  # an action holding a dict (Charity's shares) has no hash
             return self._check(action)
-        found = self._checked[action] = self._check(action)
-        return found
+        if not known:
+            self._checked[action] = self._check(action)
+        return self._checked[action]
 
     def _check(self, action: BaseAction) -> RuleError | None:
         try:
