@@ -109,7 +109,7 @@ class TestUndoRedo:
     ) -> None:
         """Dimming the same button on every screen after a change costs one rule check."""
         import companion.core.game as game_module
-        from companion.core import EndTurn, GameState
+        from companion.core import Charity, EndTurn, GameState
 
         asked: list[str] = []
         real_check = game_module.check_action
@@ -134,6 +134,8 @@ class TestUndoRedo:
         game.undo()
         assert game.check(EndTurn()) is None  # the answer follows the state, undo included
         assert asked == ["EndTurn", "GoUpLevel", "EndTurn", "EndTurn"]
+        uneven = game.check(Charity(giver=0, cards=3, shares={1: 3}))  # has no hash: asked anew
+        assert uneven is not None and uneven.rule == "charity_discard"
 
     def test_subscribers_hear_apply_undo_redo_until_they_leave(self, game: Game) -> None:
         seen: list[int] = []
