@@ -114,26 +114,23 @@ class TestBystandersDuringSomeoneElsesFight:
 
 
 class TestTreasureWithoutAKill:
-    def test_when_one_is_killed_and_one_removed_only_the_killed_one_counts(self) -> None:
-        game = make_game(edition=OZ)
+    @pytest.mark.parametrize(
+        ("edition", "removed", "treasure"),
+        [
+            (OZ, None, 2),  # only the killed one's treasure counts
+            (DISNEY, 1, 3),  # the table enters what the card says
+            (FU, None, 5),  # the martial-arts rulesheet gives the eliminated one's treasure
+        ],
+        ids=["oz", "disney-card-says", "fu"],
+    )
+    def test_one_killed_and_one_removed(
+        self, edition: object, removed: object, treasure: int
+    ) -> None:
+        game = make_game(edition=edition)
         fight(game, monster(0, treasure=2), monster(0, treasure=3))
-        game.apply(RemoveMonster(monster=1))
+        game.apply(RemoveMonster(monster=1, treasure=removed))  # type: ignore[arg-type]
         state = game.apply(ResolveCombat(outcome="kill"))
-        assert state.last_combat is not None and state.last_combat.treasure == 2
-
-    def test_the_table_enters_what_the_card_says(self) -> None:
-        game = make_game(edition=DISNEY)
-        fight(game, monster(0, treasure=2), monster(0, treasure=3))
-        game.apply(RemoveMonster(monster=1, treasure=1))
-        state = game.apply(ResolveCombat(outcome="kill"))
-        assert state.last_combat is not None and state.last_combat.treasure == 3
-
-    def test_the_martial_arts_rulesheet_gives_the_eliminated_monsters_treasure(self) -> None:
-        game = make_game(edition=FU)
-        fight(game, monster(0, treasure=2), monster(0, treasure=3))
-        game.apply(RemoveMonster(monster=1))
-        state = game.apply(ResolveCombat(outcome="kill"))
-        assert state.last_combat is not None and state.last_combat.treasure == 5
+        assert state.last_combat is not None and state.last_combat.treasure == treasure
 
 
 class TestRestrictedItems:
