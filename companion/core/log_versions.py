@@ -1,10 +1,10 @@
 """Reading game logs written by earlier versions: which versions load, and how an old
-action is made explicit so that today's rules judge it as its own version did.
+log is made explicit so that today's engine judges it as its own version did.
 
-The policy (docs/game-log.md, "Versions"): a log is replayed under today's rules after
-its actions are upgraded, one version step at a time. An upgrade only writes down what
-the old version left implicit (a field whose default changed); it never drops an action
-or changes a recorded result. The corpus in tests/core/corpus holds logs of every old
+The policy (docs/game-log.md, "Versions"): a log is replayed under today's engine after
+its setup and actions are upgraded, one version step at a time. An upgrade only writes
+down what the old version left implicit (a field whose default changed); it never drops an
+action or changes a recorded result. The corpus in tests/core/corpus holds logs of every old
 version with the final state that version gave them; each must still be reached.
 """
 
@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from pydantic import TypeAdapter, ValidationError
 
 from companion.core.errors import validation_error_line
+from companion.core.models import LEGACY_RULES
 
 if TYPE_CHECKING:
     from companion.core.actions import BaseAction
@@ -39,8 +40,9 @@ def _from_1(action: Raw) -> Raw:
 
 
 def _from_2(action: Raw) -> Raw:
-    """Version 3 added where a request came from (`source`, absent before): nothing that
-    version 2 left implicit changed meaning, so its actions read as they are."""
+    """Version 3 added where a request came from (`source`, absent before) and the rules a
+    game plays by (`GameSetup.rules`, see `upgrade_setup`): no action that version 2 wrote
+    changed meaning, so its actions read as they are."""
     return action
 
 
@@ -143,3 +145,18 @@ def _log_adapter() -> TypeAdapter[list[BaseAction]]:
     from companion.core.actions import Action
 
     return TypeAdapter(list[Action])
+
+
+def upgrade_setup(version: int, setup: object) -> object:
+    """The setup of a log of `version`, as the current version writes it: a game written
+    before version 3 plays by the rules it was played by (`GameSetup.rules` 2), so an
+    old save reaches the same results and stays legal however the rules have moved on.
+
+    >>> upgrade_setup(2, {"players": []})
+    {'players': [], 'rules': 2}
+    >>> upgrade_setup(3, {"players": []})
+    {'players': []}
+    """
+    if version < 3 and isinstance(setup, dict) and "rules" not in setup:
+        return {**setup, "rules": LEGACY_RULES}
+    return setup

@@ -22,13 +22,18 @@ from typing import Any
 class Phrase(str):
     """An English sentence with the template and values it was made from.
 
-    `plural` and `count` are set for a sentence with singular and plural forms
-    (made by `plural_phrase`); the translation then picks the form for `count`.
+    `plural` and `number` are set for a sentence with singular and plural forms
+    (made by `plural_phrase`); the translation then picks the form for `number`. (Not
+    `count`: a Phrase is a `str`, and `str.count` must keep working on it.)
+
+    >>> cards = plural_phrase("{n} card", "{n} cards", 3, n=3)
+    >>> cards, cards.number, cards.count("c")
+    ('3 cards', 3, 1)
     """
 
     template: str
     plural: str | None
-    count: int | None
+    number: int | None
     params: dict[str, Any]
 
     def __new__(cls, template: str, /, **params: Any) -> Phrase:
@@ -42,7 +47,7 @@ class Phrase(str):
         phrase = str.__new__(cls, chosen.format(**params))
         phrase.template = template
         phrase.plural = plural
-        phrase.count = count
+        phrase.number = count
         phrase.params = params
         return phrase
 
@@ -65,8 +70,8 @@ class Phrase(str):
         >>> Phrase("{name} breaks it", name="Ann").spoken(lambda t: "{nom}", None)
         'Ann breaks it'
         """
-        if self.plural is not None and self.count is not None:
-            template = ngettext(self.template, self.plural, self.count)
+        if self.plural is not None and self.number is not None:
+            template = ngettext(self.template, self.plural, self.number)
         else:
             template = gettext(self.template)
         values = {
@@ -86,7 +91,7 @@ class Phrase(str):
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Copies and pickles keep the template, not only the English text.
-        return (_rebuild, (self.template, self.plural, self.count, self.params))
+        return (_rebuild, (self.template, self.plural, self.number, self.params))
 
 
 def _rebuild(

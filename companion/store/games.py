@@ -28,7 +28,13 @@ from pydantic import ValidationError
 from companion.core import Game, GameSetup
 from companion.core.errors import validation_error_line
 from companion.core.game import GameLogError, action_text, collector_paused
-from companion.core.log_versions import LOG_VERSION, LogReadError, read_actions
+from companion.core.log_versions import (
+    LOG_VERSION,
+    LogReadError,
+    read_actions,
+    readable_version,
+    upgrade_setup,
+)
 from companion.store import checkpoints, imports, salvage
 from companion.store.cover import LAST_GAME_KEY
 from companion.store.database import (
@@ -279,9 +285,15 @@ class GameStore:
                 bodies = bodies[:intact]
                 revision = min(revision, intact)
             try:
-                setup = GameSetup.model_validate_json(str(setup_text))
-            except ValidationError as exc:
-                raise StoreError(f"{where}: bad setup: {validation_error_line(exc)}") from None
+                raw_setup = json.loads(str(setup_text))
+                setup = GameSetup.model_validate(
+                    upgrade_setup(readable_version(version), raw_setup)
+                )
+            except LogReadError as exc:
+                raise StoreError(f"{where}: {exc}") from None
+            except ValueError as exc:  # not JSON, or not a setup (ValidationError)
+                line = validation_error_line(exc) if isinstance(exc, ValidationError) else exc
+                raise StoreError(f"{where}: bad setup: {line}") from None
             try:
                 actions = read_actions(version, "[" + ",".join(bodies) + "]")
             except LogReadError as exc:

@@ -10,6 +10,7 @@ its actions up to the first one that cannot be read or no longer follows the rul
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import shutil
 import sqlite3
@@ -18,12 +19,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pydantic import ValidationError
-
 from companion.core import Game, GameSetup
 from companion.core.actions import BaseAction
 from companion.core.game import GameLogError, collector_paused, log_digest
-from companion.core.log_versions import LogReadError, read_actions
+from companion.core.log_versions import LogReadError, read_actions, readable_version, upgrade_setup
 from companion.store.database import text_of
 from companion.store.opening import SIDE_FILES
 
@@ -112,8 +111,9 @@ def _rows(conn: sqlite3.Connection) -> Iterator[tuple[object, ...]]:
 def _game(conn: sqlite3.Connection, row: tuple[object, ...]) -> Found | None:
     _rowid, game_id, setup_text, revision, recorded, updated, version = row
     try:
-        setup = GameSetup.model_validate_json(str(setup_text))
-    except ValidationError:
+        raw_setup = json.loads(str(setup_text))
+        setup = GameSetup.model_validate(upgrade_setup(readable_version(version), raw_setup))
+    except ValueError:  # not JSON, an unknown version or not a setup
         return None
     if not isinstance(revision, int) or not isinstance(recorded, int):
         return None

@@ -7,7 +7,7 @@ from companion.ui.i18n import N_, _, card_name
 
 PHASES: dict[str, str] = {
     Phase.LISTEN_AT_THE_DOOR: N_("Listen at the door"),
-    Phase.KICK_OPEN_THE_DOOR: N_("Kick open the door"),
+    Phase.KICK_OPEN_THE_DOOR: N_("Kick open the door: you must"),
     Phase.LOOT_OR_TROUBLE: N_("Loot the room or look for trouble"),
     Phase.CHARITY: N_("Charity"),
     Phase.GAME_OVER: N_("Game over"),

@@ -1,5 +1,6 @@
 """What every chapter builds on: the action base class that registers each action, and
-the two dispatchers every action must have a function in (`step` and `words`)."""
+the three dispatchers every action must have a function in: `rule` (may it happen?),
+`step` (what it changes) and `words` (how the History says it)."""
 
 from __future__ import annotations
 
@@ -54,14 +55,31 @@ def registered_actions() -> tuple[type[BaseAction], ...]:
     return tuple(_BY_TYPE.values())
 
 
-@singledispatch
-def step(action: BaseAction, state: GameState, checked: bool) -> GameState:
-    """Apply one action to a state and return the next one; with `checked`, every rule
-    is checked first and a broken one raises RuleError. Each chapter registers its own."""
-    raise RuleError(
+def _unknown(action: BaseAction) -> RuleError:
+    return RuleError(
         "unknown_action",
         Phrase("The game does not know the action {action}", action=repr(action.type)),
     )
+
+
+@singledispatch
+def rule(action: BaseAction, state: GameState) -> None:
+    """May the action happen in `state`? Raises RuleError naming the broken rule.
+
+    A rule only reads: it builds no state, so asking costs no copy of the game (as
+    python-chess's `is_legal` beside `push`). Each chapter registers its own.
+    """
+    raise _unknown(action)
+
+
+@singledispatch
+def step(action: BaseAction, state: GameState) -> GameState:
+    """What the action changes: the next state, trusting that its `rule` allowed it.
+
+    Applying is the rule, then the step; replaying a log that was checked when it was
+    written is the steps alone. Each chapter registers its own.
+    """
+    raise _unknown(action)
 
 
 @singledispatch
@@ -77,6 +95,7 @@ TRAIT_KIND_WORDS: dict[str, str] = {
     "motivation": Phrase("motivation"),
     "style": Phrase("style"),
 }
+CONDITION_WORDS: dict[str, str] = {**TRAIT_KIND_WORDS, "sex": Phrase("sex")}
 SLOT_WORDS: dict[str, str] = {
     "headgear": Phrase("headgear"),
     "armor": Phrase("armor"),

@@ -313,7 +313,9 @@ class RunAwayScreen(CompanionScreen):
         lines = []
         for record in result.rolls:
             name = state.players[record.fighter].name
-            if record.escaped:
+            if not record.pursued:
+                sentence = _("{name} was not pursued and escaped")
+            elif record.escaped:
                 sentence = _("{name} rolled {roll} ({mod:+d}) and escaped")
             else:
                 sentence = _("{name} rolled {roll} ({mod:+d}) and was caught")
