@@ -27,7 +27,7 @@ from typing import Any, Protocol
 
 from companion.devices import seal, wire
 from companion.devices.link import Link, LinkClosedError, LinkError, LinkState
-from companion.devices.projection import Desired, after_absence, desired
+from companion.devices.projection import Desired, Part, after_absence, desired
 from companion.devices.reconnect import Backoff, Reconnector
 from companion.devices.session import (
     AUTH_TIMEOUT_S,
@@ -38,9 +38,9 @@ from companion.devices.session import (
     firmware_outdated,
     update_advice,
 )
+from companion.devices.status import Access, CounterStatus, Role
 from companion.devices.tasks import TaskSet
 from companion.devices.tokens import TokenStore
-from companion.devices.virtual import VirtualCounter
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -69,46 +69,6 @@ class Timing:
     refresh_interval_s: float = REFRESH_INTERVAL_S
 
 
-@dataclass(frozen=True)
-class CounterStatus:
-    """What the Devices screen shows for one counter; a new object on every change.
-
-    `connection` is "connecting", "connected", "reconnecting" or "stopped";
-    `access` is "unknown" (no HELLO yet), "ours" (claimed by this app and
-    authenticated), "unclaimed" (long-press it to add it), "claiming" (a claim
-    is under way), "claimed_elsewhere" (another table's: never taken over
-    without a long press on the counter), "mismatch" (answers with the id of a
-    counter claimed here, but elsewhere or without proving it holds the token:
-    perhaps a fake passing messages on; never used) or "version" (speaks
-    another protocol major, or firmware older than `session.MIN_FIRMWARE`: update it).
-    """
-
-    key: str
-    transport: str
-    name: str
-    address: str
-    virtual: bool = False
-    connection: str = "connecting"
-    access: str = "unknown"
-    role: str | None = None
-    firmware: str | None = None
-    counter_id: int | None = None
-    battery_percent: int | None = None
-    battery_mv: int | None = None
-    charging: bool = False
-    battery_low: bool = False
-    rtt_ms: float | None = None
-    errors: int = 0
-    reconnects: int = 0
-    players: tuple[int, ...] = ()
-    last_problem: str = ""
-
-    @property
-    def claimed(self) -> bool:
-        """True if some app holds this counter (this one or another table's)."""
-        return self.access in ("ours", "claimed_elsewhere")
-
-
 class Table(Protocol):
     """What a connection asks of the table it serves (the `DeviceManager` is one)."""
 
@@ -123,17 +83,12 @@ class Table(Protocol):
         ...
 
     @property
-    def claim_virtual(self) -> bool:
-        """True if unclaimed virtual counters are long-pressed for the user."""
-        ...
-
-    @property
     def timing(self) -> Timing:
         """Timeouts and intervals of every connection."""
         ...
 
     def counter_ready(self, connection: CounterConnection) -> None:
-        """The counter is ours and authenticated: tell it (`set_desired`) what to show."""
+        """The counter is ours and authenticated: tell it (`want`) what to show."""
 
     def counter_pressed(
         self, connection: CounterConnection, press: wire.Button
@@ -150,7 +105,7 @@ class Table(Protocol):
 
 @dataclass
 class _InFlight:
-    key: str
+    part: Part
     ident: tuple[Any, ...]
     sent_at: float
 
@@ -175,25 +130,19 @@ class CounterConnection:
         link: Link,
         *,
         key: str,
-        virtual: VirtualCounter | None = None,
         backoff: Backoff | None = None,
     ) -> None:
         self.table = table
         self.link = link
         self.key = key
-        self.virtual = virtual
         self.hello: wire.Hello | None = None
         self.authenticated = False
         self.session: Session | None = None
         self.status = CounterStatus(
-            key=key,
-            transport=link.transport,
-            name=virtual.name if virtual is not None else link.name,
-            address=link.address,
-            virtual=virtual is not None,
+            key=key, transport=link.transport, name=link.name, address=link.address
         )
-        self._desired: dict[str, Desired] = {}
-        self._acked: dict[str, tuple[Any, ...]] = {}
+        self._desired: dict[Part, Desired] = {}
+        self._acked: dict[Part, tuple[Any, ...]] = {}
         self._in_flight: dict[int, _InFlight] = {}
         self._wake = asyncio.Event()
         self._changed = asyncio.Event()
@@ -243,7 +192,7 @@ class CounterConnection:
         if self._timer is not None:
             self._timer.cancel()
         await self.reconnector.stop()
-        self._update(connection="stopped")
+        self._update(connection=LinkState.CLOSED)
 
     async def wait_ready(self) -> None:
         """Return once the counter is connected and authenticated (use with a timeout)."""
@@ -258,32 +207,32 @@ class CounterConnection:
         """True when the counter is ours, connected, and acknowledged all it should show."""
         if not (self.authenticated and self.link.is_open):
             return False
-        return all(self._acked.get(key) == want.ident for key, want in self._desired.items())
+        return all(self._acked.get(part) == want.ident for part, want in self._desired.items())
 
     # -- what the counter should show -----------------------------------------------
 
     def set_desired(
-        self, key: str, message: wire.Message, ident: tuple[Any, ...] | None = None
+        self, part: Part, message: wire.Message, ident: tuple[Any, ...] | None = None
     ) -> None:
-        """The counter should hold `message` under `key` (sent unless it already holds it)."""
-        self.want(key, desired(message, ident))
+        """The counter should hold `message` as `part` (sent unless it already holds it)."""
+        self.want(part, desired(message, ident))
 
-    def want(self, key: str, wanted: Desired) -> None:
-        """The counter should hold `wanted` under `key` (sent unless it already holds it)."""
-        current = self._desired.get(key)
+    def want(self, part: Part, wanted: Desired) -> None:
+        """The counter should hold `wanted` as `part` (sent unless it already holds it)."""
+        current = self._desired.get(part)
         if current is not None and current.ident == wanted.ident:
             return
-        self._desired[key] = wanted
+        self._desired[part] = wanted
         self._wake.set()
 
-    def desired(self, key: str) -> wire.Message | None:
-        """The message the counter should hold under `key`, if any."""
-        want = self._desired.get(key)
+    def desired(self, part: Part) -> wire.Message | None:
+        """The message the counter should hold as `part`, if any."""
+        want = self._desired.get(part)
         return want.message if want is not None else None
 
     def refresh(self) -> None:
         """Send the latest state again even if the counter acknowledged it (after a refusal)."""
-        self._acked.pop("snapshot", None)
+        self._acked.pop(Part.SNAPSHOT, None)
         self._wake.set()
 
     def resync(self) -> None:
@@ -345,28 +294,28 @@ class CounterConnection:
                 claim.recent.clear()  # the counter restarted: its press numbers start again
             claim.last_counter_seq = hello.seq
             self.hello = hello
-            role = {wire.ROLE_BOARD: "board", wire.ROLE_TRACKER: "tracker"}.get(hello.role)
             self._update(
-                role=role,
+                role=Role.of_hello(hello.role),
+                name=wire.counter_name(hello.counter_id),
                 firmware=".".join(str(part) for part in hello.firmware),
                 counter_id=hello.counter_id,
             )
             if firmware_outdated(hello):
                 # Not a protocol error: it answered, but the app will not drive it.
-                self._update(access="version", last_problem=update_advice(hello))
+                self._update(access=Access.VERSION, last_problem=update_advice(hello))
                 return
             if hello.caps & wire.CAP_CLAIMED:
                 await self._authenticate(session, hello)
             else:
-                self._update(access="unclaimed", last_problem="long-press the counter to add it")
+                self._update(
+                    access=Access.UNCLAIMED, last_problem="long-press the counter to add it"
+                )
                 if claim.window_seen or table.claiming:
                     # Its claim window may be open already (pressed before we connected).
-                    self._update(access="claiming")
+                    self._update(access=Access.CLAIMING)
                     self.start_claim(quiet=not claim.window_seen)
-                elif self.virtual is not None and table.claim_virtual:
-                    self.virtual.open_claim_window()
         except CounterVersionError:
-            self._update(access="version", last_problem="the counter needs a firmware update")
+            self._update(access=Access.VERSION, last_problem="the counter needs a firmware update")
         finally:
             session.opened()
 
@@ -419,7 +368,7 @@ class CounterConnection:
         if session is not None:
             session.sealer = None  # nothing more goes out under this session's key
         self.authenticated = False
-        self._update(access="mismatch", last_problem=problem)
+        self._update(access=Access.MISMATCH, last_problem=problem)
         if self.link.transport == "ble":
             raise LinkError(f"{self.link.name}: {problem}")  # free the radio; look again later
 
@@ -427,24 +376,24 @@ class CounterConnection:
         self._since = asyncio.get_running_loop().time()
         self.authenticated = True
         self._acked.clear()
-        replacement = after_absence(self.desired("show"))
+        replacement = after_absence(self.desired(Part.SHOW))
         if replacement is not None:
-            self._desired["show"] = replacement
+            self._desired[Part.SHOW] = replacement
         self.table.counter_ready(self)
-        self._update(access="ours", last_problem="")
+        self._update(access=Access.OURS, last_problem="")
         self._wake.set()
 
     async def _held_elsewhere(self, problem: str) -> None:
         """The counter belongs to another table: claim it only while the user allows it here."""
-        self._update(access="claimed_elsewhere", last_problem=problem)
+        self._update(access=Access.CLAIMED_ELSEWHERE, last_problem=problem)
         if self.table.claiming:
             # The user asked to move counters here; the counter still needs its long press.
-            self._update(access="claiming")
+            self._update(access=Access.CLAIMING)
             await self._claim(quiet=True)
             if self.authenticated:
                 return
             self._update(
-                access="claimed_elsewhere",
+                access=Access.CLAIMED_ELSEWHERE,
                 last_problem=f"{problem}: long-press it now to move it to this table",
             )
             return
@@ -464,10 +413,9 @@ class CounterConnection:
             self._update(last_problem=f"claim failed: {exc}")
             return
         if not taken:
-            if self.status.access == "claiming":
-                self._update(
-                    access="unclaimed" if not hello.caps & wire.CAP_CLAIMED else "claimed_elsewhere"
-                )
+            if self.status.access is Access.CLAIMING:
+                held = hello.caps & wire.CAP_CLAIMED
+                self._update(access=Access.CLAIMED_ELSEWHERE if held else Access.UNCLAIMED)
             if not quiet:
                 self._update(last_problem="the claim window closed; long-press the counter again")
             return
@@ -502,7 +450,7 @@ class CounterConnection:
         if isinstance(message, wire.Ack):
             flight = self._in_flight.pop(message.ref_seq, None)
             if flight is not None:
-                self._acked[flight.key] = flight.ident
+                self._acked[flight.part] = flight.ident
                 if self.synced:
                     self._changed.set()
                     self.table.counter_synced(self)
@@ -555,10 +503,11 @@ class CounterConnection:
         if session is not None and session.handshaking:
             self._remembered.window_seen = True  # act on it once the HELLO says who it is
             return
-        if access == "unclaimed" or (access == "claimed_elsewhere" and self.table.claiming):
-            self._update(access="claiming")
+        elsewhere = access is Access.CLAIMED_ELSEWHERE
+        if access is Access.UNCLAIMED or (elsewhere and self.table.claiming):
+            self._update(access=Access.CLAIMING)
             self.start_claim()
-        elif access == "claimed_elsewhere":
+        elif elsewhere:
             self._update(
                 last_problem="claimed by another table: allow claiming in the app, then long-press"
             )
@@ -590,14 +539,15 @@ class CounterConnection:
     def _on_link_state(self, state: LinkState) -> None:
         if state is LinkState.OPEN:
             self._opens += 1
-            self._update(connection="connected", reconnects=self._opens - 1)
+            self._update(connection=LinkState.OPEN, reconnects=self._opens - 1)
         elif state is LinkState.LOST:
             self.authenticated = False
-            self._update(connection="reconnecting")
-        elif state is LinkState.CLOSED and self.status.connection != "stopped":
+            self._update(connection=LinkState.LOST)
+        elif state is LinkState.CLOSED and self.status.connection is not LinkState.CLOSED:
             self.authenticated = False
             if self.reconnector.running:
-                self._update(connection="reconnecting")
+                # Closed on the way to a new connection: away, and coming back.
+                self._update(connection=LinkState.LOST)
         session = self.session
         if session is not None and state is not LinkState.OPEN:
             session.end(LinkClosedError(f"{self.link.name} went away"))
@@ -616,23 +566,23 @@ class CounterConnection:
                 await self._renew_session()
                 continue
             now = loop.time()
-            waiting = {f.key: f for f in self._in_flight.values()}
+            waiting = {f.part: f for f in self._in_flight.values()}
             ack_timeout_s = self.table.timing.ack_timeout_s
             try:
-                for key, want in list(self._desired.items()):
-                    if self._acked.get(key) == want.ident:
+                for part, want in list(self._desired.items()):
+                    if self._acked.get(part) == want.ident:
                         continue
-                    flight = waiting.get(key)
+                    flight = waiting.get(part)
                     if (
                         flight is not None
                         and flight.ident == want.ident
                         and now - flight.sent_at < ack_timeout_s
                     ):
                         continue
-                    for seq in [s for s, f in self._in_flight.items() if f.key == key]:
+                    for seq in [s for s, f in self._in_flight.items() if f.part == part]:
                         del self._in_flight[seq]
                     seq = await self._send(session, want.message)
-                    self._in_flight[seq] = _InFlight(key, want.ident, now)
+                    self._in_flight[seq] = _InFlight(part, want.ident, now)
             except LinkError:
                 continue  # lost mid-send: the resync after the reconnect covers it
             if self._in_flight:

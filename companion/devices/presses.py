@@ -5,7 +5,9 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from companion.core import Action, EndTurn, GameState, GoUpLevel, LoseLevel, RuleError
+from companion.core import Action, GameState, RuleError
+from companion.core.chapters.levels import GoUpLevel, LoseLevel
+from companion.core.chapters.turn import EndTurn
 from companion.core.phrase import Phrase
 from companion.core.rules import check_level_loss
 from companion.devices import wire

@@ -1,7 +1,8 @@
 """The app's side of the device layer: runs the `DeviceManager` beside the UI, on the same loop.
 
 The service starts with the app: it looks for counters, starts virtual ones when no
-hardware answers (unless they are switched off in Settings or by `--no-virtual`),
+hardware answers (unless they are switched off in Settings or by `--no-virtual`; a
+`VirtualFleet` beside the manager, whose links the manager takes like any other),
 follows whichever game is open, and publishes what the Devices screen shows as Kivy
 properties. Bursts of LED frames (virtual counters animate at 30 frames a second) are
 coalesced into at most `FRAME_RATE_HZ` updates of the screen.
@@ -57,6 +58,8 @@ class DeviceService(EventDispatcher):
         super().__init__()
         self.app = app
         self.manager: Any = manager
+        # The virtual counters (a `VirtualFleet`) while they run, else None.
+        self.fleet: Any = None
         self._injected = manager is not None
         self._game: Game | None = None
         self._pending_frames: dict[str, Any] = {}
@@ -78,10 +81,7 @@ class DeviceService(EventDispatcher):
         manager = self.manager
         if manager is None or not self._injected:
             manager = self.manager = self._new_manager()  # a fresh one for every run
-        self._unsubscribe = [
-            manager.on_status(lambda _status: self._statuses_trigger()),
-            manager.on_frame(self._frame),
-        ]
+        self._unsubscribe = [manager.on_status(lambda _status: self._statuses_trigger())]
         self.running = True
         try:
             if self._game is not None:
@@ -105,6 +105,8 @@ class DeviceService(EventDispatcher):
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(asyncio.shield(manager.stop()), STOP_TIMEOUT_S)
             with contextlib.suppress(Exception):
+                await asyncio.wait_for(asyncio.shield(self._stop_virtual()), STOP_TIMEOUT_S)
+            with contextlib.suppress(Exception):
                 await asyncio.wait_for(asyncio.shield(self.dice.close()), STOP_TIMEOUT_S)
 
     def game_changed(self, game: Game | None) -> None:
@@ -119,9 +121,9 @@ class DeviceService(EventDispatcher):
             return
         self._apply_brightness()
         virtual = self.virtual_wanted
-        if virtual and not self.manager.virtual_counters:
+        if virtual and self.fleet is None:
             self.spawn(self._start_virtual())
-        elif not virtual and self.manager.virtual_counters:
+        elif not virtual and self.fleet is not None:
             self.spawn(self._restart(virtual=False))
 
     # -- what screens call ----------------------------------------------------------------
@@ -167,9 +169,9 @@ class DeviceService(EventDispatcher):
         if manager is None or key not in manager.connections:
             return
         manager.open_claiming()
-        connection = manager.connections[key]
-        if connection.virtual is not None:
-            connection.virtual.open_claim_window()  # the long press a person would make
+        counter = self.fleet.counter(key) if self.fleet is not None else None
+        if counter is not None:
+            counter.open_claim_window()  # the long press a person would make
 
     @property
     def tokens_problem(self) -> str:
@@ -179,16 +181,11 @@ class DeviceService(EventDispatcher):
 
     def is_virtual(self, key: str) -> bool:
         """True for a counter simulated on this computer."""
-        manager = self.manager
-        return bool(manager and key in manager.connections and manager.connections[key].virtual)
+        return self.fleet is not None and self.fleet.counter(key) is not None
 
     def spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any] | None:
-        """Run a coroutine of the device layer on the app's loop."""
-        try:
-            return self._tasks.spawn(coro, getattr(coro, "__name__", "counter task"))
-        except RuntimeError:  # no loop running: the app is closing
-            coro.close()
-            return None
+        """Run a coroutine of the device layer on the app's loop (not once the app closes)."""
+        return self._tasks.spawn_while_running(coro)
 
     # -- inside ---------------------------------------------------------------------------
     def _new_manager(self) -> Any:
@@ -217,24 +214,42 @@ class DeviceService(EventDispatcher):
         for info in found:
             manager.add_counter(info)
         if not found and virtual:
-            await manager.start_virtual()
+            await self._run_virtual()
         self._apply_brightness()
         self._publish_statuses()
 
     async def _start_virtual(self) -> None:
         self.activity = _("Starting virtual counters\u2026")
         try:
-            await self.manager.start_virtual()
+            await self._run_virtual()
             self._apply_brightness()
         finally:
             self.activity = ""
             self._publish_statuses()
+
+    async def _run_virtual(self) -> None:
+        """Start the virtual counters and hand their links to the manager."""
+        from companion.devices.sim.fleet import VirtualFleet, VirtualSetup
+
+        if self.fleet is not None:
+            return
+        fleet = self.fleet = VirtualFleet()
+        self._unsubscribe.append(fleet.on_frame(self._frame))
+        players = len(self._game.state.players) if self._game is not None else 4
+        await fleet.start(VirtualSetup(), players)
+        await fleet.join(self.manager)
+
+    async def _stop_virtual(self) -> None:
+        fleet, self.fleet = self.fleet, None
+        if fleet is not None:
+            await fleet.stop()
 
     async def _restart(self, virtual: bool) -> None:
         """Stop every counter and connect again (how virtual counters are switched off)."""
         self.activity = _("Reconnecting counters\u2026")
         try:
             await self.manager.stop()
+            await self._stop_virtual()
             self.frames = {}
             if self._game is not None:
                 self.manager.set_game(self._game)
@@ -263,10 +278,11 @@ class DeviceService(EventDispatcher):
 
     def _apply_brightness(self) -> None:
         from companion.devices import wire
+        from companion.devices.projection import Part
 
         level = int(self.app.settings.led_brightness)
         for connection in self.manager.connections.values():
-            connection.set_desired("brightness", wire.ConfigBrightness(level))
+            connection.set_desired(Part.BRIGHTNESS, wire.ConfigBrightness(level))
 
     def _frame(self, key: str, frame: Any) -> None:
         self._pending_frames[key] = frame
@@ -292,7 +308,7 @@ async def _ask_android_permissions(timeout_s: float = PERMISSION_WAIT_S) -> bool
 
     if platform != "android":
         return True
-    from android.permissions import Permission, request_permissions  # type: ignore[import-not-found]
+    from android.permissions import Permission, request_permissions
 
     loop = asyncio.get_running_loop()
     answer: asyncio.Future[bool] = loop.create_future()

@@ -4,16 +4,28 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from companion.core import CLASSIC, Game, GameSetup, PlayerSetup, Sex
 from companion.devices.projection import snapshot_of
 from companion.devices.reconnect import Backoff
+from companion.devices.sim.counters import VirtualCounter
+from companion.devices.sim.fleet import VirtualFleet, VirtualSetup
 from companion.devices.sync import DeviceManager
 from companion.devices.tokens import TokenStore
-from companion.devices.virtual import VirtualCounter
 
-COLOURS = ("#ff0000", "#0000ff", "#00ff00", "#ffff00")
+COLOURS = (
+    "#ff0000",
+    "#0000ff",
+    "#00ff00",
+    "#ffff00",
+    "#ff00ff",
+    "#00ffff",
+    "#ff8000",
+    "#8000ff",
+)
+READY_S = 10.0  # s: a virtual counter is claimed and synced in milliseconds; generous when loaded
 
 
 def new_game(players: int = 3) -> Game:
@@ -40,7 +52,47 @@ def fast_manager(tmp_path: Path, **kwargs: object) -> DeviceManager:
     return DeviceManager(**options)  # type: ignore[arg-type]
 
 
-async def until(condition: Callable[[], bool], timeout_s: float = 5.0) -> None:
+@dataclass
+class VirtualTable:
+    """A game, the app's manager following it, and virtual counters whose links it took."""
+
+    game: Game
+    manager: DeviceManager
+    fleet: VirtualFleet
+
+    @property
+    def counters(self) -> list[VirtualCounter]:
+        return self.fleet.counters
+
+    async def stop(self) -> None:
+        await self.manager.stop()
+        await self.fleet.stop()
+
+
+async def virtual_table(
+    tmp_path: Path, setup: VirtualSetup, players: int = 3, **kwargs: object
+) -> VirtualTable:
+    """Start `setup`'s counters for a new game of `players` and wait until the manager holds
+    them: every one ours and synced (claimed for the user), or settled when nobody claims."""
+    game = new_game(players)
+    manager = fast_manager(tmp_path, **kwargs)
+    manager.set_game(game)
+    fleet = VirtualFleet()
+    table = VirtualTable(game, manager, fleet)
+    try:
+        await fleet.start(setup, players)
+        await fleet.join(manager)
+        if setup.claim_on_hello:
+            await manager.wait_ours(READY_S)
+        else:
+            await manager.wait_ready(READY_S)
+    except BaseException:
+        await table.stop()
+        raise
+    return table
+
+
+async def until(condition: Callable[[], bool], timeout_s: float = READY_S) -> None:
     """Poll `condition` every few milliseconds; fail the test if it never holds."""
     async with asyncio.timeout(timeout_s):
         while not condition():

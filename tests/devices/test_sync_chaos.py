@@ -17,10 +17,11 @@ import pytest
 from companion.core import RuleError, SeededDice
 from companion.core.randomplay import random_action
 from companion.devices.ble_link import BleLink
-from companion.devices.bumble_backend import VirtualRadio
-from companion.devices.chaos import ChaosLink, FaultPlan
 from companion.devices.serial_link import SerialLink
-from companion.devices.virtual import BleVirtualCounter, SerialVirtualCounter, VirtualCounter
+from companion.devices.sim.bumble_backend import VirtualRadio
+from companion.devices.sim.counters import BleVirtualCounter, SerialVirtualCounter, VirtualCounter
+from companion.devices.sim.faults import ChaosLink, FaultPlan, NoisyLine
+from companion.devices.status import Role
 
 from .helpers import fast_manager, new_game, shows, until
 
@@ -28,7 +29,7 @@ pytestmark = pytest.mark.slow
 
 ROUNDS = 4
 STEPS = 40
-BUTTONS = {"tracker": ("plus", "minus"), "board": ("next",)}
+BUTTONS = {Role.TRACKER: ("plus", "minus"), Role.BOARD: ("next",)}
 
 
 def calm(plans: list[FaultPlan]) -> None:
@@ -49,21 +50,21 @@ async def test_counters_converge_after_every_fault_and_no_acknowledged_press_is_
     manager = fast_manager(tmp_path, backend=radio.bleak_backend())
     manager.set_game(game)
     counters: list[VirtualCounter] = [
-        SerialVirtualCounter("board", link_path=tmp_path / "board", index=0),
-        SerialVirtualCounter("tracker", link_path=tmp_path / "tracker", index=0),
-        BleVirtualCounter("tracker", radio=radio, index=1),
-        BleVirtualCounter("board", radio=radio, index=1),
+        SerialVirtualCounter(Role.BOARD, link_path=tmp_path / "board", claim_on_hello=True),
+        SerialVirtualCounter(Role.TRACKER, link_path=tmp_path / "tracker", claim_on_hello=True),
+        BleVirtualCounter(Role.TRACKER, radio=radio, index=1, claim_on_hello=True),
+        BleVirtualCounter(Role.BOARD, radio=radio, index=1, claim_on_hello=True),
     ]
     plans = [FaultPlan(seed=100 + i) for i in range(len(counters))]
     try:
         for counter, plan in zip(counters, plans, strict=True):
             await counter.start()
             if isinstance(counter, SerialVirtualCounter):
-                manager.add_link(SerialLink(counter.address, faults=plan), virtual=counter)
+                manager.add_link(NoisyLine(SerialLink(counter.address), plan))
             else:
                 ble = await BleLink.find(counter.address, backend=radio.bleak_backend())
-                manager.add_link(ChaosLink(ble, plan), virtual=counter)
-        await manager.wait_ready(timeout_s=10)
+                manager.add_link(ChaosLink(ble, plan))
+        await manager.wait_ours(timeout_s=10)
 
         for _round in range(ROUNDS):
             storm(plans)
@@ -78,16 +79,16 @@ async def test_counters_converge_after_every_fault_and_no_acknowledged_press_is_
             try:
                 await until(lambda: all(shows(c, game) for c in counters), timeout_s=15)
             except TimeoutError:
-                report = "\n".join(str(c.status) for c in manager.connections.values())
+                report = "\n".join(str(s) for s in manager.statuses())
                 pytest.fail(f"counters did not converge after round {_round}:\n{report}")
 
         assert sum(sum(plan.faults.values()) for plan in plans) > 20
         assert all(plan.faults["cut"] for plan in plans[:2])  # serial lines were cut too
         taken = {(p.counter, p.seq) for p in manager.presses}
-        keys = {id(c.virtual): key for key, c in manager.connections.items()}
+        assert {c.key for c in counters} == set(manager.connections)
         acknowledged = 0
         for counter in counters:
-            key = keys[id(counter)]
+            key = counter.key
             acknowledged += len(counter.acked_presses)
             missing = [seq for seq in counter.acked_presses if (key, seq) not in taken]
             assert not missing, (
@@ -96,7 +97,7 @@ async def test_counters_converge_after_every_fault_and_no_acknowledged_press_is_
         assert acknowledged > ROUNDS * STEPS // 4
         # Damage must never make a press: each one taken was sent, with that intent, once.
         for counter in counters:
-            key = keys[id(counter)]
+            key = counter.key
             sent = dict(counter.sent_presses)
             assert len(sent) == len(counter.sent_presses)  # no seq reused within this game
             took = [(p.seq, p.intent) for p in manager.presses if p.counter == key]

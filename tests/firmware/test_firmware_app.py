@@ -10,7 +10,7 @@ import pytest
 from boardfakes import Wires
 from mpvm import PINOUTS
 
-from companion.devices import seal, wire
+from companion.devices import framing, seal, wire
 
 pytestmark = pytest.mark.slow
 
@@ -26,7 +26,7 @@ class Host:
         os.set_blocking(self.r_out, False)
         self.stdin = open(r_in, "rb", buffering=0)  # noqa: SIM115  (closed in close())
         self.stdout = open(w_out, "wb", buffering=0)  # noqa: SIM115
-        self.deframer = wire.Deframer()
+        self.deframer = framing.Deframer()
         self.seq = 0
         self.sealer: seal.Sealer | None = None  # once a session is open
 
@@ -51,7 +51,7 @@ class Host:
         payload = wire.encode(msg)
         if self.sealer is not None and msg.TYPE in wire.SEALED:
             payload = self.sealer.seal(payload)
-        os.write(self.w_in, wire.frame(payload))
+        os.write(self.w_in, framing.frame(payload))
         return await self.expect(replies)
 
     async def authenticate(self, token: bytes, seq: int) -> None:

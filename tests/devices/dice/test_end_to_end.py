@@ -17,7 +17,6 @@ from companion.core import (
     Sex,
     StartCombat,
 )
-from companion.devices.bumble_backend import VirtualPeripheral, VirtualRadio
 from companion.devices.dice import (
     ANYONE,
     DiceHub,
@@ -29,9 +28,11 @@ from companion.devices.dice import (
     godice_protocol,
 )
 from companion.devices.dice.scan import GODICE, PIXELS, scan
-from companion.devices.dice.virtual import VirtualGoDice, VirtualPixelsDie
+from companion.devices.sim.bumble_backend import VirtualPeripheral, VirtualRadio
+from companion.devices.sim.dice import VirtualGoDice, VirtualPixelsDie
 
-from .conftest import Connect, until
+from ..helpers import until
+from .conftest import Connect
 
 pytestmark = pytest.mark.slow
 
@@ -131,7 +132,9 @@ async def test_tumbling_then_settled_counts_once(
     await die.settle(2)  # the die repeats itself: still the same roll
     await until(lambda: len(rolls) == 1)
     waiting = await _next(hub, 0)
-    await asyncio.sleep(0.05)
+    # A tumble sent after the repeat is seen only once the repeat has been read.
+    await die.tumble(1)
+    await until(lambda: source.motion is Motion.ROLLING)
     assert not waiting.done()  # the repeat did not answer a new wait
     await die.roll(6)
     assert (await asyncio.wait_for(waiting, ROLL_TIMEOUT_S)).face == 6
