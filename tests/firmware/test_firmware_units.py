@@ -177,7 +177,7 @@ def test_forgetting_the_claim_needs_a_new_claim() -> None:
     counter.handle(wire.encode(wire.Hello(wire.ROLE_APP, seq=1)))
     weak = wire.decode(counter.handle(wire.encode(wire.Claim(bytes(16), seq=2)))[0])
     assert weak.code == wire.ERR_WEAK_TOKEN and not counter.claimed
-    token = bytes(range(1, 17))
+    token = bytes.fromhex("e2177a03c95d48b1f60e2c9b73a45d18")
     assert wire.decode(counter.handle(wire.encode(wire.Claim(token, seq=3)))[0]).TYPE == 6
     assert counter.claimed
     counter.forget()
