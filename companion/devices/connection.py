@@ -20,13 +20,13 @@ import contextlib
 import logging
 import secrets
 import time
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from companion.devices import seal, wire
 from companion.devices.link import Link, LinkClosedError, LinkError, LinkState
+from companion.devices.presses import PressVerdict, PressWindow
 from companion.devices.projection import Desired, Part, after_absence, desired
 from companion.devices.reconnect import Backoff, Reconnector
 from companion.devices.session import (
@@ -38,7 +38,7 @@ from companion.devices.session import (
     firmware_outdated,
     update_advice,
 )
-from companion.devices.status import Access, CounterStatus, Role
+from companion.devices.status import Access, CounterStatus, Disturbances, Role
 from companion.devices.tasks import TaskSet
 from companion.devices.tokens import TokenStore
 
@@ -50,7 +50,11 @@ REFRESH_INTERVAL_S = 10.0  # s: everything is sent again this often, acknowledge
 AUTH_ATTEMPTS = 3  # refused AUTHs in a row before the counter is taken as another table's
 PING_INTERVAL_S = 2.0  # s: often enough for a live link-quality figure, cheap on the radio
 PINGS_MISSED_MAX = 3  # unanswered pings in a row before a silent counter is taken for gone
-RECENT_PRESSES = 64  # button seqs remembered per counter, to treat a resent press as the same one
+# Only a claimed counter sends a CHALLENGE after its HELLO: one that came after a HELLO saying
+# "unclaimed" means that HELLO was damaged on the way; a fresh session asks again.
+HELLO_CONTRADICTED = "it said it was unclaimed, then challenged the app: asking again"
+VERSION_CHECKS = 2  # HELLOs in a row that must tell of another version before the app believes
+# them: one damaged on the way (BLE carries no CRC of ours) would otherwise disable the counter
 MAX_BAD_TAGS = 16  # wrong tags in one session before the app opens a new one (as the counter does)
 PENALTY_FIRST_S = 0.25  # s: the wait before a new session after one that ended out of step ...
 PENALTY_MAX_S = 8.0  # s: ... doubling each time in a row up to this: a forger's tries stay slow
@@ -116,9 +120,9 @@ class _Remembered:
 
     window_seen: bool = False  # a CLAIM_OPEN came while the session was opening
     auth_failures: int = 0  # refused AUTHs in a row
-    last_counter_seq: int = -1  # the seq of the counter's latest HELLO (lower: it restarted)
-    #: Recent presses by seq, each with what its ACK waits for (None: nothing).
-    recent: OrderedDict[int, asyncio.Future[object] | None] = field(default_factory=OrderedDict)
+    version_mismatches: int = 0  # HELLOs in a row that told of another version
+    #: Which presses were taken, by the counter's numbers (they carry across sessions).
+    presses: PressWindow = field(default_factory=PressWindow)
 
 
 class CounterConnection:
@@ -147,16 +151,19 @@ class CounterConnection:
         self._wake = asyncio.Event()
         self._changed = asyncio.Event()
         self._timer: asyncio.TimerHandle | None = None
-        self._pings: dict[int, float] = {}
+        self._pings: dict[int, tuple[float, int]] = {}  # token -> (when sent, its seq)
         self._remembered = _Remembered()
         self._opens = 0
         self._early_ends = 0  # sessions in a row that ended out of step soon after opening
         self._penalty_s = 0.0  # the wait before the next session's HELLO
         self._since = 0.0  # when the current session was proved (loop time)
+        self._disturbances = Disturbances()
+        self._calm_timer: asyncio.TimerHandle | None = None
         self._tasks = TaskSet(f"counter {key}", on_error=self._task_failed)
         self.reconnector = Reconnector(link, on_open=self._open_session, backoff=backoff)
         link.on_message(self._on_message)
         link.on_state_change(self._on_link_state)
+        link.on_junk(lambda _count: self._disturbed())
 
     # -- life cycle -----------------------------------------------------------------
 
@@ -189,8 +196,9 @@ class CounterConnection:
     async def stop(self) -> None:
         """Stop every task of this connection and close its link."""
         await self._tasks.cancel_all()
-        if self._timer is not None:
-            self._timer.cancel()
+        for timer in (self._timer, self._calm_timer):
+            if timer is not None:
+                timer.cancel()
         await self.reconnector.stop()
         self._update(connection=LinkState.CLOSED)
 
@@ -290,9 +298,8 @@ class CounterConnection:
         table = self.table
         try:
             hello = await session.start(table.timing.hello_timeout_s)
-            if hello.seq <= claim.last_counter_seq:
-                claim.recent.clear()  # the counter restarted: its press numbers start again
-            claim.last_counter_seq = hello.seq
+            if not claim.presses.follows(hello.seq):
+                claim.presses.restart()  # the counter restarted: its numbers start again
             self.hello = hello
             self._update(
                 role=Role.of_hello(hello.role),
@@ -302,11 +309,13 @@ class CounterConnection:
             )
             if firmware_outdated(hello):
                 # Not a protocol error: it answered, but the app will not drive it.
-                self._update(access=Access.VERSION, last_problem=update_advice(hello))
-                return
+                self._version_mismatch(update_advice(hello))
+            claim.version_mismatches = 0
             if hello.caps & wire.CAP_CLAIMED:
                 await self._authenticate(session, hello)
             else:
+                if session.challenged:
+                    raise LinkError(f"{link.name}: {HELLO_CONTRADICTED}")
                 self._update(
                     access=Access.UNCLAIMED, last_problem="long-press the counter to add it"
                 )
@@ -315,9 +324,19 @@ class CounterConnection:
                     self._update(access=Access.CLAIMING)
                     self.start_claim(quiet=not claim.window_seen)
         except CounterVersionError:
-            self._update(access=Access.VERSION, last_problem="the counter needs a firmware update")
+            self._version_mismatch("the counter needs a firmware update")
         finally:
             session.opened()
+
+    def _version_mismatch(self, problem: str) -> None:
+        """The HELLO tells of another version. Believed only once the next HELLO (after the
+        reconnect backoff) says so too; the counter is asked again now and then either way,
+        since whatever else it may be, one damaged byte must not disable it for good."""
+        claim = self._remembered
+        claim.version_mismatches += 1
+        if claim.version_mismatches >= VERSION_CHECKS:
+            self._update(access=Access.VERSION, last_problem=problem)
+        raise LinkError(f"{self.link.name}: {problem}; asking it again later")
 
     async def _authenticate(self, session: Session, hello: wire.Hello) -> None:
         table = self.table
@@ -428,6 +447,8 @@ class CounterConnection:
 
     def _on_message(self, payload: bytes) -> None:
         session = self.session
+        # Under the session's seal (and its tag checked): the counter's own, of this session.
+        sealed = session is not None and session.sealed and wire.peek_type(payload) in wire.SEALED
         if session is None:
             try:
                 message: wire.Message | wire.WireError | None = wire.decode(payload)
@@ -438,15 +459,23 @@ class CounterConnection:
         if message is None:
             # A wrong tag: damage on the way, or someone else's message. Dropped.
             self._update(errors=self.status.errors + 1)
+            self._disturbed()
             if session is not None and session.bad_tags == MAX_BAD_TAGS:
                 self._out_of_step("too many damaged messages")
             return
         if isinstance(message, wire.WireError):
             if session is None or not session.take(message):
                 self._update(errors=self.status.errors + 1)
+                self._disturbed()
             return
         if session is not None and session.take(message):
             return
+        if isinstance(message, wire.Button):
+            if sealed:
+                self._on_button(message)
+            return
+        if sealed:
+            self._remembered.presses.heard(message.seq)
         if isinstance(message, wire.Ack):
             flight = self._in_flight.pop(message.ref_seq, None)
             if flight is not None:
@@ -459,9 +488,12 @@ class CounterConnection:
             self._on_error(message)
             return
         if isinstance(message, wire.Pong):
-            sent = self._pings.pop(message.token, None)
-            if sent is not None:
+            ping = self._pings.pop(message.token, None)
+            if ping is not None:
                 self._pings.clear()  # any answer proves the counter alive; older pings were lost
+                sent, seq = ping
+                if session is not None:
+                    session.answered(seq)
                 self._update(rtt_ms=(time.monotonic() - sent) * 1000)
             return
         if isinstance(message, wire.Battery):
@@ -472,14 +504,22 @@ class CounterConnection:
                 battery_low=bool(message.flags & wire.BATTERY_LOW),
             )
             return
-        if isinstance(message, wire.Button):
-            self._on_button(message)
-            return
         if isinstance(message, wire.ClaimOpen):
             self._on_claim_open()
+        elif isinstance(message, wire.Challenge) and self.status.access in (
+            Access.UNCLAIMED,
+            Access.CLAIMING,
+        ):
+            self._tasks.spawn(self.link.drop(HELLO_CONTRADICTED), "drop")
 
     def _on_error(self, message: wire.Error) -> None:
         self._update(errors=self.status.errors + 1)
+        session = self.session
+        if session is None or not session.awaits(message.ref_seq):
+            # About no message of ours (errors are not sealed): the counter answering another
+            # program on its line, or a copy from someone in the path. Not our session's end.
+            self._disturbed()
+            return
         out_of_step = (wire.ERR_NOT_AUTHENTICATED, wire.ERR_REPLAY, wire.ERR_MALFORMED)
         if self.authenticated and message.code in out_of_step:
             # The counter and the app disagree about the session (it ended on the counter:
@@ -515,16 +555,20 @@ class CounterConnection:
     def _on_button(self, message: wire.Button) -> None:
         if not self.authenticated:
             return
-        recent = self._remembered.recent
-        if message.seq in recent:
+        presses = self._remembered.presses
+        verdict = presses.verdict(message.seq)
+        if verdict is PressVerdict.AGAIN:
             # A resent press the app already took: acknowledged when the first one is.
-            self._tasks.spawn(self._ack(message, recent[message.seq]), "ack")
+            self._tasks.spawn(self._ack(message, presses.durable(message.seq)), "ack")
+            return
+        if verdict is PressVerdict.OLD:
+            # Numbered long before the counter's newest message: a copy someone in the path
+            # kept, or a press the counter gave up on. Never taken now.
+            self._disturbed()
             return
         taken = self.table.counter_pressed(self, message)
         durable = asyncio.ensure_future(taken) if taken is not None else None
-        recent[message.seq] = durable
-        while len(recent) > RECENT_PRESSES:
-            recent.popitem(last=False)
+        presses.take(message.seq, durable)
         self._tasks.spawn(self._ack(message, durable), "ack")
 
     async def _ack(self, message: wire.Message, after: asyncio.Future[object] | None) -> None:
@@ -579,6 +623,8 @@ class CounterConnection:
                         and now - flight.sent_at < ack_timeout_s
                     ):
                         continue
+                    if flight is not None and flight.ident == want.ident:
+                        self._disturbed()  # sent, and no ACK in time: lost on the way
                     for seq in [s for s, f in self._in_flight.items() if f.part == part]:
                         del self._in_flight[seq]
                     seq = await self._send(session, want.message)
@@ -601,12 +647,14 @@ class CounterConnection:
             session = self.session
             if not self.link.is_open or session is None or session.handshaking:
                 continue
+            if self._pings:
+                self._disturbed()  # the last ping went unanswered
             if len(self._pings) >= PINGS_MISSED_MAX:
                 self._pings.clear()
                 await self.link.drop("the counter stopped answering")
                 continue
             token = secrets.randbits(32)
-            self._pings[token] = time.monotonic()
+            self._pings[token] = (time.monotonic(), session.seq + 1)
             with contextlib.suppress(LinkError):
                 await self._send(session, wire.Ping(token))
 
@@ -631,6 +679,24 @@ class CounterConnection:
         while not condition():
             self._changed.clear()
             await self._changed.wait()
+
+    def _disturbed(self) -> None:
+        """A sign that something else is on the line (see `status.Disturbances`)."""
+        now = asyncio.get_running_loop().time()
+        self._disturbances.seen(now)
+        self._check_calm()
+
+    def _check_calm(self) -> None:
+        """Say whether the line is disturbed now, and look again when that may change."""
+        loop = asyncio.get_running_loop()
+        disturbed = self._disturbances.disturbed(loop.time())
+        if disturbed != self.status.disturbed:
+            self._update(disturbed=disturbed)
+        if self._calm_timer is not None:
+            self._calm_timer.cancel()
+            self._calm_timer = None
+        if disturbed:
+            self._calm_timer = loop.call_at(self._disturbances.calm_at(), self._check_calm)
 
     def _update(self, **changes: Any) -> None:
         self.status = replace(self.status, **changes)

@@ -120,8 +120,11 @@ class SerialLink(Link):
         if self._bytes_receiver is not None:
             self._bytes_receiver(data)
             return
+        dropped = self._deframer.dropped
         for payload in self._deframer.feed(data):
             self._deliver(payload)
+        if self._deframer.dropped > dropped:
+            self._junk(self._deframer.dropped - dropped)
 
     async def _close(self) -> None:
         transport, protocol = self._transport, self._protocol

@@ -8,6 +8,7 @@ connection), never strings spelt again in each reader.
 from __future__ import annotations
 
 import enum
+from collections import deque
 from dataclasses import dataclass
 
 from companion.devices import wire
@@ -61,6 +62,8 @@ class CounterStatus:
     `connection` is the state of the counter's link: OPENING until the first
     connect, OPEN, LOST while it is away and being reconnected, CLOSED once
     stopped. `name` is the link's until the counter's HELLO names it.
+    `disturbed` says that something else is on the counter's line: junk, messages
+    that are not the app's, the app's own messages lost on the way (`Disturbances`).
     """
 
     key: str
@@ -81,6 +84,7 @@ class CounterStatus:
     reconnects: int = 0
     players: tuple[int, ...] = ()
     last_problem: str = ""
+    disturbed: bool = False
 
     @property
     def claimed(self) -> bool:
@@ -91,3 +95,30 @@ class CounterStatus:
     def ours(self) -> bool:
         """True while the counter is this app's and authenticated."""
         return self.access is Access.OURS
+
+
+DISTURBANCE_WINDOW_S = 10.0  # s: how far back the signs of a disturbed line are counted
+DISTURBANCES_MIN = 3  # signs within the window that make it one: a lone damaged message is not
+
+
+class Disturbances:
+    """Signs that something else is on a counter's line, and whether there are enough of them
+    lately to say so (and to say, later, that they stopped)."""
+
+    def __init__(self) -> None:
+        self._at: deque[float] = deque()
+
+    def seen(self, now: float) -> None:
+        """One more sign at loop time `now`: junk, a stranger's message, a message of ours lost."""
+        self._at.append(now)
+
+    def disturbed(self, now: float) -> bool:
+        """True while DISTURBANCES_MIN signs or more fell within the last DISTURBANCE_WINDOW_S."""
+        while self._at and now - self._at[0] > DISTURBANCE_WINDOW_S:
+            self._at.popleft()
+        return len(self._at) >= DISTURBANCES_MIN
+
+    def calm_at(self) -> float:
+        """When, with no new sign, the line counts as calm again (loop time)."""
+        index = len(self._at) - DISTURBANCES_MIN
+        return self._at[index] + DISTURBANCE_WINDOW_S if index >= 0 else 0.0

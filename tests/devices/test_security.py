@@ -12,17 +12,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from companion.core import GoUpLevel
-from companion.devices import framing, seal, wire
+from companion.devices import seal, wire
 from companion.devices.ble_link import BleLink
 from companion.devices.connection import CounterConnection
-from companion.devices.link import Link
+from companion.devices.link import Link, LinkState
 from companion.devices.serial_link import SerialLink
 from companion.devices.session import SEQ_RESTART
 from companion.devices.sim.bumble_backend import VirtualPeripheral, VirtualRadio
@@ -32,7 +31,7 @@ from companion.devices.status import Access, CounterStatus, Role
 from companion.devices.sync import DeviceManager
 from companion.devices.tokens import TokenStore
 
-from .helpers import fast_manager, new_game, shows, until
+from .helpers import InThePath, PortIntruder, fast_manager, new_game, shows, until
 
 pytestmark = pytest.mark.slow
 
@@ -68,34 +67,6 @@ def forged_payloads(first_seq: int) -> list[bytes]:
         message.seq = first_seq + i
         out.append(wire.encode(message))
     return out
-
-
-class PortIntruder:
-    """A second program on a serial port: opens the tty plainly (no lock) and writes frames."""
-
-    def __init__(self, path: str) -> None:
-        self.fd = os.open(path, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
-        self.deframer = framing.Deframer()
-        self.heard: list[wire.Message] = []
-
-    def send(self, payloads: list[bytes]) -> None:
-        for payload in payloads:
-            os.write(self.fd, framing.frame(payload))
-
-    def read(self) -> list[wire.Message]:
-        """What it caught of the counter's answers so far (it shares them with the app)."""
-        with contextlib.suppress(BlockingIOError):
-            while data := os.read(self.fd, 512):
-                for payload in self.deframer.feed(data):
-                    with contextlib.suppress(wire.WireError):
-                        self.heard.append(wire.decode(payload))
-        return self.heard
-
-    def acks(self) -> list[wire.Ack]:
-        return [m for m in self.read() if isinstance(m, wire.Ack)]
-
-    def close(self) -> None:
-        os.close(self.fd)
 
 
 def connection_of(manager: DeviceManager) -> CounterConnection:
@@ -268,26 +239,6 @@ class Relay:
         await self.peripheral.stop()
 
 
-class HiddenAddress(Link):
-    """A BLE link as a platform that shows a random identifier instead of the address sees it."""
-
-    def __init__(self, inner: Link, identifier: str) -> None:
-        self.transport = inner.transport
-        super().__init__(identifier)
-        self.name = f"hidden({inner.name})"
-        self.inner = inner
-        inner.on_message(self._deliver)
-
-    async def _open(self) -> None:
-        await self.inner.open()
-
-    async def _send(self, payload: bytes) -> None:
-        await self.inner.send(payload)
-
-    async def _close(self) -> None:
-        await self.inner.close()
-
-
 @pytest.mark.parametrize("hidden", [False, True], ids=["addresses seen", "addresses hidden"])
 async def test_a_relay_gets_no_session_no_write_and_is_not_called_ours(tmp_path, hidden):
     radio = VirtualRadio()
@@ -300,7 +251,7 @@ async def test_a_relay_gets_no_session_no_write_and_is_not_called_ours(tmp_path,
         # The table claims its counter where it is...
         direct: Link = await BleLink.find(real.address, backend=backend)
         if hidden:
-            direct = HiddenAddress(direct, "5F3C2A10-8E0B-4C56-9D4E-0123456789AB")
+            direct = InThePath(direct, address="5F3C2A10-8E0B-4C56-9D4E-0123456789AB")
         first, game = await started_with(tmp_path, real, direct)
         before = bytes(real.counter.state.levels)
         await first.stop()
@@ -311,7 +262,7 @@ async def test_a_relay_gets_no_session_no_write_and_is_not_called_ours(tmp_path,
         manager.set_game(game)
         fake: Link = await BleLink.find(relay.peripheral.address, backend=backend)
         if hidden:
-            fake = HiddenAddress(fake, "0A1B2C3D-0000-4000-8000-000000000000")
+            fake = InThePath(fake, address="0A1B2C3D-0000-4000-8000-000000000000")
         connection = manager.add_link(fake)
         await manager.wait_for(lambda: connection.status.access is Access.MISMATCH, 10)
         assert "fake" in connection.status.last_problem
@@ -446,7 +397,13 @@ async def test_a_stranger_in_the_claim_window_needs_a_full_token_and_is_seen(tmp
         assert blue_frames(board, now) == 0
         board.press("claim", long=True)  # someone at the table holds the claim button
         assert blue_frames(board, board.counter.clock()) >= 5  # the whole table can see it
-        weak = [bytes(16), bytes([7]) * 16, bytes(range(4)) * 4]
+        weak = [
+            bytes(16),
+            bytes([7]) * 16,
+            bytes(range(4)) * 4,
+            bytes(range(200, 208)) * 2,  # an 8-byte pattern, twice
+            b"password12345678",  # typed, not drawn
+        ]
         intruder.send([wire.encode(wire.Claim(token, seq=i + 1)) for i, token in enumerate(weak)])
         # The app's next snapshot reaches the counter after the claims (one line, in order).
         game.apply(GoUpLevel(player=0))
@@ -520,9 +477,14 @@ async def test_a_press_flood_past_65535_wraps_and_no_task_dies(tmp_path, caplog)
     key = connection.key
     caplog.set_level(logging.ERROR)
     try:
-        # Where some 80,000 presses leave both sides: near the end of their u16 numbers.
+        # Where some 80,000 presses leave both sides: near the end of their u16 numbers. The
+        # app heard none of the counter's on the way, so it meets them again after a reconnect.
         while tracker.counter.next_seq() < 0xFFFF - 120:
             pass
+        tracker.unplug()
+        await manager.wait_for(lambda: connection.status.connection is LinkState.LOST)
+        tracker.plug()
+        await manager.wait_ours(10)
         session = connection.session
         assert session is not None
         while session.seq < SEQ_RESTART - 150:

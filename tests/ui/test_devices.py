@@ -194,3 +194,46 @@ def test_a_counter_that_is_not_the_one_claimed_here_says_so() -> None:
         last_problem="answers at C0:00:00:00:00:09 but was claimed at C0:00:00:00:00:01",
     )
     assert "not the counter claimed here" in status_line(status)
+
+
+async def test_the_devices_screen_says_when_another_program_is_on_a_counters_line(
+    ui: Harness,
+) -> None:
+    import os
+
+    from companion.devices import framing, wire
+
+    ui.start_game(["Anna", "Bram"])
+    service = ui.app.devices
+    assert service is not None
+    running = asyncio.ensure_future(service.run())
+    intruder = None
+    try:
+        await until(
+            ui,
+            lambda: len(service.statuses) == 3 and all(s.ours for s in service.statuses),
+            "a board and a tracker per player are ours",
+        )
+        ui.nav("devices")
+        screen = ui.screen("devices")
+        board = next(s for s in service.statuses if s.role is Role.BOARD)
+        assert board.transport == "serial"
+        assert "disturbed" not in screen.rows[board.key].detail
+        # Another program opens the board's port and writes AUTHs with no body: the board
+        # answers each with an error about that program's message, not the app's.
+        intruder = os.open(board.address, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
+        sent = [0]
+
+        def disturbed() -> bool:
+            sent[0] += 1
+            os.write(intruder, framing.frame(bytes([wire.MSG_AUTH, sent[0] % 250 + 1, 0])))
+            return "disturbed" in screen.rows[board.key].detail
+
+        await until(ui, disturbed, "the board's row says its line is disturbed")
+        status = next(s for s in service.statuses if s.key == board.key)
+        assert status.ours and status.reconnects == board.reconnects  # nothing knocked off
+    finally:
+        if intruder is not None:
+            os.close(intruder)
+        running.cancel()
+        await asyncio.gather(running, return_exceptions=True)

@@ -177,6 +177,13 @@ class VirtualCounter(abc.ABC):
         self._send(payloads, to_all=(button == "claim"))
         self._render()
 
+    def report_battery(self, millivolts: int) -> None:
+        """The cell reads `millivolts` now: the firmware reports it to an app that may hear it."""
+        self.battery_mv = millivolts
+        payload = self.counter.battery(millivolts)
+        if payload is not None:
+            self._send([payload], to_all=False)
+
     def open_claim_window(self) -> None:
         """The long press that lets an app claim this counter (+ and - together, or claim)."""
         self.press("claim", long=True)
@@ -254,10 +261,7 @@ class VirtualCounter(abc.ABC):
             self._send(self.counter.poll(), to_all=False)
             if loop.time() >= battery_due:
                 battery_due += BATTERY_INTERVAL_S
-                self.battery_mv = max(3300, self.battery_mv - 5)  # a slowly emptying cell
-                battery = self.counter.battery(self.battery_mv)
-                if battery is not None:
-                    self._send([battery], to_all=False)
+                self.report_battery(max(3300, self.battery_mv - 5))  # a slowly emptying cell
 
     async def _animation(self) -> None:
         while True:

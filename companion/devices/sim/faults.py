@@ -91,6 +91,7 @@ class _Wrapper(Link):
         self.inner = inner
         self.plan = plan
         inner.on_state_change(self._inner_state)
+        inner.on_junk(self._junk)
 
     async def _open(self) -> None:
         await self.inner.open()
@@ -159,5 +160,8 @@ class NoisyLine(_Wrapper):
         if cut:
             self._drop_soon("fault injection cut the line")
             return
+        dropped = self._deframer.dropped
         for payload in self._deframer.feed(data):
             self._deliver(payload)
+        if self._deframer.dropped > dropped:
+            self._junk(self._deframer.dropped - dropped)

@@ -59,6 +59,9 @@ def status_line(status: CounterStatus) -> str:
         parts.append(_("{ms:.0f} ms").format(ms=status.rtt_ms))
     if status.errors:
         parts.append(ngettext("{n} error", "{n} errors", status.errors).format(n=status.errors))
+    if status.disturbed:
+        # Junk on its line, another program's messages, the app's own lost on the way.
+        parts.append(_("disturbed: something else is on its line"))
     return " \u00b7 ".join(parts)
 
 
