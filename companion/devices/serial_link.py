@@ -67,7 +67,7 @@ class SerialLink(Link):
     Messages are framed by the shared `framing` module (COBS + CRC-16, 0x00
     delimited), with a fresh deframer for every connection. A link that wraps
     this one and reads the line itself (a fault injector, a tap) takes the raw
-    bytes instead, with `on_bytes` and `write_bytes`.
+    bytes instead, with `on_bytes`, `feed_bytes` and `write_bytes`.
     """
 
     transport = "serial"
@@ -82,8 +82,8 @@ class SerialLink(Link):
         self._bytes_receiver: Callable[[bytes], None] | None = None
 
     def on_bytes(self, receiver: Callable[[bytes], None] | None) -> None:
-        """Hand every chunk read from the port to `receiver` instead of the deframer
-        (None: back to whole messages)."""
+        """Hand every chunk read from the port to `receiver` instead of the deframer (None:
+        back to whole messages); the receiver passes on what it lets through (`feed_bytes`)."""
         # A failing receiver must not take the port down (the transport closes on an exception).
         self._bytes_receiver = guarded(receiver, f"{self.name}: bytes") if receiver else None
 
@@ -116,15 +116,20 @@ class SerialLink(Link):
         if self._transport is not None:
             self._transport.write(framing.frame(payload))
 
-    def _bytes_in(self, data: bytes) -> None:
-        if self._bytes_receiver is not None:
-            self._bytes_receiver(data)
-            return
+    def feed_bytes(self, data: bytes) -> None:
+        """Read `data` as if it came from the port: whole frames become messages, the rest
+        is junk (`on_junk`)."""
         dropped = self._deframer.dropped
         for payload in self._deframer.feed(data):
             self._deliver(payload)
         if self._deframer.dropped > dropped:
             self._junk(self._deframer.dropped - dropped)
+
+    def _bytes_in(self, data: bytes) -> None:
+        if self._bytes_receiver is not None:
+            self._bytes_receiver(data)
+        else:
+            self.feed_bytes(data)
 
     async def _close(self) -> None:
         transport, protocol = self._transport, self._protocol

@@ -108,6 +108,10 @@ class DeviceService(EventDispatcher):
                 await asyncio.wait_for(asyncio.shield(self._stop_virtual()), STOP_TIMEOUT_S)
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(asyncio.shield(self.dice.close()), STOP_TIMEOUT_S)
+            # Nothing runs now: the screens show no counter that is gone, nor its last LEDs.
+            self._pending_frames = {}
+            self.statuses = []
+            self.frames = {}
 
     def game_changed(self, game: Game | None) -> None:
         """Counters follow the open game; with none open they keep the last one on show."""

@@ -141,12 +141,8 @@ class NoisyLine(_Wrapper):
     def __init__(self, inner: SerialLink, plan: FaultPlan) -> None:
         super().__init__(inner, plan, "noisy")
         self.serial = inner
-        self._deframer = framing.Deframer()
         inner.on_bytes(self._incoming)
-
-    async def _open(self) -> None:
-        self._deframer = framing.Deframer()
-        await super()._open()
+        inner.on_message(self._deliver)  # what its deframer makes of the damaged bytes
 
     async def _send(self, payload: bytes) -> None:
         data, cut = self.plan.mangle(framing.frame(payload))
@@ -160,8 +156,4 @@ class NoisyLine(_Wrapper):
         if cut:
             self._drop_soon("fault injection cut the line")
             return
-        dropped = self._deframer.dropped
-        for payload in self._deframer.feed(data):
-            self._deliver(payload)
-        if self._deframer.dropped > dropped:
-            self._junk(self._deframer.dropped - dropped)
+        self.serial.feed_bytes(data)
