@@ -4,9 +4,9 @@
     python firmware/deploy.py --port /dev/ttyACM0 --repl     # stop the protocol, open the REPL
 
 It stops a running counter (see REPL_ESCAPE in counter/serial_link.py), copies
-wire.py and seal.py (the app's codec and session cryptography), counter/,
-boot.py, main.py and the board's pin map as board.json, installs aioble with
-mip, and resets the board. ``--mpy`` ships
+wire.py, seal.py and framing.py (the app's codec, session cryptography and serial
+framing), counter/, boot.py, main.py and the board's pin map as board.json,
+installs aioble with mip, and resets the board. ``--mpy`` ships
 files compiled by mpy-cross instead of sources (smaller, faster to import).
 """
 
@@ -24,6 +24,7 @@ FIRMWARE = Path(__file__).resolve().parent
 ROOT = FIRMWARE.parent
 WIRE = ROOT / "companion" / "devices" / "wire.py"
 SEAL = ROOT / "companion" / "devices" / "seal.py"
+FRAMING = ROOT / "companion" / "devices" / "framing.py"
 PINOUTS = ROOT / "hardware" / "pinouts"
 # Escape bytes, kept equal to counter.serial_link.REPL_ESCAPE (a test checks).
 REPL_ESCAPE = b"\x03\x03\x03 counter: back to the REPL \x03\x03\x03"
@@ -34,7 +35,7 @@ ALWAYS_SOURCE = ("boot.py", "main.py")
 
 def board_files() -> list[tuple[Path, str]]:
     """(file on this computer, path on the board) of every Python file the board runs."""
-    files = [(WIRE, "wire.py"), (SEAL, "seal.py")]
+    files = [(WIRE, "wire.py"), (SEAL, "seal.py"), (FRAMING, "framing.py")]
     files += [(FIRMWARE / name, name) for name in ALWAYS_SOURCE]
     for path in sorted((FIRMWARE / "counter").glob("*.py")):
         files.append((path, f"counter/{path.name}"))
@@ -70,7 +71,7 @@ CLEAN = (
     "for d in ('counter', ''):\n"
     "    for n in os.listdir(d or '/'):\n"
     "        if n.endswith('.py') or n.endswith('.mpy'):\n"
-    "            if d or n.startswith('wire.') or n.startswith('seal.'):\n"
+    "            if d or n.split('.')[0] in ('wire', 'seal', 'framing'):\n"
     "                os.remove((d + '/' if d else '') + n)\n"
 )
 

@@ -101,9 +101,10 @@ class BleLink(Link):
             name = adv.local_name or device.name or ""
             return wanted in (device.address.casefold(), name.casefold())
 
-        device = await BleakScanner.find_device_by_filter(
-            matches, timeout=timeout_s, backend=backend.scanner, **backend.kwargs
-        )
+        options: dict[str, Any] = dict(backend.kwargs)
+        if backend.scanner is not None:  # else bleak picks the platform's own
+            options["backend"] = backend.scanner
+        device = await BleakScanner.find_device_by_filter(matches, timeout=timeout_s, **options)
         if device is None:
             raise LinkOpenError(
                 f"no counter called {address_or_name} answered within {timeout_s:g} s"

@@ -2,7 +2,7 @@
 
 import sys
 
-import wire
+import framing
 from micropython import const
 
 from counter.timebase import ticks_diff
@@ -27,7 +27,7 @@ class SerialProtocol:
     def __init__(self, counter):
         self.counter = counter
         self.session = counter.open_session()
-        self.deframer = wire.Deframer()
+        self.deframer = framing.Deframer()
         self._matched = 0
 
     def feed(self, data):
@@ -43,7 +43,7 @@ class SerialProtocol:
                 self._matched = 1 if byte == REPL_ESCAPE[0] else 0
         for payload in self.deframer.feed(data):
             for reply in self.counter.handle(payload, self.session):
-                out.append(wire.frame(reply))
+                out.append(framing.frame(reply))
         return out
 
     def expire(self, now, last_heard):
@@ -59,14 +59,14 @@ class SerialProtocol:
         """
         session = self.session
         if session.authenticated or (kind == "all" and session.greeted):
-            return wire.frame(session.out(payload))
+            return framing.frame(session.out(payload))
         return None
 
     def frames(self, payloads):
         """Outgoing payloads (buttons, battery) as frames, if this session may hear them."""
         if not self.session.authenticated:
             return []
-        return [wire.frame(self.session.out(p)) for p in payloads]
+        return [framing.frame(self.session.out(p)) for p in payloads]
 
 
 async def run(counter, outbox, stdin=None, stdout=None):

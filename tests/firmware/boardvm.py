@@ -22,7 +22,7 @@ from typing import Any
 import deploy
 from mpvm import VM_DIR, VM_PACKAGE, node_binary
 
-from companion.devices.pty_port import PtyPort
+from companion.devices.sim.pty_port import PtyPort
 
 HERE = Path(__file__).parent
 

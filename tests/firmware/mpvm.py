@@ -13,6 +13,7 @@ ROOT = Path(__file__).resolve().parents[2]
 VM_DIR = ROOT / "firmware" / "vm"
 WIRE = ROOT / "companion" / "devices" / "wire.py"
 SEAL = ROOT / "companion" / "devices" / "seal.py"
+FRAMING = ROOT / "companion" / "devices" / "framing.py"
 PINOUTS = ROOT / "hardware" / "pinouts"
 VM_PACKAGE = VM_DIR / "node_modules" / "@micropython" / "micropython-webassembly-pyscript"
 
@@ -51,6 +52,7 @@ class MicroPythonVM:
             copies = [
                 f"/flash/wire.py={WIRE}",
                 f"/flash/seal.py={SEAL}",
+                f"/flash/framing.py={FRAMING}",
                 f"/flash/counter={ROOT / 'firmware' / 'counter'}",
             ]
         else:

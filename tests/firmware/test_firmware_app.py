@@ -10,11 +10,12 @@ import pytest
 from boardfakes import Wires
 from mpvm import PINOUTS
 
-from companion.devices import seal, wire
+from companion.devices import framing, seal, wire
 
 pytestmark = pytest.mark.slow
 
 HOLD_S = 1.7  # a little over the firmware's long press
+TOKEN = bytes.fromhex("e2177a03c95d48b1f60e2c9b73a45d18")  # a strong claim token, drawn once
 
 
 class Host:
@@ -26,7 +27,7 @@ class Host:
         os.set_blocking(self.r_out, False)
         self.stdin = open(r_in, "rb", buffering=0)  # noqa: SIM115  (closed in close())
         self.stdout = open(w_out, "wb", buffering=0)  # noqa: SIM115
-        self.deframer = wire.Deframer()
+        self.deframer = framing.Deframer()
         self.seq = 0
         self.sealer: seal.Sealer | None = None  # once a session is open
 
@@ -51,7 +52,7 @@ class Host:
         payload = wire.encode(msg)
         if self.sealer is not None and msg.TYPE in wire.SEALED:
             payload = self.sealer.seal(payload)
-        os.write(self.w_in, wire.frame(payload))
+        os.write(self.w_in, framing.frame(payload))
         return await self.expect(replies)
 
     async def authenticate(self, token: bytes, seq: int) -> None:
@@ -127,11 +128,11 @@ async def test_level_board_claims_shows_the_snapshot_and_gives_back_the_repl(
         await hold(board_env.wires, [0], HOLD_S)  # the BOOT button is the claim button
         (opened,) = await host.expect(1)
         assert isinstance(opened, wire.ClaimOpen)
-        (ack,) = await host.send(wire.Claim(bytes(range(16)), seq=3))
+        (ack,) = await host.send(wire.Claim(TOKEN, seq=3))
         assert isinstance(ack, wire.Ack)
         refused = await host.send(wire.Snapshot(1, [2], seq=4))  # a claim opens no session
         assert refused[0].code == wire.ERR_NOT_AUTHENTICATED
-        await host.authenticate(bytes(range(16)), seq=5)
+        await host.authenticate(TOKEN, seq=5)
         await host.send(wire.ConfigBrightness(255, seq=7))
         await host.send(wire.ConfigBudget(5000, seq=8))
         (ack,) = await host.send(wire.Snapshot(7, [3], seq=9))
@@ -151,7 +152,7 @@ async def test_level_board_claims_shows_the_snapshot_and_gives_back_the_repl(
         with pytest.raises(ReplRequested):
             await asyncio.wait_for(task, 2)
         assert board_env.kbd == [-1, 3]  # Ctrl-C is back for the REPL
-        assert (data / "token.bin").read_bytes() == bytes(range(16))
+        assert (data / "token.bin").read_bytes() == TOKEN
         assert (data / "state.bin").exists()
     finally:
         task.cancel()
@@ -175,7 +176,7 @@ async def test_tracker_chord_claims_and_the_digits_show_the_level(board_env, tmp
         assert isinstance(opened, wire.ClaimOpen)
         (weak,) = await host.send(wire.Claim(bytes(16), seq=2))
         assert weak.code == wire.ERR_WEAK_TOKEN
-        token = bytes(range(100, 116))
+        token = TOKEN
         await host.send(wire.Claim(token, seq=3))
         await host.authenticate(token, seq=4)
         await host.send(wire.Snapshot(1, [7], seq=6))

@@ -16,7 +16,7 @@ from counter.serial_link import SESSION_IDLE_MS, SerialProtocol
 from counter.store import MemoryStore
 from mpvm import PINOUTS
 
-from companion.devices import seal, wire
+from companion.devices import framing, seal, wire
 
 BOARD = str(PINOUTS / "levelboard-esp32s3.json")
 TRACKER = str(PINOUTS / "tracker-esp32c3.json")
@@ -176,31 +176,31 @@ def test_a_claim_prompt_queued_with_nobody_on_the_line_is_never_sent() -> None:
     proto = SerialProtocol(c)
     (prompt,) = c.press("claim", True)
     assert proto.deliver("all", prompt) is None  # nobody said HELLO
-    proto.feed(wire.frame(wire.encode(wire.Hello(wire.ROLE_APP, seq=1))))
-    assert proto.deliver("all", prompt) == wire.frame(prompt)
+    proto.feed(framing.frame(wire.encode(wire.Hello(wire.ROLE_APP, seq=1))))
+    assert proto.deliver("all", prompt) == framing.frame(prompt)
     assert proto.deliver("auth", prompt) is None
 
 
 def test_a_quiet_serial_session_ends_so_the_next_program_must_authenticate() -> None:
     c, clock = counterchecks.make(BOARD)
     proto = SerialProtocol(c)
-    proto.feed(wire.frame(wire.encode(wire.Hello(wire.ROLE_APP, seq=1))))
+    proto.feed(framing.frame(wire.encode(wire.Hello(wire.ROLE_APP, seq=1))))
     c.press("claim", True)
-    proto.feed(wire.frame(wire.encode(wire.Claim(counterchecks.TOKEN, seq=2))))
+    proto.feed(framing.frame(wire.encode(wire.Claim(counterchecks.TOKEN, seq=2))))
     assert not proto.session.authenticated  # a claim opens no session: HELLO and AUTH do
-    frames = proto.feed(wire.frame(wire.encode(wire.Hello(wire.ROLE_APP, seq=3))))
-    challenge = wire.decode(wire.Deframer().feed(frames[1])[0])
+    frames = proto.feed(framing.frame(wire.encode(wire.Hello(wire.ROLE_APP, seq=3))))
+    challenge = wire.decode(framing.Deframer().feed(frames[1])[0])
     script = counterchecks.script_of(c, challenge.nonce)
     proof = seal.app_proof(counterchecks.TOKEN, script)
-    proto.feed(wire.frame(wire.encode(wire.Auth(counterchecks.APP_NONCE, proof, seq=4))))
+    proto.feed(framing.frame(wire.encode(wire.Auth(counterchecks.APP_NONCE, proof, seq=4))))
     assert proto.session.authenticated
     heard = clock.now
     proto.expire(heard + SESSION_IDLE_MS - 1, heard)
     assert proto.session.authenticated
     proto.expire(heard + SESSION_IDLE_MS, heard)
     assert not proto.session.authenticated and not proto.session.greeted
-    (reply,) = proto.feed(wire.frame(wire.encode(wire.Snapshot(9, [9], seq=5))))
-    (payload,) = wire.Deframer().feed(reply)
+    (reply,) = proto.feed(framing.frame(wire.encode(wire.Snapshot(9, [9], seq=5))))
+    (payload,) = framing.Deframer().feed(reply)
     assert wire.decode(payload).code == wire.ERR_NOT_AUTHENTICATED
 
 

@@ -16,7 +16,7 @@ from mpvm import PINOUTS, MicroPythonVM
 def test_the_board_gets_the_codec_its_cryptography_every_counter_module_and_both_mains() -> None:
     dests = {dest for _, dest in deploy.board_files()}
     modules = {f"counter/{p.name}" for p in (deploy.FIRMWARE / "counter").glob("*.py")}
-    assert {"wire.py", "seal.py", "boot.py", "main.py"} | modules == dests
+    assert {"wire.py", "seal.py", "framing.py", "boot.py", "main.py"} | modules == dests
 
 
 @pytest.mark.parametrize(("src", "dest"), deploy.board_files(), ids=lambda v: str(v))

@@ -16,9 +16,9 @@ import random
 
 from bumble.core import UUID, AdvertisingData
 
-from companion.devices.bumble_backend import VirtualPeripheral, VirtualRadio
 from companion.devices.dice import godice_protocol, pixels_protocol
 from companion.devices.dice.model import DecodeError, DieType
+from companion.devices.sim.bumble_backend import VirtualPeripheral, VirtualRadio
 
 DIE_ATT_MTU = 247  # bytes: dice firmware raises its MTU, a Pixels identity is longer than 20
 TUMBLES = 3  # rolling notifications before a settle: real dice send a few per roll

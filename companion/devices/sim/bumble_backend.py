@@ -113,7 +113,7 @@ class VirtualRadio:
             number = next(self._addresses)
             address = f"C0:00:00:00:{number >> 8:02X}:{number & 0xFF:02X}"
         controller = Controller(name, link=self.link, public_address=address)
-        host = Host(controller, AsyncPipeSink(controller))  # type: ignore[no-untyped-call]
+        host = Host(controller, AsyncPipeSink(controller))
         device = Device(name=name, address=hci.Address(address), host=host)
         self._controllers[device] = controller
         return device
@@ -245,7 +245,7 @@ class VirtualPeripheral:
         self._notify_char = Characteristic(
             notify_uuid, Characteristic.Properties.NOTIFY, Characteristic.READABLE, b""
         )
-        write_char = Characteristic(
+        write_char: Characteristic[bytes] = Characteristic(
             write_uuid,
             Characteristic.Properties.WRITE_WITHOUT_RESPONSE | Characteristic.Properties.WRITE,
             Characteristic.WRITEABLE,
@@ -254,7 +254,7 @@ class VirtualPeripheral:
         self.device.add_service(Service(service_uuid, [write_char, self._notify_char]))
         if battery is not None:
             # The standard Battery service, as the firmware offers it beside its own.
-            level = Characteristic(
+            level: Characteristic[bytes] = Characteristic(
                 f"{wire.BATTERY_LEVEL_CHAR_UUID:04X}",
                 Characteristic.Properties.READ,
                 Characteristic.READABLE,
@@ -552,11 +552,7 @@ class BumbleBleakClient(BaseBleakClient):
                     char_proxy,
                     char_proxy.handle,
                     bleak_uuid(char_proxy.uuid),
-                    [  # type: ignore[misc]
-                        name
-                        for flag, name in _PROPERTY_NAMES.items()
-                        if char_proxy.properties & flag
-                    ],
+                    _property_names(char_proxy.properties),
                     lambda: self.mtu_size - ATT_HEADER,
                     service,
                 )
