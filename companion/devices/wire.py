@@ -838,13 +838,20 @@ class Deframer:
                 if self._len < MAX_FRAME:
                     self._buf[self._len] = byte
                     self._len += 1
-                else:
+                else:  # too long for a frame: keep its newest bytes (text may end in one)
+                    for i in range(MAX_FRAME - 1):
+                        self._buf[i] = self._buf[i + 1]
+                    self._buf[MAX_FRAME - 1] = byte
                     self._overflow = True
                 continue
-            if self._overflow:
-                self.dropped += 1
-            elif self._len:
-                payload = self._check(bytes(self._buf[: self._len]))
+            if self._len:
+                encoded = bytes(self._buf[: self._len])
+                payload = None if self._overflow else self._check(encoded)
+                if payload is None:
+                    # Text a board printed with no delimiter after it ("MPY: soft reboot")
+                    # ran into this frame: try what follows its last line end.
+                    cut = encoded.rfind(b"\n")
+                    payload = self._check(encoded[cut + 1 :]) if cut >= 0 else None
                 if payload is None:
                     self.dropped += 1
                 else:

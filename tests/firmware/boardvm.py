@@ -31,6 +31,8 @@ from ports import port_of
 from companion.devices.pty_port import PtyPort
 
 HERE = Path(__file__).parent
+
+
 class BoardVM:
     """One board: firmware staged for ``pinout``, running in the VM, reachable at ``path``.
 
