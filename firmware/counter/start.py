@@ -149,7 +149,7 @@ def boot(board_path="board.json", data_dir="/data"):
         if not flat:
             store.write(CUT_OFF_FILE, b"1")
         MODE = how
-        print("counter: cell at %s mV, below its cut-off: asleep until a button" % mv)
+        print("counter: the cell gives out (%s mV): asleep until a button" % mv)
         hw.cut_off(board)  # returns only on a board that cannot sleep
         return MODE
     if how == "safe":

@@ -288,8 +288,13 @@ async def test_twenty_installs_over_a_running_counter_each_cut_short_and_run_aga
             first, out = await run_deploy(vm, mpy, cut_after_s=at, cut=cut)
             cuts.append(f"{cut}@{at:.1f}s:{first}")
             code, out = await run_deploy(vm, mpy)
-            log = vm.serial_log[-4000:].decode(errors="replace")
-            assert code == 0, f"install {i} ({cuts[-1]}, seed {seed}):\n{out}\n{log}"
+            if code != 0:
+                (tmp_path / "serial.log").write_bytes(vm.serial_log)
+                events = [e for e in vm.seen if e.get("event") not in ("state", "files")]
+                pytest.fail(
+                    f"install {i} ({cuts[-1]}, seed {seed}):\n{out}\n{events[-12:]}\n"
+                    f"the board's serial line: {tmp_path / 'serial.log'}"
+                )
             assert "the counter answers: level board" in out
             await installed(vm, trees[mpy])
         boots = [e for e in vm.seen if e.get("event") == "boot"]

@@ -37,7 +37,10 @@ import bluetooth
 import machine
 import micropython
 import neopixel
+import vmmicropython
 import vmrandom  # noqa: F401  (os.urandom, which this port lacks and a board has)
+
+sys.modules["micropython"] = vmmicropython  # the firmware's; this file keeps the real one
 
 PROFILE = machine.PROFILE
 if PROFILE["port"] == "esp32":
@@ -169,6 +172,7 @@ def state_report():
         mode=MODE[0],
         cause=machine.STATE["cause"],
         kbd=js.interruptChar(),
+        start=getattr(sys.modules.get("counter.start"), "MODE", None),
     )
 
 
@@ -335,7 +339,8 @@ def execute(source, name, glob, eof=False):
     """parse_compile_execute: "ok", "error" or "exit" (SystemExit: the REPL ends)."""
     micropython.kbd_intr(3)  # pyexec switches Ctrl-C on for the script ...
     if name == "main.py" and ONCE.pop("ctrl_c_at_main", False):
-        js.ctrlC()  # ... and a Ctrl-C that was on its way arrives this very moment
+        # ... and a Ctrl-C that was on its way is raised at the script's first call.
+        vmmicropython.AT_NEXT_KBD_INTR.append(js.ctrlC)
     error = None
     try:
         exec(compile(source, name, "exec"), glob)
