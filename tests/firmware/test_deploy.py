@@ -15,6 +15,7 @@ import signal
 import sys
 import time
 import types
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import deploy
@@ -25,6 +26,7 @@ ROOT = Path(__file__).resolve().parents[2]
 BOOT = ROOT / "firmware" / "boot.py"
 PINOUT = "levelboard-picow"  # the rp2 port: its soft timer is what fed the watchdog
 INSTALLS = 20
+SILENCE_S = 10.0  # s: the VM board answers every step well within it
 
 
 # -- the swap in boot.py, cut after every file operation ------------------------------------
@@ -172,10 +174,14 @@ def test_a_power_cut_after_any_file_operation_of_the_swap_and_the_next_start_fin
         assert flash.files == INSTALLED, f"cut after {cut} operations"
 
 
-def test_boot_py_and_deploy_agree_on_the_staging_folder() -> None:
+def test_boot_py_start_py_and_deploy_agree_on_their_files() -> None:
     source = BOOT.read_text()
     assert f'STAGING = "{deploy.STAGING}"' in source
     assert f'COMPLETE = "{deploy.COMPLETE}"' in source
+    start = (ROOT / "firmware" / "counter" / "start.py").read_text()
+    assert f'MAINTENANCE_FILE = "{deploy.MAINTENANCE.rsplit("/", 1)[1]}"' in start
+    assert f'_BOOTS_FILE = "{deploy.BOOTS.rsplit("/", 1)[1]}"' in start
+    assert 'def boot(board_path="board.json", data_dir="/data")' in start
 
 
 # -- deploy.py against the VM board ------------------------------------------------------------
@@ -190,26 +196,36 @@ def expected_tree(tmp_path: Path, mpy: bool) -> dict[str, str]:
 
 async def run_deploy(
     vm: BoardVM, mpy: bool, cut_after_s: float | None = None, cut: str = "kill"
-) -> tuple[int | None, str]:
-    """deploy.py as a person runs it; optionally cut short ``cut_after_s`` into it."""
+) -> tuple[int | None, str, bool]:
+    """deploy.py as a person runs it; optionally cut short ``cut_after_s`` into it.
+
+    Returns its exit code, its output, and whether the cut came before it ended.
+    """
     args = [sys.executable, str(ROOT / "firmware" / "deploy.py"), "--port", vm.path]
-    args += ["--board", PINOUT, "--no-aioble"] + (["--mpy"] if mpy else [])
+    args += ["--board", PINOUT, "--no-aioble", "--silence", str(SILENCE_S)]
+    args += ["--mpy"] if mpy else []
     proc = await asyncio.create_subprocess_exec(
         *args,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT,
         start_new_session=True,  # mpremote runs in its group: a kill takes both
     )
+    cut_short = False
     if cut_after_s is not None:
         try:
             await asyncio.wait_for(asyncio.shield(proc.wait()), cut_after_s)
         except TimeoutError:
             if cut in ("reset", "both"):
                 vm.send(cmd="reset")  # the power goes, or the reset button
+                cut_short = True
             if cut in ("kill", "both"):
-                os.killpg(proc.pid, signal.SIGKILL)  # the cable, or Ctrl-C
+                try:
+                    os.killpg(proc.pid, signal.SIGKILL)  # the cable, or Ctrl-C
+                    cut_short = True
+                except ProcessLookupError:
+                    pass  # it ended between the timeout and the kill
     out, _ = await proc.communicate()
-    return proc.returncode, out.decode(errors="replace")
+    return proc.returncode, out.decode(errors="replace"), cut_short
 
 
 async def installed(vm: BoardVM, expected: dict[str, str]) -> None:
@@ -223,18 +239,37 @@ async def installed(vm: BoardVM, expected: dict[str, str]) -> None:
     assert ours == expected, "\n" + vm.serial_log[-2000:].decode(errors="replace")
 
 
-@pytest.mark.slow
-async def test_deploy_installs_on_a_board_fresh_from_micropython(tmp_path: Path) -> None:
+@pytest.fixture
+async def fresh_board(tmp_path: Path) -> AsyncIterator[BoardVM]:
+    """A board straight from a MicroPython install: its REPL, nothing of ours."""
     vm = BoardVM(tmp_path, PINOUT, stage=False, heap_bytes=2 * 1024 * 1024)
     vm.start()
     try:
         await vm.expect("boot")
-        code, out = await run_deploy(vm, mpy=True)
-        assert code == 0, out + vm.serial_log[-3000:].decode(errors="replace")
-        assert "the counter answers: level board, firmware 1.0.0" in out
-        await installed(vm, expected_tree(tmp_path, mpy=True))
+        yield vm
     finally:
         vm.close()
+
+
+@pytest.mark.slow
+async def test_deploy_installs_on_a_board_fresh_from_micropython(
+    fresh_board: BoardVM, tmp_path: Path
+) -> None:
+    code, out, _ = await run_deploy(fresh_board, mpy=True)
+    assert code == 0, out + fresh_board.serial_log[-3000:].decode(errors="replace")
+    assert "the counter answers: level board, firmware 1.0.0" in out
+    await installed(fresh_board, expected_tree(tmp_path, mpy=True))
+
+
+@pytest.mark.slow
+async def test_a_board_that_stops_answering_mid_step_does_not_hold_deploy(
+    fresh_board: BoardVM, tmp_path: Path
+) -> None:
+    """mpremote waits for ever for a board reset mid-copy whose USB bridge kept the port."""
+    silent = ["exec", "import time\nwhile True:\n    time.sleep(1)"]
+    step = asyncio.to_thread(deploy.mpremote, fresh_board.path, silent, cwd=tmp_path, silence_s=3.0)
+    with pytest.raises(deploy.DeployError, match="said nothing for 3 s"):
+        await asyncio.wait_for(step, 60)
 
 
 # What today's firmware leaves after the REPL escape: the REPL, the watchdog running,
@@ -256,7 +291,7 @@ async def test_deploy_over_a_board_whose_watchdog_a_timer_feeds(tmp_path: Path) 
     vm.start()
     try:
         await vm.expect("ended", how="repl")
-        code, out = await run_deploy(vm, mpy=False)
+        code, out, _ = await run_deploy(vm, mpy=False)
         assert code == 0, out
         assert "(parked)" in out  # no counter said it was in maintenance: main.py parked
         await installed(vm, expected_tree(tmp_path, mpy=False))
@@ -277,17 +312,31 @@ async def test_twenty_installs_over_a_running_counter_each_cut_short_and_run_aga
     cuts = []
     try:
         await vm.expect("boot")
-        took = time.monotonic()
-        code, out = await run_deploy(vm, mpy=True)  # over the counter the board runs
+        # How long an install takes over the same firmware, and over the other build
+        # (every file changes), measured in this run: the cuts fall within them.
+        took = {}
+        for mpy in (True, False):
+            started = time.monotonic()
+            code, out, _ = await run_deploy(vm, mpy=mpy)
+            assert code == 0, out
+            took["other" if not mpy else "first"] = time.monotonic() - started
+        started = time.monotonic()
+        code, out, _ = await run_deploy(vm, mpy=False)
         assert code == 0, out
-        whole_s = time.monotonic() - took
+        took["same"] = time.monotonic() - started
+        mpy = False
         for i in range(INSTALLS):
-            mpy = (i // 5) % 2 == 1  # sources, then compiled: every fifth install changes all
+            switch = i % 5 == 4  # every fifth install changes build: every file is new
+            mpy = not mpy if switch else mpy
             cut = rng.choice(["kill", "reset", "both"])
-            at = rng.uniform(0, whole_s * 1.5)
-            first, out = await run_deploy(vm, mpy, cut_after_s=at, cut=cut)
+            limit = took["other" if switch else "same"] * 0.9
+            cut_short = False
+            while not cut_short:  # an attempt that ended before its cut was no test: again
+                at = rng.uniform(0, limit)
+                first, out, cut_short = await run_deploy(vm, mpy, cut_after_s=at, cut=cut)
+                limit = at
             cuts.append(f"{cut}@{at:.1f}s:{first}")
-            code, out = await run_deploy(vm, mpy)
+            code, out, _ = await run_deploy(vm, mpy)
             if code != 0:
                 (tmp_path / "serial.log").write_bytes(vm.serial_log)
                 events = [e for e in vm.seen if e.get("event") not in ("state", "files")]
@@ -303,6 +352,7 @@ async def test_twenty_installs_over_a_running_counter_each_cut_short_and_run_aga
         vm.close()
     with capsys.disabled():
         print(
-            f"\n[deploy] {INSTALLS} installs, each cut short first (seed {seed}): "
-            f"{', '.join(cuts)}; {len(boots)} starts of the board"
+            f"\n[deploy] {INSTALLS} installs, each cut short first (seed {seed}; "
+            f"{took['same']:.1f} s over the same build, {took['other']:.1f} s over the "
+            f"other): {', '.join(cuts)}; {len(boots)} starts of the board"
         )
