@@ -159,7 +159,9 @@ def test_every_frame_the_counter_sends_starts_with_a_delimiter() -> None:
 def test_the_app_finds_a_frame_glued_to_the_soft_reboot_banner() -> None:
     """An older counter sends no leading delimiter: the banner and its first frame are one."""
     hello = wire.encode(wire.Hello(wire.ROLE_BOARD, seq=1))
-    for text in (b"MPY: soft reboot\r\n", b"rst:0xc (RTC_SW_CPU_RST),boot:0xc\r\n\n"):
+    rom = b"ESP-ROM:esp32c3-api1-20210207\r\nBuild:Feb  7 2021\r\n"
+    rom += b"rst:0xc (RTC_SW_CPU_RST),boot:0xc (SPI_FAST_FLASH_BOOT)\r\n"
+    for text in (b"MPY: soft reboot\r\n", rom, b"x" * 100 + b"\n", b"\n"):
         deframer = wire.Deframer()
         assert deframer.feed(text + wire.frame(hello)) == [hello]
         assert deframer.feed(wire.frame(hello)) == [hello]  # and the next as ever
