@@ -77,40 +77,50 @@ def frame(payload: bytes) -> bytes:
 
 
 class Deframer:
-    """Feed it serial bytes; it returns whole CRC-checked payloads and counts bad frames."""
+    """Feed it serial bytes; it returns whole CRC-checked payloads and counts bad frames.
+
+    Text a board printed with no delimiter after it ("MPY: soft reboot", a boot log)
+    runs into the next frame. So the newest MAX_FRAME bytes are kept (a ring), and
+    when they fail as a whole, what follows each line end (0x0A) in them is tried.
+    """
 
     def __init__(self) -> None:
         self._buf = bytearray(MAX_FRAME)
-        self._len = 0
-        self._overflow = False
+        self._len = 0  # bytes since the last delimiter (counted up to MAX_FRAME + 1)
+        self._pos = 0  # where the next byte goes in the ring
         self.dropped = 0  # frames thrown away: bad COBS, bad CRC, too long
 
     def reset(self) -> None:
         """Forget a partial frame (after the carrier reconnects)."""
         self._len = 0
-        self._overflow = False
+        self._pos = 0
 
     def feed(self, data: bytes) -> list:
         """All payloads completed by ``data``, in order."""
         out = []
+        buf = self._buf
         for byte in data:
             if byte != 0:
-                if self._len < MAX_FRAME:
-                    self._buf[self._len] = byte
+                buf[self._pos] = byte
+                self._pos = (self._pos + 1) % MAX_FRAME
+                if self._len <= MAX_FRAME:
                     self._len += 1
-                else:
-                    self._overflow = True
                 continue
-            if self._overflow:
-                self.dropped += 1
-            elif self._len:
-                payload = self._check(bytes(self._buf[: self._len]))
+            if self._len:
+                if self._len > MAX_FRAME:  # too long for one frame: its newest bytes
+                    kept = bytes(buf[self._pos :]) + bytes(buf[: self._pos])
+                else:
+                    kept = bytes(buf[: self._len])
+                payload = self._check(kept)
+                start = kept.find(b"\n")
+                while payload is None and start >= 0:
+                    payload = self._check(kept[start + 1 :])
+                    start = kept.find(b"\n", start + 1)
                 if payload is None:
                     self.dropped += 1
                 else:
                     out.append(payload)
-            self._len = 0
-            self._overflow = False
+            self.reset()
         return out
 
     def _check(self, encoded: bytes) -> "bytes | None":

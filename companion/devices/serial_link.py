@@ -114,7 +114,9 @@ class SerialLink(Link):
 
     async def _send(self, payload: bytes) -> None:
         if self._transport is not None:
-            self._transport.write(framing.frame(payload))
+            # A delimiter first: bytes something else left on the line end there
+            # instead of spoiling this frame (the counter starts its frames so too).
+            self._transport.write(b"\x00" + framing.frame(payload))
 
     def feed_bytes(self, data: bytes) -> None:
         """Read `data` as if it came from the port: whole frames become messages, the rest

@@ -229,6 +229,7 @@ class VirtualPeripheral:
         battery: Callable[[], int] | None = None,
         advertising_extra: tuple[tuple[int, bytes], ...] = (),
         att_mtu: int = DEFAULT_ATT_MTU,
+        write_without_response: bool = True,
     ) -> None:
         self.radio = radio
         # More advertising structures after the name (service data, manufacturer data),
@@ -245,9 +246,13 @@ class VirtualPeripheral:
         self._notify_char = Characteristic(
             notify_uuid, Characteristic.Properties.NOTIFY, Characteristic.READABLE, b""
         )
+        # A peripheral may declare write with response only (as some dice do).
+        write_kinds = Characteristic.Properties.WRITE
+        if write_without_response:
+            write_kinds |= Characteristic.Properties.WRITE_WITHOUT_RESPONSE
         write_char: Characteristic[bytes] = Characteristic(
             write_uuid,
-            Characteristic.Properties.WRITE_WITHOUT_RESPONSE | Characteristic.Properties.WRITE,
+            write_kinds,
             Characteristic.WRITEABLE,
             CharacteristicValue(write=self._written),
         )
@@ -625,6 +630,9 @@ class BumbleBleakClient(BaseBleakClient):
         self, characteristic: BleakGATTCharacteristic, data: SizedBuffer, response: bool
     ) -> None:
         self._require_connection()
+        if not response and "write-without-response" not in characteristic.properties:
+            # BlueZ refuses a write the characteristic does not declare, before it is sent.
+            raise BleakError(f"{characteristic.uuid}: write without response not permitted")
         proxy: CharacteristicProxy[bytes] = characteristic.obj
         try:
             await proxy.write_value(bytes(data), with_response=response)
