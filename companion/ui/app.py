@@ -32,6 +32,7 @@ from kivy.uix.label import Label
 from kivy.uix.screenmanager import Screen, ScreenManager
 
 from companion.resources import SETTINGS_FILE, user_data_dir
+from companion.ui.app_log import keep_log_quiet
 from companion.ui.awake import keep_awake
 from companion.ui.countdown import KillCountdown
 from companion.ui.i18n import _, language, on_change, set_language, start_language
@@ -117,6 +118,7 @@ class CompanionApp(App):
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
+        keep_log_quiet()
         self.title = "Munchkin Companion"
         self.data_dir = Path(data_dir) if data_dir is not None else None
         self.no_virtual = no_virtual
