@@ -324,6 +324,9 @@ class CompanionApp(App):
         return self.session.game is not None
 
     def _game_opened(self, _session: GameSession, game: Game | None) -> None:
+        from companion.ui.screens.game_over import follow
+
+        follow(game)  # its Game over screen is then ready on the frame after the win
         if self.devices is not None:
             self.devices.game_changed(game)
         if self.table_link is not None:
