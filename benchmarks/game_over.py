@@ -11,12 +11,15 @@ then the winning action goes through the session as the winning tap sends it, an
 frames are counted until one shows the Game over screen with the whole chart (one point
 per revision). Every attempt is reported; the figure is the median with its spread.
 
-Target: the long game's Game over is on screen within TARGET_FRAMES frames of the win.
+Target: the long game's Game over is on screen within TARGET_FRAMES frames of the win at
+60 Hz: with the frame cap lifted the work all lands in one frame, so the time it takes is
+counted in 16.7 ms frames.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import random
 import statistics
 import sys
@@ -29,6 +32,7 @@ from kivy_driver import pump, start_app
 
 SHORT = 10
 TARGET_FRAMES = 2
+FRAME_S = 1 / 60
 MAX_FRAMES = 600
 # Frames to let a freshly opened game settle before the winning move.
 SETTLE_FRAMES = 400
@@ -128,9 +132,15 @@ def main(argv: list[str] | None = None) -> int:
             f"ms median {statistics.median(seconds[name]) * 1000:.1f} "
             f"({min(seconds[name]) * 1000:.1f}-{max(seconds[name]) * 1000:.1f})"
         )
-    worst = max(frames["long"])
-    verdict = "ok" if worst <= TARGET_FRAMES else "MISS"
-    print(f"  long game: worst {worst} frames after the win, target <= {TARGET_FRAMES}: {verdict}")
+    # The frame cap is lifted, so all the work lands in the first frame whatever it costs:
+    # the verdict counts the 60 Hz frames that work spans (a frame every 16.7 ms).
+    worst_s = max(seconds["long"])
+    at_60 = math.ceil(worst_s / FRAME_S)
+    verdict = "ok" if at_60 <= TARGET_FRAMES else "MISS"
+    print(
+        f"  long game: worst {worst_s * 1000:.1f} ms = {at_60} frames at 60 Hz after the win, "
+        f"target <= {TARGET_FRAMES}: {verdict}"
+    )
     if verdict != "ok":
         misses.append("long game over")
     return 1 if misses else 0
