@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import kivy_driver
 from kivy_driver import percentile, pump, start_app, tap
 
 TARGET_RATIO = 1.2
@@ -166,6 +167,7 @@ def main(argv: list[str] | None = None) -> int:
 
     games = {"short": legal_game(SHORT, 1), "long": legal_game(args.long, 2)}
     samples: dict[tuple[str, str], list[float]] = {}
+    frames: dict[str, list[int]] = {}
     with tempfile.TemporaryDirectory(prefix="companion-tap-") as folder:
         data = Path(folder)
         store = GameStore(data)
@@ -182,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
                 app.session.games.save(name, Game.from_actions(original.setup, original.log))
                 app.session.open(name)
                 pump(3)
-                measure_round(app, name, seat, args.taps, samples)
+                measure_round(app, name, seat, args.taps, samples, frames)
         app.stop()
 
     print(
@@ -226,6 +228,16 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {label:<24} long / short = {ratio:.2f} x (target <= {TARGET_RATIO} x: {verdict})")
         if ratio > TARGET_RATIO:
             misses.append(kind)
+    for name, counts in frames.items():
+        late = sum(1 for n in counts if n > 1)
+        verdict = "ok" if not late else "MISSED"
+        print(
+            f"  {'tap Level +/- frames':<24} {name:<6} shown on frame 1 after the touch in "
+            f"{len(counts) - late} of {len(counts)} taps (worst frame {max(counts)}; "
+            f"target: every tap on frame 1: {verdict})"
+        )
+        if late:
+            misses.append(f"{name} tap frames")
     redo_short = statistics.median(samples[("short", "redo")])
     redo_long = statistics.median(samples[("long", "redo")])
     print(
@@ -236,7 +248,12 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def measure_round(
-    app: Any, name: str, seat: int, taps: int, samples: dict[tuple[str, str], list[float]]
+    app: Any,
+    name: str,
+    seat: int,
+    taps: int,
+    samples: dict[tuple[str, str], list[float]],
+    frames: dict[str, list[int]],
 ) -> None:
     table = app.show("table")
     pump(3)
@@ -246,6 +263,7 @@ def measure_round(
             want = app.session.game.state.players[seat].level + delta
             seconds = tap(tile.ids.level.ids[button], lambda w=want: tile.level == w)
             samples.setdefault((name, "tap"), []).append(seconds)
+            frames.setdefault(name, []).append(kivy_driver.frame_counts[-1])
             if app.session.game.state.players[seat].level != want:
                 raise RuntimeError(f"the tap on {button} did not change the Level")
     history = app.show("history")

@@ -45,7 +45,10 @@ class FlatButton(ButtonBehavior, Label):
     """
 
     bg = ColorProperty([0.17, 0.18, 0.22, 1])
-    # The colour actually drawn under the words (pressed, selected, dimmed or `bg`).
+    # The colour under the words when not pressed (selected, dimmed or `bg`): the words'
+    # colour follows it, so a press (which only shades the face) never draws them again.
+    rest = ColorProperty([0.17, 0.18, 0.22, 1])
+    # The colour actually drawn under the words (`rest`, shaded while pressed).
     face = ColorProperty([0.17, 0.18, 0.22, 1])
     selected = BooleanProperty(False)
     dimmed = BooleanProperty(False)
