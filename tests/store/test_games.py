@@ -154,3 +154,38 @@ def test_the_game_saved_last_is_the_one_resumed(tmp_path: Path) -> None:
 
     assert resumed is not None and resumed[0] == first
     assert resumed[1].state.players[1].level == 4
+
+
+def test_old_saves_beside_the_database_are_not_looked_through_on_every_listing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "games"
+    folder.mkdir()
+    text = make_game(levels=1).to_json()
+    for number in range(200):
+        (folder / f"old-{number:04d}.json").write_text(text, encoding="utf-8")
+    os.utime(folder, (1_000_000, 1_000_000))  # copied in long ago
+    store = GameStore(tmp_path)  # takes them in
+    assert len(store.list()) == 200
+
+    looked: list[str] = []
+    real_stat = Path.stat
+
+    def counted_stat(path: Path, *args: object, **kwargs: object) -> os.stat_result:
+        if path.suffix == ".json":
+            looked.append(path.name)
+        return real_stat(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Path, "stat", counted_stat)
+    for _ in range(3):
+        assert len(store.list()) == 200
+    assert looked == []
+
+    # A save dropped in later is still seen by the next listing, and a damaged one listed.
+    newcomer = store.new_id() + "n"
+    (folder / f"{newcomer}.json").write_text(make_game(levels=2).to_json(), encoding="utf-8")
+    (folder / "broken.json").write_text('{"format": "munch', encoding="utf-8")
+    listed = {saved.id: saved for saved in store.list()}
+    assert listed[newcomer].actions == 2
+    assert listed["broken"].problem is not None
+    store.close()
