@@ -156,7 +156,17 @@ class GameStore:
             )
 
     def _new_writer(self) -> Writer:
-        return Writer(self.database, self._committed, self._failed, self._reader.stale)
+        return Writer(
+            self.database, self._committed, self._failed, self._reader.stale, self._game_open
+        )
+
+    def _game_open(self) -> bool:
+        """True while a recorder follows a game: its writer thread then stays up."""
+        return any(recorder.game is not None for recorder in builtins.list(self._recorders))
+
+    def keep_writing(self) -> None:
+        """Have the writer thread up before an open game's first change (see Writer.warm)."""
+        self._writer.warm()
 
     # -- ids and paths ---------------------------------------------------------------
     def new_id(self) -> str:

@@ -189,3 +189,38 @@ def test_old_saves_beside_the_database_are_not_looked_through_on_every_listing(
     assert listed[newcomer].actions == 2
     assert listed["broken"].problem is not None
     store.close()
+
+
+def test_the_writer_thread_stays_up_while_a_game_is_open(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+
+    monkeypatch.setattr("companion.store.writer.IDLE_EXIT_S", 0.02)
+    store = GameStore(tmp_path)
+    recorder = store.recorder()
+    game = make_game(levels=0)
+    recorder.follow(store.new_id(), game)
+    writer = store._writer
+    assert writer.running  # up before the first change
+    asked = threading.Semaphore(0)
+    real = writer._stay_up
+
+    def counted() -> bool:
+        answer = real()
+        asked.release()
+        return answer
+
+    writer._stay_up = counted
+    for _ in range(5):  # five idle spells pass: each one asks whether to stay up
+        assert asked.acquire(timeout=10)
+    assert writer.running
+    thread = writer._thread
+    game.apply(GoUpLevel(player=0))
+    store.flush()
+    assert writer._thread is thread  # the change went to the same thread
+    recorder.close()  # no game open: the next idle spell ends it
+    assert thread is not None
+    thread.join(timeout=10)
+    assert not writer.running
+    store.close()
