@@ -100,11 +100,12 @@ class Theme(EventDispatcher):
         """
         ink = ink_on(face)
         for alpha in PRESS_SHADES:
-            shaded = (*composite(ink, face, alpha), 1.0)
-            if contrast_ratio(ink, shaded) >= AA_NORMAL:
-                return shaded
+            r, g, b = composite(ink, face, alpha)
+            if contrast_ratio(ink, (r, g, b)) >= AA_NORMAL:
+                return (r, g, b, 1.0)
         away = (1.0, 1.0, 1.0) if relative_luminance(ink) < 0.5 else (0.0, 0.0, 0.0)
-        return (*composite(away, face, PRESS_SHADES[0]), 1.0)
+        r, g, b = composite(away, face, PRESS_SHADES[0])
+        return (r, g, b, 1.0)
 
     def apply(self, name: str) -> None:
         """Switch palette; unknown names fall back to the dark one."""
