@@ -10,6 +10,9 @@ screen. The time runs from lifting the finger to the first frame whose list show
 rows (the newest games' summaries read in one query, only the rows on screen built,
 older games one tap on "Show older games" away). The two
 folders alternate, so a busy moment on the machine hits both.
+The many games' folder also holds --old-saves JSON saves of an earlier version (taken
+in at its first start and left there, as an upgrade leaves them), so a listing that
+looks through that folder each time shows in the figure.
 Target (medians, same run): many <= TARGET_RATIO x few.
 """
 
@@ -40,6 +43,19 @@ def fill(folder: Path, count: int) -> None:
     store.close()
 
 
+def leave_old_saves(folder: Path, count: int) -> None:
+    """`count` JSON saves of an earlier version beside the database, as an upgrade leaves
+    them (taken in by the first start, never deleted)."""
+    from companion.core.randomplay import random_game
+    from companion.store.imports import GAMES_DIR
+
+    games = folder / GAMES_DIR
+    games.mkdir(exist_ok=True)
+    logs = [random_game(5 + 5 * i, seed=100 + i).to_json() for i in range(DISTINCT_GAMES)]
+    for number in range(count):
+        (games / f"old-{number:05d}.json").write_text(logs[number % DISTINCT_GAMES])
+
+
 def nav_button(app: Any, name: str) -> Any:
     for button in app.root.ids.nav.children:
         if getattr(button, "screen_name", None) == name:
@@ -52,6 +68,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--many", type=int, default=1000)
     parser.add_argument("--few", type=int, default=10)
     parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument(
+        "--old-saves",
+        type=int,
+        default=1000,
+        help="JSON saves of an earlier version left beside the many games' database",
+    )
     args = parser.parse_args(argv)
 
     from companion.store import GameStore
@@ -63,6 +85,8 @@ def main(argv: list[str] | None = None) -> int:
             folders[count] = Path(folder) / f"games-{count}"
             folders[count].mkdir()
             fill(folders[count], count)
+            if count == args.many and args.old_saves:
+                leave_old_saves(folders[count], args.old_saves)
         app = start_app(Path(folder) / "app")
         stores = {count: GameStore(path) for count, path in folders.items()}
         # On a phone Saved games sits behind More: leave through More, open it from there.
@@ -92,7 +116,10 @@ def main(argv: list[str] | None = None) -> int:
             store.close()
 
     few, many = (statistics.median(samples[n]) for n in (args.few, args.many))
-    print(f"window 360x640, {args.runs} openings each:")
+    print(
+        f"window 360x640, {args.runs} openings each; {args.old_saves} old JSON saves "
+        f"beside the {args.many} games' database"
+    )
     for count in (args.few, args.many):
         values = samples[count]
         median = statistics.median(values)

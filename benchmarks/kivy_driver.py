@@ -74,16 +74,25 @@ def _finger(widget: Any) -> Any:
     return Finger("benchmark", next(_touch_ids), (x / Window.width, y / Window.height))
 
 
+# How many frames each `frames_until` call drew up to and including the one showing
+# the result (1: the first frame after the touch showed it).
+frame_counts: list[int] = []
+
+
 def frames_until(done: Callable[[], bool], start: Callable[[], None]) -> float:
-    """Seconds from calling `start()` to the end of the first frame drawn once `done()`."""
+    """Seconds from calling `start()` to the end of the first frame drawn once `done()`
+    (the frame's number is appended to `frame_counts`)."""
     from kivy.base import EventLoop
     from kivy.core.window import Window
 
     shown: list[float] = []
+    flips = [0]
 
     def flipped(*_args: object) -> None:
+        flips[0] += 1
         if not shown and done():
             shown.append(time.perf_counter())
+            frame_counts.append(flips[0])
 
     Window.bind(on_flip=flipped)
     try:

@@ -17,13 +17,16 @@ kinds of start alternate, so a busy moment on the machine hits both alike.
                 game of --actions actions, from the saved-games database) onto the
                 Table screen, and the device service starting virtual counters.
 
-The median of --runs starts is reported for each. Targets, both against the bare
-window's first frame in the same run: the companion's first frame <= 1.5 x, and the
-resumed game on screen <= 1.5 x. The companion's first frame is the resumed game's
-Table, drawn from the cover its last save left (`companion.store.cover`); the rules
-engine and the saved game load right after it ("game loaded, a tap plays", reported
-beside: a tap in between is answered once they are loaded). Without a cover (a first
-start, say) the first frame is the app's frame with "Opening your game…".
+Every start is listed; the figure is the median of --runs starts with its range. Each
+is named for what the user sees, against the bare window's first frame in the same run:
+  * first frame (cover)   - the companion's first frame, the resumed game's Table drawn
+                            from the cover its last save left (`companion.store.cover`);
+                            without a cover, the app's frame with "Opening your game…";
+  * playable              - the first frame once the rules engine and the saved game are
+                            loaded: a tap made earlier waits until then;
+  * counters showing      - (with virtual counters) the first frame once every counter,
+                            a level board and a tracker per player, acknowledged the game.
+Targets: first frame and playable <= 1.5 x, counters showing <= 3 x; a miss exits 1.
 """
 
 from __future__ import annotations
@@ -40,6 +43,8 @@ import time
 from pathlib import Path
 
 TARGET_RATIO = 1.5
+# The virtual counters connect, are claimed and show the resumed game within this ratio.
+COUNTERS_RATIO = 3.0
 
 # Both children stop the clock the same way: the first Window flip after on_start.
 _COMMON = """
@@ -71,15 +76,35 @@ def when_true(app, prop, kind, then=None):
                 after_flip(kind, then)
         app.bind(**{{prop: changed}})
 
-def first_frame(app, companion=False):
+def first_frame(app, companion=False, counters=0):
     def started(*_args):
         if not companion:
             after_flip("FIRST_FRAME", app.stop)
             return
         after_flip("FIRST_FRAME")
         when_true(app, "game_shown", "GAME_FRAME")
-        when_true(app, "ready", "READY_FRAME", app.stop)
+        when_true(app, "ready", "READY_FRAME", None if counters else app.stop)
+        if counters:
+            when_counters_show(app, counters)
     app.bind(on_start=started)
+
+def when_counters_show(app, count):
+    # Stamps the first frame once `count` counters are ours and acknowledged the game.
+    from kivy.clock import Clock
+    def check(_dt):
+        service = app.devices
+        if service is None or service.manager is None or app.session.game is None:
+            return True
+        statuses = service.statuses
+        if len(statuses) < count or not all(s.ours for s in statuses):
+            return True
+        connections = service.manager.connections.values()
+        if not all(c.synced for c in connections if c.status.ours):
+            return True
+        after_flip("COUNTERS_FRAME", app.stop)
+        Window.canvas.ask_update()  # a frame even when nothing on screen changed
+        return False
+    Clock.schedule_interval(check, 0)
 """
 
 BARE = _COMMON + textwrap.dedent(
@@ -103,7 +128,7 @@ COMPANION = _COMMON + textwrap.dedent(
     from companion.ui.app import CompanionApp, run_app
 
     app = CompanionApp(data_dir=Path(sys.argv[1]), no_virtual={no_virtual})
-    first_frame(app, companion=True)
+    first_frame(app, companion=True, counters={counters})
     asyncio.run(run_app(app))
     """
 )
@@ -130,7 +155,7 @@ def start_once(script: Path, data_dir: Path) -> dict[str, float]:
     stamps: dict[str, float] = {}
     for line in done.stdout.splitlines():
         kind, _, value = line.partition(" ")
-        if kind in ("FIRST_FRAME", "GAME_FRAME", "READY_FRAME"):
+        if kind in ("FIRST_FRAME", "GAME_FRAME", "READY_FRAME", "COUNTERS_FRAME"):
             stamps[kind] = json.loads(value) - started
     if "FIRST_FRAME" not in stamps:
         raise RuntimeError(
@@ -141,8 +166,8 @@ def start_once(script: Path, data_dir: Path) -> dict[str, float]:
     return stamps
 
 
-def saved_game(folder: Path, actions: int) -> None:
-    """A long game in progress to resume, as after a long evening."""
+def saved_game(folder: Path, actions: int) -> int:
+    """A long game in progress to resume, as after a long evening; its number of players."""
     from companion.core.randomplay import random_game
     from companion.store import GameStore
 
@@ -152,6 +177,7 @@ def saved_game(folder: Path, actions: int) -> None:
     store.save(game_id, game)
     store.last_id = game_id
     store.close()
+    return len(game.setup.players)
 
 
 def check_cover(folder: Path) -> None:
@@ -180,15 +206,20 @@ def main(argv: list[str] | None = None) -> int:
     game_shown: list[float] = []
     game_ready: list[float] = []
     game_loads: list[float] = []
+    counters_shown: list[float] = []
     with tempfile.TemporaryDirectory(prefix="companion-startup-") as folder:
         data = Path(folder) / "data"
         data.mkdir()
-        saved_game(data, args.actions)
+        players = saved_game(data, args.actions)
+        # A level board and a tracker per player, when virtual counters start.
+        counters = 0 if args.no_virtual else players + 1
         # Scripts run from files: Kivy's App takes its name and folder from sys.argv[0].
         bare_script = Path(folder) / "bare.py"
         bare_script.write_text(BARE.format(w=width, h=height))
         app_script = Path(folder) / "companion_start.py"
-        app_script.write_text(COMPANION.format(w=width, h=height, no_virtual=args.no_virtual))
+        app_script.write_text(
+            COMPANION.format(w=width, h=height, no_virtual=args.no_virtual, counters=counters)
+        )
         # One unmeasured start of each warms the file cache; the companion's also saves
         # the game as the app does when it closes (with its cover).
         start_once(bare_script, data)
@@ -200,40 +231,41 @@ def main(argv: list[str] | None = None) -> int:
             companion.append(stamps["FIRST_FRAME"])
             game_shown.append(stamps["GAME_FRAME"])
             game_ready.append(stamps["READY_FRAME"])
+            if "COUNTERS_FRAME" in stamps:
+                counters_shown.append(stamps["COUNTERS_FRAME"])
             game_loads.append(load_time(data))
-    bare_s, app_s = statistics.median(bare), statistics.median(companion)
-    ratio = app_s / bare_s
-    print(f"window {width}x{height}, {args.runs} cold starts each, median:")
+    bare_s = statistics.median(bare)
+    print(f"window {width}x{height}, {args.runs} cold starts each (every start listed, in ms):")
 
-    def row(label: str, value: str, note: str) -> None:
-        print(f"  {label:<34}{value:>9}  ({note})")
+    def row(label: str, samples: list[float], target: float | None) -> bool:
+        value = statistics.median(samples)
+        ratio = value / bare_s
+        every = ", ".join(f"{sample * 1000:.0f}" for sample in samples)
+        verdict = ""
+        if target is not None:
+            verdict = f"; target <= {target:g} x: " + ("ok" if ratio <= target else "MISS")
+        print(
+            f"  {label:<44} median {value * 1000:5.0f} ms ({min(samples) * 1000:.0f}-"
+            f"{max(samples) * 1000:.0f}) = {ratio:.2f} x bare{verdict}\n      [{every}]"
+        )
+        return target is None or ratio <= target
 
-    row("bare Kivy window, first frame", f"{bare_s * 1000:.0f} ms", f"min {min(bare) * 1000:.0f}")
-    row("companion, first frame", f"{app_s * 1000:.0f} ms", f"min {min(companion) * 1000:.0f}")
-    verdict = "ok" if ratio <= TARGET_RATIO else "OVER TARGET"
-    row("ratio", f"{ratio:.2f} x", f"target <= {TARGET_RATIO} x: {verdict}")
-    misses = ratio > TARGET_RATIO
-    shown = statistics.median(game_shown)
-    shown_ratio = shown / bare_s
-    row(
-        f"resumed game on screen ({args.actions} act.)",
-        f"{shown * 1000:.0f} ms",
-        f"min {min(game_shown) * 1000:.0f}",
+    row("bare Kivy window, first frame", bare, None)
+    met = row("first frame (cover of the resumed game)", companion, TARGET_RATIO)
+    met &= row("cover on screen", game_shown, TARGET_RATIO)
+    met &= row(
+        f"playable: {args.actions}-action game loaded, a tap plays", game_ready, TARGET_RATIO
     )
-    verdict = "ok" if shown_ratio <= TARGET_RATIO else "OVER TARGET"
-    row("ratio", f"{shown_ratio:.2f} x", f"target <= {TARGET_RATIO} x: {verdict}")
-    misses = misses or shown_ratio > TARGET_RATIO
+    if counters_shown:
+        met &= row(
+            f"counters showing the game ({counters} virtual)", counters_shown, COUNTERS_RATIO
+        )
+    misses = not met
     ready = statistics.median(game_ready)
-    row(
-        "game loaded, a tap plays",
-        f"{ready * 1000:.0f} ms",
-        f"{ready / bare_s:.2f} x the bare window; a tap before it waits for it",
-    )
     load = statistics.median(game_loads)
-    row(
-        "  of which: open store, load game",
-        f"{load * 1000:.0f} ms",
-        f"measured in this process; {load / ready:.0%} of the game loaded",
+    print(
+        f"  of which: open store, load game (in this process) {load * 1000:.0f} ms, "
+        f"{load / ready:.0%} of playable"
     )
     return 1 if misses else 0
 

@@ -3,8 +3,9 @@
     .venv/bin/python benchmarks/tap.py [--long 3000] [--rounds 8] [--taps 5]
 
 The real app runs in this process (offscreen window, 360x640, frame cap lifted). Two
-saved games are opened in turn: SHORT actions and --long actions, each a legal random
-game. In each game, per round:
+saved games are opened in turn: a legal random game of SHORT actions, and one of --long
+actions that ends in the very same state (the short game's actions after Level changes
+that undo each other), so both show the same screens. In each game, per round:
 
   * tap      - the + then the - of a player's Level on the Table screen: from lifting
                the finger to the first frame whose tile shows the new Level (the action
@@ -15,7 +16,8 @@ game. In each game, per round:
 Each round starts from the saved game as it was (so the short game stays short), and
 the two games alternate round by round, so a busy moment on the machine hits both.
 Targets (medians, same run): the long game <= TARGET_RATIO x the short one, for the
-tap and for the History undo.
+tap and for the History undo; every tap shown on the first frame after the touch
+(frames counted, whatever they cost).
 
 Before the timed rounds, what a Level tap asks of the rules engine is counted over a few
 taps (and the frames after each, until its save is done): the real applies, the rule
@@ -37,6 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import kivy_driver
 from kivy_driver import percentile, pump, start_app, tap
 
 TARGET_RATIO = 1.2
@@ -154,6 +157,23 @@ def count_rules_work(app: Any, seat: int, taps: int = 3) -> tuple[RulesWork, int
     return work, made
 
 
+def same_screen_games(short: int, long: int, seed: int) -> dict[str, tuple[Any, int]]:
+    """A short legal game, and a long one ending in the very same state: the short game's
+    actions after (long - short) Level changes that undo each other. Every screen then
+    shows the same picture in both (only the count of actions differs), so the ratio
+    measures the length of the game, not a different screen."""
+    from companion.core import Game, GoUpLevel, LoseLevel
+
+    game, seat = legal_game(short, seed)
+    filler = [GoUpLevel(player=0), LoseLevel(player=0)] * ((long - short) // 2)
+    longer = Game.from_actions(game.setup, [*filler, *game.log])
+    fields = type(game.state).model_fields
+    differ = [f for f in fields if getattr(game.state, f) != getattr(longer.state, f)]
+    if differ != ["revision"]:
+        raise RuntimeError(f"the long game does not end as the short one: {differ}")
+    return {"short": (game, seat), "long": (longer, seat)}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--long", type=int, default=3000, help="actions in the long game")
@@ -164,8 +184,9 @@ def main(argv: list[str] | None = None) -> int:
     from companion.core import Game
     from companion.store import GameStore
 
-    games = {"short": legal_game(SHORT, 1), "long": legal_game(args.long, 2)}
+    games = same_screen_games(SHORT, args.long, 1)
     samples: dict[tuple[str, str], list[float]] = {}
+    frames: dict[str, list[int]] = {}
     with tempfile.TemporaryDirectory(prefix="companion-tap-") as folder:
         data = Path(folder)
         store = GameStore(data)
@@ -182,11 +203,12 @@ def main(argv: list[str] | None = None) -> int:
                 app.session.games.save(name, Game.from_actions(original.setup, original.log))
                 app.session.open(name)
                 pump(3)
-                measure_round(app, name, seat, args.taps, samples)
+                measure_round(app, name, seat, args.taps, samples, frames)
         app.stop()
 
     print(
-        f"window 360x640, {args.rounds} rounds; games of {SHORT} and {args.long} actions "
+        f"window 360x640, {args.rounds} rounds; games of {SHORT} and "
+        f"{games['long'][0].revision} actions ending in the same state "
         "(each grows by the taps within a round)"
     )
     misses = []
@@ -226,6 +248,16 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {label:<24} long / short = {ratio:.2f} x (target <= {TARGET_RATIO} x: {verdict})")
         if ratio > TARGET_RATIO:
             misses.append(kind)
+    for name, counts in frames.items():
+        late = sum(1 for n in counts if n > 1)
+        verdict = "ok" if not late else "MISSED"
+        print(
+            f"  {'tap Level +/- frames':<24} {name:<6} shown on frame 1 after the touch in "
+            f"{len(counts) - late} of {len(counts)} taps (worst frame {max(counts)}; "
+            f"target: every tap on frame 1: {verdict})"
+        )
+        if late:
+            misses.append(f"{name} tap frames")
     redo_short = statistics.median(samples[("short", "redo")])
     redo_long = statistics.median(samples[("long", "redo")])
     print(
@@ -236,7 +268,12 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def measure_round(
-    app: Any, name: str, seat: int, taps: int, samples: dict[tuple[str, str], list[float]]
+    app: Any,
+    name: str,
+    seat: int,
+    taps: int,
+    samples: dict[tuple[str, str], list[float]],
+    frames: dict[str, list[int]],
 ) -> None:
     table = app.show("table")
     pump(3)
@@ -246,6 +283,7 @@ def measure_round(
             want = app.session.game.state.players[seat].level + delta
             seconds = tap(tile.ids.level.ids[button], lambda w=want: tile.level == w)
             samples.setdefault((name, "tap"), []).append(seconds)
+            frames.setdefault(name, []).append(kivy_driver.frame_counts[-1])
             if app.session.game.state.players[seat].level != want:
                 raise RuntimeError(f"the tap on {button} did not change the Level")
     history = app.show("history")

@@ -109,20 +109,26 @@ class CardDatabase:
             )
         return card
 
+    def prepare_search(self, kinds: Iterable[str] = ()) -> None:
+        """Build the name indexes of `kinds` now (each is otherwise built by its first search)."""
+        for kind in kinds:
+            self._kind_search_index(kind)
+
+    def _kind_search_index(self, kind: str) -> NameIndex:
+        index = self._kind_index.get(kind)
+        if index is None:
+            index = NameIndex(
+                (card.id, card.name) for card in self._cards.values() if card.kind == kind
+            )
+            self._kind_index[kind] = index
+        return index
+
     def search(self, text: str, *, kind: str | None = None, limit: int = 10) -> list[Card]:
         """Cards whose name starts with, contains a word starting with, or nearly is `text`.
 
         `kind` limits the search to one kind ("monster", "item", ...).
         """
-        if kind is None:
-            index = self._index
-        else:
-            index = self._kind_index.get(kind)
-            if index is None:
-                index = NameIndex(
-                    (card.id, card.name) for card in self._cards.values() if card.kind == kind
-                )
-                self._kind_index[kind] = index
+        index = self._index if kind is None else self._kind_search_index(kind)
         return [self._cards[hit.key] for hit in index.search(text, limit)]
 
 

@@ -54,6 +54,9 @@ from companion.store.recorder import SAVE_TIMEOUT_S, Later, Recorder, Schedule
 from companion.store.writer import Job, Writer
 
 log = logging.getLogger(__name__)
+# How long after the games folder last changed its JSON files are looked through on
+# every listing (see `GameStore._import_legacy`).
+LEGACY_SETTLED_NS = 2_000_000_000
 
 Rows = builtins.list[tuple[object, ...]]
 T = TypeVar("T")
@@ -129,6 +132,8 @@ class GameStore:
         self._news: builtins.list[str] = []
         # A store dropped without close() still closes its connections.
         weakref.finalize(self, close_all, self._reader.connections())
+        # The games folder's modification time when it was last looked through.
+        self._legacy_seen: int | None = None
         self._import_legacy()
         if self.database == self.home and device_full(self.home):
             self.problem = "; ".join(
@@ -151,7 +156,17 @@ class GameStore:
             )
 
     def _new_writer(self) -> Writer:
-        return Writer(self.database, self._committed, self._failed, self._reader.stale)
+        return Writer(
+            self.database, self._committed, self._failed, self._reader.stale, self._game_open
+        )
+
+    def _game_open(self) -> bool:
+        """True while a recorder follows a game: its writer thread then stays up."""
+        return any(recorder.game is not None for recorder in builtins.list(self._recorders))
+
+    def keep_writing(self) -> None:
+        """Have the writer thread up before an open game's first change (see Writer.warm)."""
+        self._writer.warm()
 
     # -- ids and paths ---------------------------------------------------------------
     def new_id(self) -> str:
@@ -589,15 +604,43 @@ class GameStore:
         return str(row[0])
 
     def _import_legacy(self, only: Path | None = None) -> None:
-        """Take in JSON saves not taken in yet (or changed since they failed)."""
+        """Take in JSON saves not taken in yet (or changed since they failed).
+
+        The whole folder is looked through only when it changed since the last look (its
+        own modification time moves when a file is added, removed or replaced): with a
+        thousand old saves beside the database, a listing would otherwise read every
+        file's details each time. A file edited in place is seen at the next start.
+        """
+        if only is None:
+            try:
+                seen = self.folder.stat().st_mtime_ns
+            except OSError:
+                seen = None
+            # A folder changed within the last moments is looked through again: a file
+            # system stamps times coarsely, so a file added just after the last look
+            # could leave the same stamp.
+            settled = seen is not None and time.time_ns() - seen > LEGACY_SETTLED_NS
+            if settled and seen == self._legacy_seen:
+                return
+            self._legacy_seen = seen
         done = {
             str(file): float(str(mtime))
             for file, mtime in self._reader.all("SELECT file, mtime FROM imported", ())
         }
         jobs = [self._take_in(found) for found in imports.to_take_in(self.folder, done, only)]
+        self._wait_taken_in(jobs)
+        if only is None:
+            self._take_in_marker()
+
+    def _take_in_marker(self) -> None:
         marker = self.root / LAST_GAME_FILE
-        if only is None and marker.exists():
-            jobs.append(self._writer.submit(Job(lambda conn: imports.import_marker(conn, marker))))
+        if marker.exists():
+            self._wait_taken_in(
+                [self._writer.submit(Job(lambda conn: imports.import_marker(conn, marker)))]
+            )
+
+    @staticmethod
+    def _wait_taken_in(jobs: builtins.list[Job]) -> None:
         for job in jobs:
             try:
                 job.wait(SAVE_TIMEOUT_S)

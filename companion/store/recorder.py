@@ -78,6 +78,7 @@ class Recorder:
         if game is None:
             return
         self.game_id, self.game = game_id, game
+        self._store.keep_writing()  # up while the game is open: no start on the next tap
         self._journal = self._store.journal(game_id, game)
         self._unfollow = [
             game.record_changes.add(self._recorded),

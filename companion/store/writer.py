@@ -29,7 +29,8 @@ from companion.store.files import StoreError
 
 log = logging.getLogger(__name__)
 
-# A thread with nothing to write for this long ends; the next job starts a new one.
+# A thread with nothing to write for this long ends (unless told to stay up: a game is
+# open); the next job starts a new one.
 IDLE_EXIT_S = 2.0
 # Write errors a job may raise (anything else is a bug and is logged as one).
 WRITE_ERRORS = (sqlite3.Error, OSError, StoreError, ValueError)
@@ -63,8 +64,12 @@ class Writer:
         committed: Callable[[list[Job]], None],
         failed: Callable[[Job], None],
         log_lost: Callable[[], None] = lambda: None,
+        stay_up: Callable[[], bool] = lambda: False,
     ) -> None:
         self.path = path
+        # Asked (on the writer thread) when it has been idle a while: True keeps it up, so
+        # the next change of an open game does not wait for a thread and a connection.
+        self._stay_up = stay_up
         self._committed = committed
         self._failed = failed
         # Told (on the writer thread) when the write-ahead log was removed or replaced
@@ -88,6 +93,18 @@ class Writer:
                 self._start()
             self._cond.notify_all()
         return job
+
+    def warm(self) -> None:
+        """Start the writer thread now if it is not running (before the first job)."""
+        with self._cond:
+            if self._thread is None and not self._closing:
+                self._start()
+
+    @property
+    def running(self) -> bool:
+        """True while the writer thread is up."""
+        with self._cond:
+            return self._thread is not None
 
     def _start(self) -> None:
         """Start the writer thread (the caller holds the condition's lock)."""
@@ -125,6 +142,8 @@ class Writer:
             while conn is not None:
                 with self._cond:
                     self._cond.wait_for(lambda: self._pending or self._closing, timeout=IDLE_EXIT_S)
+                    if not self._pending and not self._closing and self._stay_up():
+                        continue
                     if not self._pending:
                         self._thread = None
                         self._cond.notify_all()

@@ -32,6 +32,7 @@ from kivy.uix.label import Label
 from kivy.uix.screenmanager import Screen, ScreenManager
 
 from companion.resources import SETTINGS_FILE, user_data_dir
+from companion.ui.app_log import keep_log_quiet
 from companion.ui.awake import keep_awake
 from companion.ui.countdown import KillCountdown
 from companion.ui.i18n import _, language, on_change, set_language, start_language
@@ -59,6 +60,8 @@ WIDE_LAYOUT_DP = 720
 BACK_KEYS = (27,)
 # The user's own card packs, inside the data folder.
 PACKS_DIR = "packs"
+# The kinds of card the app searches by name (the Combat screen's monster entry).
+SEARCHED_KINDS = ("monster", "enhancer")
 # Shown for the moment between the first frame and the game being loaded.
 OPENING_SCREEN = "opening"
 # Where a damaged copy of the saved games is offered for recovery.
@@ -117,6 +120,7 @@ class CompanionApp(App):
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
+        keep_log_quiet()
         self.title = "Munchkin Companion"
         self.data_dir = Path(data_dir) if data_dir is not None else None
         self.no_virtual = no_virtual
@@ -138,6 +142,8 @@ class CompanionApp(App):
         # The table link (phones and TVs in their browsers); off until the host turns it on.
         self.table_link: TableLinkService | None = None
         self._cards: Any = None
+        # The background load of the cards (see load_cards_soon): its end, and its outcome.
+        self._cards_loading: tuple[Any, list[Any]] | None = None
         self._startup_problems: list[str] = []
         # Start-up builds a few hundred thousand objects that all live on (modules,
         # models, widgets) and frees almost none: the cyclic collector would rescan them
@@ -202,6 +208,7 @@ class CompanionApp(App):
         self.table_link = TableLinkService(self)
         self.navigator.enabled = True
         self.ready = True
+        self.load_cards_soon()
         keep_awake(self.settings.keep_awake)
         problem = self.session.resume()
         if problem is not None:
@@ -274,18 +281,51 @@ class CompanionApp(App):
         if self.devices is not None:
             self.devices.settings_changed(settings)
 
+    def load_cards_soon(self) -> None:
+        """Load the card database and build the search indexes on a background thread, so
+        the first letter typed in a search does not wait for them."""
+        import threading
+
+        if self._cards is not None or self._cards_loading is not None:
+            return
+        done = threading.Event()
+        outcome: list[Any] = []
+
+        def load() -> None:
+            try:
+                cards = self._load_cards()
+                cards.prepare_search(SEARCHED_KINDS)
+                outcome.append(cards)
+            except (ValueError, OSError) as exc:  # said on the UI thread, at the first search
+                outcome.append(exc)
+            finally:
+                done.set()
+
+        self._cards_loading = (done, outcome)
+        threading.Thread(target=load, name="companion-cards", daemon=True).start()
+
+    def _load_cards(self) -> Any:
+        from companion.cards import load_database
+
+        if self.data_dir is None:
+            return load_database(strict=False)
+        # A data folder of its own (tests, --data-dir): its packs only.
+        return load_database(strict=False, user=False, extra=[self.data_dir / PACKS_DIR])
+
     @property
     def cards(self) -> Any:
         """The card database (loaded on first use), or None when it cannot be loaded."""
         if self._cards is None:
             try:
-                from companion.cards import load_database
-
-                if self.data_dir is None:
-                    self._cards = load_database(strict=False)
-                else:  # a data folder of its own (tests, --data-dir): its packs only
-                    packs = self.data_dir / PACKS_DIR
-                    self._cards = load_database(strict=False, user=False, extra=[packs])
+                loading, self._cards_loading = self._cards_loading, None
+                if loading is not None:  # started at the app's start: take what it loaded
+                    done, outcome = loading
+                    done.wait()
+                    if isinstance(outcome[0], Exception):
+                        raise outcome[0]
+                    self._cards = outcome[0]
+                else:
+                    self._cards = self._load_cards()
             except (ValueError, OSError) as exc:
                 self.notify(
                     _("The card database could not be loaded: {problem}").format(problem=exc), True
@@ -306,7 +346,9 @@ class CompanionApp(App):
             return
         if problem is not None:  # the damaged pack was kept aside: say so
             self.notify(problem, error=True)
-        self._cards = None  # loaded again, with the new monster, on the next search
+        # Loaded again, with the new monster, before the next search.
+        self._cards, self._cards_loading = None, None
+        self.load_cards_soon()
 
     # -- wiring ---------------------------------------------------------------------------
     def _language_changed(self, code: str) -> None:
@@ -322,6 +364,9 @@ class CompanionApp(App):
         return self.session.game is not None
 
     def _game_opened(self, _session: GameSession, game: Game | None) -> None:
+        from companion.ui.screens.game_over import follow
+
+        follow(game)  # its Game over screen is then ready on the frame after the win
         if self.devices is not None:
             self.devices.game_changed(game)
         if self.table_link is not None:

@@ -70,7 +70,8 @@ class GameSession(EventDispatcher):
         self.dice: RandomSource  # where the game's dice come from (tests fix them)
         self.game: Game | None = None
         self._unsubscribe: Callable[[], None] | None = None
-        self._publish_trigger = Clock.create_trigger(self._publish)
+        # -1: before the coming frame, so the frame right after a tap shows it.
+        self._publish_trigger = Clock.create_trigger(self._publish, -1)
         # Makes a cover for a save that cannot wait for the Table to draw the game.
         self._make_cover: Callable[[Game], str] | None = None
         # What runs once the frame showing the latest change is drawn (see `_after_frame`).

@@ -47,6 +47,8 @@ INK_LIGHT = (1.0, 1.0, 1.0, 1.0)
 # WCAG 2.x AA: normal text needs 4.5:1, large text (>= 18.66 px bold or 24 px) 3:1.
 AA_NORMAL = 4.5
 AA_LARGE = 3.0
+# How far a pressed button's face moves towards its words' colour, tried in turn.
+PRESS_SHADES = (0.3, 0.22, 0.15, 0.08)
 
 # Colours offered for players: distinct on a dark table and on the LED counters.
 PLAYER_COLOURS: tuple[str, ...] = (
@@ -88,6 +90,22 @@ class Theme(EventDispatcher):
     def on(self, background: Any) -> tuple[float, float, float, float]:
         """The text colour (near-black or white) that reads best on `background`."""
         return ink_on(background)
+
+    def pressed(self, face: Any) -> tuple[float, float, float, float]:
+        """`face` shaded for a finger on it, its words' colour (`on(face)`) still readable.
+
+        The words keep their colour while pressed (drawing them again costs a frame's
+        work), so the shade moves towards that colour only as far as AA contrast allows,
+        and away from it when even a light shade would not read.
+        """
+        ink = ink_on(face)
+        for alpha in PRESS_SHADES:
+            r, g, b = composite(ink, face, alpha)
+            if contrast_ratio(ink, (r, g, b)) >= AA_NORMAL:
+                return (r, g, b, 1.0)
+        away = (1.0, 1.0, 1.0) if relative_luminance(ink) < 0.5 else (0.0, 0.0, 0.0)
+        r, g, b = composite(away, face, PRESS_SHADES[0])
+        return (r, g, b, 1.0)
 
     def apply(self, name: str) -> None:
         """Switch palette; unknown names fall back to the dark one."""

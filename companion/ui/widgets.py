@@ -45,7 +45,10 @@ class FlatButton(ButtonBehavior, Label):
     """
 
     bg = ColorProperty([0.17, 0.18, 0.22, 1])
-    # The colour actually drawn under the words (pressed, selected, dimmed or `bg`).
+    # The colour under the words when not pressed (selected, dimmed or `bg`): the words'
+    # colour follows it, so a press (which only shades the face) never draws them again.
+    rest = ColorProperty([0.17, 0.18, 0.22, 1])
+    # The colour actually drawn under the words (`rest`, shaded while pressed).
     face = ColorProperty([0.17, 0.18, 0.22, 1])
     selected = BooleanProperty(False)
     dimmed = BooleanProperty(False)
@@ -263,7 +266,9 @@ class LevelChart(Widget):
 
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)
-        self.bind(pos=self._draw, size=self._draw, series=self._draw, finish=self._draw)
+        # Drawn once per frame, however many times layout moves it in that frame.
+        self._redraw = Clock.create_trigger(self._draw)
+        self.bind(pos=self._redraw, size=self._redraw, series=self._redraw, finish=self._redraw)
 
     def _draw(self, *_args: object) -> None:
         self.canvas.clear()
@@ -292,12 +297,27 @@ class LevelChart(Widget):
                 if not levels:
                     continue
                 points: list[float] = []
-                for step, level in enumerate(levels):
-                    points += [x0 + w * step / steps, y0 + h * (min(level, top) - 1) / (top - 1)]
+                for step in _turning_points(levels):
+                    level = min(levels[step], top)
+                    points += [x0 + w * step / steps, y0 + h * (level - 1) / (top - 1)]
                 if len(points) == 2:
                     points += [x0 + w, points[1]]
                 Color(*rgba)
                 Line(points=points, width=dp(2))
+
+
+def _turning_points(levels: list[int]) -> list[int]:
+    """The steps where a line of levels turns: its ends and both ends of every flat run.
+
+    The line through only these is the same picture as through every step, with far
+    fewer points in a long game (a Level stays put over most actions).
+    """
+    last = len(levels) - 1
+    return [
+        step
+        for step in range(last + 1)
+        if step in (0, last) or levels[step] != levels[step - 1] or levels[step] != levels[step + 1]
+    ]
 
 
 def _text_texture(text: str, font_size: float) -> Texture:

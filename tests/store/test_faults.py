@@ -283,10 +283,12 @@ def test_saves_go_on_after_the_write_ahead_log_was_removed(
         game.apply(action)
     store.flush()
     assert recorder.is_durable(game.sequence)
+    recorder.follow("g", None)  # the game closed: the writer's quiet spell ends it
     deadline = time.monotonic() + 10
     while store._writer._thread is not None:  # its quiet spell: it opens anew after
         assert time.monotonic() < deadline, "the writer thread never ended"
         time.sleep(0.01)
+    recorder.follow("g", game)
     for action in intended.log[100:150]:
         game.apply(action)
     store.flush()

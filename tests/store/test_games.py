@@ -154,3 +154,73 @@ def test_the_game_saved_last_is_the_one_resumed(tmp_path: Path) -> None:
 
     assert resumed is not None and resumed[0] == first
     assert resumed[1].state.players[1].level == 4
+
+
+def test_old_saves_beside_the_database_are_not_looked_through_on_every_listing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "games"
+    folder.mkdir()
+    text = make_game(levels=1).to_json()
+    for number in range(200):
+        (folder / f"old-{number:04d}.json").write_text(text, encoding="utf-8")
+    os.utime(folder, (1_000_000, 1_000_000))  # copied in long ago
+    store = GameStore(tmp_path)  # takes them in
+    assert len(store.list()) == 200
+
+    looked: list[str] = []
+    real_stat = Path.stat
+
+    def counted_stat(path: Path, *args: object, **kwargs: object) -> os.stat_result:
+        if path.suffix == ".json":
+            looked.append(path.name)
+        return real_stat(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Path, "stat", counted_stat)
+    for _ in range(3):
+        assert len(store.list()) == 200
+    assert looked == []
+
+    # A save dropped in later is still seen by the next listing, and a damaged one listed.
+    newcomer = store.new_id() + "n"
+    (folder / f"{newcomer}.json").write_text(make_game(levels=2).to_json(), encoding="utf-8")
+    (folder / "broken.json").write_text('{"format": "munch', encoding="utf-8")
+    listed = {saved.id: saved for saved in store.list()}
+    assert listed[newcomer].actions == 2
+    assert listed["broken"].problem is not None
+    store.close()
+
+
+def test_the_writer_thread_stays_up_while_a_game_is_open(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+
+    monkeypatch.setattr("companion.store.writer.IDLE_EXIT_S", 0.02)
+    store = GameStore(tmp_path)
+    recorder = store.recorder()
+    game = make_game(levels=0)
+    recorder.follow(store.new_id(), game)
+    writer = store._writer
+    assert writer.running  # up before the first change
+    asked = threading.Semaphore(0)
+    real = writer._stay_up
+
+    def counted() -> bool:
+        answer = real()
+        asked.release()
+        return answer
+
+    writer._stay_up = counted
+    for _ in range(5):  # five idle spells pass: each one asks whether to stay up
+        assert asked.acquire(timeout=10)
+    assert writer.running
+    thread = writer._thread
+    game.apply(GoUpLevel(player=0))
+    store.flush()
+    assert writer._thread is thread  # the change went to the same thread
+    recorder.close()  # no game open: the next idle spell ends it
+    assert thread is not None
+    thread.join(timeout=10)
+    assert not writer.running
+    store.close()

@@ -24,6 +24,6 @@ def test_startup_benchmark_prints_the_app_beside_a_bare_window() -> None:
     assert done.returncode in (0, 1), done.stderr[-2000:]
     out = done.stdout
     assert "bare Kivy window, first frame" in out
-    assert "companion, first frame" in out
-    assert "resumed game on screen" in out
+    assert "first frame (cover of the resumed game)" in out
+    assert "playable:" in out
     assert "target <= 1.5 x" in out

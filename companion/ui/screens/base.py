@@ -28,7 +28,8 @@ class CompanionScreen(Screen):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self._refresh_trigger = Clock.create_trigger(self.refresh_now)
+        # -1: in the same frame as the session's publish that asks for it (see GameSession).
+        self._refresh_trigger = Clock.create_trigger(self.refresh_now, -1)
         self.session.bind(state=self._state_changed)
 
     @property

@@ -2,33 +2,159 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
+from kivy.clock import Clock
 from kivy.factory import Factory
 from kivy.properties import ListProperty, NumericProperty, StringProperty
 
 from companion.core import ResolveCombat
+from companion.core.game import CHECKPOINT_INTERVAL
 from companion.ui.i18n import _, ngettext
 from companion.ui.screens.base import CompanionScreen
 from companion.ui.theme import colour
 
+# Actions folded per step while the statistics catch up with a game just opened (about
+# a millisecond): from one of the game's checkpoints to the next.
+FOLD_STEP = CHECKPOINT_INTERVAL
+# Milliseconds of each frame the catching up may use.
+FOLD_BUDGET_S = 0.004
+
 
 def game_statistics(game: Any) -> dict[str, Any]:
-    """Per-player numbers read from the game's states: kills, deaths, best level, levels
-    after every action (for the chart)."""
-    states = [game.state_at(r) for r in range(len(game.log) + 1)]
-    count = len(states[0].players)
-    kills = [0] * count
-    deaths = [0] * count
-    for action, before, after in zip(game.log, states, states[1:], strict=False):
-        if isinstance(action, ResolveCombat) and action.outcome == "kill" and before.combat:
-            kills[before.combat.fighter] += 1
-        for seat in range(count):
-            if after.players[seat].dead and not before.players[seat].dead:
+    """Per-player numbers read from the game's states: kills, deaths, best level, and each
+    player's levels after every action (for the chart)."""
+    return statistics_for(game).at(game.revision)
+
+
+class GameStatistics:
+    """Kills, deaths and levels of one game, revision by revision, from a single fold.
+
+    It follows the game as it is played: an applied action adds one row from the states
+    before and after it (no fold at all), an undo only moves the end that is read, and a
+    changed record drops the rows from the change on. A game opened with a long log is
+    folded in small steps on the frames after it opens (`catch_up`), so the Game over
+    screen of a long game is drawn on the frame after the winning tap.
+    """
+
+    def __init__(self, game: Any) -> None:
+        self._game = game
+        self.count = len(game.setup.players)
+        # Each player's level after every recorded revision folded so far (0: the start).
+        # One list per player: reading a long game's chart copies eight lists, not a row
+        # per revision (allocations that would wake the collector over a large heap).
+        self._columns: list[list[int]] = [[] for _ in range(self.count)]
+        # (revision, seat) of each kill and death, in revision order.
+        self._kills: list[tuple[int, int]] = []
+        self._deaths: list[tuple[int, int]] = []
+        self._last: Any = None  # the state at the last folded revision
+        self._unsubscribe = [
+            game.subscribe(self._changed),
+            game.record_changes.add(self._record_changed),
+        ]
+
+    @property
+    def folded(self) -> int:
+        """The last revision folded (-1 before the first)."""
+        return len(self._columns[0]) - 1
+
+    def close(self) -> None:
+        for unsubscribe in self._unsubscribe:
+            unsubscribe()
+        self._unsubscribe = []
+
+    def at(self, revision: int) -> dict[str, Any]:
+        """The statistics after `revision` applied actions (folding what is missing)."""
+        self._fold_to(revision, budget_s=None)
+        kills = [0] * self.count
+        deaths = [0] * self.count
+        for when, seat in self._kills:
+            if when <= revision:
+                kills[seat] += 1
+        for when, seat in self._deaths:
+            if when <= revision:
                 deaths[seat] += 1
-    levels = [[p.level for p in state.players] for state in states]
-    best = [max(row[seat] for row in levels) for seat in range(count)]
-    return {"kills": kills, "deaths": deaths, "best": best, "levels": levels}
+        columns = [column[: revision + 1] for column in self._columns]
+        best = [max(column) for column in columns]
+        return {"kills": kills, "deaths": deaths, "best": best, "levels": columns}
+
+    def catch_up(self, budget_s: float = FOLD_BUDGET_S) -> bool:
+        """Fold towards the game's revision for at most `budget_s`; True once there."""
+        return self._fold_to(self._game.revision, budget_s)
+
+    def _fold_to(self, revision: int, budget_s: float | None) -> bool:
+        start = time.perf_counter()
+        while self.folded < revision:
+            if self.folded < 0:
+                self._add(0, None, self._game.states_between(0, 1)[0])
+                continue
+            # Steps end on the game's checkpoints, so each starts from a kept state.
+            base = self.folded
+            stop = min(revision + 1, base - base % FOLD_STEP + FOLD_STEP + 1)
+            for offset, state in enumerate(self._game.states_between(base, stop)[1:]):
+                self._add(base + 1 + offset, self._last, state)
+            if budget_s is not None and time.perf_counter() - start > budget_s:
+                break
+        return self.folded >= revision
+
+    def _add(self, revision: int, before: Any, after: Any) -> None:
+        for column, player in zip(self._columns, after.players, strict=True):
+            column.append(player.level)
+        if before is not None:
+            action = self._game.action_at(revision - 1)
+            if isinstance(action, ResolveCombat) and action.outcome == "kill" and before.combat:
+                self._kills.append((revision, before.combat.fighter))
+            for seat in range(self.count):
+                if after.players[seat].dead and not before.players[seat].dead:
+                    self._deaths.append((revision, seat))
+        self._last = after
+
+    def _changed(self, state: Any) -> None:
+        # An action just applied on top of the last folded revision: add its row from
+        # the states on both sides, folding nothing.
+        if state.revision == self.folded + 1 and self._last is not None:
+            self._add(state.revision, self._last, state)
+
+    def _record_changed(self, first: int) -> None:
+        if first >= self.folded:
+            return
+        for column in self._columns:
+            del column[first + 1 :]
+        self._kills = [k for k in self._kills if k[0] <= first]
+        self._deaths = [d for d in self._deaths if d[0] <= first]
+        self._last = None if first < 0 else self._game.states_between(first, first + 1)[0]
+
+
+_followed: list[GameStatistics] = []
+
+
+def statistics_for(game: Any) -> GameStatistics:
+    """The statistics that follow `game` (one game at a time: the open one)."""
+    if _followed and _followed[0]._game is game:
+        return _followed[0]
+    while _followed:
+        _followed.pop().close()
+    stats = GameStatistics(game)
+    _followed.append(stats)
+    return stats
+
+
+def follow(game: Any) -> None:
+    """Start following a game just opened: its statistics are folded on the next frames
+    (a little per frame), so its Game over screen never waits for a whole fold."""
+    if game is None:
+        while _followed:
+            _followed.pop().close()
+        return
+    stats = statistics_for(game)
+
+    def step(_dt: float) -> bool:
+        if not _followed or _followed[0] is not stats:
+            return False
+        return not stats.catch_up()
+
+    Clock.schedule_interval(step, 0)
 
 
 class GameOverScreen(CompanionScreen):
@@ -65,10 +191,7 @@ class GameOverScreen(CompanionScreen):
         self.detail_text = f"{turns}, {actions}"
         self.winning_level = state.winning_level
         colours = [colour(p.colour) for p in state.players]
-        self.series = [
-            (colours[seat], [row[seat] for row in stats["levels"]])
-            for seat in range(len(state.players))
-        ]
+        self.series = [(colours[seat], stats["levels"][seat]) for seat in range(len(state.players))]
         for seat, player in enumerate(state.players):
             kills, deaths = stats["kills"][seat], stats["deaths"][seat]
             text = " · ".join(
