@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ast
+import functools
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -32,15 +34,42 @@ FORBIDDEN_THIRD_PARTY = {
 }
 
 
-def imported_modules(path: Path) -> set[str]:
-    names: set[str] = set()
+def module_name(path: Path) -> str:
+    """`companion/ui/screens/base.py` -> `companion.ui.screens.base` (a package: its folder)."""
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def imports(path: Path) -> Iterator[tuple[str, list[str]]]:
+    """(module, names taken from it) for every import in a file, anywhere in it (functions
+    and TYPE_CHECKING blocks too), relative imports made absolute; `import a` gives (a, [])."""
+    package = module_name(path).split(".")
+    if path.name != "__init__.py":
+        package.pop()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
-            names.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names.add(node.module)
-            if node.module == "companion":
-                names.update(f"companion.{alias.name}" for alias in node.names)
+            for alias in node.names:
+                yield alias.name, []
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[: len(package) - node.level + 1]
+                yield (
+                    ".".join([*base, node.module] if node.module else base),
+                    [alias.name for alias in node.names],
+                )
+            elif node.module:
+                yield node.module, [alias.name for alias in node.names]
+
+
+def imported_modules(path: Path) -> set[str]:
+    """Every module a file imports; `from companion.x import y` also counts `companion.x.y`."""
+    names: set[str] = set()
+    for module, taken in imports(path):
+        names.add(module)
+        if module.split(".")[0] == "companion":
+            names.update(f"{module}.{name}" for name in taken)
     return names
 
 
@@ -100,4 +129,79 @@ def test_firmware_imports_nothing_from_the_app() -> None:
         for name in imported_modules(path):
             if name.split(".")[0] == "companion":
                 wrong.append(f"{path.relative_to(FIRMWARE)} imports {name}")
+    assert wrong == []
+
+
+@functools.cache
+def import_graph() -> dict[str, set[str]]:
+    """Module of `companion` -> the modules of `companion` it imports (by any route)."""
+    files = {module_name(path): path for path in PACKAGE.rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for name, path in files.items():
+        targets: set[str] = set()
+        for module, taken in imports(path):
+            # `from package import module` reaches that module, not the package's others.
+            submodules = {f"{module}.{t}" for t in taken} & files.keys()
+            targets.update(submodules)
+            if not taken or len(submodules) < len(taken):
+                targets.add(module)
+        graph[name] = (targets & files.keys()) - {name}
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The groups of modules that import each other round a circle (Tarjan's algorithm)."""
+    order: dict[str, int] = {}
+    lowest: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(module: str) -> None:
+        order[module] = lowest[module] = len(order)
+        stack.append(module)
+        for target in sorted(graph[module]):
+            if target not in order:
+                visit(target)
+                lowest[module] = min(lowest[module], lowest[target])
+            elif target in stack:
+                lowest[module] = min(lowest[module], order[target])
+        if lowest[module] == order[module]:
+            group = stack[stack.index(module) :]
+            del stack[stack.index(module) :]
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for module in sorted(graph):
+        if module not in order:
+            visit(module)
+    return found
+
+
+def test_no_modules_import_each_other_round_a_circle() -> None:
+    """Arrows point one way between modules too, type-only imports included: a screen or
+    a service declares the little it needs of the app instead of naming the app's parts."""
+    graph = import_graph()
+    told = [
+        " -> ".join(group)
+        + "; each imports: "
+        + "; ".join(f"{m} -> {sorted(graph[m] & set(group))}" for m in group)
+        for group in cycles(graph)
+    ]
+    assert told == []
+
+
+def test_cycle_check_sees_a_circle() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert cycles(graph) == [["a", "b", "c"]]
+
+
+@pytest.mark.parametrize("layer", ["store", "devices"])
+def test_store_and_devices_import_nothing_from_the_ui(layer: str) -> None:
+    wrong = [
+        f"{module} imports {target}"
+        for module, targets in sorted(import_graph().items())
+        if module.startswith(f"companion.{layer}")
+        for target in sorted(targets)
+        if target == "companion.ui" or target.startswith("companion.ui.")
+    ]
     assert wrong == []

@@ -2,8 +2,8 @@
 
 The work is done elsewhere: `session.GameSession` owns the open game and its saving,
 `navigator.Navigator` the screen on show and the way back, `root.AppRoot` the frame
-around the screens, and `device_service.DeviceService` the counters. Screens and the
-service see the App only through `host.Host`.
+around the screens, and `device_service.DeviceService` the counters. Screens see the App
+only through `host.Host`, the services through their own `DeviceHost` and `DiceHost`.
 
 Start-up comes in two steps so the window shows at once: the first frame needs only
 Kivy (the frame of the app, in the user's theme and language); right after it, the
@@ -46,8 +46,7 @@ if TYPE_CHECKING:
     # rules engine are the larger part of the app's start-up.
     from companion.core import Game
     from companion.store import Settings, SettingsStore
-    from companion.ui.device_service import DeviceService
-    from companion.ui.host import Host
+    from companion.ui.device_service import DeviceHost, DeviceService
     from companion.ui.screens.base import CompanionScreen
 
 log = logging.getLogger(__name__)
@@ -108,7 +107,7 @@ class CompanionApp(App):
         self,
         data_dir: Path | None = None,
         no_virtual: bool = False,
-        device_service: Callable[[Host], DeviceService] | None = None,
+        device_service: Callable[[DeviceHost], DeviceService] | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)

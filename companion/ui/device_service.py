@@ -15,7 +15,8 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Coroutine
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
 
 from kivy.clock import Clock
 from kivy.event import EventDispatcher
@@ -28,7 +29,7 @@ from companion.ui.i18n import _, tr
 if TYPE_CHECKING:
     from companion.core import Game
     from companion.store import Settings
-    from companion.ui.host import Host
+    from companion.ui.session import GameSession
 
 log = logging.getLogger(__name__)
 
@@ -37,6 +38,21 @@ IDENTIFY_S = 5  # how long a counter blinks when the table asks "which one is th
 FIRST_FRAME_WAIT_S = 2.0  # s: a window that has not drawn by then is not coming soon
 STOP_TIMEOUT_S = 2.0  # s: closing every link takes milliseconds; past this the app quits anyway
 PERMISSION_WAIT_S = 120.0  # s: the user reads the system's permission dialog
+
+
+class DeviceHost(Protocol):
+    """What the counters' service needs of the app (the app is the one real host)."""
+
+    settings: Settings
+    # `companion app --no-virtual`: do not start virtual counters.
+    no_virtual: bool
+    # Where the claim tokens are kept (None: the platform's data folder).
+    data_dir: Path | None
+    # The open game, whose saving a counter's press waits for.
+    session: GameSession
+
+    def notify(self, text: str, error: bool = False) -> None:
+        """Show a short message across the top; errors in red."""
 
 
 class DeviceService(EventDispatcher):
@@ -53,7 +69,7 @@ class DeviceService(EventDispatcher):
     # A sentence for the Devices screen about what the service is doing.
     activity = StringProperty("")
 
-    def __init__(self, app: Host, manager: Any = None) -> None:
+    def __init__(self, app: DeviceHost, manager: Any = None) -> None:
         super().__init__()
         self.app = app
         self.manager: Any = manager
