@@ -68,9 +68,7 @@ def test_sigkill_at_random_moments_loses_nothing_reported_saved(tmp_path: Path) 
     finished_at = None
     rnd = random.Random(1)
     best_reported = 0
-    deadline = time.monotonic() + 120
     for kill in range(KILLS):
-        assert time.monotonic() < deadline, f"only {kill} kills in the time allowed"
         read_end, write_end = os.pipe()
         pid = os.fork()
         if pid == 0:  # the child
