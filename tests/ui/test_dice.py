@@ -56,6 +56,17 @@ async def connect(ui: Harness, table: dict[str, Any], die: Any, seat: int) -> No
     service.assign(row.die_id, seat)
 
 
+async def ruby_and_a_godice(ui: Harness, table: dict[str, Any]) -> tuple[Any, Any]:
+    """Two dice on the table: Ruby, a Pixels die, rolls for Anna; a GoDice for Bram."""
+    from companion.devices.dice.virtual import VirtualGoDice, VirtualPixelsDie
+
+    ruby = VirtualPixelsDie(table["radio"], "Ruby")
+    godice = VirtualGoDice(table["radio"])
+    await connect(ui, table, ruby, seat=0)
+    await connect(ui, table, godice, seat=1)
+    return ruby, godice
+
+
 def waiting(table: dict[str, Any]) -> bool:
     """True once a screen waits for a die's roll (the screen may still be sliding in)."""
     hub = table["service"].hub
@@ -77,12 +88,7 @@ def logged_dice(ui: Harness) -> list[str]:
 async def test_a_pixels_die_rolls_for_the_fighter_and_the_screen_logs_it(
     ui: Harness, table: dict[str, Any]
 ) -> None:
-    from companion.devices.dice.virtual import VirtualGoDice, VirtualPixelsDie
-
-    ruby = VirtualPixelsDie(table["radio"], "Ruby")
-    bram_die = VirtualGoDice(table["radio"])
-    await connect(ui, table, ruby, seat=0)
-    await connect(ui, table, bram_die, seat=1)
+    ruby, bram_die = await ruby_and_a_godice(ui, table)
     ui.app.show("run_away")
     screen = ui.screen("run_away")
     await ui.until(lambda: waiting(table), "the screen waits for the die")

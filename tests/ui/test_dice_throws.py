@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from tests.ui.conftest import Harness
-from tests.ui.test_dice import connect, table
+from tests.ui.test_dice import connect, ruby_and_a_godice, table
 
 pytestmark = pytest.mark.slow
 
@@ -63,12 +63,8 @@ async def test_two_dice_roll_for_the_first_player_and_a_tie_throws_again(
     ui: Harness, table: dict[str, Any]
 ) -> None:
     from companion.core.game import action_record
-    from companion.devices.dice.virtual import VirtualGoDice, VirtualPixelsDie
 
-    ruby = VirtualPixelsDie(table["radio"], "Ruby")
-    cube = VirtualGoDice(table["radio"])
-    await connect(ui, table, ruby, seat=0)
-    await connect(ui, table, cube, seat=1)
+    ruby, cube = await ruby_and_a_godice(ui, table)
     start_rolling_for_first(ui, ["Anna", "Bram"])
     await awaits(ui, table, "Anna")
     assert first_rolls(ui) == []  # nothing is applied before every throw is in

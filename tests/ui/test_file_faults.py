@@ -112,7 +112,7 @@ def test_companion_app_keeps_running_on_deeply_nested_settings(tmp_path: Path) -
 
         def watch(_dt):
             app = App.get_running_app()
-            if app is None or not app.ready or not app.root.ids.banner.shown:
+            if app is None or not app.ready or not app.root.ids.banner.text:
                 return True
             Clock.schedule_once(lambda _dt: print("STARTED", flush=True), 0)
             return False

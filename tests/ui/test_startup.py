@@ -84,7 +84,8 @@ PROBE = probe_script(
         state = app.session.state
         report.update(
             screen=app.manager.current,
-            banner=app.root.ids.banner.text if app.root.ids.banner.shown else "",
+            # The message of the start, even if it has faded since (a slow machine).
+            banner=app.root.ids.banner.text,
             players=[p.name for p in state.players] if state else [],
             levels=[p.level for p in state.players] if state else [],
             game_id=app.session.game_id,
@@ -253,7 +254,7 @@ FIRST_FRAME_PROBE = probe_script(
         report["loaded"] = {
             "screen": app.manager.current,
             "table": table_shows(),
-            "banner": app.root.ids.banner.text if app.root.ids.banner.shown else "",
+            "banner": app.root.ids.banner.text,  # shown, or shown and faded since
         }
         app.stop()
     """
