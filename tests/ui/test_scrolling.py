@@ -84,3 +84,26 @@ def test_a_list_flung_and_pulled_past_its_ends_stays_on_screen_and_comes_to_rest
         ui.pump()
         swipe("flung hard down the list", 2 * SWIPE_PX)
         swipe("flung hard up the list", -2 * SWIPE_PX)
+
+
+@pytest.mark.parametrize("frame_s", [*FRAME_TIMES_S.values(), 5.0], ids=[*FRAME_TIMES_S, "5 s"])
+def test_a_fling_goes_as_far_whatever_the_frame_time(frame_s: float) -> None:
+    """The slowing is solved exactly over each frame, so a fling ends where it would at
+    60 frames a second, give or take the last few pixels below the stopping speed."""
+    from kivy.metrics import dp
+
+    from companion.ui.scrolling import FLING_DECAY_PER_S, STOP_DP_S, SteadyScrollEffect
+
+    def travel(frame_s: float) -> float:
+        effect = SteadyScrollEffect(min=0, max=-20_000, value=-10_000)
+        effect.velocity = 3_000.0
+        frames = 0
+        while effect.velocity:
+            effect.update_velocity(frame_s)
+            frames += 1
+            assert frames < 10_000, "the fling never stopped"
+        return float(effect.value) + 10_000
+
+    smooth = travel(1 / 60)
+    assert smooth == pytest.approx(3_000 / FLING_DECAY_PER_S, abs=dp(STOP_DP_S))
+    assert travel(frame_s) == pytest.approx(smooth, abs=dp(STOP_DP_S) / FLING_DECAY_PER_S + 1)
