@@ -133,9 +133,10 @@ class Harness:
     async def until(self, check: Callable[[], bool], what: str, timeout_s: float = 20.0) -> None:
         """Run Kivy frames and the asyncio loop together until `check()` holds.
 
-        The loop gets a frame's time between two frames, as in the app, where Kivy waits
-        for the next 60 Hz tick on the same loop: the counters and dice (all on the loop)
-        are never starved by frames drawn back to back."""
+        The loop gets at least a frame's time between two frames, as in the app, where
+        Kivy waits for the next 60 Hz tick on the same loop, and as long as the frame took
+        on a slow machine: the counters and dice (all on the loop) are never starved by
+        frames drawn back to back."""
         await until(check, what, timeout_s, between=lambda: self.pump(frames=1), poll_s=FRAME_S)
 
     def wait_until(self, done: Callable[[], bool], timeout_s: float = 10.0) -> None:
