@@ -35,19 +35,7 @@ class SteadyScrollEffect(ScrollEffect):
     decay_per_s = NumericProperty(FLING_DECAY_PER_S)
     max_velocity = NumericProperty(dp(MAX_FLING_DP_S))
     min_velocity = NumericProperty(dp(STOP_DP_S))
-
-    # A touch is timed by the frame that delivered it, the clock the motion runs on:
-    # after a long frame a burst of queued touches would otherwise look like a
-    # lightning-fast fling.
-    def start(self, val: float, t: float | None = None) -> None:
-        super().start(val, Clock.get_time() if t is None else t)
-
-    def update(self, val: float, t: float | None = None) -> None:
-        super().update(val, Clock.get_time() if t is None else t)
-
-    def stop(self, val: float, t: float | None = None) -> None:
-        super().stop(val, Clock.get_time() if t is None else t)
-        self.velocity = self._bounded(float(self.velocity))
+    velocity: float  # the kinetic effect's Kivy property, in pixels a second
 
     def update_velocity(self, dt: float) -> None:
         velocity = self._bounded(float(self.velocity))
@@ -64,6 +52,19 @@ class SteadyScrollEffect(ScrollEffect):
             self._come_to_rest()
         else:
             self.trigger_velocity_update()
+
+    # A touch is timed by the frame that delivered it, the clock the motion runs on:
+    # after a long frame a burst of queued touches would otherwise look like a
+    # lightning-fast fling.
+    def start(self, val: float, t: float | None = None) -> None:
+        super().start(val, Clock.get_time() if t is None else t)
+
+    def update(self, val: float, t: float | None = None) -> None:
+        super().update(val, Clock.get_time() if t is None else t)
+
+    def stop(self, val: float, t: float | None = None) -> None:
+        super().stop(val, Clock.get_time() if t is None else t)
+        self.velocity = self._bounded(float(self.velocity))
 
     def on_value(self, *_args: object) -> None:
         value = float(self.value)
