@@ -36,7 +36,7 @@ def fill(folder: Path, count: int) -> None:
     logs = [random_game(5 + 5 * i, seed=i) for i in range(DISTINCT_GAMES)]
     store = GameStore(folder)
     for number in range(count):
-        store.save_soon(f"game-{number:05d}", logs[number % DISTINCT_GAMES])
+        store.save(f"game-{number:05d}", logs[number % DISTINCT_GAMES], wait=False)
     store.close()
 
 

@@ -16,14 +16,24 @@ Each round starts from the saved game as it was (so the short game stays short),
 the two games alternate round by round, so a busy moment on the machine hits both.
 Targets (medians, same run): the long game <= TARGET_RATIO x the short one, for the
 tap and for the History undo.
+
+Before the timed rounds, what a Level tap asks of the rules engine is counted over a few
+taps (and the frames after each, until its save is done): the real applies, the rule
+checks that dim buttons (and how many different buttons they were for), the trial
+applies (actions run on a copy of the game to see whether they would pass) and the
+copies of the game state made outside the real apply. Target: one apply, at most one
+rule check per button dimmed, no trial apply and no copy.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import statistics
 import sys
 import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +69,91 @@ def legal_game(actions: int, seed: int) -> Any:
     raise RuntimeError(f"no random game of {actions} actions lets a Level go up and down")
 
 
+@dataclass
+class RulesWork:
+    """What the rules engine did, counted while `counting()` is on."""
+
+    applies: int = 0
+    rule_checks: int = 0
+    buttons: set[str] = field(default_factory=set)
+    trial_applies: int = 0
+    state_copies: int = 0
+    _applying: int = 0
+
+    @contextlib.contextmanager
+    def counting(self) -> Iterator[None]:
+        """Count through the engine's own entry points: `Game.apply` (the real change),
+        the rule check `Game.check` runs, the trusting step every fold runs, and
+        `GameState.evolve` (the one way the engine copies a state)."""
+        from companion.core import engine
+        from companion.core import game as game_module
+        from companion.core.state import GameState
+
+        work = self
+        apply, check_action, step_action = (
+            game_module.Game.apply,
+            game_module.check_action,
+            engine.step_action,
+        )
+        had_evolve = "evolve" in GameState.__dict__
+        evolve = GameState.evolve
+
+        def counted_apply(game: Any, action: Any) -> Any:
+            work.applies += 1
+            work._applying += 1
+            try:
+                return apply(game, action)
+            finally:
+                work._applying -= 1
+
+        def counted_check(state: Any, action: Any) -> None:
+            work.rule_checks += 1
+            work.buttons.add(type(action).__name__)
+            check_action(state, action)
+
+        def counted_step(state: Any, action: Any) -> Any:
+            if not work._applying:
+                work.trial_applies += 1
+            return step_action(state, action)
+
+        def counted_evolve(state: Any, **changes: Any) -> Any:
+            if not work._applying:
+                work.state_copies += 1
+            return evolve(state, **changes)
+
+        game_module.Game.apply = counted_apply  # type: ignore[method-assign]
+        game_module.check_action = counted_check
+        engine.step_action = counted_step
+        GameState.evolve = counted_evolve  # type: ignore[method-assign]
+        try:
+            yield
+        finally:
+            game_module.Game.apply = apply  # type: ignore[method-assign]
+            game_module.check_action = check_action
+            engine.step_action = step_action
+            if had_evolve:
+                GameState.evolve = evolve  # type: ignore[method-assign]
+            else:
+                del GameState.evolve
+
+
+def count_rules_work(app: Any, seat: int, taps: int = 3) -> tuple[RulesWork, int]:
+    """The rules engine's work for `taps` + and - pairs on a Level, and the taps made."""
+    table = app.show("table")
+    pump(3)
+    tile = table.tiles[seat]
+    work = RulesWork()
+    made = 0
+    with work.counting():
+        for _ in range(taps):
+            for button, delta in (("plus", 1), ("minus", -1)):
+                want = app.session.game.state.players[seat].level + delta
+                tap(tile.ids.level.ids[button], lambda w=want: tile.level == w)
+                pump(10)  # the frames after the tap, when its save (and cover) is made
+                made += 1
+    return work, made
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--long", type=int, default=3000, help="actions in the long game")
@@ -78,6 +173,8 @@ def main(argv: list[str] | None = None) -> int:
             store.save(name, game)
         store.close()
         app = start_app(data)
+        app.session.open("short")
+        work, counted_taps = count_rules_work(app, games["short"][1])
         for _round in range(args.rounds):
             for name, (original, seat) in games.items():
                 # Back to the saved game as it was, written whole under its id.
@@ -93,6 +190,30 @@ def main(argv: list[str] | None = None) -> int:
         "(each grows by the taps within a round)"
     )
     misses = []
+    per_tap = {
+        "applies": work.applies / counted_taps,
+        "rule checks": work.rule_checks / counted_taps,
+        "trial applies": work.trial_applies / counted_taps,
+        "state copies": work.state_copies / counted_taps,
+    }
+    buttons = len(work.buttons)
+    print(
+        f"  rules work per Level tap ({counted_taps} taps): "
+        + ", ".join(f"{value:g} {name}" for name, value in per_tap.items())
+        + f" (checks were for {buttons} buttons: {', '.join(sorted(work.buttons)) or 'none'})"
+    )
+    fine = (
+        per_tap["applies"] == 1
+        and per_tap["rule checks"] <= buttons
+        and per_tap["trial applies"] == 0
+        and per_tap["state copies"] == 0
+    )
+    print(
+        "  target: 1 apply, at most 1 rule check per button, no trial apply, no copy: "
+        + ("ok" if fine else "MISSED")
+    )
+    if not fine:
+        misses.append("rules work")
     for kind, label in (("tap", "tap Level +/- to frame"), ("undo", "History undo to frame")):
         short, long = samples[("short", kind)], samples[("long", kind)]
         ratio = statistics.median(long) / statistics.median(short)

@@ -20,6 +20,7 @@ COMMANDS: dict[str, str] = {
     "replay": "replay",
     "scan": "scan",
     "sim": "sim",
+    "serve": "serve",
     "screenshots": "screenshots",
 }
 

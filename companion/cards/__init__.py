@@ -39,6 +39,7 @@ from companion.cards.schema import (
     Pack,
     PackInfo,
     Race,
+    Role,
     Style,
 )
 from companion.cards.search import NameIndex, normalize
@@ -68,6 +69,7 @@ __all__ = [
     "PackInfo",
     "Problem",
     "Race",
+    "Role",
     "Style",
     "UnknownCardError",
     "builtin_cards_dir",

@@ -77,7 +77,7 @@ class _Conditional(_Strict):
     def core_condition(self) -> core.Condition | None:
         """The condition as the rules engine takes it."""
         found = self.condition
-        return None if found is None else core.Condition(kind=found[0], value=found[1])  # type: ignore[arg-type]
+        return None if found is None else core.Condition(kind=found[0], value=found[1])
 
 
 class MonsterModifier(_Conditional):
@@ -110,6 +110,7 @@ class BadStuff(_Strict):
     death: bool = False
     lose_gear: int = Field(default=0, ge=0, le=10)
     lose: tuple[core.Loss, ...] = ()  # tracked items and traits it takes, by what they are
+    lose_items: int = Field(default=0, ge=0, le=10)  # that many items, the victim's choice
     text: str = ""
 
     def to_spec(self) -> core.BadStuff:
@@ -119,6 +120,7 @@ class BadStuff(_Strict):
             death=self.death,
             lose_gear=self.lose_gear,
             lose=self.lose,
+            lose_items=self.lose_items,
             text=self.text,
         )
 
@@ -133,13 +135,14 @@ class Grant(_Conditional):
     bonus: int = Field(default=0, ge=-50, le=50)
     run_away: int = Field(default=0, ge=-6, le=6)
     wins_ties: bool = False
+    ability: core.Ability | None = None  # what the engine knows as an ability (rules-choices)
     against: Tag | None = None
     text: str = ""
 
     @model_validator(mode="after")
     def _grants_something(self) -> Grant:
-        if not (self.bonus or self.run_away or self.wins_ties or self.text):
-            raise ValueError("grants nothing: give bonus, run_away, wins_ties or text")
+        if not (self.bonus or self.run_away or self.wins_ties or self.ability or self.text):
+            raise ValueError("grants nothing: give bonus, run_away, wins_ties, ability or text")
         return self
 
 
@@ -164,6 +167,7 @@ class Monster(Card):
     modifiers: tuple[MonsterModifier, ...] = ()
     run_away_modifier: int = Field(default=0, ge=-6, le=6)
     tags: tuple[Tag, ...] = ()
+    pursues_above_level: int = Field(default=0, ge=0, le=20)  # spares that Level and below
     bad_stuff: BadStuff = BadStuff()
 
     def to_spec(self) -> core.MonsterSpec:
@@ -184,6 +188,7 @@ class Monster(Card):
             run_away_modifier=self.run_away_modifier,
             bad_stuff=self.bad_stuff.to_spec(),
             tags=frozenset(self.tags),
+            pursues_above_level=self.pursues_above_level,
             card_id=self.id,
         )
 
@@ -214,6 +219,7 @@ class Item(Card):
     big: bool = False
     value: int = Field(default=0, ge=0, le=100_000)
     run_away: int = Field(default=0, ge=-6, le=6)
+    steed: bool = False  # ridden one at a time; its run-away bonus replaces the rider's own
     only_class: tuple[TraitName, ...] = ()
     only_race: tuple[TraitName, ...] = ()
     only_sex: Sex | None = None
@@ -248,14 +254,15 @@ class Item(Card):
         named = [(kind, values) for kind, values in limits if values]
         if len(named) == 1 and len(named[0][1]) == 1:
             kind, values = named[0]
-            return core.Condition(kind=kind, value=values[0])  # type: ignore[arg-type]
+            return core.Condition(kind=kind, value=values[0])
         return None
 
     def to_spec(self) -> core.ItemSpec:
         """The item as the rules engine carries and equips it (GainItem).
 
-        Bonuses that always apply are added up; bonuses that depend on the owner's
-        trait or on the monster are in the card text for the table to apply.
+        Bonuses that always apply are added up, and those against a monster's tag kept
+        beside them; bonuses that depend on the owner's trait are in the card text for the
+        table to apply.
         """
         if self.one_shot:
             raise ValueError(f"{self.name} is used once, not carried: use one_shot_action()")
@@ -263,12 +270,14 @@ class Item(Card):
         return core.ItemSpec(
             name=self.name,
             bonus=self.bonus + _plain(self.grants, "bonus"),
-            slot=slot,  # type: ignore[arg-type]
+            slot=slot,
             hands=hands,
             big=self.big,
             gold=self.value,
             run_away_bonus=self.run_away + _plain(self.grants, "run_away"),
             requires=self.requirement(),
+            steed=self.steed,
+            against=_against(self.grants),
             card_id=self.id,
         )
 
@@ -290,6 +299,28 @@ _CORE_SLOT: dict[str, tuple[str, int]] = {
     "two-hands": ("hands", 2),
     "none": ("other", 0),
 }
+
+
+def _against(grants: tuple[Grant, ...]) -> tuple[core.TagBonus, ...]:
+    """The bonuses against a monster's tag, for every owner."""
+    return tuple(
+        core.TagBonus(tag=grant.against, bonus=grant.bonus)
+        for grant in grants
+        if grant.against and grant.bonus and grant.condition is None
+    )
+
+
+def _abilities(grants: tuple[Grant, ...]) -> tuple[core.Ability, ...]:
+    """The abilities the engine knows among the grants, for every owner."""
+    found: list[core.Ability] = []
+    for grant in grants:
+        if grant.condition is not None:
+            continue
+        if grant.wins_ties:
+            found.append("wins_ties")
+        if grant.ability is not None:
+            found.append(grant.ability)
+    return tuple(dict.fromkeys(found))
 
 
 def _plain(grants: tuple[Grant, ...], field: str) -> int:
@@ -317,16 +348,30 @@ class _Trait(Card):
         """Whether its owner wins ties in combat (for SetWinsTies)."""
         return any(grant.wins_ties and grant.condition is None for grant in self.grants)
 
+    @property
+    def abilities(self) -> tuple[core.Ability, ...]:
+        """The abilities it gives that the engine knows (winning ties among them)."""
+        return _abilities(self.grants)
+
+    @property
+    def against(self) -> tuple[core.TagBonus, ...]:
+        """Its bonuses against monsters with a tag ("+2 against Undead")."""
+        return _against(self.grants)
+
 
 class _CharacterTrait(_Trait):
     def gain_action(self, player: int) -> core.GainTrait:
         """Giving this class, race, style or motivation to the player in `player`'s seat,
-        with its lasting combat bonus (the part that always applies)."""
+        with what it gives for as long as they have it (the parts that always apply: a
+        combat and run-away bonus, bonuses against a monster's tag, abilities)."""
         return core.GainTrait(
             player=player,
-            kind=self.kind,  # type: ignore[arg-type]
+            kind=self.kind,
             name=self.name,
             bonus=self.combat_bonus,
+            run_away=self.run_away_bonus,
+            against=self.against,
+            abilities=self.abilities,
         )
 
 
@@ -352,6 +397,23 @@ class Motivation(_CharacterTrait):
     """A motivation."""
 
     kind: ClassVar[str] = "motivation"
+
+
+class Role(_Trait):
+    """A role or character card, dealt at set-up in the editions that have them."""
+
+    kind: ClassVar[str] = "role"
+
+    def to_rules(self) -> core.CardRules:
+        """The role as a player's set-up takes it (PlayerSetup.role)."""
+        return core.CardRules(
+            kind="role",
+            name=self.name,
+            bonus=self.combat_bonus,
+            run_away=self.run_away_bonus,
+            against=self.against,
+            abilities=self.abilities,
+        )
 
 
 class Ally(_Trait):
@@ -387,7 +449,7 @@ class Curse(Card):
 
 CARD_TYPES: dict[str, type[Card]] = {
     cls.kind: cls
-    for cls in (Monster, Enhancer, Item, ClassCard, Race, Style, Motivation, Ally, Curse)
+    for cls in (Monster, Enhancer, Item, ClassCard, Race, Style, Motivation, Role, Ally, Curse)
 }
 """Card kind -> model, in the order a pack file lists its sections."""
 
@@ -413,6 +475,7 @@ class Pack(_Strict):
     race: tuple[Race, ...] = ()
     style: tuple[Style, ...] = ()
     motivation: tuple[Motivation, ...] = ()
+    role: tuple[Role, ...] = ()
     ally: tuple[Ally, ...] = ()
     curse: tuple[Curse, ...] = ()
 
@@ -425,7 +488,9 @@ class Pack(_Strict):
 
 
 class EditionFile(_Strict):
-    """An edition file (`cards/editions/<id>.toml`): the traits its characters can have."""
+    """An edition file (`cards/editions/<id>.toml`): the traits its characters can have, what
+    its class, race and role cards give by name, and the rules in which its rulebook
+    differs (docs/rules-choices.md)."""
 
     id: CardId
     name: CardName
@@ -435,6 +500,29 @@ class EditionFile(_Strict):
     styles: tuple[TraitName, ...] = ()
     start_door_cards: int = Field(default=4, ge=0, le=10)
     start_treasure_cards: int = Field(default=4, ge=0, le=10)
+    role_cards: Literal["role", "character"] | None = None
+    cards: tuple[core.CardRules, ...] = ()
+    treasure_without_kill: bool = False
+    joining_tags: tuple[Tag, ...] = ()
+    helper_stays: bool = False
+    magic_quotes: bool = False
+
+    @model_validator(mode="after")
+    def _cards_are_the_edition_s(self) -> EditionFile:
+        """A card named by kind must be one of the edition's traits (roles are free)."""
+        lists = {
+            "class": self.classes,
+            "race": self.races,
+            "motivation": self.motivations,
+            "style": self.styles,
+        }
+        for card in self.cards:
+            names = lists.get(card.kind)
+            if names is not None and card.name not in names:
+                raise ValueError(
+                    f"cards: {card.name} is not one of the edition's {card.kind} names"
+                )
+        return self
 
     def to_edition(self) -> core.Edition:
         """The edition as the rules engine takes it (GameSetup.edition)."""

@@ -50,6 +50,20 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--plain", action="store_true", help="print changed frames as lines instead of redrawing"
     )
     parser.add_argument(
+        "--phones",
+        type=_count,
+        default=0,
+        help="also scripted phones pressing at random on the table link: on a table of their "
+        "own in this process (its board's address is printed), or with --join on a host's",
+    )
+    parser.add_argument(
+        "--join",
+        action="append",
+        default=[],
+        metavar="URL",
+        help="a seat's code (http://host:port/#k=...) the scripted phones press on (repeatable)",
+    )
+    parser.add_argument(
         "--dice",
         type=_count,
         default=0,
@@ -66,9 +80,9 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
-    if args.boards + args.trackers + args.dice == 0:
+    if args.boards + args.trackers + args.dice + args.phones + len(args.join) == 0:
         print(
-            "companion sim: nothing to start: ask for --boards, --trackers or --dice",
+            "companion sim: nothing to start: ask for --boards, --trackers, --dice or --phones",
             file=sys.stderr,
         )
         return 1
@@ -84,7 +98,8 @@ async def _main(args: argparse.Namespace) -> int:
     import signal
     from pathlib import Path
 
-    from companion.devices.fleet import VirtualFleet
+    from companion.devices.sim.fleet import VirtualFleet
+    from companion.devices.status import Role
     from companion.devices.tasks import cancel_and_wait
 
     loop = asyncio.get_running_loop()
@@ -105,8 +120,9 @@ async def _main(args: argparse.Namespace) -> int:
     demo_task = None
     dice_demo = None
     dice_radio = None
+    phones = None
     try:
-        roles = ["board"] * args.boards + ["tracker"] * args.trackers
+        roles = [Role.BOARD] * args.boards + [Role.TRACKER] * args.trackers
         for role in roles:
             await fleet.add(role, args.transport, animate=True, claim_on_hello=True)
 
@@ -124,21 +140,30 @@ async def _main(args: argparse.Namespace) -> int:
         if args.demo:
             manager, demo_task = await _start_demo(fleet)
         if args.dice:
-            from companion.devices.bumble_backend import VirtualRadio
-            from companion.devices.dice.demo import DiceDemo
+            from companion.devices.sim.bumble_backend import VirtualRadio
+            from companion.devices.sim.dice_demo import DiceDemo
 
             dice_radio = VirtualRadio()
             dice_demo = DiceDemo(dice_radio, args.dice)
             await dice_demo.start()
             print(f"{args.dice} virtual dice on virtual BLE, thrown now and then.")
 
-        await _render(
-            counters,
-            stop,
-            plain=args.plain or not sys.stdout.isatty(),
-            extra=dice_demo.lines if dice_demo is not None else None,
-        )
+        if args.phones or args.join:
+            from companion.web.phones import PhoneTable
+
+            phones = PhoneTable(args.phones, join=args.join)
+            await phones.start()
+            if phones.board_url:
+                print(f"Scripted phones press on a table of their own; watch: {phones.board_url}")
+
+        def extra() -> list[str]:
+            lines = dice_demo.lines() if dice_demo is not None else []
+            return lines + (phones.lines() if phones is not None else [])
+
+        await _render(counters, stop, plain=args.plain or not sys.stdout.isatty(), extra=extra)
     finally:
+        if phones is not None:
+            await phones.stop()
         if dice_demo is not None:
             await dice_demo.stop()
         if dice_radio is not None:
@@ -161,6 +186,7 @@ async def _start_demo(fleet: Any) -> tuple[Any, asyncio.Task[None]]:
 
     from companion.core import Game, RuleError
     from companion.core.randomplay import random_action, random_setup
+    from companion.devices.status import Role
     from companion.devices.sync import DeviceManager
     from companion.devices.tokens import TokenStore
 
@@ -171,8 +197,7 @@ async def _start_demo(fleet: Any) -> tuple[Any, asyncio.Task[None]]:
     manager = DeviceManager(tokens=tokens, backend=fleet.backend)
     manager.set_game(game)
     counters = list(fleet.counters)
-    for counter in counters:
-        manager.add_link(await fleet.link(counter), virtual=counter)
+    await fleet.join(manager)
 
     async def play() -> None:
         nonlocal game
@@ -184,7 +209,9 @@ async def _start_demo(fleet: Any) -> tuple[Any, asyncio.Task[None]]:
                 continue
             if rnd.random() < 0.3 and counters:
                 counter = rnd.choice(counters)
-                counter.press("next" if counter.role == "board" else rnd.choice(("plus", "minus")))
+                counter.press(
+                    "next" if counter.role is Role.BOARD else rnd.choice(("plus", "minus"))
+                )
                 continue
             try:
                 game.apply(random_action(game.state, rnd, allow_win=True))

@@ -16,10 +16,19 @@ from typing import TYPE_CHECKING, Annotated, Union
 
 from pydantic import ConfigDict, Field, TypeAdapter
 
-from companion.core.chapters import character, combat, gear, levels, rolls, run_away, turn
+from companion.core.chapters import (
+    abilities,
+    character,
+    combat,
+    gear,
+    levels,
+    rolls,
+    run_away,
+    turn,
+)
 from companion.core.chapters.base import BaseAction, registered_actions
 
-CHAPTERS = (levels, gear, character, turn, rolls, combat, run_away)
+CHAPTERS = (levels, gear, character, turn, rolls, combat, run_away, abilities)
 
 
 def _in_chapter_order() -> tuple[type[BaseAction], ...]:
@@ -42,14 +51,10 @@ else:
 # resumes a game pays for the actions it reads, not for the whole rulebook.
 ACTION_ADAPTER: TypeAdapter[BaseAction] = TypeAdapter(Action, config=ConfigDict(defer_build=True))
 
-# Every action class is reachable from here (and from `companion.core`) by its own name.
-globals().update({action.__name__: action for action in ACTION_TYPES})
-
 __all__ = [
     "ACTION_ADAPTER",
     "ACTION_TYPES",
     "CHAPTERS",
     "Action",
     "BaseAction",
-    *(action.__name__ for action in ACTION_TYPES),
 ]

@@ -2,13 +2,13 @@
 
 The sentence for each action is written beside the action, in its rulebook chapter
 (`companion.core.chapters`, registered with `words`); this module adds the card
-override every action may carry.
+override every action may carry, and where a request came from (a phone, a counter).
 """
 
 from __future__ import annotations
 
 from companion.core.actions import BaseAction
-from companion.core.chapters.base import words
+from companion.core.chapters.base import player_name, words
 from companion.core.phrase import Phrase
 from companion.core.state import GameState
 
@@ -26,6 +26,12 @@ def describe(action: BaseAction, state_before: GameState) -> str:
     """
     text = words(action, state_before)
     override = getattr(action, "override", None)
-    if not override:
+    if override:
+        text = Phrase("{text} (a card says otherwise: {override})", text=text, override=override)
+    source = action.source
+    if source is None:
         return text
-    return Phrase("{text} (a card says otherwise: {override})", text=text, override=override)
+    if source.via == "phone":
+        name = player_name(state_before, source.seat)
+        return Phrase("{text} (from {name}'s phone)", text=text, name=name)
+    return Phrase("{text} (from a counter)", text=text)

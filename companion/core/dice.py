@@ -31,7 +31,7 @@ class SeededDice:
     True
     """
 
-    def __init__(self, seed: int | str | None = None) -> None:
+    def __init__(self, seed: float | str | None = None) -> None:
         self._random = random.Random(seed)
 
     def roll_d6(self) -> int:

@@ -1,11 +1,18 @@
-"""The rules engine's entry points: apply one action to a state, fold a log, fill open rolls.
+"""The rules engine's entry points: ask whether an action may happen, apply one, fold a log,
+fill open rolls.
 
-`apply_action` checks every rule first and raises `RuleError` (changing nothing).
-`replay(..., checked=False)` folds a log that was checked when it was written without
-checking again; it is the one way past the rules, kept so the replay benchmark can price
-the checks and a property test can prove they never change a legal game. `fill_rolls`
-rolls the dice an action left open, so the log always holds the results and a replay is
-deterministic. The handlers themselves live with their rulebook chapter
+Each action has a pure `rule` (may it happen here? a `RuleError` if not; it reads the state
+and builds nothing) and a trusting `step` (what it changes), as python-chess keeps
+`is_legal` apart from `push`. So:
+
+* `check_action` - the rule alone: "is this allowed now?", with no copy of the game;
+* `apply_action` - the rule, then the step: what a tap, a press or a loaded log goes through;
+* `replay(..., checked=False)` - the steps alone, for a log that was checked when it was
+  written (undo, redo, the states between two kept ones). A property test proves the rules
+  never change the outcome of a legal log, and the replay benchmark prices them.
+
+`fill_rolls` rolls the dice an action left open, so the log always holds the results and a
+replay is deterministic. The rules and steps themselves live with their rulebook chapter
 (`companion.core.chapters`).
 """
 
@@ -14,47 +21,62 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from companion.core.actions import ACTION_TYPES, BaseAction
-from companion.core.chapters.base import step
+from companion.core.chapters.base import rule, step
 from companion.core.chapters.combat import refresh_combat
 from companion.core.chapters.rolls import fill_rolls
 from companion.core.errors import RuleError
 from companion.core.phrase import Phrase, joined
 from companion.core.state import GameState
 
-__all__ = ["apply_action", "fill_rolls", "replay"]
+__all__ = ["apply_action", "check_action", "fill_rolls", "replay", "step_action"]
 
-Handler = Callable[[BaseAction, GameState, bool], GameState]
+Rule = Callable[[BaseAction, GameState], None]
+Step = Callable[[BaseAction, GameState], GameState]
 
-# Read once: every action class's own handler, so the replay hot path skips
-# singledispatch's MRO walk and cache (a test checks each action has its own).
-_HANDLERS: dict[type, Handler] = {kind: step.dispatch(kind) for kind in ACTION_TYPES}
+# Read once: every action class's own rule and step, so the hot paths skip singledispatch's
+# MRO walk and cache (a test checks each action has its own).
+_RULES: dict[type, Rule] = {kind: rule.dispatch(kind) for kind in ACTION_TYPES}
+_STEPS: dict[type, Step] = {kind: step.dispatch(kind) for kind in ACTION_TYPES}
+
+
+def check_action(state: GameState, action: BaseAction) -> None:
+    """Raise RuleError if the action may not happen in `state`; change and copy nothing."""
+    if state.winners:
+        _game_over(state)
+    kind = type(action)
+    (_RULES.get(kind) or rule.dispatch(kind))(action, state)
 
 
 def apply_action(state: GameState, action: BaseAction) -> GameState:
     """Check every rule, then apply the action; on a broken rule raise RuleError."""
+    # The two halves written out once more: this is the hot path of loading a game.
     if state.winners:
-        names = joined(state.players[w].name for w in state.winners)
-        raise RuleError("game_over", Phrase("The game is over: {names} won", names=names))
-    return _apply(state, action, True)
+        _game_over(state)
+    kind = type(action)
+    (_RULES.get(kind) or rule.dispatch(kind))(action, state)
+    return _finish(state, (_STEPS.get(kind) or step.dispatch(kind))(action, state))
+
+
+def step_action(state: GameState, action: BaseAction) -> GameState:
+    """Apply an action its rule already allowed, without asking again."""
+    kind = type(action)
+    return _finish(state, (_STEPS.get(kind) or step.dispatch(kind))(action, state))
+
+
+def _game_over(state: GameState) -> None:
+    names = joined(state.players[w].name for w in state.winners)
+    raise RuleError("game_over", Phrase("The game is over: {names} won", names=names))
 
 
 def replay(state: GameState, actions: Iterable[BaseAction], checked: bool = True) -> GameState:
     """Fold a sequence of actions into a state: the state of a game *is* this fold.
 
-    With `checked=False` the rules are not checked again (see the module's docstring).
+    With `checked=False` the rules are not asked again (see the module's docstring).
     """
-    if checked:
-        for action in actions:
-            state = apply_action(state, action)
-    else:
-        for action in actions:
-            state = _apply(state, action, False)
+    fold = apply_action if checked else step_action
+    for action in actions:
+        state = fold(state, action)
     return state
-
-
-def _apply(state: GameState, action: BaseAction, checked: bool) -> GameState:
-    handler = _HANDLERS.get(type(action)) or step.dispatch(type(action))
-    return _finish(state, handler(action, state, checked))
 
 
 def _finish(before: GameState, state: GameState) -> GameState:
@@ -80,6 +102,7 @@ def _verdict_inputs_same(before: GameState, after: GameState) -> bool:
     return (
         new.monsters is old.monsters
         and new.one_shots is old.one_shots
+        and new.uses is old.uses
         and new.level_only is old.level_only
         and new.wins_ties == old.wins_ties
         and new.fighter == old.fighter

@@ -23,11 +23,12 @@ class RuleError(ValueError):
     def __init__(self, rule: str, message: str) -> None:
         super().__init__(message)
         self.rule = rule
+        self._message = message
 
     @property
     def phrase(self) -> str:
         """The message as given (a `Phrase` when the engine made one), not a copy of its text."""
-        return self.args[0]
+        return self._message
 
 
 def first_validation_error(exc: ValidationError) -> tuple[str, str, int]:

@@ -18,16 +18,18 @@ from itertools import islice
 
 from pydantic import ValidationError
 
-from companion.core.actions import ACTION_ADAPTER, BaseAction
+from companion.core.actions import BaseAction
 from companion.core.dice import RandomSource, SecretsDice
-from companion.core.engine import apply_action, fill_rolls, replay
+from companion.core.engine import apply_action, check_action, fill_rolls, replay
 from companion.core.errors import RuleError, validation_error_line
 from companion.core.listeners import Listeners
 from companion.core.log_versions import (
     LOG_FORMAT,
     LOG_VERSION,
-    READABLE_VERSIONS,
-    upgrade_actions,
+    LogReadError,
+    read_actions,
+    readable_version,
+    upgrade_setup,
 )
 from companion.core.models import Edition, GameSetup
 from companion.core.phrase import Phrase
@@ -130,6 +132,10 @@ class Game:
         # The revision the last load started folding from: the checkpoint's when one was
         # trusted, 0 when the whole log was folded (see `resume`).
         self.resumed_from = 0
+        # What `check` found for `_checked_in` (the state it asked about), by action: every
+        # screen and cover that dims the same button after a change asks the rules once.
+        self._checked: dict[BaseAction, RuleError | None] = {}
+        self._checked_in = initial
 
     # --- reading -------------------------------------------------------------------
 
@@ -243,11 +249,23 @@ class Game:
     def check(self, action: BaseAction) -> RuleError | None:
         """The rule the action would break now, or None if it is allowed; changes nothing.
 
-        For greying out buttons: open die rolls are filled with stand-in results (the
-        real dice are not touched), since no rule depends on the number rolled.
+        For greying out buttons: only the action's rule is asked, so no state is built.
+        Open die rolls are filled with stand-in results (the real dice are not touched).
+        The answer is kept until the state changes, so asking again costs nothing.
         """
+        if self._checked_in is not self._state:
+            self._checked, self._checked_in = {}, self._state
         try:
-            apply_action(self._state, fill_rolls(action, self._state, _StandInDice()))
+            known = action in self._checked
+        except TypeError:  # an action holding a dict (Charity's shares) has no hash
+            return self._check(action)
+        if not known:
+            self._checked[action] = self._check(action)
+        return self._checked[action]
+
+    def _check(self, action: BaseAction) -> RuleError | None:
+        try:
+            check_action(self._state, fill_rolls(action, self._state, _StandInDice()))
         except RuleError as err:
             return err
         return None
@@ -400,11 +418,13 @@ class Game:
         revision = first_revision
         for action in actions:
             revision += 1
-            if _open_rolls(action):
-                raise GameLogError(f"action {revision} ({action.type}) has no recorded die roll")
             try:
                 state = apply_action(state, action)
             except RuleError as err:
+                if err.rule == "roll_missing":
+                    raise GameLogError(
+                        f"action {revision} ({action.type}) has no recorded die roll"
+                    ) from err
                 raise GameLogError(
                     f"action {revision} ({action.type}) breaks a rule: {err}"
                 ) from err
@@ -419,8 +439,6 @@ class Game:
         """Keep undone actions for redo, as far as they still fold on the current state."""
         state = self._state
         for action in tail:
-            if _open_rolls(action):
-                break
             try:
                 state = apply_action(state, action)
             except RuleError:
@@ -445,15 +463,15 @@ class Game:
             raise GameLogError("a game log is a JSON object")
         if data.get("format") != LOG_FORMAT:
             raise GameLogError(f'not a game log: "format" must be "{LOG_FORMAT}"')
-        version = data.get("version")
-        if version not in READABLE_VERSIONS or isinstance(version, bool):
-            readable = ", ".join(map(str, READABLE_VERSIONS))
-            raise GameLogError(
-                f"log version {version!r} is not supported (this program reads {readable})"
-            )
+        try:
+            version = readable_version(data.get("version"))
+        except LogReadError as err:
+            raise GameLogError(str(err)) from None
         try:
             context = {"editions": editions} if editions is not None else None
-            setup = GameSetup.model_validate(data.get("setup"), context=context)
+            setup = GameSetup.model_validate(
+                upgrade_setup(version, data.get("setup")), context=context
+            )
         except ValidationError as err:
             raise GameLogError(f"bad setup: {validation_error_line(err)}") from None
         raw_actions = data.get("actions")
@@ -461,15 +479,11 @@ class Game:
             raise GameLogError('"actions" is missing (an empty game has "actions": [])')
         if not isinstance(raw_actions, list):
             raise GameLogError('"actions" must be a list')
-        actions: list[BaseAction] = []
         with collector_paused():
-            for number, raw in enumerate(upgrade_actions(version, raw_actions), start=1):
-                try:
-                    actions.append(ACTION_ADAPTER.validate_python(raw))
-                except ValidationError as err:
-                    raise GameLogError(
-                        f"action {number} is malformed: {validation_error_line(err)}"
-                    ) from None
+            try:
+                actions = read_actions(version, raw_actions)
+            except LogReadError as err:
+                raise GameLogError(str(err)) from None
         return cls.from_actions(setup, actions, rng)
 
     @classmethod
@@ -508,9 +522,3 @@ class _StandInDice:
     def roll_d6(self) -> int:
         self._next = self._next % 6 + 1
         return self._next
-
-
-def _open_rolls(action: BaseAction) -> bool:
-    """Whether a dice action was logged without its result."""
-    fields = type(action).model_fields
-    return any(f in fields and getattr(action, f) is None for f in ("roll", "rolls"))

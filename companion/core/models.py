@@ -5,9 +5,10 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from enum import StrEnum
-from typing import Annotated, Any, Literal, Self
+from typing import Annotated, Any, Literal, Self, get_args
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
@@ -16,13 +17,20 @@ from pydantic import (
     model_validator,
 )
 
+from companion.core.names import NAME_MAX, UNSAFE_IN_NAME, log_name
+
 MIN_PLAYERS = 2  # the rulebooks say 3..6; 2 and 7..8 are common house rules
 MAX_PLAYERS = 8
 
+# The rules this engine plays by. A game keeps the rules it started with (`GameSetup.rules`):
+# games saved by versions that played by rules 2 (logs of version 1 and 2) are judged by
+# them still, so an old save reaches the same results; new games play by these.
+RULES_VERSION = 3
+LEGACY_RULES = 2
+
 _COLOUR = re.compile(r"^#[0-9a-fA-F]{6}$")
-# Control characters, and the marks that reorder text around them (a name that flips
-# "Anna" and the next words on screen), have no place in a name shown to the table.
-_UNSAFE_IN_NAME = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
+# A name that enters the log from a card, a die or an old log: made to keep the log's rule.
+LoggedName = Annotated[str, AfterValidator(lambda name: log_name(name, NAME_MAX))]
 
 
 _set = object.__setattr__
@@ -59,8 +67,54 @@ class Sex(StrEnum):
     NONE = "none"
 
 
+TraitKind = Literal["class", "race", "motivation", "style"]
+
+# What a class, race, role or card lets its owner do that changes a number the app shows
+# (docs/rules-choices.md, "Abilities"):
+Ability = Literal[
+    "wins_ties",  # the players' side wins ties
+    "berserking",  # discard up to 3 cards in a combat, +1 each
+    "turning",  # discard up to 3 cards in a combat against Undead, +3 each
+    "flight",  # discard up to 3 cards after a run-away roll, +1 each to it
+    "charm",  # discard the whole hand (3 cards at least): one monster goes, its treasure won
+    "backstab",  # discard a card: -2 to a player in a combat, once per victim and combat
+    "theft",  # try to steal a small item: 4+ on a die, or lose a Level
+    "helper_level",  # a Level for each monster killed in a combat you helped in
+    "big_items",  # carry any number of Big items
+    "double_sale",  # once a turn, one item sells for double its value
+    "two_allies",  # keep two Allies
+]
+ABILITIES: tuple[Ability, ...] = get_args(Ability)
+
+
+class TagBonus(Frozen):
+    """A combat bonus that counts only against monsters with a tag ("+3 against Undead")."""
+
+    tag: Annotated[str, Field(min_length=1, max_length=32)]
+    bonus: int
+
+    @field_validator("tag")
+    @classmethod
+    def _lower(cls, value: str) -> str:
+        return value.strip().casefold()
+
+
+class CardRules(Frozen):
+    """What an edition's class, race, motivation, style, role or character card gives its
+    owner: lasting bonuses and abilities. A player who takes the card by name gets these
+    (a card from a pack brings its own numbers)."""
+
+    kind: Literal["class", "race", "motivation", "style", "role"]
+    name: Annotated[str, Field(min_length=1, max_length=60)]
+    bonus: int = 0
+    run_away: int = 0
+    against: tuple[TagBonus, ...] = ()
+    abilities: tuple[Ability, ...] = ()
+
+
 class Edition(Frozen):
-    """An edition's names for classes, races, motivations and styles (RULES.md §4).
+    """An edition's names for classes, races, motivations and styles (RULES.md §4), and the
+    rules in which its rulebook differs from the others (docs/rules-choices.md).
 
     No races means every character is Human.
     """
@@ -73,6 +127,31 @@ class Edition(Frozen):
     styles: tuple[str, ...] = ()
     start_door_cards: int = 4
     start_treasure_cards: int = 4
+    # Each player is dealt a role (or character) card at set-up; these are the ones the
+    # engine knows by name (others can be entered with their numbers).
+    role_cards: Literal["role", "character"] | None = None
+    cards: tuple[CardRules, ...] = ()
+    # A monster a card removes without a kill still gives its treasure, unless the card
+    # says otherwise (otherwise: no treasure unless the card says so).
+    treasure_without_kill: bool = False
+    # Monsters with one of these tags may join a fight against a monster with the same tag
+    # without a card that brings them in.
+    joining_tags: tuple[str, ...] = ()
+    helper_stays: bool = False  # a player who volunteered to help cannot back out
+    magic_quotes: bool = False  # magic by quoting: a quote may not be repeated in a game
+
+    def traits(self, kind: TraitKind) -> tuple[str, ...]:
+        """The edition's classes, races, motivations or styles."""
+        if kind == "class":
+            return self.classes
+        if kind == "race":
+            return self.races
+        return self.motivations if kind == "motivation" else self.styles
+
+    def card(self, kind: str, name: str) -> CardRules | None:
+        """What the edition's card of this kind and name gives, if the edition says."""
+        folded = name.casefold()
+        return next((c for c in self.cards if c.kind == kind and c.name.casefold() == folded), None)
 
 
 CLASSIC = Edition(
@@ -80,12 +159,23 @@ CLASSIC = Edition(
     name="Classic fantasy",
     classes=("Warrior", "Wizard", "Cleric", "Thief"),
     races=("Elf", "Dwarf", "Halfling"),
+    cards=(
+        CardRules(kind="class", name="Warrior", abilities=("wins_ties", "berserking")),
+        CardRules(kind="class", name="Wizard", abilities=("flight", "charm")),
+        CardRules(kind="class", name="Cleric", abilities=("turning",)),
+        CardRules(kind="class", name="Thief", abilities=("backstab", "theft")),
+        CardRules(kind="race", name="Elf", run_away=1, abilities=("helper_level",)),
+        CardRules(kind="race", name="Dwarf", abilities=("big_items",)),
+        CardRules(kind="race", name="Halfling", abilities=("double_sale",)),
+    ),
+    joining_tags=("undead",),
 )
 FU = Edition(
     id="fu",
     name="Martial arts",
     classes=("Ninja", "Yakuza", "Samurai", "Monk"),
     styles=("Crane", "Dragon", "Mantis", "Monkey", "Snake", "Tiger"),
+    treasure_without_kill=True,
 )
 OZ = Edition(
     id="oz",
@@ -96,12 +186,18 @@ ADVENTURE_TIME = Edition(
     id="adventure_time",
     name="Land of candy",
     classes=("Hero", "Musician", "Royalty", "Wizard"),
+    role_cards="character",
+    joining_tags=("undead", "demon"),
 )
 DISNEY = Edition(
     id="disney",
     name="Fairy-tale kingdom",
     classes=("Princess", "Hero", "Companion", "Fairy Godmother"),
     motivations=("Love", "Adventure", "Family", "Inspiration"),
+    role_cards="role",
+    cards=(CardRules(kind="role", name="Sidekick", abilities=("two_allies",)),),
+    helper_stays=True,
+    magic_quotes=True,
 )
 EDITIONS: dict[str, Edition] = {e.id: e for e in (CLASSIC, FU, OZ, ADVENTURE_TIME, DISNEY)}
 
@@ -124,11 +220,13 @@ class Variants(Frozen):
 
 
 class PlayerSetup(Frozen):
-    """One seat at the table: name, standie colour ("#rrggbb") and starting sex."""
+    """One seat at the table: name, standie colour ("#rrggbb"), starting sex, and the role or
+    character card dealt at set-up in the editions that have them (RULES.md §2)."""
 
     name: Annotated[str, Field(min_length=1, max_length=40)]
     colour: str
     sex: Sex
+    role: CardRules | None = None
 
     @field_validator("name")
     @classmethod
@@ -136,7 +234,7 @@ class PlayerSetup(Frozen):
         value = value.strip()  # a pasted name's trailing newline is not a mistake
         if not value:
             raise ValueError("a player's name cannot be blank")
-        unsafe = _UNSAFE_IN_NAME.search(value)
+        unsafe = UNSAFE_IN_NAME.search(value)
         if unsafe:
             raise ValueError(
                 "a player's name cannot hold control or text-direction characters "
@@ -153,12 +251,14 @@ class PlayerSetup(Frozen):
 
 
 class GameSetup(Frozen):
-    """Everything fixed before the first action: seats, edition, variants, who starts."""
+    """Everything fixed before the first action: seats, edition, variants, who starts, and
+    the rules the game plays by (`RULES_VERSION`; older saves keep `LEGACY_RULES`)."""
 
     players: tuple[PlayerSetup, ...]
     edition: Edition
     variants: Variants = Variants()
     first_player: int = 0
+    rules: Annotated[int, Field(ge=LEGACY_RULES, le=RULES_VERSION)] = RULES_VERSION
 
     @field_validator("edition", mode="before")
     @classmethod
@@ -184,10 +284,18 @@ class GameSetup(Frozen):
         names = [p.name.casefold() for p in self.players]
         if len(set(names)) != len(names):
             raise ValueError("two players cannot have the same name")
+        for seat, player in enumerate(self.players):
+            if player.role is not None and player.role.kind != "role":
+                raise ValueError(f"players.{seat}.role: a {player.role.kind} card is not a role")
+            if player.role is not None and self.edition.role_cards is None:
+                raise ValueError(f"{self.edition.name} deals no role or character cards")
         return self
 
 
 # --- combat inputs (the card database converts cards into these) ----------------------
+
+
+ConditionKind = Literal["class", "race", "sex", "style", "motivation"]
 
 
 class Condition(Frozen):
@@ -196,7 +304,7 @@ class Condition(Frozen):
     Race "Human" matches a character with no race.
     """
 
-    kind: Literal["class", "race", "sex", "style", "motivation"]
+    kind: ConditionKind
     value: str
 
 
@@ -227,8 +335,9 @@ class BadStuff(Frozen):
     """What a monster does to a fighter who fails to run away (RULES.md §7).
 
     `lose_gear` lowers the hand-kept gear bonus by that many points; `lose` names the
-    tracked items and traits that go (when several fit, the victim chooses); `text` is
-    the rest, for the table. When `lose` took a tracked item, `lose_gear` is not applied
+    tracked items and traits that go (when several fit, the victim chooses); `lose_items`
+    takes that many tracked items of the victim's choice (worn or carried); `text` is
+    the rest, for the table. When a tracked item was taken, `lose_gear` is not applied
     as well: beside a named item it is the same loss for tables that count gear by hand.
     """
 
@@ -236,13 +345,43 @@ class BadStuff(Frozen):
     death: bool = False
     lose_gear: int = Field(default=0, ge=0)
     lose: tuple[Loss, ...] = ()
+    lose_items: int = Field(default=0, ge=0, le=20)
     text: str = ""
 
 
-class MonsterSpec(Frozen):
-    """A monster card as the engine needs it."""
+QuickBadStuff = Literal[
+    "none", "lose_level", "lose_levels", "headgear", "armor", "footgear", "lose_items", "death"
+]
 
-    name: str
+
+def quick_bad_stuff(kind: QuickBadStuff, count: int = 1) -> BadStuff:
+    """The Bad Stuff a table picks in one tap for a monster entered by its Level alone:
+    nothing, a Level, `count` Levels, the headgear/armor/footgear worn, `count` items of the
+    victim's choice, or death.
+
+    >>> quick_bad_stuff("lose_levels", 2).lose_levels, quick_bad_stuff("footgear").lose
+    (2, ('footgear',))
+    """
+    if kind == "lose_level":
+        return BadStuff(lose_levels=1)
+    if kind == "lose_levels":
+        return BadStuff(lose_levels=count)
+    if kind in ("headgear", "armor", "footgear"):
+        return BadStuff(lose=(kind,))
+    if kind == "lose_items":
+        return BadStuff(lose_items=count)
+    return BadStuff(death=kind == "death")
+
+
+class MonsterSpec(Frozen):
+    """A monster card as the engine needs it.
+
+    `tags` are what cards refer to ("undead", "demon"), always in lower case;
+    `pursues_above_level` > 0 means it will not pursue anyone of that Level or below: they
+    need not roll to run away from it.
+    """
+
+    name: LoggedName
     level: int
     treasure: int = Field(default=1, ge=0)
     levels_per_kill: int = Field(default=1, ge=0)
@@ -250,13 +389,19 @@ class MonsterSpec(Frozen):
     run_away_modifier: int = 0
     bad_stuff: BadStuff = BadStuff()
     tags: frozenset[str] = frozenset()
+    pursues_above_level: int = Field(default=0, ge=0)
     card_id: str | None = None
+
+    @field_validator("tags")
+    @classmethod
+    def _lower_tags(cls, value: frozenset[str]) -> frozenset[str]:
+        return frozenset(tag.strip().casefold() for tag in value)
 
 
 class EnhancerSpec(Frozen):
     """A monster enhancer: changes one monster's strength and treasure (RULES.md §6)."""
 
-    name: str
+    name: LoggedName
     bonus: int
     treasure: int = 0
     card_id: str | None = None
@@ -270,10 +415,12 @@ Slot = Literal["headgear", "armor", "footgear", "hands", "other"]
 class ItemSpec(Frozen):
     """An item card: bonus, slot and hands, Big or not, gold value (RULES.md §5).
 
-    An item in the "hands" slot takes 1 or 2 hands; other slots take none.
+    An item in the "hands" slot takes 1 or 2 hands; other slots take none. A Steed is
+    ridden one at a time; its run-away bonus takes the place of the rider's own.
+    `against` bonuses count only against monsters with that tag.
     """
 
-    name: str
+    name: LoggedName
     bonus: int = 0
     slot: Slot = "other"
     hands: int = Field(default=0, ge=0, le=2)
@@ -281,6 +428,8 @@ class ItemSpec(Frozen):
     gold: int = Field(default=0, ge=0)
     run_away_bonus: int = 0
     requires: Condition | None = None
+    steed: bool = False
+    against: tuple[TagBonus, ...] = ()
     card_id: str | None = None
 
     @model_validator(mode="after")
@@ -295,7 +444,7 @@ class ItemSpec(Frozen):
 class AllySpec(Frozen):
     """An Ally (or Hireling): a combat bonus and a possible run-away bonus (RULES.md §4)."""
 
-    name: str
+    name: LoggedName
     bonus: int = 0
     run_away_bonus: int = 0
     card_id: str | None = None

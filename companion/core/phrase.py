@@ -15,20 +15,25 @@ Phrase is translated too. The core never translates anything itself.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 
 class Phrase(str):
     """An English sentence with the template and values it was made from.
 
-    `plural` and `count` are set for a sentence with singular and plural forms
-    (made by `plural_phrase`); the translation then picks the form for `count`.
+    `plural` and `number` are set for a sentence with singular and plural forms
+    (made by `plural_phrase`); the translation then picks the form for `number`. (Not
+    `count`: a Phrase is a `str`, and `str.count` must keep working on it.)
+
+    >>> cards = plural_phrase("{n} card", "{n} cards", 3, n=3)
+    >>> cards, cards.number, cards.count("c")
+    ('3 cards', 3, 1)
     """
 
     template: str
     plural: str | None
-    count: int | None
+    number: int | None
     params: dict[str, Any]
 
     def __new__(cls, template: str, /, **params: Any) -> Phrase:
@@ -42,13 +47,51 @@ class Phrase(str):
         phrase = str.__new__(cls, chosen.format(**params))
         phrase.template = template
         phrase.plural = plural
-        phrase.count = count
+        phrase.number = count
         phrase.params = params
         return phrase
 
+    def spoken(
+        self,
+        gettext: Callable[[str], str],
+        ngettext: Callable[[str, str, int], str],
+        value: Callable[[str, object], object] | None = None,
+    ) -> str:
+        """The sentence in a language, given that language's gettext functions.
+
+        The template is translated and the values filled in; values that are Phrases
+        are spoken too, and `value(key, value)` (when given) says any other value in
+        that language (a card's name, say). A translation that breaks the template
+        gives the English.
+
+        >>> german = {"{name} goes up": "{name} steigt auf", "a level": "eine Stufe"}.get
+        >>> Phrase("{name} goes up", name="Ann").spoken(lambda t: german(t, t), None)
+        'Ann steigt auf'
+        >>> Phrase("{name} breaks it", name="Ann").spoken(lambda t: "{nom}", None)
+        'Ann breaks it'
+        """
+        if self.plural is not None and self.number is not None:
+            template = ngettext(self.template, self.plural, self.number)
+        else:
+            template = gettext(self.template)
+        values = {
+            key: (
+                item.spoken(gettext, ngettext, value)
+                if isinstance(item, Phrase)
+                else value(key, item)
+                if value is not None
+                else item
+            )
+            for key, item in self.params.items()
+        }
+        try:
+            return template.format(**values)
+        except (KeyError, IndexError, ValueError):
+            return str(self)
+
     def __reduce__(self) -> tuple[Any, ...]:
         # Copies and pickles keep the template, not only the English text.
-        return (_rebuild, (self.template, self.plural, self.count, self.params))
+        return (_rebuild, (self.template, self.plural, self.number, self.params))
 
 
 def _rebuild(

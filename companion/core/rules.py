@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 
 from companion.core.errors import RuleError
-from companion.core.models import Condition, EnhancerSpec, MonsterSpec
+from companion.core.models import LEGACY_RULES, Condition, EnhancerSpec, MonsterSpec, TraitKind
 from companion.core.phrase import Phrase
-from companion.core.state import PlayerState, TraitKind
+from companion.core.state import HUMAN, PlayerState
 
 GOLD_PER_LEVEL = 1000
 RUN_AWAY_TARGET = 5
-HUMAN = "Human"
+MONK = "monk"
 
 
 def levels_for_gold(gold: int) -> int:
@@ -23,11 +23,14 @@ def levels_for_gold(gold: int) -> int:
     return max(0, gold) // GOLD_PER_LEVEL
 
 
-def trait_limit(player: PlayerState, kind: TraitKind) -> int:
+def trait_limit(
+    player: PlayerState, kind: TraitKind, classes: tuple[str, ...] | None = None
+) -> int:
     """How many of a trait a player may have at once (RULES.md §4).
 
     One class (two with Super Munchkin), one race (two with Half-Breed), one
-    motivation (two with Extra Motivated), one style (two for a Monk).
+    motivation (two with Extra Motivated), one style (two for a Monk). `classes`, when
+    given, are the classes to judge the styles by (the player's after a change).
     """
     if kind == "class":
         return 2 if player.super_munchkin else 1
@@ -35,7 +38,8 @@ def trait_limit(player: PlayerState, kind: TraitKind) -> int:
         return 2 if player.half_breed else 1
     if kind == "motivation":
         return 2 if player.extra_motivated else 1
-    return 2 if any(c.casefold() == "monk" for c in player.classes) else 1
+    judged = player.classes if classes is None else classes
+    return 2 if any(c.casefold() == MONK for c in judged) else 1
 
 
 def qualifies(player: PlayerState, condition: Condition) -> bool:
@@ -43,20 +47,18 @@ def qualifies(player: PlayerState, condition: Condition) -> bool:
 
     A character without a race is Human; traits compare without regard to case.
     """
-    want = condition.value.casefold()
-    if condition.kind == "sex":
-        return player.sex.value == want
-    if condition.kind == "race" and not player.races:
-        return want == HUMAN.casefold()
-    return any(t.casefold() == want for t in player.traits(condition.kind))
+    return player.has(condition)
 
 
-def combat_strength(player: PlayerState, level_only: bool = False) -> int:
-    """A fighter's strength: Level plus equipped gear and Ally, or Level only (RULES.md §6).
+def combat_strength(
+    player: PlayerState, level_only: bool = False, tags: frozenset[str] = frozenset()
+) -> int:
+    """A fighter's strength: Level plus gear, traits, role and Allies, and the bonuses against
+    the tags of the monsters fought; or Level only (RULES.md §6).
 
     Strength may go below 1, even negative; only Level has a floor.
     """
-    return player.level if level_only else player.strength
+    return player.level if level_only else player.strength + player.tag_bonus(tags)
 
 
 def monster_treasure(monster: MonsterSpec, enhancers: Iterable[EnhancerSpec] = ()) -> int:
@@ -73,17 +75,31 @@ def monster_strength(
 
     Level + its enhancers + its modifiers. A modifier keyed to a trait counts once if
     the fighter *or* the helper has it, never twice; a per-empty-hand modifier counts
-    each empty hand of the fighters.
+    each empty hand of the fighters. A Super Munchkin with one class (a Half-Breed with
+    one race, Extra Motivated with one motivation) has none of that trait's disadvantages:
+    a monster's bonus against it does not count for them; its penalty still does.
     """
     total = monster.level + sum(e.bonus for e in enhancers)
     for mod in monster.modifiers:
-        if mod.condition is not None and not any(qualifies(f, mod.condition) for f in fighters):
+        condition = mod.condition
+        if condition is not None and not any(_hit_by(f, condition, mod.bonus) for f in fighters):
             continue
         if mod.per_empty_hand:
             total += mod.bonus * sum(f.empty_hands for f in fighters)
         else:
             total += mod.bonus
     return total
+
+
+def _hit_by(player: PlayerState, condition: Condition, bonus: int) -> bool:
+    """Whether a monster's modifier keyed to a trait counts against this fighter."""
+    if not player.has(condition):
+        return False
+    if bonus <= 0 or player.rules <= LEGACY_RULES or condition.kind == "sex":
+        return True
+    if condition.kind == "race" and condition.value.casefold() == HUMAN.casefold():
+        return True  # half Human: being Human has no disadvantage to waive
+    return not player.single_boosted(condition.kind)
 
 
 def fighters_win(players_strength: int, monsters_strength: int, wins_ties: bool = False) -> bool:

@@ -8,17 +8,22 @@ from typing import Any, Literal
 from pydantic import computed_field, model_validator
 
 from companion.core.models import (
+    LEGACY_RULES,
+    RULES_VERSION,
+    Ability,
     AllySpec,
+    CardRules,
+    Condition,
     EnhancerSpec,
     Frozen,
     GameSetup,
     ItemSpec,
     MonsterSpec,
     Sex,
+    TagBonus,
+    TraitKind,
 )
 from companion.core.phrase import Phrase, plural_phrase
-
-TraitKind = Literal["class", "race", "motivation", "style"]
 
 
 class Phase(StrEnum):
@@ -39,17 +44,36 @@ class Item(Frozen):
     equipped: bool = False
 
 
+HUMAN = "Human"
+
+
 class TraitBonus(Frozen):
-    """A lasting "+N in combat" that comes with a class, race, motivation or style: part
-    of the character, so it survives death and lost gear and goes with the trait (§4)."""
+    """What a class, race, motivation or style gives for as long as the player has it: a
+    lasting "+N in combat", a run-away bonus, bonuses against monsters with a tag, and
+    abilities. Part of the character, so it survives death and lost gear and goes with the
+    trait (§4). One entry per trait that gives anything."""
 
     kind: TraitKind
     name: str
-    bonus: int
+    bonus: int = 0
+    run_away: int = 0
+    against: tuple[TagBonus, ...] = ()
+    abilities: tuple[Ability, ...] = ()
+
+    @property
+    def gives_anything(self) -> bool:
+        return bool(self.bonus or self.run_away or self.against or self.abilities)
+
+
+_COMPUTED = ("strength", "empty_hands", "ally")
 
 
 class PlayerState(Frozen):
-    """One player's character: level, gear, traits, ally, and whether they are dead."""
+    """One player's character: level, gear, traits, role, Allies, and whether they are dead.
+
+    `rules` is the rules version the game plays by (`GameSetup.rules`), kept here because
+    what counts in a character's strength depends on it.
+    """
 
     name: str
     colour: str
@@ -57,7 +81,7 @@ class PlayerState(Frozen):
     level: int = 1
     gear_bonus: int = 0  # a bonus the table keeps by hand, beside tracked items
     hands_used: int = 0  # hands taken by gear counted in gear_bonus
-    run_away_bonus: int = 0  # class abilities, steeds and the like, kept by hand
+    run_away_bonus: int = 0  # a run-away bonus the table keeps by hand
     items: tuple[Item, ...] = ()
     classes: tuple[str, ...] = ()
     races: tuple[str, ...] = ()
@@ -66,26 +90,56 @@ class PlayerState(Frozen):
     super_munchkin: bool = False
     half_breed: bool = False
     extra_motivated: bool = False
-    trait_bonuses: tuple[TraitBonus, ...] = ()  # one entry per trait that gives a bonus
-    ally: AllySpec | None = None
+    trait_bonuses: tuple[TraitBonus, ...] = ()  # one entry per trait that gives anything
+    role: CardRules | None = None  # the role or character card dealt at set-up
+    allies: tuple[AllySpec, ...] = ()
     dead: bool = False
+    double_sale_turn: int = 0  # the turn in which the one double-price sale was made
+    rules: int = RULES_VERSION
 
     @model_validator(mode="before")
     @classmethod
     def _drop_computed(cls, data: Any) -> Any:
-        # A dumped state carries the computed figures; reading it back recomputes them.
-        if isinstance(data, dict) and ("strength" in data or "empty_hands" in data):
-            data = {k: v for k, v in data.items() if k not in ("strength", "empty_hands")}
+        # A dumped state carries the computed figures; reading it back recomputes them. A
+        # state from before several Allies were kept has its one Ally as `ally`.
+        if isinstance(data, dict) and any(k in data for k in _COMPUTED):
+            ally = data.get("ally")
+            data = {k: v for k, v in data.items() if k not in _COMPUTED}
+            if ally is not None and "allies" not in data:
+                data["allies"] = (ally,)
         return data
 
     @computed_field  # type: ignore[prop-decorator]
     @property
+    def ally(self) -> AllySpec | None:
+        """The first Ally (most characters have at most one)."""
+        return self.allies[0] if self.allies else None
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
     def strength(self) -> int:
-        """Combat strength outside any combat effect: Level + equipped gear + trait
-        bonuses + Ally (§6)."""
-        items = sum(i.spec.bonus for i in self.items if i.equipped)
-        ally = self.ally.bonus if self.ally else 0
-        return self.level + self.gear_bonus + items + self.trait_bonus + ally
+        """Combat strength outside any combat effect: Level + worn gear that counts + trait
+        and role bonuses + Allies (§6). Bonuses against a monster's tag count only in a
+        fight against it (`tag_bonus`)."""
+        total = self.level + self.gear_bonus + self.trait_bonus
+        for item in self.items:
+            if item.equipped and self.counts(item):
+                total += item.spec.bonus
+        for ally in self.allies:
+            total += ally.bonus
+        return total + (self.role.bonus if self.role is not None else 0)
+
+    def counts(self, item: Item) -> bool:
+        """Whether an equipped item's bonuses count: a restricted one only while its owner
+        qualifies (from rules 3 on; before, an item once equipped always counted)."""
+        needed = item.spec.requires
+        return needed is None or self.rules <= LEGACY_RULES or self.has(needed)
+
+    @property
+    def counting_items(self) -> tuple[Item, ...]:
+        """Equipped items whose bonuses count: a restricted one only while its owner
+        qualifies (from rules 3 on; before, an item once equipped always counted)."""
+        return tuple(i for i in self.items if i.equipped and self.counts(i))
 
     @property
     def trait_bonus(self) -> int:
@@ -101,10 +155,76 @@ class PlayerState(Frozen):
 
     @property
     def total_run_away_bonus(self) -> int:
-        """The player's own run-away modifier: by hand, equipped items and Ally (§7)."""
-        items = sum(i.spec.run_away_bonus for i in self.items if i.equipped)
-        ally = self.ally.run_away_bonus if self.ally else 0
-        return self.run_away_bonus + items + ally
+        """The player's run-away modifier (§7): their own (kept by hand, traits, role), the
+        counting items and the Allies. A ridden Steed's bonus takes the place of their own."""
+        own = self.run_away_bonus + sum(t.run_away for t in self.trait_bonuses)
+        if self.role is not None:
+            own += self.role.run_away
+        items = steed = 0
+        for item in self.items:
+            spec = item.spec
+            if not (item.equipped and spec.run_away_bonus and self.counts(item)):
+                continue
+            if spec.steed:
+                steed = max(steed, spec.run_away_bonus)
+            else:
+                items += spec.run_away_bonus
+        if steed:
+            own = steed
+        return own + items + sum(a.run_away_bonus for a in self.allies)
+
+    def can(self, ability: Ability) -> bool:
+        """Whether the player's traits or role give this ability (from rules 3 on)."""
+        if self.rules <= LEGACY_RULES:
+            return False
+        if self.role is not None and ability in self.role.abilities:
+            return True
+        return any(ability in t.abilities for t in self.trait_bonuses)
+
+    @property
+    def abilities(self) -> frozenset[Ability]:
+        """What the player's traits, role and Allies let them do (from rules 3 on)."""
+        if self.rules <= LEGACY_RULES:
+            return frozenset()
+        found = {a for t in self.trait_bonuses for a in t.abilities}
+        if self.role is not None:
+            found.update(self.role.abilities)
+        return frozenset(found)
+
+    def tag_bonus(self, tags: frozenset[str]) -> int:
+        """Bonuses of traits, role and counting items against monsters with these tags."""
+        if not tags:
+            return 0
+        sources = [t.against for t in self.trait_bonuses]
+        sources += [i.spec.against for i in self.counting_items]
+        if self.role is not None:
+            sources.append(self.role.against)
+        return sum(b.bonus for against in sources for b in against if b.tag in tags)
+
+    def has(self, condition: Condition) -> bool:
+        """Whether the character has the trait a monster or item cares about.
+
+        A character without a race is Human; traits compare without regard to case. From
+        rules 3 on, a Half-Breed with one race is half that race and half Human, so Human
+        matches too (docs/rules-choices.md).
+        """
+        want = condition.value.casefold()
+        if condition.kind == "sex":
+            return self.sex.value == want
+        if condition.kind == "race" and want == HUMAN.casefold():
+            return not self.races or (self.single_boosted("race") and self.rules > LEGACY_RULES)
+        return any(t.casefold() == want for t in self.traits(condition.kind))
+
+    def single_boosted(self, kind: str) -> bool:
+        """Super Munchkin with one class, Half-Breed with one race, Extra Motivated with one
+        motivation: all the advantages of that one trait and none of its disadvantages."""
+        if kind == "class":
+            return self.super_munchkin and len(self.classes) == 1
+        if kind == "race":
+            return self.half_breed and len(self.races) == 1
+        if kind == "motivation":
+            return self.extra_motivated and len(self.motivations) == 1
+        return False
 
     def traits(self, kind: TraitKind) -> tuple[str, ...]:
         """The player's classes, races, motivations or styles."""
@@ -123,6 +243,16 @@ class MonsterInPlay(Frozen):
     enhancers: tuple[EnhancerSpec, ...] = ()
     strength: int = 0  # level + enhancers + conditional bonuses against these fighters
     treasure: int = 0  # treasure number adjusted by its enhancers, never below 0
+
+
+class AbilityUse(Frozen):
+    """An ability a player used in this combat, powered by `cards` discards (§4): the
+    Warrior's berserking, the Cleric's turning, the Thief's backstab (on `target`)."""
+
+    player: int
+    ability: Literal["berserking", "turning", "backstab"]
+    cards: int = 1
+    target: int | None = None
 
 
 class OneShot(Frozen):
@@ -165,7 +295,7 @@ class Said(Frozen):
         return cls(
             template=words.template,
             plural=words.plural,
-            count=words.count,
+            count=words.number,
             params=tuple(words.params.items()),
         )
 
@@ -183,9 +313,10 @@ class RunAwayRoll(Frozen):
 
     fighter: int
     monster: int
-    roll: int
+    roll: int  # 0 when the monster did not pursue the fighter and no roll was needed
     modifier: int
     escaped: bool
+    pursued: bool = True
     # What the Bad Stuff did when the roll failed, one clause per part, kept translatable.
     bad_stuff_said: tuple[Said, ...] = ()
     levels_lost: int = 0
@@ -223,8 +354,10 @@ class CombatState(Frozen):
     removed: tuple[MonsterSpec, ...] = ()  # monsters taken out by a card
     removed_treasure: int = 0  # their treasure, won unless the fighters run away (§6)
     one_shots: tuple[OneShot, ...] = ()
+    uses: tuple[AbilityUse, ...] = ()  # abilities used in this combat
     level_only: frozenset[int] = frozenset()  # players who fight with their Level only
     wins_ties: bool = False  # a card lets the fighters win ties
+    helped: bool = False  # someone helped at some point: the treasure is drawn face up
     started_in: Phase = Phase.KICK_OPEN_THE_DOOR
     running: bool = False  # someone has started to run away; nothing else changes now
     rolls: tuple[RunAwayRoll, ...] = ()
@@ -234,6 +367,7 @@ class CombatState(Frozen):
     players_strength: int = 0
     monsters_strength: int = 0
     fighters_winning: bool = False
+    ties_won_by_ability: bool = False  # a fighter's class (the Warrior) wins ties
     treasure: int = 0  # treasures won with the monsters in play and those a card removed
     levels: int = 0  # levels the fighter gains for killing every monster
 
@@ -254,6 +388,9 @@ class CombatResult(Frozen):
     treasure: int = 0
     treasure_face_up: bool = False  # drawn face up when the kill was helped (§6)
     rolls: tuple[RunAwayRoll, ...] = ()
+    helper_levels: int = 0  # levels the helper gained for helping (the Elf)
+    helper_treasure: int = 0  # how many of the treasures the helper takes, as agreed
+    helper_picks_first: bool = False
 
 
 class DieRoll(Frozen):
@@ -301,6 +438,12 @@ class GameState(Frozen):
     loot: LootOrder | None = None
     charity: CharityResult | None = None
     next_item: int = 1  # items get ids "i1", "i2", ... in the order they enter play
+    quotes: tuple[str, ...] = ()  # magic quotes said so far (none may be said twice)
+
+    @property
+    def rules(self) -> int:
+        """The rules version the game plays by (`GameSetup.rules`)."""
+        return self.setup.rules
 
     @property
     def no_limit(self) -> bool:
@@ -343,6 +486,9 @@ class GameState(Frozen):
     @classmethod
     def initial(cls, setup: GameSetup) -> GameState:
         """The state before any action: everyone at Level 1, the first player's turn."""
-        players = tuple(PlayerState(name=p.name, colour=p.colour, sex=p.sex) for p in setup.players)
+        players = tuple(
+            PlayerState(name=p.name, colour=p.colour, sex=p.sex, role=p.role, rules=setup.rules)
+            for p in setup.players
+        )
         phase = Phase.LISTEN_AT_THE_DOOR if setup.variants.faster_play else Phase.KICK_OPEN_THE_DOOR
         return cls(setup=setup, players=players, current=setup.first_player, phase=phase)

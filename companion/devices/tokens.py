@@ -8,12 +8,12 @@ from pathlib import Path
 
 from companion.core.phrase import Phrase, plural_phrase
 from companion.devices import wire
-from companion.store.files import StoreError, atomic_write_text, data_dir, set_aside
+from companion.store.files import NotAFileError, StoreError, data_dir, set_aside
+from companion.store.records import read_records, write_records
 
 _LOGGER = logging.getLogger(__name__)
 
 TOKENS_FILE = "counters.json"
-_FORMAT = 1
 
 
 # A few dozen counters take a few kilobytes; anything far larger is not this file.
@@ -21,7 +21,8 @@ MAX_TOKENS_BYTES = 1_000_000
 
 
 class TokenStore:
-    """Counter id -> 16-byte token, saved as JSON (hex) with an atomic replace on every change.
+    """Counter id -> 16-byte token, saved on every change as one checksummed line per
+    counter, written twice (`companion.store.records`), so a bad byte costs one claim at most.
 
     `path` defaults to `counters.json` in the user's data folder. A file that cannot
     be read whole is never written over: it is set aside (`counters.json.damaged-<time>`)
@@ -80,11 +81,11 @@ class TokenStore:
 
     def _load(self) -> None:
         try:
-            if self.path.stat().st_size > MAX_TOKENS_BYTES:
-                self._damaged(Phrase("larger than {size} bytes", size=f"{MAX_TOKENS_BYTES:,}"))
-                return
-            data = self.path.read_bytes()
+            found = read_records(self.path, MAX_TOKENS_BYTES)
         except FileNotFoundError:
+            return
+        except NotAFileError as exc:  # a pipe, a device, a folder, or far too large
+            self._damaged(str(exc).removeprefix(f"{self.path}: "))
             return
         except OSError as exc:
             self._keep_file = True
@@ -96,9 +97,35 @@ class TokenStore:
                 )
             )
             return
-        why = self._parse(data)
-        if why is not None:
-            self._damaged(why)
+        if found.other is not None:  # the JSON file of earlier versions
+            why = self._parse(found.other)
+            if why is not None:
+                self._damaged(why)
+            return
+        # One checksummed line per counter, written twice: a bad byte costs one line,
+        # which the copy beside the file usually still has (companion.store.records).
+        for key, record in found.records.items():
+            try:
+                counter_id, token = int(key, 16), bytes.fromhex(record.get("token", ""))
+            except ValueError:
+                continue
+            if len(token) == wire.TOKEN_SIZE:
+                self._tokens[counter_id] = token
+                if "place" in record:
+                    self._places[counter_id] = record["place"]
+        if found.damaged and not self.path.exists():  # only its copy was left
+            self._report(Phrase("{file} was missing; its copy was used", file=self.path.name))
+            self._save()
+        elif found.damaged:
+            self._damaged(
+                plural_phrase(
+                    "{n} of its entries is damaged",
+                    "{n} of its entries are damaged",
+                    found.damaged,
+                    n=found.damaged,
+                ),
+                whole=found.complete,
+            )
 
     def _parse(self, data: bytes) -> str | None:
         """Fill the tokens from the file's bytes; returns what is wrong with it, or None."""
@@ -141,7 +168,7 @@ class TokenStore:
             )
         return None
 
-    def _damaged(self, why: str) -> None:
+    def _damaged(self, why: str, whole: bool = False) -> None:
         try:
             kept = set_aside(self.path)
         except StoreError as exc:
@@ -157,7 +184,10 @@ class TokenStore:
             )
             return
         recovered = len(self._tokens)
-        if recovered:
+        if whole:
+            outcome = Phrase("every token was recovered")
+            self._save()
+        elif recovered:
             outcome = plural_phrase(
                 "{n} counters' tokens were recovered, the others must be claimed again",
                 "{n} counters' tokens were recovered, the others must be claimed again",
@@ -190,13 +220,13 @@ class TokenStore:
                 return  # said when the file was read; writing over it would lose it
             self._keep_file = False
             _LOGGER.warning("the unreadable %s was kept as %s", self.path, kept.name)
-        data = {
-            "format": _FORMAT,
-            "tokens": {f"{cid:08x}": token.hex() for cid, token in sorted(self._tokens.items())},
-            "places": {f"{cid:08x}": place for cid, place in sorted(self._places.items())},
+        records = {
+            f"{cid:08x}": {"token": token.hex()}
+            | ({"place": self._places[cid]} if cid in self._places else {})
+            for cid, token in self._tokens.items()
         }
         try:
-            atomic_write_text(self.path, json.dumps(data, indent=1) + "\n")
+            write_records(self.path, records)
         except OSError as exc:
             self._report(
                 Phrase(

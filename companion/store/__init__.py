@@ -12,10 +12,12 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from companion.store.files import StoreError, atomic_write_text, data_dir
     from companion.store.games import GameStore, SavedGame
+    from companion.store.recorder import Recorder
     from companion.store.settings import Settings, SettingsStore
 
 _HOMES = {
     "GameStore": "companion.store.games",
+    "Recorder": "companion.store.recorder",
     "SavedGame": "companion.store.games",
     "Settings": "companion.store.settings",
     "SettingsStore": "companion.store.settings",
@@ -26,6 +28,7 @@ _HOMES = {
 
 __all__ = [
     "GameStore",
+    "Recorder",
     "SavedGame",
     "Settings",
     "SettingsStore",

@@ -17,6 +17,7 @@ Tables (schema version `SCHEMA_VERSION`, kept in SQLite's `user_version`):
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from pathlib import Path
 
@@ -74,19 +75,85 @@ class NewerDatabaseError(StoreError):
     """The database was written by a newer version of the companion: left as it is."""
 
 
+class DamagedDatabaseError(StoreError):
+    """SQLite reports the database as damaged, or as no database at all."""
+
+
+class UnavailableDatabaseError(StoreError):
+    """The database cannot be used now for a passing reason (a full disk, a read-only
+    folder, another program holding it, the device failing to read or write): it is
+    left as it is and tried again later."""
+
+
+# What SQLite's primary result codes mean for the player, and what to do about each.
+_ADVICE = {
+    sqlite3.SQLITE_FULL: "the device is full; free some space",
+    sqlite3.SQLITE_READONLY: "the data folder cannot be written",
+    sqlite3.SQLITE_PERM: "the data folder cannot be written",
+    sqlite3.SQLITE_CANTOPEN: "the data folder cannot be written",
+    sqlite3.SQLITE_BUSY: "another program is using it; close that program",
+    sqlite3.SQLITE_LOCKED: "another program is using it; close that program",
+    sqlite3.SQLITE_IOERR: "the device could not read or write it",
+    sqlite3.SQLITE_NOMEM: "the device is short of memory",
+}
+_DAMAGED_CODES = (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
+
+
+def store_error(path: Path, exc: sqlite3.Error) -> StoreError:
+    """The store's own error for an SQLite error: damaged, or unavailable for now, with
+    what to do about it. Told apart by SQLite's result code, never by its words."""
+    code = (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF
+    if code in _DAMAGED_CODES:
+        return DamagedDatabaseError(f"{path}: damaged ({exc})")
+    if code in (sqlite3.SQLITE_IOERR, sqlite3.SQLITE_CANTOPEN) and device_full(path):
+        code = sqlite3.SQLITE_FULL  # SQLite says "I/O error" when it cannot grow a file
+    advice = _ADVICE.get(code, "it could not be used")
+    return UnavailableDatabaseError(f"{path}: {advice} ({exc})")
+
+
+# Less room than this on the device holding the database counts as full.
+FULL_BELOW_BYTES = 256 * 1024
+
+
+def device_full(path: Path) -> bool:
+    """Whether the device holding `path` has (almost) no room left."""
+    try:
+        room = os.statvfs(path.parent)
+    except (OSError, AttributeError):  # no statvfs (Windows): not known to be full
+        return False
+    return room.f_bavail * room.f_frsize < FULL_BELOW_BYTES
+
+
+class DamagedTextError(sqlite3.DatabaseError):
+    """A text value in the database is not UTF-8: its page was damaged. Raised where
+    SQLite's own errors are, and told apart the same way (by its result code)."""
+
+    sqlite_errorcode = sqlite3.SQLITE_CORRUPT
+
+
+def text_of(value: bytes) -> str:
+    """A text value read from the database (DamagedTextError when it is not UTF-8)."""
+    try:
+        return value.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise DamagedTextError(f"a damaged text (a bad byte at offset {exc.start})") from None
+
+
 def connect(path: Path) -> sqlite3.Connection:
     """Open (creating if needed) the database at `path`, ready for use from any one thread.
 
     WAL lets the Saved games list read while a save is being written; `synchronous=FULL`
     makes a commit durable once it returns, which is what "saved" means to the player.
-    Raises StoreError naming the file when it is not a database this version can use.
+    Raises NewerDatabaseError, DamagedDatabaseError or UnavailableDatabaseError (each a
+    StoreError naming the file) when it is not a database this version can use now.
     """
     try:
         conn = sqlite3.connect(
             path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
         )
     except sqlite3.Error as exc:
-        raise StoreError(f"{path}: cannot be opened ({exc})") from exc
+        raise store_error(path, exc) from exc
+    conn.text_factory = text_of
     try:
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         conn.execute("PRAGMA journal_mode = WAL")
@@ -102,10 +169,65 @@ def connect(path: Path) -> sqlite3.Connection:
             conn.executescript(
                 f"BEGIN IMMEDIATE;{_SCHEMA}PRAGMA user_version = {SCHEMA_VERSION};COMMIT;"
             )
-    except sqlite3.DatabaseError as exc:
+    except sqlite3.Error as exc:
         conn.close()
-        raise StoreError(f"{path}: not a saved-games database ({exc})") from exc
+        raise store_error(path, exc) from exc
     except BaseException:
         conn.close()
         raise
     return conn
+
+
+def connect_read_only(path: Path) -> tuple[sqlite3.Connection, bool]:
+    """Open the database at `path` for reading only, whatever its schema version; returns
+    the connection and whether it could see the write-ahead log (False: only what was
+    moved into the database file itself, when the folder cannot even hold the files a
+    reader needs). Raises StoreError when it cannot be read at all."""
+    base = path.resolve().as_uri()
+    last: sqlite3.Error | None = None
+    for query, sees_log in (("mode=ro", True), ("mode=ro&immutable=1", False)):
+        try:
+            conn = sqlite3.connect(
+                f"{base}?{query}", uri=True, isolation_level=None, check_same_thread=False
+            )
+        except sqlite3.Error as exc:
+            last = exc
+            continue
+        conn.text_factory = text_of
+        try:
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        except sqlite3.Error as exc:
+            conn.close()
+            last = exc
+            continue
+        return conn, sees_log or not _has_log(path)
+    assert last is not None
+    raise store_error(path, last) from last
+
+
+def _has_log(path: Path) -> bool:
+    try:
+        return os.stat(f"{path}-wal").st_size > 0
+    except OSError:
+        return False
+
+
+def check(conn: sqlite3.Connection, path: Path) -> None:
+    """Raise DamagedDatabaseError when SQLite finds the database damaged. Reads every page
+    (a few milliseconds for years of games), so damage is found at the start, not mid-game."""
+    try:
+        found = conn.execute("PRAGMA quick_check(1)").fetchone()
+    except sqlite3.Error as exc:
+        raise store_error(path, exc) from exc
+    if found is None or found[0] != "ok":
+        raise DamagedDatabaseError(f"{path}: damaged ({found[0] if found else 'unreadable'})")
+
+
+def wal_identity(path: Path) -> tuple[int, int] | None:
+    """Which file the write-ahead log of the database at `path` is (device and inode), or
+    None when there is none: a log removed or replaced under an open connection changes it."""
+    try:
+        info = os.stat(f"{path}-wal")
+    except OSError:
+        return None
+    return info.st_dev, info.st_ino

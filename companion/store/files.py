@@ -6,6 +6,7 @@ import contextlib
 import logging
 import os
 import re
+import stat
 import tempfile
 import time
 from pathlib import Path
@@ -23,6 +24,79 @@ PARTIAL_WRITE_AGE_S = 60.0
 
 class StoreError(ValueError):
     """A saved file could not be read or written; the message names the file and the cause."""
+
+
+class NotAFileError(StoreError):
+    """A name in the data folder is not a regular file the app can read (a folder, a named
+    pipe, a device, or larger than such a file can be): it is never read."""
+
+
+# How a file is opened for reading: a named pipe must not wait for a writer, and a
+# terminal must not become the app's.
+_READ_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_NONBLOCK", 0)
+    | getattr(os, "O_NOCTTY", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+    | getattr(os, "O_BINARY", 0)
+)
+_READ_CHUNK = 1 << 16
+# Settings are a few hundred bytes; anything far larger is not a settings file.
+MAX_SETTINGS_BYTES = 1_000_000
+
+
+def read_capped(path: Path, max_bytes: int) -> bytes:
+    """The bytes of the regular file at `path`, which may hold at most `max_bytes`.
+
+    Whatever else has that name is never read: a named pipe (reading would wait forever),
+    a device such as /dev/zero (it never ends), a folder, or a file that is or grows
+    larger than `max_bytes` raise NotAFileError saying which. A symbolic link is followed
+    only to a regular file. FileNotFoundError when there is nothing there; OSError when
+    the file cannot be read.
+    """
+    fd = os.open(path, _READ_FLAGS)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise NotAFileError(f"{path}: {_kind(info.st_mode)}, not a file the app can read")
+        if info.st_size > max_bytes:
+            raise NotAFileError(f"{path}: larger than {max_bytes:,} bytes")
+        chunks: list[bytes] = []
+        size = 0
+        while size <= max_bytes:
+            chunk = os.read(fd, min(_READ_CHUNK, max_bytes + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        if size > max_bytes:
+            raise NotAFileError(f"{path}: larger than {max_bytes:,} bytes")
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def special_file(path: Path) -> str | None:
+    """What `path` is when it is there but not a regular file (following links), else None."""
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        return None
+    except OSError as exc:  # a link loop, a name too long: not a file either
+        return exc.strerror or str(exc)
+    return None if stat.S_ISREG(mode) else _kind(mode)
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
 
 
 def data_dir() -> Path:

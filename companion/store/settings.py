@@ -10,7 +10,15 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from companion.core.errors import first_validation_error
 from companion.resources import SETTINGS_FILE
-from companion.store.files import StoreError, atomic_write_text, data_dir, set_aside
+from companion.store.files import (
+    MAX_SETTINGS_BYTES,
+    NotAFileError,
+    StoreError,
+    atomic_write_text,
+    data_dir,
+    read_capped,
+    set_aside,
+)
 
 
 class Settings(BaseModel):
@@ -34,10 +42,6 @@ class Settings(BaseModel):
     led_brightness: int = Field(default=96, ge=1, le=255)
 
 
-# Settings are a few hundred bytes; anything far larger is not a settings file.
-MAX_SETTINGS_BYTES = 1_000_000
-
-
 class SettingsStore:
     """Loads and saves `Settings`; a damaged file is kept aside and reported, never lost.
 
@@ -57,11 +61,11 @@ class SettingsStore:
         self.problem = None
         self._damaged_in_place = False
         try:
-            if self.path.stat().st_size > MAX_SETTINGS_BYTES:
-                return self._damaged(f"larger than {MAX_SETTINGS_BYTES:,} bytes")
-            data = self.path.read_bytes()
+            data = read_capped(self.path, MAX_SETTINGS_BYTES)
         except FileNotFoundError:
             return Settings()
+        except NotAFileError as exc:
+            return self._damaged(str(exc).removeprefix(f"{self.path}: "))
         except OSError as exc:
             # Unreadable is not the same as damaged, but it must not be written over either.
             self._damaged_in_place = True

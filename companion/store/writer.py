@@ -5,10 +5,18 @@ own savepoint of one transaction and commits once (a burst of taps costs one dis
 sync, not one each). A job that fails is rolled back alone and reported; the others
 still commit. The thread starts on the first job and ends after a quiet spell, so a
 store that is not writing holds no thread.
+
+After each commit the write-ahead log is moved into the database file (a checkpoint),
+so what is saved does not depend on the log surviving: a cleaner app or a sync tool
+that deletes or damages it loses nothing. A log removed or replaced under the open
+connection is noticed at once: what that connection committed is moved into the
+database file from the log it still holds before the save is reported durable, and
+every connection is opened again.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import sqlite3
 import threading
@@ -16,7 +24,7 @@ from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 
-from companion.store.database import connect
+from companion.store.database import connect, store_error, wal_identity
 from companion.store.files import StoreError
 
 log = logging.getLogger(__name__)
@@ -54,10 +62,16 @@ class Writer:
         path: Path,
         committed: Callable[[list[Job]], None],
         failed: Callable[[Job], None],
+        log_lost: Callable[[], None] = lambda: None,
     ) -> None:
         self.path = path
         self._committed = committed
         self._failed = failed
+        # Told (on the writer thread) when the write-ahead log was removed or replaced
+        # under the writer: every other connection must be opened again.
+        self._log_lost = log_lost
+        # Which file the write-ahead log was when the writer's connection opened it.
+        self._log: tuple[int, int] | None = None
         self._cond = threading.Condition()
         self._pending: deque[Job] = deque()
         self._in_flight = 0
@@ -71,12 +85,16 @@ class Writer:
                 raise StoreError(f"{self.path}: the store is closed")
             self._pending.append(job)
             if self._thread is None:
-                self._thread = threading.Thread(
-                    target=self._run, name="companion-store-writer", daemon=True
-                )
-                self._thread.start()
+                self._start()
             self._cond.notify_all()
         return job
+
+    def _start(self) -> None:
+        """Start the writer thread (the caller holds the condition's lock)."""
+        self._thread = threading.Thread(
+            target=self._run, name="companion-store-writer", daemon=True
+        )
+        self._thread.start()
 
     def wait_idle(self, timeout: float | None = None) -> bool:
         """Block until every job submitted so far is committed or failed."""
@@ -91,17 +109,20 @@ class Writer:
             self._closing = True
             self._cond.notify_all()
             thread = self._thread
-        if thread is not None:
+        while thread is not None:  # a thread whose connection was lost hands over to another
             thread.join()
+            with self._cond:
+                thread = self._thread if self._thread is not thread else None
 
     def _run(self) -> None:
         try:
-            conn = connect(self.path)
+            conn: sqlite3.Connection | None = connect(self.path)
         except StoreError as exc:
             self._fail_everything(exc)
             return
+        self._log = wal_identity(self.path)
         try:
-            while True:
+            while conn is not None:
                 with self._cond:
                     self._cond.wait_for(lambda: self._pending or self._closing, timeout=IDLE_EXIT_S)
                     if not self._pending:
@@ -112,16 +133,25 @@ class Writer:
                     self._pending.clear()
                     self._in_flight = len(batch)
                 try:
-                    self._write(conn, batch)
+                    conn = self._write(conn, batch)
                 finally:
                     with self._cond:
                         self._in_flight = 0
                         self._cond.notify_all()
+            with self._cond:  # the connection was lost: a new thread takes what is queued
+                self._thread = None
+                if self._pending:
+                    self._start()
+                self._cond.notify_all()
         finally:
-            conn.close()
+            if conn is not None:
+                conn.close()
 
-    def _write(self, conn: sqlite3.Connection, batch: list[Job]) -> None:
+    def _write(self, conn: sqlite3.Connection, batch: list[Job]) -> sqlite3.Connection | None:
+        """Write a batch in one transaction; returns the connection to go on with (None:
+        it was lost and could not be opened again)."""
         ok: list[Job] = []
+        after: sqlite3.Connection | None = conn
         try:
             conn.execute("BEGIN IMMEDIATE")
             for job in batch:
@@ -138,11 +168,19 @@ class Writer:
                 conn.execute("RELEASE job")
             conn.execute("COMMIT")
         except WRITE_ERRORS as exc:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
+            with contextlib.suppress(sqlite3.Error):
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+            error = store_error(self.path, exc) if isinstance(exc, sqlite3.Error) else exc
             for job in batch:
-                job.error = job.error or exc
+                job.error = job.error or error
             ok = []
+        if ok:
+            after, lost = self._after_commit(conn)
+            if lost is not None:
+                for job in ok:
+                    job.error = lost
+                ok = []
         try:
             for job in batch:
                 if job.error is not None:
@@ -153,6 +191,38 @@ class Writer:
         finally:
             for job in batch:
                 job.done.set()
+        return after
+
+    def _after_commit(
+        self, conn: sqlite3.Connection
+    ) -> tuple[sqlite3.Connection | None, StoreError | None]:
+        """Move the committed log into the database file; returns the connection to go
+        on with, and why the commit is not durable after all (None: it is)."""
+        if wal_identity(self.path) == self._log:
+            try:
+                conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+            except sqlite3.Error as exc:  # still in the log, which is intact: durable
+                log.warning("the write-ahead log could not be moved into %s: %s", self.path, exc)
+            return conn, None
+        # The log was removed or replaced: what this connection committed is only in the
+        # log file it still holds open. Move all of it into the database file now.
+        log.warning("the write-ahead log of %s was removed or replaced", self.path)
+        lost: StoreError | None = None
+        try:
+            busy, frames, moved = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+            if busy or moved < frames:
+                lost = StoreError(f"{self.path}: its write-ahead log was removed; saving again")
+        except sqlite3.Error as exc:
+            lost = store_error(self.path, exc)
+        conn.close()
+        self._log_lost()
+        try:
+            fresh: sqlite3.Connection | None = connect(self.path)
+        except StoreError as exc:  # this thread ends; the next job's thread tries again
+            log.warning("the saved-games database cannot be opened again: %s", exc)
+            fresh = None
+        self._log = wal_identity(self.path)
+        return fresh, lost
 
     def _fail_everything(self, exc: StoreError) -> None:
         with self._cond:

@@ -39,6 +39,7 @@ from companion.ui.navigator import HOME_SCREEN, START_SCREEN, Navigator
 from companion.ui.root import AppRoot, load_layout
 from companion.ui.screens import registry
 from companion.ui.session import GameSession
+from companion.ui.system_ui import follow_system_ui
 from companion.ui.theme import Theme
 
 if TYPE_CHECKING:
@@ -46,7 +47,8 @@ if TYPE_CHECKING:
     # rules engine are the larger part of the app's start-up.
     from companion.core import Game
     from companion.store import Settings, SettingsStore
-    from companion.ui.device_service import DeviceHost, DeviceService
+    from companion.ui.device_service import DeviceService
+    from companion.ui.link_service import TableLinkService
     from companion.ui.screens.base import CompanionScreen
 
 log = logging.getLogger(__name__)
@@ -59,6 +61,8 @@ BACK_KEYS = (27,)
 PACKS_DIR = "packs"
 # Shown for the moment between the first frame and the game being loaded.
 OPENING_SCREEN = "opening"
+# Where a damaged copy of the saved games is offered for recovery.
+RECOVER_SCREEN = "games"
 
 
 def first_look(data_dir: Path | None) -> tuple[str, str | None]:
@@ -68,9 +72,11 @@ def first_look(data_dir: Path | None) -> tuple[str, str | None]:
     loaded and checked right after the first frame, and a damaged file is reported then.
     The language is None when none was ever chosen (the system's is used then).
     """
+    from companion.store.files import MAX_SETTINGS_BYTES, read_capped
+
     path = (data_dir if data_dir is not None else user_data_dir()) / SETTINGS_FILE
-    try:
-        saved = json.loads(path.read_text(encoding="utf-8"))
+    try:  # capped, and never a pipe or a device: this runs before the first frame
+        saved = json.loads(read_capped(path, MAX_SETTINGS_BYTES))
     except (OSError, ValueError, RecursionError):  # reported by the full load, not here
         saved = {}
     if not isinstance(saved, dict):
@@ -107,7 +113,7 @@ class CompanionApp(App):
         self,
         data_dir: Path | None = None,
         no_virtual: bool = False,
-        device_service: Callable[[DeviceHost], DeviceService] | None = None,
+        device_service: Callable[..., DeviceService] | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
@@ -129,6 +135,8 @@ class CompanionApp(App):
         self.settings: Settings
         self.devices: DeviceService | None = None
         self._device_factory = device_service
+        # The table link (phones and TVs in their browsers); off until the host turns it on.
+        self.table_link: TableLinkService | None = None
         self._cards: Any = None
         self._startup_problems: list[str] = []
         # Start-up builds a few hundred thousand objects that all live on (modules,
@@ -158,6 +166,7 @@ class CompanionApp(App):
         self.bind(wide=lambda _app, wide: root.build_nav(navigator.entries, self.show, wide))
         self.session.bind(on_opened=self._game_opened, on_won=self._game_won)
         Window.bind(on_keyboard=self._on_keyboard, size=self._on_window_size)
+        follow_system_ui(Window, root)
         return root
 
     def on_start(self) -> None:
@@ -188,6 +197,9 @@ class CompanionApp(App):
             set_language(self.settings.language)
         self.session.load(self.data_dir, cover=table_cover)
         self.devices = self._start_devices()
+        from companion.ui.link_service import TableLinkService
+
+        self.table_link = TableLinkService(self)
         self.navigator.enabled = True
         self.ready = True
         keep_awake(self.settings.keep_awake)
@@ -195,13 +207,15 @@ class CompanionApp(App):
         if problem is not None:
             self._startup_problems.append(problem)
         if self.session.game is None:
-            self.show(START_SCREEN)
+            # A damaged copy of the saved games kept aside: the screen that offers to
+            # recover it comes first.
+            self.show(RECOVER_SCREEN if self.session.games.recoverable else START_SCREEN)
         else:
             self.game_shown = True
         if self.manager.has_screen(OPENING_SCREEN):
             self.manager.remove_widget(self.manager.get_screen(OPENING_SCREEN))
-        for problem in self._startup_problems:
-            self.notify(problem, error=True)
+        if self._startup_problems:  # all of them, at once, on the first screen
+            self.notify("\n".join(self._startup_problems), error=True)
 
     def _settled(self, *_args: Any) -> None:
         """The first screen of the game is drawn: the collector runs again."""
@@ -286,10 +300,12 @@ class CompanionApp(App):
 
         folder = self.data_dir / PACKS_DIR if self.data_dir is not None else user_packs_dir()
         try:
-            remember_monster(folder, name, level, treasure)
+            _pack, problem = remember_monster(folder, name, level, treasure)
         except (OSError, ValueError) as exc:
             log.warning("could not remember the monster %r: %s", name, exc)
             return
+        if problem is not None:  # the damaged pack was kept aside: say so
+            self.notify(problem, error=True)
         self._cards = None  # loaded again, with the new monster, on the next search
 
     # -- wiring ---------------------------------------------------------------------------
@@ -308,6 +324,8 @@ class CompanionApp(App):
     def _game_opened(self, _session: GameSession, game: Game | None) -> None:
         if self.devices is not None:
             self.devices.game_changed(game)
+        if self.table_link is not None:
+            self.table_link.game_changed(game)
         if game is not None and self.ready:
             self.show("game_over" if game.state.winners else HOME_SCREEN)
             self.navigator.forget_back()
@@ -347,7 +365,8 @@ class CompanionApp(App):
                 from companion.ui.device_service import DeviceService
 
                 factory = DeviceService
-            return factory(self)
+            # Presses are acknowledged once the game's recorder has them on disk.
+            return factory(self, durable=self.session.recorder.wait_durable)
         except Exception as exc:  # a broken service must not stop the table from playing
             log.exception("the counters' service could not be created")
             self._startup_problems.append(str(exc))
@@ -380,6 +399,7 @@ async def run_app(app: CompanionApp) -> None:
     started = asyncio.Event()
     finished = False
     running: asyncio.Future[None] | None = None
+    serving: asyncio.Future[None] | None = None  # the table link
     # The service starts once the app has loaded its settings and game (after the first frame).
     app.bind(ready=lambda *_args: started.set())
 
@@ -392,6 +412,8 @@ async def run_app(app: CompanionApp) -> None:
             started.set()
             if running is not None:
                 running.cancel()
+            if serving is not None:
+                serving.cancel()
 
     async def devices() -> None:
         nonlocal running
@@ -407,9 +429,23 @@ async def run_app(app: CompanionApp) -> None:
         except Exception:
             log.exception("the counters' service stopped")
 
+    async def table_link() -> None:
+        nonlocal serving
+        await started.wait()
+        if finished or app.table_link is None:
+            return
+        serving = asyncio.ensure_future(app.table_link.run())
+        try:
+            await serving
+        except asyncio.CancelledError:
+            if not finished:
+                raise
+        except Exception:
+            log.exception("the table link stopped")
+
     guard = KeepPlaying(app)
     ExceptionManager.add_handler(guard)
     try:
-        await asyncio.gather(ui(), devices())
+        await asyncio.gather(ui(), devices(), table_link())
     finally:
         ExceptionManager.remove_handler(guard)

@@ -1,7 +1,8 @@
 """The app's side of the device layer: runs the `DeviceManager` beside the UI, on the same loop.
 
 The service starts with the app: it looks for counters, starts virtual ones when no
-hardware answers (unless they are switched off in Settings or by `--no-virtual`),
+hardware answers (unless they are switched off in Settings or by `--no-virtual`; a
+`VirtualFleet` beside the manager, whose links the manager takes like any other),
 follows whichever game is open, and publishes what the Devices screen shows as Kivy
 properties. Bursts of LED frames (virtual counters animate at 30 frames a second) are
 coalesced into at most `FRAME_RATE_HZ` updates of the screen.
@@ -29,7 +30,6 @@ from companion.ui.i18n import _, tr
 if TYPE_CHECKING:
     from companion.core import Game
     from companion.store import Settings
-    from companion.ui.session import GameSession
 
 log = logging.getLogger(__name__)
 
@@ -48,8 +48,6 @@ class DeviceHost(Protocol):
     no_virtual: bool
     # Where the claim tokens are kept (None: the platform's data folder).
     data_dir: Path | None
-    # The open game, whose saving a counter's press waits for.
-    session: GameSession
 
     def notify(self, text: str, error: bool = False) -> None:
         """Show a short message across the top; errors in red."""
@@ -69,10 +67,20 @@ class DeviceService(EventDispatcher):
     # A sentence for the Devices screen about what the service is doing.
     activity = StringProperty("")
 
-    def __init__(self, app: DeviceHost, manager: Any = None) -> None:
+    def __init__(
+        self,
+        app: DeviceHost,
+        manager: Any = None,
+        durable: Callable[[int], Awaitable[object]] | None = None,
+    ) -> None:
         super().__init__()
         self.app = app
         self.manager: Any = manager
+        # A counter's press is acknowledged once this finishes for the open game's change
+        # (the game recorder's `wait_durable`); None: as soon as it is applied.
+        self._durable = durable
+        # The virtual counters (a `VirtualFleet`) while they run, else None.
+        self.fleet: Any = None
         self._injected = manager is not None
         self._game: Game | None = None
         self._pending_frames: dict[str, Any] = {}
@@ -94,10 +102,7 @@ class DeviceService(EventDispatcher):
         manager = self.manager
         if manager is None or not self._injected:
             manager = self.manager = self._new_manager()  # a fresh one for every run
-        self._unsubscribe = [
-            manager.on_status(lambda _status: self._statuses_trigger()),
-            manager.on_frame(self._frame),
-        ]
+        self._unsubscribe = [manager.on_status(lambda _status: self._statuses_trigger())]
         self.running = True
         try:
             if self._game is not None:
@@ -121,7 +126,13 @@ class DeviceService(EventDispatcher):
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(asyncio.shield(manager.stop()), STOP_TIMEOUT_S)
             with contextlib.suppress(Exception):
+                await asyncio.wait_for(asyncio.shield(self._stop_virtual()), STOP_TIMEOUT_S)
+            with contextlib.suppress(Exception):
                 await asyncio.wait_for(asyncio.shield(self.dice.close()), STOP_TIMEOUT_S)
+            # Nothing runs now: the screens show no counter that is gone, nor its last LEDs.
+            self._pending_frames = {}
+            self.statuses = []
+            self.frames = {}
 
     def game_changed(self, game: Game | None) -> None:
         """Counters follow the open game; with none open they keep the last one on show."""
@@ -135,9 +146,9 @@ class DeviceService(EventDispatcher):
             return
         self._apply_brightness()
         virtual = self.virtual_wanted
-        if virtual and not self.manager.virtual_counters:
+        if virtual and self.fleet is None:
             self.spawn(self._start_virtual())
-        elif not virtual and self.manager.virtual_counters:
+        elif not virtual and self.fleet is not None:
             self.spawn(self._restart(virtual=False))
 
     # -- what screens call ----------------------------------------------------------------
@@ -183,9 +194,9 @@ class DeviceService(EventDispatcher):
         if manager is None or key not in manager.connections:
             return
         manager.open_claiming()
-        connection = manager.connections[key]
-        if connection.virtual is not None:
-            connection.virtual.open_claim_window()  # the long press a person would make
+        counter = self.fleet.counter(key) if self.fleet is not None else None
+        if counter is not None:
+            counter.open_claim_window()  # the long press a person would make
 
     @property
     def tokens_problem(self) -> str:
@@ -195,16 +206,11 @@ class DeviceService(EventDispatcher):
 
     def is_virtual(self, key: str) -> bool:
         """True for a counter simulated on this computer."""
-        manager = self.manager
-        return bool(manager and key in manager.connections and manager.connections[key].virtual)
+        return self.fleet is not None and self.fleet.counter(key) is not None
 
     def spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any] | None:
-        """Run a coroutine of the device layer on the app's loop."""
-        try:
-            return self._tasks.spawn(coro, getattr(coro, "__name__", "counter task"))
-        except RuntimeError:  # no loop running: the app is closing
-            coro.close()
-            return None
+        """Run a coroutine of the device layer on the app's loop (not once the app closes)."""
+        return self._tasks.spawn_while_running(coro)
 
     # -- inside ---------------------------------------------------------------------------
     def _new_manager(self) -> Any:
@@ -214,11 +220,6 @@ class DeviceService(EventDispatcher):
         folder = self.app.data_dir
         tokens = TokenStore(folder / TOKENS_FILE) if folder is not None else TokenStore()
         return DeviceManager(tokens=tokens, persist=self._durable)
-
-    def _durable(self, sequence: int) -> Awaitable[None]:
-        # A counter's press is acknowledged once the open game's change `sequence` is on disk.
-        session = self.app.session
-        return session.games.wait_durable(session.game_id, sequence)
 
     async def _connect_all(self, virtual: bool) -> None:
         from companion.devices.discovery import discover
@@ -233,24 +234,42 @@ class DeviceService(EventDispatcher):
         for info in found:
             manager.add_counter(info)
         if not found and virtual:
-            await manager.start_virtual()
+            await self._run_virtual()
         self._apply_brightness()
         self._publish_statuses()
 
     async def _start_virtual(self) -> None:
         self.activity = _("Starting virtual counters\u2026")
         try:
-            await self.manager.start_virtual()
+            await self._run_virtual()
             self._apply_brightness()
         finally:
             self.activity = ""
             self._publish_statuses()
+
+    async def _run_virtual(self) -> None:
+        """Start the virtual counters and hand their links to the manager."""
+        from companion.devices.sim.fleet import VirtualFleet, VirtualSetup
+
+        if self.fleet is not None:
+            return
+        fleet = self.fleet = VirtualFleet()
+        self._unsubscribe.append(fleet.on_frame(self._frame))
+        players = len(self._game.state.players) if self._game is not None else 4
+        await fleet.start(VirtualSetup(), players)
+        await fleet.join(self.manager)
+
+    async def _stop_virtual(self) -> None:
+        fleet, self.fleet = self.fleet, None
+        if fleet is not None:
+            await fleet.stop()
 
     async def _restart(self, virtual: bool) -> None:
         """Stop every counter and connect again (how virtual counters are switched off)."""
         self.activity = _("Reconnecting counters\u2026")
         try:
             await self.manager.stop()
+            await self._stop_virtual()
             self.frames = {}
             if self._game is not None:
                 self.manager.set_game(self._game)
@@ -279,10 +298,11 @@ class DeviceService(EventDispatcher):
 
     def _apply_brightness(self) -> None:
         from companion.devices import wire
+        from companion.devices.projection import Part
 
         level = int(self.app.settings.led_brightness)
         for connection in self.manager.connections.values():
-            connection.set_desired("brightness", wire.ConfigBrightness(level))
+            connection.set_desired(Part.BRIGHTNESS, wire.ConfigBrightness(level))
 
     def _frame(self, key: str, frame: Any) -> None:
         self._pending_frames[key] = frame
@@ -302,13 +322,33 @@ class DeviceService(EventDispatcher):
         self.app.notify(tr(exc), error=True)
 
 
+# Android 12 (API 31) gave BLE its own runtime permissions; before it, a BLE scan needed
+# the fine location permission. The manifest declares each only where it applies
+# (buildozer.spec), and a permission the manifest leaves out is refused without asking.
+BLUETOOTH_PERMISSIONS_API = 31
+
+
+def bluetooth_permissions(sdk_int: int) -> list[str]:
+    """The runtime permissions BLE needs on this Android API level.
+
+    >>> bluetooth_permissions(34)
+    ['android.permission.BLUETOOTH_SCAN', 'android.permission.BLUETOOTH_CONNECT']
+    >>> bluetooth_permissions(30)
+    ['android.permission.ACCESS_FINE_LOCATION']
+    """
+    if sdk_int >= BLUETOOTH_PERMISSIONS_API:
+        return ["android.permission.BLUETOOTH_SCAN", "android.permission.BLUETOOTH_CONNECT"]
+    return ["android.permission.ACCESS_FINE_LOCATION"]
+
+
 async def _ask_android_permissions(timeout_s: float = PERMISSION_WAIT_S) -> bool:
     """On Android, ask for the Bluetooth permissions; answers whether BLE may be used."""
     from kivy.utils import platform
 
     if platform != "android":
         return True
-    from android.permissions import Permission, request_permissions  # type: ignore[import-not-found]
+    from android.permissions import request_permissions  # type: ignore[import-not-found]
+    from jnius import autoclass  # only on Android
 
     loop = asyncio.get_running_loop()
     answer: asyncio.Future[bool] = loop.create_future()
@@ -321,9 +361,8 @@ async def _ask_android_permissions(timeout_s: float = PERMISSION_WAIT_S) -> bool
 
         loop.call_soon_threadsafe(settle)
 
-    wanted = [Permission.BLUETOOTH_SCAN, Permission.BLUETOOTH_CONNECT]
-    wanted.append(Permission.ACCESS_FINE_LOCATION)  # BLE scans on Android 6 to 11
-    request_permissions(wanted, answered)
+    sdk_int = int(autoclass("android.os.Build$VERSION").SDK_INT)
+    request_permissions(bluetooth_permissions(sdk_int), answered)
     try:
         return await asyncio.wait_for(answer, timeout_s)
     except TimeoutError:

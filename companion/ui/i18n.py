@@ -8,14 +8,22 @@ The rules engine's sentences (rule errors, History lines) arrive as `Phrase`s: `
 translates their template and fills in their values, translating values that are
 Phrases themselves. A language change is announced to `on_change` listeners, which
 rebuild what they show.
+
+The names of the shipped cards (classes, races, items, monsters...) and editions have a
+catalogue of their own (domain "cards", extracted from `cards/` by `./tasks i18n`):
+`card_name()` shows one in the current language, and so does `tr()` for a Phrase value
+given under a card's key (`trait`, `item`, `monster`...). A game log always keeps the
+English name, so a game reads the same whoever opens it.
 """
 
 from __future__ import annotations
 
 import gettext
 import os
+import re
 import sys
 from collections.abc import Callable, Mapping
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -28,23 +36,34 @@ if TYPE_CHECKING:
 _PHRASE_MODULE = "companion.core.phrase"
 
 DOMAIN = "companion"
+# The names of the shipped cards and editions, kept apart from the app's own texts.
+CARDS_DOMAIN = "cards"
 LOCALE_DIR = Path(__file__).with_name("locale")
 SOURCE_LANGUAGE = "en"
-# Every shipped language, by its own name (so a player finds theirs in any language).
-LANGUAGES: dict[str, str] = {
-    "en": "English",
-    "de": "Deutsch",
-    "es": "Español",
-    "fr": "Français",
-    "it": "Italiano",
-    "pl": "Polski",
-    "pt_BR": "Português (Brasil)",
-    "ru": "Русский",
-}
+# The one list of shipped languages: code, its own name (so a player finds theirs in any
+# language) and how many plural forms its catalogue has (gettext's Plural-Forms). Listed
+# as the language picker shows them: Latin script, then Greek, then Cyrillic.
+SHIPPED: tuple[tuple[str, str, int], ...] = (
+    ("cs", "Čeština", 3),
+    ("de", "Deutsch", 2),
+    ("en", "English", 2),
+    ("es", "Español", 2),
+    ("fr", "Français", 2),
+    ("it", "Italiano", 2),
+    ("nl", "Nederlands", 2),
+    ("pl", "Polski", 3),
+    ("pt_BR", "Português (Brasil)", 2),
+    ("el", "Ελληνικά", 2),
+    ("ru", "Русский", 3),
+    ("uk", "Українська", 3),
+)
+LANGUAGES: dict[str, str] = {code: name for code, name, _forms in SHIPPED}
+PLURAL_FORMS: dict[str, int] = {code: forms for code, _name, forms in SHIPPED}
 # The environment variables that name the user's language, strongest first (as gettext reads them).
 LOCALE_VARIABLES = ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")
 
 _translation: gettext.NullTranslations = gettext.NullTranslations()
+_card_translation: gettext.NullTranslations = gettext.NullTranslations()
 _language = SOURCE_LANGUAGE
 _listeners: Listeners | None = None
 
@@ -101,10 +120,13 @@ def set_language(language: str) -> str:
 
     Listeners added with `on_change` hear about a real change.
     """
-    global _translation, _language
+    global _translation, _card_translation, _language
     code = supported(language) or SOURCE_LANGUAGE
     _translation = gettext.translation(
         DOMAIN, localedir=LOCALE_DIR, languages=[code], fallback=True
+    )
+    _card_translation = gettext.translation(
+        CARDS_DOMAIN, localedir=LOCALE_DIR, languages=[code], fallback=True
     )
     changed = code != _language
     _language = code
@@ -149,12 +171,71 @@ def N_(message: str) -> str:
     return message
 
 
+# The keys under which the engine's Phrases carry a card's name (never a player's).
+CARD_KEYS = frozenset({"trait", "item", "monster", "enhancer", "ally", "what"})
+# The name the Combat screen gives a monster entered by its level alone, and the "#2"
+# that tells a second one of the same level apart.
+QUICK_MONSTER = N_("Level {n} monster")
+_QUICK_NUMBER = " #{number}"
+
+
+def quick_monster_name(level: int, number: int = 1) -> str:
+    """The English name kept in the game log for a monster entered by its level; the
+    screens show it in the player's language (`card_name`).
+
+    >>> quick_monster_name(8), quick_monster_name(8, 2)
+    ('Level 8 monster', 'Level 8 monster #2')
+    """
+    name = QUICK_MONSTER.format(n=level)
+    return name if number < 2 else name + _QUICK_NUMBER.format(number=number)
+
+
+@cache
+def _quick_monster_patterns() -> tuple[re.Pattern[str], ...]:
+    """A quick monster's name as any shipped language wrote it (games saved before the
+    log kept it in English hold the name in the language of their table)."""
+    templates = {QUICK_MONSTER}
+    for code in LANGUAGES:
+        catalogue = gettext.translation(DOMAIN, LOCALE_DIR, languages=[code], fallback=True)
+        templates.add(catalogue.gettext(QUICK_MONSTER))
+    patterns = []
+    for template in sorted(templates):
+        if template.count("{n}") != 1:
+            continue  # a broken translation recognises nothing
+        before, after = (re.escape(part) for part in template.split("{n}"))
+        patterns.append(re.compile(f"^{before}(\\d+){after}(?: #(\\d+))?$"))
+    return tuple(patterns)
+
+
+def card_name(name: str) -> str:
+    """A card's, trait's or edition's name in the current language.
+
+    The shipped cards' names come from the "cards" catalogue; a monster entered by its
+    level reads "Level 8 monster" in the player's language; any other name (a player's
+    own card, a typed monster) is shown as it was written.
+    """
+    if not name:
+        return name
+    translated = _card_translation.gettext(name)
+    if translated != name:
+        return translated
+    for pattern in _quick_monster_patterns():
+        found = pattern.match(name)
+        if found:
+            text = _(QUICK_MONSTER).format(n=int(found.group(1)))
+            if found.group(2):
+                text += _QUICK_NUMBER.format(number=int(found.group(2)))
+            return text
+    return name
+
+
 def tr(message: object) -> str:
     """A text from the engine (or anywhere) in the current language.
 
     A `Phrase` has its template translated and its values filled in (values that are
-    Phrases are translated too); an exception is its message; any other text is looked up
-    as it is, and shown untranslated when the catalogue does not have it.
+    Phrases are translated too, and card names under `CARD_KEYS` are shown with
+    `card_name`); an exception is its message; any other text is looked up as it is,
+    and shown untranslated when the catalogue does not have it.
     """
     loaded = sys.modules.get(_PHRASE_MODULE)
     phrase_type: type = loaded.Phrase if loaded is not None else _NoPhrase
@@ -162,17 +243,17 @@ def tr(message: object) -> str:
         first = message.args[0] if len(message.args) == 1 else None
         message = first if isinstance(first, phrase_type) else str(message)
     if isinstance(message, phrase_type):
-        if message.plural is not None and message.count is not None:
-            template = ngettext(message.template, message.plural, message.count)
-        else:
-            template = _(message.template)
-        values = {k: tr(v) if isinstance(v, phrase_type) else v for k, v in message.params.items()}
-        try:
-            return template.format(**values)
-        except (KeyError, IndexError, ValueError):  # a broken translation: keep the English
-            return str(message)
+        spoken: Callable[..., object] = message.spoken  # type: ignore[attr-defined]
+        return str(spoken(_, ngettext, _card_value))
     text = str(message)
     return _(text) if text else text
+
+
+def _card_value(key: str, value: object) -> object:
+    """A card's name in a sentence, in the language on show (other values as they are)."""
+    if key in CARD_KEYS and isinstance(value, str):
+        return card_name(value)
+    return value
 
 
 class _NoPhrase:

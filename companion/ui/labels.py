@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from companion.core import GameState, Phase, PlayerState, Sex
-from companion.ui.i18n import N_, _
+from companion.ui.i18n import N_, _, card_name
 
 PHASES: dict[str, str] = {
     Phase.LISTEN_AT_THE_DOOR: N_("Listen at the door"),
-    Phase.KICK_OPEN_THE_DOOR: N_("Kick open the door"),
+    Phase.KICK_OPEN_THE_DOOR: N_("Kick open the door: you must"),
     Phase.LOOT_OR_TROUBLE: N_("Loot the room or look for trouble"),
     Phase.CHARITY: N_("Charity"),
     Phase.GAME_OVER: N_("Game over"),
@@ -45,12 +45,12 @@ def sex_name(sex: str) -> str:
 def traits_line(player: PlayerState, has_races: bool) -> str:
     """Sex, classes, races and the like in one short line for a tile."""
     parts = [sex_name(player.sex)]
-    parts += list(player.classes)
+    parts += [card_name(name) for name in player.classes]
     if player.races:
-        parts += list(player.races)
+        parts += [card_name(name) for name in player.races]
     elif has_races:
         parts.append(_("Human"))
-    parts += list(player.motivations) + list(player.styles)
+    parts += [card_name(name) for name in (*player.motivations, *player.styles)]
     if player.ally is not None:
-        parts.append(_("Ally: {name}").format(name=player.ally.name))
+        parts.append(_("Ally: {name}").format(name=card_name(player.ally.name)))
     return " \u00b7 ".join(parts)

@@ -11,7 +11,14 @@ import re
 import tomllib
 from pathlib import Path
 
-from companion.store.files import atomic_write_text
+from companion.cards.loading import MAX_PACK_BYTES
+from companion.store.files import (
+    NotAFileError,
+    StoreError,
+    atomic_write_text,
+    read_capped,
+    set_aside,
+)
 
 PACK_FILE = "table-monsters.toml"
 PACK_ID = "table-monsters"
@@ -33,17 +40,25 @@ def card_id(name: str) -> str:
     return f"table-{slug}"[:60]
 
 
-def remember_monster(packs_dir: Path, name: str, level: int, treasure: int) -> Path:
-    """Add (or update) a monster in the table's pack; returns the pack file.
+def remember_monster(
+    packs_dir: Path, name: str, level: int, treasure: int
+) -> tuple[Path, str | None]:
+    """Add (or update) a monster in the table's pack; returns the pack file, and what was
+    wrong with it (None when nothing was).
 
-    The whole file is rewritten atomically, so a crash keeps the old or the new list.
+    The whole file is rewritten atomically, so a crash keeps the old or the new list. A
+    pack that cannot be read, or whose entries are not monsters with an id, is kept
+    aside (`<file>.damaged-<time>`) before it is written; the monsters that could be
+    read are kept.
     """
     path = packs_dir / PACK_FILE
-    monsters: dict[str, dict[str, object]] = {}
-    if path.exists():
-        with path.open("rb") as handle:
-            for entry in tomllib.load(handle).get("monster", []):
-                monsters[str(entry["id"])] = dict(entry)
+    monsters, problem = _read_monsters(path)
+    if problem is not None:
+        try:
+            kept = set_aside(path)
+        except StoreError as exc:
+            raise StoreError(f"{path}: {problem}; {exc}") from None
+        problem = f"{path.name}: {problem}; it was kept as {kept.name}"
     monsters[card_id(name)] = {
         "id": card_id(name),
         "name": name.strip(),
@@ -58,4 +73,34 @@ def remember_monster(packs_dir: Path, name: str, level: int, treasure: int) -> P
             lines.append(f"{key} = {json.dumps(value, ensure_ascii=False)}\n")
     packs_dir.mkdir(parents=True, exist_ok=True)
     atomic_write_text(path, "".join(lines))
-    return path
+    return path, problem
+
+
+def _read_monsters(path: Path) -> tuple[dict[str, dict[str, object]], str | None]:
+    """The monsters of the table's pack by id, and what is wrong with the file, if anything."""
+    try:
+        data = read_capped(path, MAX_PACK_BYTES)
+    except FileNotFoundError:
+        return {}, None
+    except NotAFileError as exc:
+        return {}, str(exc).removeprefix(f"{path}: ")
+    except OSError as exc:
+        return {}, f"cannot be read ({exc.strerror or exc})"
+    try:
+        entries = tomllib.loads(data.decode("utf-8")).get("monster", [])
+    except UnicodeDecodeError as exc:
+        return {}, f"not UTF-8 text (a bad byte at offset {exc.start})"
+    except (tomllib.TOMLDecodeError, RecursionError) as exc:
+        return {}, f"not valid TOML ({exc})"
+    if not isinstance(entries, list):
+        return {}, "its monsters are not a list"
+    monsters: dict[str, dict[str, object]] = {}
+    unusable = 0
+    for entry in entries:
+        if isinstance(entry, dict) and isinstance(entry.get("id"), str) and entry["id"]:
+            monsters[entry["id"]] = dict(entry)
+        else:
+            unusable += 1
+    if unusable:
+        return monsters, f"{unusable} of its {len(entries)} entries are not monsters with an id"
+    return monsters, None

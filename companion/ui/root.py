@@ -8,7 +8,7 @@ from typing import Any
 
 from kivy.app import App
 from kivy.lang import Builder
-from kivy.properties import BooleanProperty
+from kivy.properties import BooleanProperty, ListProperty
 from kivy.uix.floatlayout import FloatLayout
 
 from companion.ui.i18n import _
@@ -31,6 +31,8 @@ class AppRoot(FloatLayout):
     """
 
     full_screen = BooleanProperty(False)
+    # Left, top, right, bottom: what the system bars cover (`companion.ui.system_ui`).
+    insets = ListProperty([0, 0, 0, 0])
 
     def __init__(self, **kwargs: Any) -> None:
         self._behind_more: set[str] = set()

@@ -6,6 +6,10 @@ shown through the `notify` callback it was given and changes nothing. The sessio
 navigates: it fires `on_opened` (a game was opened or closed) and `on_won` (the open game
 just got a winner), and whoever wired it decides which screen to show.
 
+Saving is the store's `Recorder`, which follows the open game by itself: the session
+tells it only when to write (once the frame that shows a change is drawn) and hands it
+the Table's cover as the Table draws it.
+
 Nothing heavy is imported until `load()`: the app creates the session before its first
 frame, and the rules engine and the store come in right after.
 """
@@ -26,14 +30,14 @@ from companion.ui.i18n import _, ngettext, tr
 
 if TYPE_CHECKING:
     from companion.core import Game, GameSetup, GameState, RandomSource
-    from companion.store import GameStore
+    from companion.store import GameStore, Recorder
 
 log = logging.getLogger(__name__)
 
 # notify(text, error): how the session tells the table what happened.
 Notify = Callable[[str, bool], None]
-# A change is handed to the store after the frame that shows it, or after this long (s)
-# when no frame is drawn (a window in the background).
+# A change is written after the frame that shows it, or after this long (s) when no
+# frame is drawn (a window in the background).
 SAVE_AFTER_S = 0.1
 
 
@@ -50,6 +54,9 @@ class GameSession(EventDispatcher):
     game_id = StringProperty("")
     can_undo = BooleanProperty(False)
     can_redo = BooleanProperty(False)
+    # Why the open game's last change is not saved yet ("" when it is): shown on the
+    # Table until a later try succeeds.
+    save_problem = StringProperty("")
 
     __events__ = ("on_opened", "on_won")
 
@@ -58,12 +65,16 @@ class GameSession(EventDispatcher):
         self._notify = notify
         # Set by load(), right after the app's first frame.
         self.games: GameStore
+        # Keeps the open game saved (see `companion.store.recorder`).
+        self.recorder: Recorder
         self.dice: RandomSource  # where the game's dice come from (tests fix them)
         self.game: Game | None = None
         self._unsubscribe: Callable[[], None] | None = None
         self._publish_trigger = Clock.create_trigger(self._publish)
-        # A change waits to be handed to the store (see `_game_changed`).
-        self._save_due = False
+        # Makes a cover for a save that cannot wait for the Table to draw the game.
+        self._make_cover: Callable[[Game], str] | None = None
+        # What runs once the frame showing the latest change is drawn (see `_after_frame`).
+        self._after_drawn: list[Callable[[], None]] = []
 
     def on_opened(self, game: Game | None) -> None:
         """Default handler: nothing (the app binds to it)."""
@@ -73,15 +84,19 @@ class GameSession(EventDispatcher):
 
     # -- start-up ------------------------------------------------------------------------
     def load(self, data_dir: Path | None, cover: Callable[[Game], str] | None = None) -> None:
-        """Open the saved games in `data_dir` (the user's data folder when None); `cover`
-        makes the cover saved with the game to resume (see `companion.store.cover`)."""
+        """Open the saved games in `data_dir` (the user's data folder when None).
+
+        The Table hands the recorder its cover as it draws (`cover_drawn`); `cover`
+        makes one only for a save that cannot wait for that (closing on another screen).
+        """
         from companion.core import SecretsDice
         from companion.store import GameStore
 
         self.games = GameStore(data_dir)
-        self.games.cover = cover
+        self.recorder = self.games.recorder(schedule=self._after_frame, later=_later)
         # Told on the loop the saves came from, or on the writer thread without one.
-        self.games.problem_listeners.add(mainthread(self._save_failed))
+        self.recorder.problem_listeners.add(mainthread(self._save_problem_changed))
+        self._make_cover = cover
         self.dice = SecretsDice()
 
     def resume(self) -> str | None:
@@ -99,6 +114,7 @@ class GameSession(EventDispatcher):
         except StoreError as exc:
             problems.append(str(exc))
             last = None
+        problems += self.games.news()
         if last is not None:
             self._open(*last)
         return "; ".join(problems) if problems else None
@@ -210,13 +226,13 @@ class GameSession(EventDispatcher):
         """Open a saved game; a damaged file is reported and nothing changes."""
         from companion.store import StoreError
 
-        if self._take_save_due():  # the open game's last change goes to the store first
-            self._save_soon()
-        try:
+        try:  # the open game's last change is written first (the store sees to it)
             game = self.games.load(game_id)
         except StoreError as exc:
             self._notify(tr(exc), True)
             return False
+        for news in self.games.news():  # a damaged game opened as far as it could be
+            self._notify(news, True)
         self.games.last_id = game_id
         self._open(game_id, game)
         return True
@@ -270,26 +286,54 @@ class GameSession(EventDispatcher):
         self._notify(_("Game imported."), False)
         return game_id
 
-    def save(self) -> None:
-        """Write what changed in the open game and wait until it is on disk (a failure is
-        shown, never raised)."""
-        self._take_save_due()  # this save writes everything
-        if self.game is None or not self.game_id:
-            return
+    def recover(self) -> bool:
+        """Bring back what can still be read of a damaged copy of the saved games kept
+        aside, saying how much came back; False when nothing could be tried."""
         from companion.store import StoreError
 
         try:
-            self.games.save(self.game_id, self.game)
+            report = self.games.recover()
+        except (StoreError, OSError) as exc:
+            self._notify(tr(exc), True)
+            return False
+        self._notify(
+            _("Recovered: {whole} whole, {short} without their last actions, {lost} lost.").format(
+                whole=len(report.whole), short=len(report.shortened), lost=len(report.lost)
+            ),
+            bool(report.lost or report.shortened),
+        )
+        return True
+
+    def save(self) -> None:
+        """Write what changed in the open game and wait until it is on disk (a failure is
+        shown, never raised)."""
+        game = self.game
+        if game is None or not self.game_id:
+            return
+        from companion.store import StoreError
+
+        if self.recorder.needs_cover and self._make_cover is not None:
+            # The Table has not drawn the game as it is now (another screen is on show):
+            # the next start must not show an older Table.
+            self.recorder.offer_cover(self._make_cover(game))
+        try:
+            self.recorder.save()
         except (StoreError, OSError) as exc:
             self._notify(_("The game could not be saved: {problem}").format(problem=exc), True)
 
+    def cover_drawn(self, cover: str) -> None:
+        """The Table drew the open game as it is now: `cover` is what it showed (see
+        `companion.store.cover`), kept with the game's next save."""
+        if self.game is not None:
+            self.recorder.offer_cover(cover)
+
     # -- inside --------------------------------------------------------------------------
     def _open(self, game_id: str, game: Game | None) -> None:
-        if self._take_save_due():  # the game being put away has a change to hand over
-            self._save_soon()
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None
+        # What the game being put away still had to write is queued first.
+        self.recorder.follow(game_id, game)
         self.game = game
         self.game_id = game_id
         if game is not None:
@@ -298,42 +342,44 @@ class GameSession(EventDispatcher):
         self._publish()
 
     def _game_changed(self, _state: GameState) -> None:
-        # The screen first (the counters heard the game before this), then the save: it is
-        # handed to the store's writer thread once the frame showing the change is drawn
-        # (waking that thread costs the UI thread a few ms), or after SAVE_AFTER_S when no
-        # frame comes. A counter's press is acknowledged only once its save is durable
-        # (`GameStore.wait_durable`), so nothing is acknowledged early.
+        # The screens follow on the next frame (the counters heard the game before this);
+        # the recorder writes the change once that frame is drawn (`_after_frame`).
         self._publish_trigger()
-        if not self._save_due:
-            self._save_due = True
-            Window.bind(on_flip=self._save_after_frame)
-            Clock.schedule_once(self._save_after_frame, SAVE_AFTER_S)
 
-    def _save_after_frame(self, *_args: Any) -> None:
-        if self._publish_trigger.is_triggered:
-            return  # the frame that shows the change is the next one
-        if self._take_save_due():
-            self._save_soon()
-
-    def _take_save_due(self) -> bool:
-        """Whether a change was waiting to be handed to the store; it no longer waits."""
-        Window.unbind(on_flip=self._save_after_frame)
-        Clock.unschedule(self._save_after_frame)
-        due, self._save_due = self._save_due, False
-        return due
-
-    def _save_soon(self) -> None:
-        if self.game is None or not self.game_id:
+    def _after_frame(self, callback: Callable[[], None]) -> None:
+        """When the recorder writes a change: once the frame that shows it is drawn
+        (waking the writer thread costs the UI thread a few ms, which the frame must not
+        wait for), or after SAVE_AFTER_S when no frame comes. A counter's press is
+        acknowledged only once its save is durable, so nothing is acknowledged early."""
+        if callback in self._after_drawn:
             return
+        self._after_drawn.append(callback)
+        if len(self._after_drawn) == 1:
+            Window.bind(on_flip=self._frame_drawn)
+            Clock.schedule_once(self._frame_drawn, SAVE_AFTER_S)
+
+    def _frame_drawn(self, *_args: Any) -> None:
+        Clock.unschedule(self._frame_drawn)
+        if self._publish_trigger.is_triggered:  # the frame that shows the change is next
+            Clock.schedule_once(self._frame_drawn, SAVE_AFTER_S)
+            return
+        Window.unbind(on_flip=self._frame_drawn)
+        due, self._after_drawn = self._after_drawn, []
+        for callback in due:
+            self._write(callback)
+
+    def _write(self, callback: Callable[[], None]) -> None:
         from companion.store import StoreError
 
         try:
-            self.games.save_soon(self.game_id, self.game)
-        except StoreError as exc:
-            self._save_failed(self.game_id, str(exc))
+            callback()
+        except StoreError as exc:  # the store is closed
+            self._save_problem_changed(str(exc))
 
-    def _save_failed(self, _game_id: str, problem: str) -> None:
-        self._notify(_("The game could not be saved: {problem}").format(problem=problem), True)
+    def _save_problem_changed(self, problem: str | None) -> None:
+        if problem and not self.save_problem:  # said at once; the Table keeps showing it
+            self._notify(_("The game could not be saved: {problem}").format(problem=problem), True)
+        self.save_problem = problem or ""
 
     def _publish(self, *_args: Any) -> None:
         game = self.game
@@ -348,3 +394,9 @@ class GameSession(EventDispatcher):
         )
         if newly_won:
             self.dispatch("on_won")
+
+
+def _later(delay_s: float, callback: Callable[[], None]) -> None:
+    """When the recorder tries a failed save again: on the UI thread, after `delay_s`
+    (Kivy's clock may be asked from the writer thread)."""
+    Clock.schedule_once(lambda _dt: callback(), delay_s)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import math
 import random
 from pathlib import Path
+from typing import Any
 
 from kivy.clock import Clock
 from kivy.core.text import Label as CoreLabel
@@ -31,6 +33,8 @@ DIE_FRAME_S = 0.06
 # How long a banner message stays up (errors stay longer: they need reading).
 BANNER_INFO_S = 2.5
 BANNER_ERROR_S = 5.0
+# A button's words shrink to fit its longest word, but never below this (still readable).
+SMALLEST_BUTTON_FONT = sp(11)
 
 
 class FlatButton(ButtonBehavior, Label):
@@ -48,6 +52,29 @@ class FlatButton(ButtonBehavior, Label):
     radius = NumericProperty(dp(10))
     # Wrap long words onto more lines within the button's width (else one line).
     wrap = BooleanProperty(True)
+
+    def texture_update(self, *largs: Any) -> None:
+        # Wrapping breaks lines at spaces, but a single word wider than the button would be
+        # cut in the middle ("Суперманч / кин"): the words are drawn smaller until the
+        # longest fits. `font_size` keeps what was asked for, so a shorter text (another
+        # language) is drawn full size again.
+        self._label.options["font_size"] = self._fitting_font_size()
+        super().texture_update(*largs)
+
+    def _fitting_font_size(self) -> float:
+        size = float(self.font_size)
+        room = self.text_size[0]
+        words = self.text.split()
+        if not self.wrap or self.markup or not room or not words:
+            return size
+        while size > SMALLEST_BUTTON_FONT:
+            self._label.options["font_size"] = size
+            widest = max(self._label.get_extents(word)[0] for word in words)
+            if widest <= room:
+                break
+            # Glyph widths do not scale exactly with the size: step down until it fits.
+            size = max(SMALLEST_BUTTON_FONT, min(size - 1, math.floor(size * room / widest)))
+        return size
 
 
 class NavButton(FlatButton):

@@ -22,7 +22,7 @@ def test_generic_pack_is_big_enough_for_real_play_testing() -> None:
     kinds = Counter(card.kind for card in load_database(user=False))
     assert kinds["monster"] >= 40
     assert kinds["item"] >= 40  # every treasure of the generic pack is an item
-    for kind in ("enhancer", "class", "race", "ally", "style", "curse"):
+    for kind in ("enhancer", "class", "race", "role", "ally", "style", "curse"):
         assert kinds[kind] >= 1, kind
 
 
@@ -35,6 +35,8 @@ def test_generic_monsters_use_every_kind_of_modifier() -> None:
     assert any(mon.levels_per_kill == 2 for mon in monsters)
     assert {"undead", "demon"} <= {tag for mon in monsters for tag in mon.tags}
     assert any(mon.bad_stuff.death for mon in monsters)
+    assert any(mon.bad_stuff.lose_items for mon in monsters)
+    assert any(mon.pursues_above_level for mon in monsters)
 
 
 def test_every_card_says_something_in_its_own_words() -> None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from companion.cards import Item, Monster, load_database, load_edition
-from companion.core import Condition, MonsterModifier
+from companion.cards import Item, Monster, Race, Role, load_database, load_edition
+from companion.core import CardRules, Condition, MonsterModifier, TagBonus
 
 
 def test_monster_spec_carries_every_number() -> None:
@@ -98,3 +98,67 @@ def test_bad_stuff_names_what_it_takes() -> None:
     cards = load_database(user=False)
     bad = cards.monster("gen-sock-gremlin").to_spec().bad_stuff
     assert bad.lose == ("footgear",) and bad.lose_gear == 1
+
+
+def test_a_monster_that_spares_low_levels_and_takes_items_of_the_victims_choice() -> None:
+    monster = Monster.model_validate(
+        {
+            "id": "x-slug",
+            "name": "Lazy Slug",
+            "level": 3,
+            "pursues_above_level": 2,
+            "bad_stuff": {"lose_items": 2},
+        }
+    )
+    spec = monster.to_spec()
+    assert spec.pursues_above_level == 2 and spec.bad_stuff.lose_items == 2
+
+
+def test_what_a_trait_card_gives_goes_into_the_engine() -> None:
+    race = Race.model_validate(
+        {
+            "id": "x-stout",
+            "name": "Stout",
+            "grants": [
+                {"bonus": 1},
+                {"run_away": 2},
+                {"bonus": 3, "against": "Undead"},
+                {"ability": "big_items"},
+                {"wins_ties": True},
+                {"bonus": 5, "class": "Wizard", "text": "only for wizards: the table adds it"},
+            ],
+        }
+    )
+    action = race.gain_action(2)
+    assert (action.player, action.kind, action.name) == (2, "race", "Stout")
+    assert (action.bonus, action.run_away) == (1, 2)
+    assert action.against == (TagBonus(tag="undead", bonus=3),)
+    assert set(action.abilities or ()) == {"wins_ties", "big_items"}
+
+
+def test_an_item_card_brings_its_steed_and_its_bonus_against_a_tag() -> None:
+    item = Item.model_validate(
+        {
+            "id": "x-mule",
+            "name": "Stubborn Mule",
+            "big": True,
+            "steed": True,
+            "run_away": 2,
+            "grants": [{"bonus": 2, "against": "demon"}],
+        }
+    )
+    spec = item.to_spec()
+    assert spec.steed and spec.run_away_bonus == 2
+    assert spec.against == (TagBonus(tag="demon", bonus=2),)
+
+
+def test_a_role_card_is_a_set_up_card_for_the_engine() -> None:
+    role = Role.model_validate(
+        {"id": "x-hero", "name": "Plucky Hero", "grants": [{"bonus": 1}, {"run_away": 1}]}
+    )
+    assert role.to_rules() == CardRules(kind="role", name="Plucky Hero", bonus=1, run_away=1)
+
+
+def test_an_ability_must_be_one_the_engine_knows() -> None:
+    with pytest.raises(ValueError, match="ability"):
+        Race.model_validate({"id": "x-odd", "name": "Odd", "grants": [{"ability": "flying"}]})

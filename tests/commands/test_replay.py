@@ -133,7 +133,8 @@ def test_trait_bonuses_count_in_combat_and_outlive_death(
     end = replay_json(capsys, PLAYS, 23)
     ravi = end["players"][1]
     assert ravi["dead"] and ravi["classes"] == ["Ninja"]
-    assert ravi["trait_bonuses"] == [{"kind": "class", "name": "Ninja", "bonus": 1}]
+    [ninja] = ravi["trait_bonuses"]
+    assert (ninja["kind"], ninja["name"], ninja["bonus"]) == ("class", "Ninja", 1)
     assert ravi["strength"] == 2
 
 

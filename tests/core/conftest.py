@@ -6,6 +6,8 @@ import pytest
 
 from companion.core import (
     CLASSIC,
+    LEGACY_RULES,
+    RULES_VERSION,
     BadStuff,
     Edition,
     FixedDice,
@@ -27,6 +29,7 @@ def make_setup(
     edition: Edition = CLASSIC,
     variants: Variants | None = None,
     first_player: int = 0,
+    rules: int = RULES_VERSION,
 ) -> GameSetup:
     return GameSetup(
         players=tuple(
@@ -35,6 +38,7 @@ def make_setup(
         edition=edition,
         variants=variants or Variants(),
         first_player=first_player,
+        rules=rules,
     )
 
 
@@ -54,3 +58,9 @@ def nasty(level: int, **bad: object) -> MonsterSpec:
 @pytest.fixture
 def game() -> Game:
     return make_game()
+
+
+@pytest.fixture
+def legacy() -> Game:
+    """A game that plays by the rules of the versions before 3 (an old save)."""
+    return make_game(rules=LEGACY_RULES)

@@ -1,17 +1,19 @@
 """One list of actions: every action registers itself in its chapter and brings its own
-handler, its History sentence and a place in random play, or these tests say which is missing."""
+rule, its step, its History sentence, an export by name and a place in random play, or
+these tests say which is missing."""
 
 from __future__ import annotations
 
+import random
 from typing import Literal
 
 import pytest
 
 import companion.core
-from companion.core import ACTION_ADAPTER, ACTION_TYPES, BaseAction, GameState
+from companion.core import ACTION_ADAPTER, ACTION_TYPES, EDITIONS, BaseAction, GameState
 from companion.core.actions import CHAPTERS
-from companion.core.chapters.base import step, words
-from companion.core.randomplay import random_game
+from companion.core.chapters.base import rule, step, words
+from companion.core.randomplay import random_game, random_setup
 
 NAMES = [action.__name__ for action in ACTION_TYPES]
 
@@ -26,15 +28,17 @@ def test_every_action_type_is_unique_and_the_json_union_knows_it() -> None:
 
 
 @pytest.mark.parametrize("action", ACTION_TYPES, ids=NAMES)
-def test_every_action_has_its_own_handler_and_sentence(action: type[BaseAction]) -> None:
-    assert action in step.registry, f"{action.__name__} has no rules handler (step.register)"
+def test_every_action_has_its_own_rule_step_and_sentence(action: type[BaseAction]) -> None:
+    assert action in rule.registry, f"{action.__name__} has no rule (rule.register)"
+    assert action in step.registry, f"{action.__name__} has no step (step.register)"
     assert action in words.registry, f"{action.__name__} has no History sentence (words.register)"
 
 
 @pytest.mark.parametrize("action", ACTION_TYPES, ids=NAMES)
 def test_every_action_is_exported_by_name(action: type[BaseAction]) -> None:
-    assert getattr(companion.core, action.__name__) is action
-    assert action.__name__ in companion.core.__all__
+    name = action.__name__
+    assert getattr(companion.core, name, None) is action, f"companion.core does not import {name}"
+    assert name in companion.core.__all__, f"{name} is missing from companion.core.__all__"
 
 
 def test_actions_live_in_the_rulebook_chapters_in_chapter_order() -> None:
@@ -51,9 +55,12 @@ def test_a_second_action_with_the_same_type_is_refused() -> None:
 
 
 def test_random_play_proposes_every_action() -> None:
+    """Every edition, since some actions belong to one (magic quotes, the classic classes)."""
     seen: set[type] = set()
-    for seed in range(6):
-        seen |= {type(a) for a in random_game(400, seed=seed, allow_win=False).log}
+    for edition in EDITIONS.values():
+        for seed in range(5):
+            setup = random_setup(random.Random(seed), edition)
+            seen |= {type(a) for a in random_game(400, seed=seed, setup=setup, allow_win=False).log}
     missing = [action.__name__ for action in ACTION_TYPES if action not in seen]
     assert missing == [], "companion/core/randomplay.py never proposes these actions"
 

@@ -45,16 +45,29 @@ class TestClasses:
         game.apply(GainTrait(player=0, kind="class", name="Thief"))
         assert game.state.players[0].classes == ("Warrior", "Thief")
 
-    def test_losing_super_munchkin_needs_a_class_discarded_first(self, game: Game) -> None:
-        game.apply(SetTraitBoost(player=0, kind="class"))
+    def test_losing_super_munchkin_with_two_classes_drops_one_in_the_same_step(
+        self, game: Game
+    ) -> None:
         game.apply(GainTrait(player=0, kind="class", name="Warrior"))
+        game.apply(SetTraitBoost(player=0, kind="class"))
         game.apply(GainTrait(player=0, kind="class", name="Thief"))
         with pytest.raises(RuleError) as err:
             game.apply(SetTraitBoost(player=0, kind="class", on=False))
+        assert err.value.rule == "allowance_gone"
+        assert "Warrior or Thief" in str(err.value)
+        ann = game.apply(SetTraitBoost(player=0, kind="class", on=False, drop=("Thief",)))
+        assert ann.players[0].classes == ("Warrior",) and not ann.players[0].super_munchkin
+
+    def test_an_old_game_asks_for_a_class_discarded_first(self, legacy: Game) -> None:
+        legacy.apply(SetTraitBoost(player=0, kind="class"))
+        legacy.apply(GainTrait(player=0, kind="class", name="Warrior"))
+        legacy.apply(GainTrait(player=0, kind="class", name="Thief"))
+        with pytest.raises(RuleError) as err:
+            legacy.apply(SetTraitBoost(player=0, kind="class", on=False))
         assert err.value.rule == "boost_in_use"
-        game.apply(LoseTrait(player=0, kind="class", name="Thief"))
-        game.apply(SetTraitBoost(player=0, kind="class", on=False))
-        assert not game.state.players[0].super_munchkin
+        legacy.apply(LoseTrait(player=0, kind="class", name="Thief"))
+        legacy.apply(SetTraitBoost(player=0, kind="class", on=False))
+        assert not legacy.state.players[0].super_munchkin
 
     def test_a_class_can_be_discarded_even_in_combat(self, game: Game) -> None:
         game.apply(GainTrait(player=0, kind="class", name="Wizard"))
@@ -71,8 +84,8 @@ class TestClasses:
         assert game.state.players[1].classes == ("Knight",)
 
     def test_the_same_class_twice_is_refused(self, game: Game) -> None:
-        game.apply(SetTraitBoost(player=0, kind="class"))
         game.apply(GainTrait(player=0, kind="class", name="Cleric"))
+        game.apply(SetTraitBoost(player=0, kind="class"))
         with pytest.raises(RuleError) as err:
             game.apply(GainTrait(player=0, kind="class", name="Cleric"))
         assert err.value.rule == "has_trait"
@@ -113,14 +126,14 @@ class TestRacesMotivationsStyles:
 
 
 class TestAllyAndSex:
-    def test_one_ally_at_a_time(self, game: Game) -> None:
-        game.apply(SetAlly(player=0, ally=AllySpec(name="Pony", bonus=1)))
+    def test_one_ally_at_a_time_in_an_old_game(self, legacy: Game) -> None:
+        legacy.apply(SetAlly(player=0, ally=AllySpec(name="Pony", bonus=1)))
         with pytest.raises(RuleError) as err:
-            game.apply(SetAlly(player=0, ally=AllySpec(name="Owl", bonus=2)))
+            legacy.apply(SetAlly(player=0, ally=AllySpec(name="Owl", bonus=2)))
         assert err.value.rule == "one_ally"
-        game.apply(DiscardAlly(player=0))
-        game.apply(SetAlly(player=0, ally=AllySpec(name="Owl", bonus=2)))
-        assert game.state.players[0].strength == 3
+        legacy.apply(DiscardAlly(player=0))
+        legacy.apply(SetAlly(player=0, ally=AllySpec(name="Owl", bonus=2)))
+        assert legacy.state.players[0].strength == 3
 
     def test_a_sex_change_matters_to_monsters(self, game: Game) -> None:
         game.apply(ChangeSex(player=1, sex=Sex.NONE))

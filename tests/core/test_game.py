@@ -9,6 +9,7 @@ from pydantic import ValidationError
 
 from companion.core import (
     CLASSIC,
+    LOG_VERSION,
     AddHelper,
     Game,
     GameLogError,
@@ -103,6 +104,39 @@ class TestUndoRedo:
         assert game.check(RunAway(fighter=0, monster=0)) is None
         assert game.state.revision == 2 and len(game.log) == 2
 
+    def test_check_asks_each_rule_once_per_state_and_copies_nothing(
+        self, game: Game, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """Dimming the same button on every screen after a change costs one rule check."""
+        import companion.core.game as game_module
+        from companion.core import Charity, EndTurn, GameState
+
+        asked: list[str] = []
+        real_check = game_module.check_action
+
+        def counted(state: GameState, action: object) -> None:
+            asked.append(type(action).__name__)
+            real_check(state, action)  # type: ignore[arg-type]
+
+        def no_copy(*_args: object, **_kwargs: object) -> None:
+            raise AssertionError("a check copied the state")
+
+        monkeypatch.setattr(game_module, "check_action", counted)
+        with monkeypatch.context() as inside:
+            inside.setattr(GameState, "evolve", no_copy)
+            assert game.check(EndTurn()) is None
+            assert game.check(EndTurn()) is None
+            assert game.check(GoUpLevel(player=0)) is None
+        assert asked == ["EndTurn", "GoUpLevel"]
+        game.apply(StartCombat(fighter=0, monsters=(monster(3),)))
+        refused = game.check(EndTurn())
+        assert refused is not None and refused.rule == "finish_combat"
+        game.undo()
+        assert game.check(EndTurn()) is None  # the answer follows the state, undo included
+        assert asked == ["EndTurn", "GoUpLevel", "EndTurn", "EndTurn"]
+        uneven = game.check(Charity(giver=0, cards=3, shares={1: 3}))  # has no hash: asked anew
+        assert uneven is not None and uneven.rule == "charity_discard"
+
     def test_subscribers_hear_apply_undo_redo_until_they_leave(self, game: Game) -> None:
         seen: list[int] = []
         leave = game.subscribe(lambda s: seen.append(s.revision))
@@ -148,7 +182,7 @@ class TestJsonLog:
         data = json.loads(played_game().to_json())
         rolls = [a["roll"] for a in data["actions"] if a["type"] == "run_away"]
         assert rolls == [2, 6]
-        assert data["format"] == "munchkin-companion-game" and data["version"] == 2
+        assert data["format"] == "munchkin-companion-game" and data["version"] == LOG_VERSION
 
     def test_replay_does_not_touch_the_dice(self) -> None:
         text = played_game().to_json()

@@ -1,9 +1,11 @@
-"""Old saves keep loading: every version-1 log in tests/core/corpus/v1 replays, under
-today's rules, to the final state version 1 gave it (docs/game-log.md, "Versions").
+"""Old saves keep loading: every log of an earlier version in tests/core/corpus/v<N>
+replays, under today's engine, to the final state its own version gave it
+(docs/game-log.md, "Versions"): it is upgraded to play by the rules it was played by.
 
-The corpus is frozen: the logs and their `.final.json` states were written by version 1
-and must never be regenerated. A field added to the state since then may appear in the
-replayed state (listed in ADDED_SINCE_V1); every fact version 1 recorded must be equal.
+The corpus is frozen: the logs and their `.final.json` states were written by their own
+version and must never be regenerated. A field added to the state since then may appear in
+the replayed state (listed in ADDED_SINCE_V1); every fact the old version recorded must be
+equal.
 The one exception is the Bad Stuff sentence kept with a run-away roll: it is words for
 the table, which may read better in a later version; what the Bad Stuff *did* (levels,
 items, traits, death) is compared like every other fact.
@@ -18,8 +20,8 @@ import pytest
 
 from companion.core import Game
 
-CORPUS = Path(__file__).resolve().parent / "corpus" / "v1"
-LOGS = sorted(p for p in CORPUS.glob("*.json") if not p.name.endswith(".final.json"))
+CORPUS = Path(__file__).resolve().parent / "corpus"
+LOGS = sorted(p for p in CORPUS.glob("v*/*.json") if not p.name.endswith(".final.json"))
 
 # state fields that version 1 did not have; they may appear with any value
 ADDED_SINCE_V1 = frozenset(
@@ -34,6 +36,31 @@ ADDED_SINCE_V1 = frozenset(
         "bad_stuff_said",  # RunAwayRoll: the Bad Stuff words, clause by clause
         "no_limit",  # Variants: the no-limit variant
         "lose",  # BadStuff: things it names as lost
+        # version 3
+        "rules",  # GameSetup, PlayerState: the rules the game plays by (2 for these logs)
+        "role",  # PlayerSetup, PlayerState: the role or character card dealt at set-up
+        "role_cards",  # Edition: the rules in which the editions differ
+        "cards",
+        "treasure_without_kill",
+        "joining_tags",
+        "helper_stays",
+        "magic_quotes",
+        "allies",  # PlayerState: every Ally (`ally` is still the first)
+        "double_sale_turn",  # PlayerState: the turn of the one double-price sale
+        "quotes",  # GameState: magic quotes said
+        "steed",  # ItemSpec: a Steed, and bonuses against a monster's tag
+        "against",
+        "pursued",  # RunAwayRoll: whether the monster pursued (no roll was needed if not)
+        "helper_levels",  # CombatResult: the helper's levels and share of the treasure
+        "helper_treasure",
+        "helper_picks_first",
+        "run_away",  # TraitBonus: what a trait gives, beyond its combat bonus
+        "abilities",
+        "lose_items",  # BadStuff: items of the victim's choice
+        "pursues_above_level",  # MonsterSpec: spares that Level and below
+        "uses",  # CombatState: abilities used, whether anyone helped, ties won by a class
+        "helped",
+        "ties_won_by_ability",
     }
 )
 WORDS = frozenset({"bad_stuff"})
@@ -64,17 +91,19 @@ def differences(expected: object, actual: object, where: str = "state") -> list[
     return [] if expected == actual else [f"{where} is {actual!r}, not {expected!r}"]
 
 
-def test_the_corpus_holds_the_example_game_and_scenarios() -> None:
-    names = {p.stem for p in LOGS}
-    assert "example-game" in names
+@pytest.mark.parametrize("version", [1, 2])
+def test_the_corpus_holds_examples_scenarios_and_random_games(version: int) -> None:
+    logs = [p for p in LOGS if p.parent.name == f"v{version}"]
+    names = {p.stem for p in logs}
+    assert any(n.startswith("example-") for n in names)
     assert len([n for n in names if n.startswith("scenario-")]) >= 5
     assert len([n for n in names if n.startswith("random-")]) >= 10
-    for log in LOGS:
-        assert json.loads(log.read_text())["version"] == 1
+    for log in logs:
+        assert json.loads(log.read_text())["version"] == version
 
 
-@pytest.mark.parametrize("log", LOGS, ids=[p.stem for p in LOGS])
-def test_a_version_1_log_replays_to_the_same_final_state(log: Path) -> None:
+@pytest.mark.parametrize("log", LOGS, ids=[f"{p.parent.name}-{p.stem}" for p in LOGS])
+def test_an_old_log_replays_to_the_same_final_state(log: Path) -> None:
     game = Game.from_json(log.read_bytes())
     expected = json.loads(log.with_suffix("").with_suffix(".final.json").read_text())
     assert differences(expected, game.state.model_dump(mode="json")) == []

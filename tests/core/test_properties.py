@@ -1,11 +1,14 @@
 """Properties of random legal games: Level stays in bounds, wins need kills, trait bonuses
-count once and outlive death, undo/redo and save/load restore identical states, and the
-unchecked fold agrees with the checked one."""
+count once and outlive death, undo/redo and save/load restore identical states, the
+unchecked fold agrees with the checked one, and a rule only reads: it builds no state, and
+a step never fails on what its rule allowed."""
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import random
+from collections.abc import Iterator
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -20,13 +23,20 @@ from companion.core import (
     Game,
     GameState,
     ResolveCombat,
+    RuleError,
+    SeededDice,
+    check_action,
     combat_strength,
     fighters_win,
+    fill_rolls,
     monster_strength,
     monster_treasure,
     replay,
 )
-from companion.core.randomplay import random_game, random_setup
+from companion.core.chapters.combat import ability_bonus
+from companion.core.engine import step_action
+from companion.core.models import Frozen
+from companion.core.randomplay import random_action, random_game, random_setup
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -75,9 +85,14 @@ def test_nobody_wins_without_a_kill(seed: int, length: int, winning_level: int) 
         before, after = game.state_at(revision - 1), game.state_at(revision)
         if after.winners and not before.winners:
             assert isinstance(action, ResolveCombat) and action.outcome == "kill"
-            fighter = before.combat.fighter  # type: ignore[union-attr]
-            assert fighter in after.winners
-            assert after.players[fighter].level == winning_level
+            combat = before.combat
+            assert combat is not None
+            # the fighter by the kill, or a helper whose ability gives a level for helping
+            for seat in after.winners:
+                assert seat in combat.fighters
+                assert after.players[seat].level == winning_level or (
+                    seat == combat.helper and before.setup.variants.shared_victory
+                )
 
 
 @SETTINGS
@@ -113,6 +128,70 @@ def test_the_unchecked_fold_of_a_legal_log_matches_the_checked_one(seed: int, le
     assert state == game.state
 
 
+@contextlib.contextmanager
+def nothing_built() -> Iterator[None]:
+    """Fail on any copy of a state, a player or a combat (every one is made by `evolve`)."""
+
+    def refuse(*_args: object, **_changes: object) -> None:
+        raise AssertionError("a rule built a state")
+
+    saved = Frozen.evolve
+    Frozen.evolve = refuse  # type: ignore[method-assign,assignment]
+    try:
+        yield
+    finally:
+        Frozen.evolve = saved  # type: ignore[method-assign]
+
+
+@SETTINGS
+@given(seeds, lengths, editions)
+def test_every_rule_of_a_legal_log_passes_and_builds_nothing(
+    seed: int,
+    length: int,
+    edition,  # type: ignore[no-untyped-def]
+) -> None:
+    game = game_for(seed, length, edition)
+    for revision, action in enumerate(game.log):
+        before = game.state_at(revision)
+        dumped = before.model_dump()
+        with nothing_built():
+            check_action(before, action)
+        assert before.model_dump() == dumped
+
+
+@SETTINGS
+@given(seeds, lengths, editions)
+def test_what_a_rule_allows_its_step_applies_and_what_it_refuses_apply_refuses(
+    seed: int,
+    length: int,
+    edition,  # type: ignore[no-untyped-def]
+) -> None:
+    """Random proposals, legal or not, at every state of a random game: the rule alone
+    decides, so a refused action is refused by apply too, and an allowed one never makes
+    its step fail."""
+    game = game_for(seed, length, edition)
+    rnd = random.Random(seed)
+    dice = SeededDice(seed)
+    for revision in range(len(game.log) + 1):
+        state = game.state_at(revision)
+        if state.winners:
+            continue
+        for _ in range(3):
+            action = fill_rolls(random_action(state, rnd), state, dice)
+            with nothing_built():
+                try:
+                    check_action(state, action)
+                except RuleError:
+                    allowed = False
+                else:
+                    allowed = True
+            if allowed:
+                after = step_action(state, action)
+                assert after.revision == state.revision + 1
+            else:
+                assert Game.from_actions(game.setup, game.log[:revision]).check(action)
+
+
 @SETTINGS
 @given(seeds, lengths)
 def test_a_dumped_state_reads_back_identical(seed: int, length: int) -> None:
@@ -130,7 +209,13 @@ def test_the_live_verdict_always_matches_the_rules(seed: int, length: int) -> No
         if combat is None:
             continue
         fighters = [state.players[s] for s in combat.fighters]
-        mine = [combat_strength(state.players[s], s in combat.level_only) for s in combat.fighters]
+        tags = frozenset(t for m in combat.monsters for t in m.spec.tags)
+        mine = [
+            combat_strength(state.players[s], level_only=True)
+            if s in combat.level_only
+            else combat_strength(state.players[s], tags=tags) + ability_bonus(combat, s, tags)
+            for s in combat.fighters
+        ]
         shots = {
             side: sum(s.bonus for s in combat.one_shots if s.side == side)
             for side in ("players", "monsters")
@@ -139,8 +224,9 @@ def test_the_live_verdict_always_matches_the_rules(seed: int, length: int) -> No
         assert [m.strength for m in combat.monsters] == monsters
         assert combat.players_strength == sum(mine) + shots["players"]
         assert combat.monsters_strength == sum(monsters) + shots["monsters"]
+        by_class = any("wins_ties" in f.abilities for f in fighters)
         assert combat.fighters_winning == fighters_win(
-            combat.players_strength, combat.monsters_strength, combat.wins_ties
+            combat.players_strength, combat.monsters_strength, combat.wins_ties or by_class
         )
         in_play = sum(monster_treasure(m.spec, m.enhancers) for m in combat.monsters)
         treasure = in_play + combat.removed_treasure
@@ -176,15 +262,25 @@ def test_trait_bonuses_count_exactly_once(
             keys = [(b.kind, b.name.casefold()) for b in player.trait_bonuses]
             assert len(keys) == len(set(keys))  # one entry per trait
             for bonus in player.trait_bonuses:
-                assert bonus.bonus != 0
+                assert bonus.gives_anything
                 assert bonus.name in player.traits(bonus.kind)  # it goes with its trait
-            items = sum(i.spec.bonus for i in player.items if i.equipped)
-            ally = player.ally.bonus if player.ally else 0
+            # a restricted item counts only while its owner qualifies
+            items = sum(
+                i.spec.bonus
+                for i in player.items
+                if i.equipped and (i.spec.requires is None or player.has(i.spec.requires))
+            )
+            allies = sum(a.bonus for a in player.allies)
             traits = sum(b.bonus for b in player.trait_bonuses)
-            assert player.strength == player.level + player.gear_bonus + items + ally + traits
+            role = player.role.bonus if player.role else 0
+            own = player.level + player.gear_bonus + items + allies + traits + role
+            assert player.strength == own
         combat = state.combat
         if combat is not None and combat.fighter not in combat.level_only:
-            assert combat.fighter_strength == state.players[combat.fighter].strength
+            fighter = state.players[combat.fighter]
+            tags = frozenset(t for m in combat.monsters for t in m.spec.tags)
+            extra = fighter.tag_bonus(tags) + ability_bonus(combat, combat.fighter, tags)
+            assert combat.fighter_strength == fighter.strength + extra
 
 
 @SETTINGS

@@ -67,7 +67,7 @@ def test_the_bad_stuff_words_keep_their_templates_through_json() -> None:
     assert parts == ["lost 2 levels", "lost 2 gear bonus", "cry"]
     levels, gear, text = parts
     assert isinstance(levels, Phrase) and levels.plural == "lost {levels} levels"
-    assert (levels.template, levels.count, levels.params) == ("lost a level", 2, {"levels": 2})
+    assert (levels.template, levels.number, levels.params) == ("lost a level", 2, {"levels": 2})
     assert isinstance(gear, Phrase) and gear.params == {"points": 2}
     assert not isinstance(text, Phrase)  # the card's own text is shown as written
     assert roll.bad_stuff == "lost 2 levels; lost 2 gear bonus; cry"

@@ -9,11 +9,17 @@ import json
 import pytest
 
 from companion.core import (
+    ADVENTURE_TIME,
+    CLASSIC,
+    DISNEY,
     FU,
+    LEGACY_RULES,
+    OZ,
     AddEnhancer,
     AddHelper,
     BadStuff,
     Die,
+    Edition,
     EndTurn,
     EnhancerSpec,
     GainItem,
@@ -103,7 +109,7 @@ class TestTraitBonuses:
             game.apply(action)
         assert err.value.rule == "bonus_unchanged"
         state = game.apply(SetTraitBonus(player=0, kind="class", name="Wizard", bonus=0))
-        assert state.players[0].trait_bonuses == ()
+        assert state.players[0].trait_bonus == 0 and state.players[0].strength == 1
 
     def test_a_bonus_needs_the_trait(self, game: Game) -> None:
         with pytest.raises(RuleError) as err:
@@ -116,8 +122,8 @@ class TestTraitBonuses:
 
     def test_two_classes_with_bonuses_both_count_once(self) -> None:
         game = make_game()
-        game.apply(SetTraitBoost(player=0, kind="class"))
         game.apply(GainTrait(player=0, kind="class", name="Warrior", bonus=1))
+        game.apply(SetTraitBoost(player=0, kind="class"))
         game.apply(GainTrait(player=0, kind="class", name="Wizard", bonus=2))
         assert game.state.players[0].strength == 1 + 1 + 2
 
@@ -204,8 +210,8 @@ class TestNamedBadStuff:
 
     def test_a_super_munchkin_chooses_which_class(self) -> None:
         game = make_game()
-        game.apply(SetTraitBoost(player=0, kind="class"))
         game.apply(GainTrait(player=0, kind="class", name="Warrior"))
+        game.apply(SetTraitBoost(player=0, kind="class"))
         game.apply(GainTrait(player=0, kind="class", name="Wizard", bonus=2))
         game.apply(StartCombat(fighter=0, monsters=(bully("class"),)))
         with pytest.raises(RuleError, match="must choose which class Bully takes"):
@@ -243,8 +249,12 @@ class TestSellingOverTheCap:
 
 
 class TestTreasureAfterADefeat:
-    def test_a_defeat_defaults_to_the_treasure_the_combat_showed(self) -> None:
-        game = make_game()
+    """A monster removed without a kill gives no treasure unless the card says so (classic,
+    Oz, the land of candy, the fairy-tale kingdom); the martial-arts rulesheet gives its
+    treasure (the edition decides; docs/rules-choices.md)."""
+
+    def test_in_the_martial_arts_edition_a_defeat_gives_the_treasure_shown(self) -> None:
+        game = make_game(edition=FU)
         game.apply(StartCombat(fighter=0, monsters=(monster(8, treasure=2),)))
         game.apply(AddEnhancer(monster=0, enhancer=EnhancerSpec(name="Old", bonus=5, treasure=1)))
         shown = game.state.combat.treasure  # type: ignore[union-attr]
@@ -252,15 +262,26 @@ class TestTreasureAfterADefeat:
         assert shown == 3 and state.last_combat.treasure == 3  # type: ignore[union-attr]
         assert state.players[0].level == 1
 
+    @pytest.mark.parametrize("edition", [CLASSIC, OZ, ADVENTURE_TIME, DISNEY], ids=lambda e: e.id)
+    def test_elsewhere_a_defeat_gives_none_unless_the_card_says(self, edition: Edition) -> None:
+        game = make_game(edition=edition)
+        game.apply(StartCombat(fighter=0, monsters=(monster(8, treasure=2),)))
+        state = game.apply(ResolveCombat(outcome="defeat"))
+        assert state.last_combat.treasure == 0  # type: ignore[union-attr]
+        game.undo()
+        state = game.apply(ResolveCombat(outcome="defeat", treasure="shown"))
+        assert state.last_combat.treasure == 2  # type: ignore[union-attr]
+
     def test_the_treasure_can_be_edited(self) -> None:
-        game = make_game()
+        game = make_game(edition=FU)
         game.apply(StartCombat(fighter=0, monsters=(monster(8, treasure=2),)))
         state = game.apply(ResolveCombat(outcome="defeat", treasure=0))
         assert state.last_combat.treasure == 0  # type: ignore[union-attr]
 
-    def test_removing_the_last_monster_agrees_with_a_defeat(self) -> None:
+    @pytest.mark.parametrize("edition", [FU, CLASSIC], ids=lambda e: e.id)
+    def test_removing_the_last_monster_agrees_with_a_defeat(self, edition: Edition) -> None:
         def played(last: object) -> int:
-            game = make_game()
+            game = make_game(edition=edition)
             game.apply(StartCombat(fighter=0, monsters=(monster(8, treasure=2),)))
             enhancer = EnhancerSpec(name="Old", bonus=5, treasure=1)
             game.apply(AddEnhancer(monster=0, enhancer=enhancer))
@@ -268,11 +289,14 @@ class TestTreasureAfterADefeat:
             assert state.last_combat is not None and state.last_combat.outcome == "defeat"
             return state.last_combat.treasure
 
-        assert played(RemoveMonster(monster=0)) == played(ResolveCombat(outcome="defeat")) == 3
+        default = 3 if edition.treasure_without_kill else 0
+        assert played(RemoveMonster(monster=0)) == played(ResolveCombat(outcome="defeat"))
+        assert played(RemoveMonster(monster=0)) == default
         assert played(RemoveMonster(monster=0, treasure=1)) == 1
+        assert played(RemoveMonster(monster=0, treasure="shown")) == 3
 
     def test_a_removed_monster_s_treasure_counts_with_a_kill_but_not_a_flight(self) -> None:
-        game = make_game(dice=[1])
+        game = make_game(dice=[1], edition=FU)
         game.apply(
             StartCombat(fighter=0, monsters=(monster(9, treasure=2), monster(0, treasure=1)))
         )
@@ -286,6 +310,23 @@ class TestTreasureAfterADefeat:
         game.apply(SetGearBonus(player=0, bonus=-5, override="a curse"))
         state = game.apply(RunAway(fighter=0, monster=0))
         assert state.last_combat.outcome == "ran_away" and state.last_combat.treasure == 0  # type: ignore[union-attr]
+
+    def test_one_killed_and_one_removed_counts_only_the_killed_one(self) -> None:
+        game = make_game()
+        game.apply(
+            StartCombat(fighter=0, monsters=(monster(9, treasure=2), monster(0, treasure=1)))
+        )
+        before = game.state
+        action = RemoveMonster(monster=0)
+        assert describe(action, before) == "Blob 9 leaves the combat (no treasure for it)"
+        game.apply(action)
+        assert game.apply(ResolveCombat(outcome="kill")).last_combat.treasure == 1  # type: ignore[union-attr]
+
+    def test_an_old_game_keeps_the_treasure_the_combat_showed(self) -> None:
+        game = make_game(rules=LEGACY_RULES)
+        game.apply(StartCombat(fighter=0, monsters=(monster(8, treasure=2),)))
+        state = game.apply(ResolveCombat(outcome="defeat"))
+        assert state.last_combat.treasure == 2  # type: ignore[union-attr]
 
 
 class TestNoLimit:

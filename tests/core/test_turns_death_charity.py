@@ -84,8 +84,8 @@ class TestTurns:
 class TestDeath:
     def test_death_keeps_level_and_traits_but_loses_gear_and_ally(self, game: Game) -> None:
         game.apply(SetLevel(player=1, level=6))
-        game.apply(SetTraitBoost(player=1, kind="class"))
         game.apply(GainTrait(player=1, kind="class", name="Thief"))
+        game.apply(SetTraitBoost(player=1, kind="class"))
         game.apply(GainTrait(player=1, kind="race", name="Elf"))
         game.apply(SetGearBonus(player=1, bonus=5))
         game.apply(GainItem(player=1, item=ItemSpec(name="Hat", bonus=1, slot="headgear")))

@@ -1,5 +1,6 @@
-"""The cover of the game to resume: written with every save of it, read back cheaply,
-and never trusted when it is damaged or belongs to another game."""
+"""The cover of the game to resume: handed to its recorder by whoever drew it, written
+with its saves (never an older one), read back cheaply, and never trusted when it is
+damaged or belongs to another game."""
 
 from __future__ import annotations
 
@@ -8,46 +9,102 @@ import os
 import sqlite3
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
-from companion.core import GoUpLevel
+import pytest
+
+from companion.core import Game, GoUpLevel
 from companion.store import GameStore
 from companion.store.cover import read_cover
 from tests.store.test_games import make_game
 
 
-def levels_cover(game) -> str:  # type: ignore[no-untyped-def]
+def levels_cover(game: Game) -> str:
     return json.dumps([player.level for player in game.state.players])
 
 
-def test_each_save_of_the_game_to_resume_leaves_its_cover(tmp_path: Path) -> None:
+def saved_with_cover(folder: Path, game: Game) -> str:
+    """A game saved as the app saves the one it shows, with the cover it drew."""
+    store = GameStore(folder)
+    recorder = store.recorder()
+    game_id = store.new_id()
+    recorder.follow(game_id, game)
+    recorder.offer_cover(levels_cover(game))
+    recorder.save()
+    store.close()
+    return game_id
+
+
+def test_each_save_of_the_game_to_resume_leaves_the_cover_handed_over(tmp_path: Path) -> None:
     store = GameStore(tmp_path)
-    store.cover = levels_cover
+    waiting: list[Callable[[], None]] = []
+    recorder = store.recorder(schedule=waiting.append)
     game = make_game(levels=2)
     game_id = store.new_id()
-    store.save(game_id, game)
+    recorder.follow(game_id, game)
+    recorder.offer_cover(levels_cover(game))
+    recorder.save()
     assert read_cover(tmp_path) == (game_id, "[1, 3, 1]")
 
     game.apply(GoUpLevel(player=0))
-    store.save_soon(game_id, game)
+    recorder.offer_cover(levels_cover(game))  # drawn before the change is written
+    waiting.pop()()
     store.flush()
     assert read_cover(tmp_path) == (game_id, "[2, 3, 1]")
     store.close()
 
 
-def test_the_cover_follows_the_game_to_resume(tmp_path: Path) -> None:
+def test_a_change_written_before_its_cover_leaves_none_then_the_cover_alone(
+    tmp_path: Path,
+) -> None:
     store = GameStore(tmp_path)
-    store.cover = levels_cover
-    first, second = store.new_id(), store.new_id() + "b"
-    store.save(first, make_game(levels=1))
-    store.save(second, make_game(levels=4))
-    assert read_cover(tmp_path) == (second, "[1, 5, 1]")
-    store.delete(second)
-    assert read_cover(tmp_path) is None  # the game it showed is gone
+    recorder = store.recorder()  # writes at once: before anyone drew the change
+    game = make_game(levels=2)
+    game_id = store.new_id()
+    recorder.follow(game_id, game)
+    recorder.save()
+    assert read_cover(tmp_path) is None
+    recorder.offer_cover(levels_cover(game))  # drawn after its save: written alone
+    store.flush()
+    assert read_cover(tmp_path) == (game_id, "[1, 3, 1]")
+    game.apply(GoUpLevel(player=0))
+    store.flush()
+    assert read_cover(tmp_path) is None  # never the older picture
+    recorder.offer_cover(levels_cover(game))
+    store.flush()
+    assert read_cover(tmp_path) == (game_id, "[2, 3, 1]")
     store.close()
 
 
-def test_no_cover_without_a_maker_or_a_database(tmp_path: Path) -> None:
+def test_a_cover_drawn_again_unchanged_is_not_written_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    game = make_game()
+    game_id = saved_with_cover(tmp_path, game)
+    store = GameStore(tmp_path)
+    loaded = store.load(game_id)
+    recorder = store.recorder()
+    recorder.follow(game_id, loaded)
+    covers: list[str] = []
+    monkeypatch.setattr(store, "submit_cover", lambda _game_id, cover: covers.append(cover))
+    recorder.offer_cover(levels_cover(loaded))  # the resumed game drawn as it was saved
+    assert covers == []
+    store.close()
+
+
+def test_the_cover_follows_the_game_to_resume(tmp_path: Path) -> None:
+    first = saved_with_cover(tmp_path, make_game(levels=1))
+    second = saved_with_cover(tmp_path, make_game(levels=4))
+    assert read_cover(tmp_path) == (second, "[1, 5, 1]")
+    store = GameStore(tmp_path)
+    store.delete(second)
+    assert read_cover(tmp_path) is None  # the game it showed is gone
+    assert store.load(first).state.players[1].level == 2
+    store.close()
+
+
+def test_no_cover_unless_one_was_handed_over(tmp_path: Path) -> None:
     assert read_cover(tmp_path) is None
     store = GameStore(tmp_path)
     store.save(store.new_id(), make_game())
@@ -55,25 +112,8 @@ def test_no_cover_without_a_maker_or_a_database(tmp_path: Path) -> None:
     store.close()
 
 
-def test_a_cover_maker_that_fails_does_not_stop_the_save(tmp_path: Path) -> None:
-    def broken(_game) -> str:  # type: ignore[no-untyped-def]
-        raise ValueError("no cover today")
-
-    store = GameStore(tmp_path)
-    store.cover = broken
-    game_id = store.new_id()
-    store.save(game_id, make_game(levels=3))
-    store.close()
-    assert GameStore(tmp_path).load(game_id).state.players[1].level == 4
-    assert read_cover(tmp_path) is None
-
-
 def test_damaged_covers_and_databases_are_passed_over(tmp_path: Path) -> None:
-    store = GameStore(tmp_path)
-    store.cover = levels_cover
-    game_id = store.new_id()
-    store.save(game_id, make_game())
-    store.close()
+    game_id = saved_with_cover(tmp_path, make_game())
     database = tmp_path / "games.sqlite3"
 
     def set_cover(value: str) -> None:
@@ -94,10 +134,7 @@ def test_damaged_covers_and_databases_are_passed_over(tmp_path: Path) -> None:
 
 
 def test_reading_a_cover_loads_neither_pydantic_nor_the_rules(tmp_path: Path) -> None:
-    store = GameStore(tmp_path)
-    store.cover = levels_cover
-    store.save(store.new_id(), make_game())
-    store.close()
+    saved_with_cover(tmp_path, make_game())
     script = (
         "import sys\n"
         "from companion.store.cover import read_cover\n"
@@ -112,10 +149,7 @@ def test_reading_a_cover_loads_neither_pydantic_nor_the_rules(tmp_path: Path) ->
 
 
 def test_an_unreadable_data_folder_has_no_cover(tmp_path: Path) -> None:
-    store = GameStore(tmp_path)
-    store.cover = levels_cover
-    store.save(store.new_id(), make_game())
-    store.close()
+    saved_with_cover(tmp_path, make_game())
     tmp_path.chmod(0o000)
     try:
         if os.access(tmp_path, os.R_OK):  # running as a user no permission stops

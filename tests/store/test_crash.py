@@ -1,8 +1,8 @@
 """Killed at any moment, the store keeps every action it reported saved and stays readable.
 
-A child process (forked, so it starts in a millisecond) plays a known log onto the store
-with the app's autosave (`save_soon`), now and then undoing and redoing, and tells the
-parent through a pipe each time a save is reported durable. The parent kills it with
+A child process (forked, so it starts in a millisecond) plays a known log with the
+game's recorder following it, now and then undoing and redoing, and tells the parent
+through a pipe each time a save is reported durable. The parent kills it with
 SIGKILL at a random moment, reopens the store, and checks the game.
 """
 
@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import os
 import random
-import select
-import signal
 import sys
 import time
 from pathlib import Path
@@ -21,6 +19,7 @@ import pytest
 from companion.core import BaseAction, Game, GameSetup
 from companion.core.randomplay import random_game
 from companion.store import GameStore, StoreError
+from tests.store.fault_tools import child_reports
 
 KILLS = 200
 # Long enough that the children are still playing at the last kill (about 40 each).
@@ -36,28 +35,28 @@ pytestmark = [
 def play(folder: Path, setup: GameSetup, intended: tuple[BaseAction, ...], report: int) -> None:
     """The child: resume the game and keep playing the intended log until killed."""
     store = GameStore(folder)
-    saved = {}
+    saved: dict[int, int] = {}
 
     def durable(_game_id: str, sequence: int) -> None:
         recorded = saved.get(sequence)
         if recorded is not None:
             os.write(report, f"{recorded}\n".encode())
 
-    store.durable_listeners.add(durable)
+    store.durability.durable_listeners.add(durable)
     try:
         game = store.load(GAME_ID)
     except StoreError:  # the first child of all: nothing saved yet
         game = Game(setup)
+    # The recorder queues every change at once (the app waits for a frame first).
+    store.recorder().follow(GAME_ID, game)
+    game.subscribe(lambda _state: saved.__setitem__(game.sequence, game.recorded))
     if game.can_redo:
         game.redo(game.recorded - game.revision)
     while game.revision < len(intended):
         game.apply(intended[game.revision])
         if game.revision % 7 == 0:
-            saved[store.save_soon(GAME_ID, game)] = game.recorded
             game.undo(2)
-            saved[store.save_soon(GAME_ID, game)] = game.recorded
             game.redo(2)
-        saved[store.save_soon(GAME_ID, game)] = game.recorded
     store.flush()
     time.sleep(10)  # wait to be killed
 
@@ -69,29 +68,11 @@ def test_sigkill_at_random_moments_loses_nothing_reported_saved(tmp_path: Path) 
     rnd = random.Random(1)
     best_reported = 0
     for kill in range(KILLS):
-        read_end, write_end = os.pipe()
-        pid = os.fork()
-        if pid == 0:  # the child
-            status = 1
-            try:
-                os.close(read_end)
-                play(tmp_path, full.setup, intended, write_end)
-                status = 0
-            finally:
-                os._exit(status)
-        os.close(write_end)
-        moment = time.monotonic() + rnd.uniform(0.0, 0.12)
-        reported = b""
-        while (left := moment - time.monotonic()) > 0:
-            ready, _, _ = select.select([read_end], [], [], left)
-            if ready:
-                reported += os.read(read_end, 65536)
-        os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
-        reported += _drain(read_end)
-        os.close(read_end)
-        for line in reported.decode().split():
-            best_reported = max(best_reported, int(line))
+        reported = child_reports(
+            lambda report: play(tmp_path, full.setup, intended, report),
+            kill_at_s=rnd.uniform(0.0, 0.12),
+        )
+        best_reported = max(best_reported, reported)
 
         store = GameStore(tmp_path)  # never unreadable
         try:
@@ -110,13 +91,3 @@ def test_sigkill_at_random_moments_loses_nothing_reported_saved(tmp_path: Path) 
     # Most kills must strike a child that is still playing, or the test proves little.
     assert finished_at is None or finished_at > KILLS * 3 // 4, f"all played by kill {finished_at}"
     print(f"{KILLS} kills, {best_reported} actions reported saved", file=sys.stderr)
-
-
-def _drain(fd: int) -> bytes:
-    data = b""
-    while select.select([fd], [], [], 0)[0]:
-        chunk = os.read(fd, 65536)
-        if not chunk:
-            break
-        data += chunk
-    return data

@@ -1,6 +1,6 @@
-"""The SQLite store: a save writes only what changed, undo and redo are kept, checkpoints
-are trusted only when the log agrees, old JSON saves are taken in once, and durability
-is announced."""
+"""The SQLite store: a recorder writes only what changed, undo and redo are kept,
+checkpoints are trusted only when the log agrees, old JSON saves are taken in once, and
+durability is announced."""
 
 from __future__ import annotations
 
@@ -14,9 +14,9 @@ import pytest
 
 from companion.core import Game, GoUpLevel
 from companion.core.randomplay import random_game
-from companion.store import GameStore, StoreError
+from companion.store import GameStore, StoreError, imports
 from companion.store import games as games_module
-from companion.store.games import SAVED_CHECKPOINT_INTERVAL
+from companion.store.checkpoints import SAVED_INTERVAL as SAVED_CHECKPOINT_INTERVAL
 
 
 def rows(store: GameStore, sql: str, *params: object) -> list[tuple[object, ...]]:
@@ -31,29 +31,72 @@ def long_game() -> Game:
 
 def test_a_save_writes_only_the_new_action(tmp_path: Path, long_game: Game) -> None:
     store = GameStore(tmp_path)
+    recorder = store.recorder()
     game = Game.from_actions(long_game.setup, long_game.log[:100])
-    store.save("g1", game)
+    recorder.follow("g1", game)
+    recorder.save()
     # Mark the first row: if a save rewrote the log, the mark would be gone.
     with closing(sqlite3.connect(store.database)) as conn, conn:
         conn.execute("UPDATE actions SET chain = 'marked' WHERE game_id = 'g1' AND number = 1")
     game.apply(long_game.log[100])
-    store.save("g1", game)
+    store.flush()
     assert rows(store, "SELECT chain FROM actions WHERE number = 1") == [("marked",)]
     assert rows(store, "SELECT count(*) FROM actions") == [(101,)]
     store.close()
 
 
+def test_a_loaded_game_goes_on_from_what_the_database_holds(
+    tmp_path: Path, long_game: Game
+) -> None:
+    GameStore(tmp_path).save("g1", Game.from_actions(long_game.setup, long_game.log[:100]))
+    store = GameStore(tmp_path)
+    game = store.load("g1")
+    recorder = store.recorder()
+    recorder.follow("g1", game)
+    with closing(sqlite3.connect(store.database)) as conn, conn:
+        conn.execute("UPDATE actions SET chain = 'marked' WHERE game_id = 'g1' AND number = 1")
+    game.apply(long_game.log[100])
+    store.flush()
+    assert rows(store, "SELECT chain FROM actions WHERE number = 1") == [("marked",)]
+    assert GameStore(tmp_path).load("g1").state == game.state
+    store.close()
+
+
+def test_the_store_hears_each_change_once_and_when_it_is_told(
+    tmp_path: Path, long_game: Game, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = GameStore(tmp_path)
+    waiting: list[object] = []
+    recorder = store.recorder(schedule=waiting.append)
+    game = Game.from_actions(long_game.setup, long_game.log[:10])
+    recorder.follow("g1", game)
+    recorder.save()
+    submitted: list[int] = []
+    real_submit = store.submit
+    monkeypatch.setattr(store, "submit", lambda change: submitted.append(1) or real_submit(change))
+    for action in long_game.log[10:13]:
+        game.apply(action)
+    game.undo()
+    assert submitted == [] and len(waiting) == 1  # one burst, one write when told
+    waiting.pop()()  # the frame is drawn
+    assert submitted == [1]
+    store.flush()
+    assert GameStore(tmp_path).load("g1").revision == 12
+    store.close()
+
+
 def test_undo_redo_and_a_new_branch_are_saved(tmp_path: Path, long_game: Game) -> None:
     store = GameStore(tmp_path)
+    recorder = store.recorder()
     game = Game.from_actions(long_game.setup, long_game.log[:50])
-    store.save("g1", game)
+    recorder.follow("g1", game)
     game.undo(3)
-    store.save("g1", game)
+    recorder.save()
     reopened = GameStore(tmp_path).load("g1")
     assert reopened.revision == 47 and reopened.recorded == 50
     assert reopened.redo(3) == Game.from_actions(long_game.setup, long_game.log[:50]).state
     game.apply(GoUpLevel(player=0, override="a card says so"))
-    store.save("g1", game)
+    recorder.save()
     again = GameStore(tmp_path).load("g1")
     assert again.recorded == 48 and not again.can_redo
     assert again.state == game.state
@@ -121,7 +164,7 @@ def test_an_interrupted_import_carries_on_at_the_next_start(
     for number in range(3):
         game = Game.from_actions(long_game.setup, long_game.log[: 5 + number])
         (games / f"old-{number}.json").write_text(game.to_json(), encoding="utf-8")
-    real = games_module._read_json
+    real = imports.read_json
     calls = []
 
     def power_cut_on_the_second(path: Path) -> Game:
@@ -130,7 +173,7 @@ def test_an_interrupted_import_carries_on_at_the_next_start(
             raise KeyboardInterrupt  # the process ends here
         return real(path)
 
-    monkeypatch.setattr(games_module, "_read_json", power_cut_on_the_second)
+    monkeypatch.setattr(imports, "read_json", power_cut_on_the_second)
     with pytest.raises(KeyboardInterrupt):
         GameStore(tmp_path)
     monkeypatch.undo()
@@ -170,24 +213,41 @@ def test_the_list_reads_summaries_without_opening_any_game(
     store.close()
 
 
-async def test_save_soon_returns_at_once_and_durability_is_announced_on_the_loop(
+async def test_a_change_is_queued_at_once_and_durability_is_announced_on_the_loop(
     tmp_path: Path, long_game: Game
 ) -> None:
     store = GameStore(tmp_path)
+    recorder = store.recorder()
     game = Game.from_actions(long_game.setup, long_game.log[:20])
+    recorder.follow("g", game)
     heard: list[tuple[str, int, bool]] = []
-    store.durable_listeners.add(
+    store.durability.durable_listeners.add(
         lambda gid, seq: heard.append((gid, seq, threading.current_thread() is main))
     )
     main = threading.current_thread()
     game.apply(long_game.log[20])
-    sequence = store.save_soon("g", game)
-    assert sequence == game.sequence
-    await asyncio.wait_for(store.wait_durable("g", sequence), timeout=10)
-    assert store.is_durable("g", sequence)
+    sequence = game.sequence
+    await asyncio.wait_for(recorder.wait_durable(sequence), timeout=10)
+    assert recorder.is_durable(sequence)
     assert ("g", sequence, True) in heard
     assert GameStore(tmp_path).load("g").state == game.state
-    await asyncio.wait_for(store.wait_durable("g", sequence), timeout=1)  # already there
+    await asyncio.wait_for(recorder.wait_durable(sequence), timeout=1)  # already there
+    store.close()
+
+
+async def test_a_wait_is_for_the_game_followed_when_it_was_asked(
+    tmp_path: Path, long_game: Game
+) -> None:
+    store = GameStore(tmp_path)
+    waiting: list[object] = []
+    recorder = store.recorder(schedule=waiting.append)
+    first = Game.from_actions(long_game.setup, long_game.log[:20])
+    recorder.follow("first", first)
+    first.apply(long_game.log[20])
+    durable = recorder.wait_durable(first.sequence)  # as a counter's press asks
+    recorder.follow("second", Game.from_actions(long_game.setup, long_game.log[:3]))
+    await asyncio.wait_for(durable, timeout=10)  # the first game's change went first
+    assert GameStore(tmp_path).load("first").revision == 21
     store.close()
 
 
@@ -195,30 +255,42 @@ async def test_a_failed_save_is_reported_to_whoever_waits(
     tmp_path: Path, long_game: Game, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     store = GameStore(tmp_path)
+    recorder = store.recorder()
     game = Game.from_actions(long_game.setup, long_game.log[:20])
-    store.save("g", game)
+    recorder.follow("g", game)
+    recorder.save()
     problems: list[str] = []
-    store.problem_listeners.add(lambda _gid, text: problems.append(text))
+    recorder.problem_listeners.add(problems.append)
 
     def disk_full(*_args: object, **_kwargs: object) -> str:
         raise OSError("disk full")
 
-    monkeypatch.setattr(games_module, "log_digest", disk_full)
+    monkeypatch.setattr("companion.store.journal.log_digest", disk_full)
     game.apply(long_game.log[20])
-    sequence = store.save_soon("g", game)
     with pytest.raises(StoreError, match="disk full"):
-        await asyncio.wait_for(store.wait_durable("g", sequence), timeout=10)
+        await asyncio.wait_for(recorder.wait_durable(game.sequence), timeout=10)
     assert problems == ["disk full"]
     monkeypatch.undo()
-    store.save("g", game)  # written whole this time
+    recorder.save()  # written whole this time
     assert GameStore(tmp_path).load("g").state == game.state
+    store.close()
+
+
+def test_a_deleted_game_is_followed_no_more(tmp_path: Path, long_game: Game) -> None:
+    store = GameStore(tmp_path)
+    recorder = store.recorder()
+    game = Game.from_actions(long_game.setup, long_game.log[:20])
+    recorder.follow("g", game)
+    store.delete("g")
+    game.apply(long_game.log[20])
+    assert store.list() == [] and recorder.game is None
     store.close()
 
 
 def test_the_list_can_stop_at_the_newest_games(tmp_path: Path, long_game: Game) -> None:
     store = GameStore(tmp_path)
     for number in range(5):
-        store.save_soon(f"g{number}", long_game)
+        store.save(f"g{number}", long_game, wait=False)
     store.flush()
     assert store.count() == 5
     assert [s.id for s in store.list(limit=2)] == ["g4", "g3"]
@@ -229,13 +301,17 @@ def test_the_list_can_stop_at_the_newest_games(tmp_path: Path, long_game: Game) 
 def test_a_folder_that_cannot_hold_the_database_still_opens(
     tmp_path: Path, long_game: Game, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real_connect = games_module.connect
+    from companion.store import opening
+    from companion.store.database import UnavailableDatabaseError
+
+    real_connect = opening.connect
 
     def refuse_the_data_folder(path: Path) -> sqlite3.Connection:
         if path.parent == tmp_path:
-            raise StoreError(f"{path}: cannot be opened (read-only file system)")
+            raise UnavailableDatabaseError(f"{path}: cannot be opened (read-only file system)")
         return real_connect(path)
 
+    monkeypatch.setattr(opening, "connect", refuse_the_data_folder)
     monkeypatch.setattr(games_module, "connect", refuse_the_data_folder)
     monkeypatch.setattr("companion.store.writer.connect", refuse_the_data_folder)
     store = GameStore(tmp_path)

@@ -9,7 +9,7 @@ import pytest
 
 from companion.core import CLASSIC, Game, GameSetup, GoUpLevel, PlayerSetup, Sex
 from companion.store import GameStore, StoreError
-from companion.store import games as games_module
+from companion.store import journal as journal_module
 
 
 def make_game(levels: int = 2) -> Game:
@@ -66,7 +66,7 @@ def test_a_crash_while_saving_keeps_the_previous_save_whole(
         raise OSError("power cut")
 
     # The failure strikes inside the transaction, after the old rows were touched.
-    monkeypatch.setattr(games_module, "log_digest", power_cut)
+    monkeypatch.setattr(journal_module, "log_digest", power_cut)
     with pytest.raises(StoreError, match="power cut"):
         store.save(game_id, game)
     monkeypatch.undo()

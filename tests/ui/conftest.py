@@ -178,6 +178,10 @@ class Harness:
             if (on_screen and (x, y) == before) or self.clock.now > settle_until:
                 break
         assert on_screen, self._off_screen(widget, (x, y), scroller)
+        self.touch_at(x, y)
+
+    def touch_at(self, x: float, y: float) -> None:
+        """A finger down and up at window point (x, y), whatever is there."""
         finger = press(x, y, "ui-test")
         self.pump(frames=1)
         lift(finger)

@@ -17,8 +17,8 @@ pytestmark = pytest.mark.slow
 async def table(ui: Harness) -> AsyncIterator[dict[str, Any]]:
     """Two players, a fight the fighter cannot win, the dice service on a virtual radio."""
     from companion.core import MonsterSpec, StartCombat
-    from companion.devices.bumble_backend import VirtualRadio
     from companion.devices.dice import DiceHub
+    from companion.devices.sim.bumble_backend import VirtualRadio
     from companion.ui.dice_service import dice_service
 
     ui.start_game(["Anna", "Bram"])
@@ -58,7 +58,7 @@ async def connect(ui: Harness, table: dict[str, Any], die: Any, seat: int) -> No
 
 async def ruby_and_a_godice(ui: Harness, table: dict[str, Any]) -> tuple[Any, Any]:
     """Two dice on the table: Ruby, a Pixels die, rolls for Anna; a GoDice for Bram."""
-    from companion.devices.dice.virtual import VirtualGoDice, VirtualPixelsDie
+    from companion.devices.sim.dice import VirtualGoDice, VirtualPixelsDie
 
     ruby = VirtualPixelsDie(table["radio"], "Ruby")
     godice = VirtualGoDice(table["radio"])
@@ -111,7 +111,7 @@ async def test_a_pixels_die_rolls_for_the_fighter_and_the_screen_logs_it(
 async def test_a_die_lost_mid_roll_leaves_the_on_screen_roll(
     ui: Harness, table: dict[str, Any]
 ) -> None:
-    from companion.devices.dice.virtual import VirtualPixelsDie
+    from companion.devices.sim.dice import VirtualPixelsDie
 
     ruby = VirtualPixelsDie(table["radio"], "Ruby")
     await connect(ui, table, ruby, seat=0)
@@ -132,7 +132,7 @@ async def test_a_d20_is_refused_and_the_screen_keeps_waiting(
     ui: Harness, table: dict[str, Any]
 ) -> None:
     from companion.devices.dice import DieType
-    from companion.devices.dice.virtual import VirtualPixelsDie
+    from companion.devices.sim.dice import VirtualPixelsDie
 
     big = VirtualPixelsDie(table["radio"], "Big", die_type=DieType.D20)
     await connect(ui, table, big, seat=0)
@@ -147,7 +147,7 @@ async def test_a_d20_is_refused_and_the_screen_keeps_waiting(
 async def test_the_devices_screen_finds_connects_and_assigns_a_die(
     ui: Harness, table: dict[str, Any]
 ) -> None:
-    from companion.devices.dice.virtual import VirtualPixelsDie
+    from companion.devices.sim.dice import VirtualPixelsDie
 
     ruby = VirtualPixelsDie(table["radio"], "Ruby", battery_percent=64)
     await ruby.start()
@@ -185,7 +185,7 @@ async def test_the_dice_screen_takes_the_current_players_die(
     ui: Harness, table: dict[str, Any]
 ) -> None:
     from companion.core import RollDie
-    from companion.devices.dice.virtual import VirtualGoDice
+    from companion.devices.sim.dice import VirtualGoDice
 
     die = VirtualGoDice(table["radio"])
     await connect(ui, table, die, seat=0)  # Anna's turn: her die
@@ -212,7 +212,7 @@ async def test_a_godice_shell_is_set_on_the_devices_screen(
     ui: Harness, table: dict[str, Any]
 ) -> None:
     from companion.devices.dice import DieType
-    from companion.devices.dice.virtual import VirtualGoDice
+    from companion.devices.sim.dice import VirtualGoDice
 
     die = VirtualGoDice(table["radio"])
     await connect(ui, table, die, seat=0)

@@ -97,7 +97,7 @@ async def test_a_whoever_is_rolling_die_breaks_a_looting_tie_in_seat_order(
 ) -> None:
     from companion.core import Die, LootTheBody
     from companion.devices.dice import ANYONE
-    from companion.devices.dice.virtual import VirtualPixelsDie
+    from companion.devices.sim.dice import VirtualPixelsDie
 
     ui.start_game(["Anna", "Bram", "Cara"])
     ruby = VirtualPixelsDie(table["radio"], "Ruby")
@@ -127,7 +127,7 @@ async def test_a_whoever_is_rolling_die_breaks_a_looting_tie_in_seat_order(
 async def test_a_die_lost_mid_throws_is_finished_on_screen(
     ui: Harness, table: dict[str, Any]
 ) -> None:
-    from companion.devices.dice.virtual import VirtualPixelsDie
+    from companion.devices.sim.dice import VirtualPixelsDie
 
     ruby = VirtualPixelsDie(table["radio"], "Ruby")
     jade = VirtualPixelsDie(table["radio"], "Jade")

@@ -9,7 +9,6 @@ import contextlib
 import json
 import os
 import select
-import shutil
 import subprocess
 import sys
 import textwrap
@@ -56,20 +55,13 @@ def test_damaged_settings_are_set_aside_and_the_app_starts(
 @contextlib.contextmanager
 def read_only(folder: Path) -> Iterator[None]:
     """Make `folder` refuse new names and renames, even for root (who ignores modes)."""
-    if os.geteuid() != 0:
-        folder.chmod(0o555)
-        try:
-            yield
-        finally:
-            folder.chmod(0o755)
-        return
-    chattr = shutil.which("chattr")
-    if chattr is None or subprocess.run([chattr, "+i", str(folder)]).returncode != 0:
-        pytest.skip("cannot make a folder read-only for root here (no chattr +i)")
+    from tests.store import fault_tools
+
     try:
-        yield
-    finally:
-        subprocess.run([chattr, "-i", str(folder)], check=True)
+        with fault_tools.read_only(folder):
+            yield
+    except fault_tools.CannotHurt as exc:
+        pytest.skip(str(exc))
 
 
 def test_damaged_settings_in_a_read_only_folder_start_with_defaults(tmp_path: Path) -> None:
@@ -219,5 +211,141 @@ def test_damaged_claim_tokens_are_set_aside_and_said_on_the_devices_screen(
     assert "kept as counters.json.damaged-" in activity
     (kept,) = tmp_path.glob("counters.json.damaged-*")
     assert kept.read_bytes() == truncated, "the unreadable file is kept as it was"
-    saved = json.loads(tokens.read_text())["tokens"]
+    from companion.store.records import read_records
+
+    saved = read_records(tokens, 1_000_000).records
     assert len(saved) == 3, "the new claims were saved beside it"
+
+
+# -- the saved-games database under faults ----------------------------------------------------
+def _saved_with_last(folder: Path, count: int = 3) -> list[str]:
+    """`count` four-player games saved in `folder`; the last one is the game to resume."""
+    from companion.core.randomplay import random_game
+    from companion.store import GameStore
+
+    store = GameStore(folder)
+    ids = [f"2026010{number}-120000-abcd" for number in range(count)]
+    for number, game_id in enumerate(ids):
+        store.save(game_id, random_game(80 + number, seed=number, allow_win=False))
+    store.last_id = ids[-1]
+    store.close()
+    return ids
+
+
+# Reports the first screen, then asks Saved games to recover and reports what it lists.
+RECOVER_PROBE = probe_script(
+    """
+
+    app = CompanionApp(data_dir=Path(sys.argv[1]))
+    report = {}
+
+    async def probe():
+        while not app.ready or not app.manager.current:
+            await asyncio.sleep(0.05)
+        await asyncio.sleep(0.3)
+        report["screen"] = app.manager.current
+        report["banner"] = app.root.ids.banner.text if app.root.ids.banner.shown else ""
+        games = app.screen("games")
+        report["offered"] = games.recoverable
+        games.recover()
+        await asyncio.sleep(0.3)
+        report["after"] = app.root.ids.banner.text
+        report["listed"] = sorted(saved.id for saved in app.session.games.list())
+        app.stop()
+    """
+)
+
+
+def test_a_start_on_damaged_pages_reaches_a_screen_that_offers_recovery(tmp_path: Path) -> None:
+    import random
+    import sqlite3
+
+    from tests.store.fault_tools import damage_pages
+
+    ids = _saved_with_last(tmp_path)
+    database = tmp_path / "games.sqlite3"
+    pristine = database.read_bytes()
+    rnd = random.Random(4)
+    while True:  # damage SQLite itself reports (not every hit page is one it checks)
+        database.write_bytes(pristine)
+        damage_pages(database, rnd, pages=2)
+        with sqlite3.connect(database) as conn:
+            try:
+                found = conn.execute("PRAGMA quick_check(1)").fetchone()[0]
+            except sqlite3.DatabaseError:
+                found = "damaged"
+        if found != "ok":
+            break
+
+    report = run_probe(RECOVER_PROBE, tmp_path)
+
+    assert isinstance(report, dict)
+    assert report["screen"] == "games", "the screen that offers recovery comes first"
+    assert "games.sqlite3" in report["banner"] and "recover" in report["banner"]
+    assert "damaged" in report["offered"]
+    assert report["after"].startswith("Recovered:")
+    assert report["listed"] and set(report["listed"]) <= set(ids)
+
+
+@pytest.fixture
+def small_fs() -> Iterator[Path]:
+    from tests.store.fault_tools import small_fs_or_skip
+
+    yield from small_fs_or_skip()
+
+
+def test_a_full_disk_at_start_resumes_the_game_and_says_so(small_fs: Path) -> None:
+    from tests.store.fault_tools import fill
+
+    folder = small_fs / "data"
+    ids = _saved_with_last(folder)
+    fill(small_fs)
+
+    report = start_app(folder)
+
+    assert report["screen"] == "table" and report["game_id"] == ids[-1]
+    assert "full" in report["banner"]
+    assert not list(folder.glob("games.sqlite3.damaged-*")), "a healthy database stays"
+
+
+def test_a_newer_database_is_said_on_the_first_screen(tmp_path: Path) -> None:
+    import sqlite3
+
+    ids = _saved_with_last(tmp_path)
+    with sqlite3.connect(tmp_path / "games.sqlite3") as conn:
+        conn.execute("PRAGMA user_version = 99")
+
+    report = start_app(tmp_path)
+
+    assert "newer version" in report["banner"]
+    assert report["screen"] == "table" and report["game_id"] == ids[-1]
+
+
+def test_a_read_only_folder_resumes_the_game_and_says_so(tmp_path: Path) -> None:
+    ids = _saved_with_last(tmp_path)
+
+    with read_only(tmp_path):
+        report = start_app(tmp_path)
+
+    assert report["screen"] == "table" and report["game_id"] == ids[-1]
+    assert "games.sqlite3" in report["banner"]
+
+
+def test_a_hostile_data_folder_starts_and_says_what_was_set_aside(tmp_path: Path) -> None:
+    (tmp_path / "games").mkdir()
+    (tmp_path / "packs").mkdir()
+    os.mkfifo(tmp_path / "settings.json")
+    (tmp_path / "counters.json").symlink_to("/dev/zero")
+    os.mkfifo(tmp_path / "packs" / "table-monsters.toml")
+    os.mkfifo(tmp_path / "games.sqlite3")
+    (tmp_path / "last-game").symlink_to("/dev/zero")
+    os.mkfifo(tmp_path / "games" / "20260101-120000-abcd.json")
+
+    report = start_app(tmp_path)
+
+    assert report["screen"] == "new_game"
+    banner = report["banner"]
+    assert "settings.json" in banner and "a named pipe" in banner
+    assert "games.sqlite3" in banner
+    assert list(tmp_path.glob("settings.json.damaged-*"))
+    assert list(tmp_path.glob("games.sqlite3.damaged-*"))

@@ -70,19 +70,30 @@ def _fields(text: str) -> list[str]:
     return sorted(_FIELD.findall(text) + _PERCENT.findall(text))
 
 
-def _catalogue(language: str) -> Catalog:
-    path = i18n.LOCALE_DIR / language / "LC_MESSAGES" / f"{i18n.DOMAIN}.po"
+def _catalogue(language: str, domain: str = i18n.DOMAIN) -> Catalog:
+    path = i18n.LOCALE_DIR / language / "LC_MESSAGES" / f"{domain}.po"
     with path.open("rb") as handle:
-        return read_po(handle, locale=language, domain=i18n.DOMAIN)
+        return read_po(handle, locale=language, domain=domain)
 
 
 TRANSLATED = sorted(set(i18n.LANGUAGES) - {i18n.SOURCE_LANGUAGE})
+DOMAINS = (i18n.DOMAIN, i18n.CARDS_DOMAIN)
 
 
-def test_at_least_six_languages_are_offered_each_by_its_own_name() -> None:
-    assert len(i18n.LANGUAGES) >= 6
+def test_a_dozen_languages_are_offered_each_by_its_own_name() -> None:
+    assert len(i18n.LANGUAGES) >= 12
     assert i18n.LANGUAGES["de"] == "Deutsch" and i18n.LANGUAGES["ru"] == "Русский"
+    assert i18n.LANGUAGES["cs"] == "Čeština" and i18n.LANGUAGES["uk"] == "Українська"
     assert set(i18n.LANGUAGES) == set(catalogues.languages())
+    assert set(i18n.PLURAL_FORMS) == set(i18n.LANGUAGES)
+    for language in i18n.LANGUAGES:
+        for domain in DOMAINS:
+            assert (i18n.LOCALE_DIR / language / "LC_MESSAGES" / f"{domain}.mo").exists()
+
+
+def test_every_glossary_belongs_to_a_shipped_language() -> None:
+    glossaries = Path(catalogues.PACKAGE_DIR).parent / "docs" / "glossary"
+    assert {p.stem for p in glossaries.glob("*.md")} == set(TRANSLATED)
 
 
 @pytest.mark.parametrize("language", TRANSLATED)
@@ -101,10 +112,25 @@ def test_every_text_the_app_uses_is_translated(language: str) -> None:
 
 
 @pytest.mark.parametrize("language", TRANSLATED)
+def test_every_shipped_card_name_is_translated(language: str) -> None:
+    catalogue = _catalogue(language, i18n.CARDS_DOMAIN)
+    names = catalogues.card_names()
+    assert {"Wizard", "Elf", "Crane", "Love", "Classic fantasy", "Lint Golem"} <= set(names)
+    missing = [n for n in names if not (e := catalogue.get(n)) or e.fuzzy or not e.string]
+    assert not missing, f"{language}: {len(missing)} card names untranslated, e.g. {missing[:3]}"
+
+
+def test_the_card_name_template_holds_every_shipped_name() -> None:
+    template = _ids(i18n.LOCALE_DIR / f"{i18n.CARDS_DOMAIN}.pot")
+    missing = sorted(set(catalogues.card_names()) - template)
+    assert not missing, f"run `./tasks i18n` to add: {missing[:5]}"
+
+
+@pytest.mark.parametrize("language", TRANSLATED)
 def test_translations_keep_every_placeholder_and_plural_form(language: str) -> None:
     catalogue = _catalogue(language)
     forms = catalogue.num_plurals
-    assert forms == {"pl": 3, "ru": 3}.get(language, 2), "Plural-Forms header"
+    assert forms == i18n.PLURAL_FORMS[language], "Plural-Forms header"
     assert f"nplurals={forms};" in catalogue.plural_forms
     for entry in catalogue:
         if not entry.id:
@@ -120,10 +146,11 @@ def test_translations_keep_every_placeholder_and_plural_form(language: str) -> N
             assert _fields(entry.string) == _fields(entry.id), (language, entry.id, entry.string)
 
 
+@pytest.mark.parametrize("domain", DOMAINS)
 @pytest.mark.parametrize("language", TRANSLATED)
-def test_compiled_catalogue_matches_its_source(language: str) -> None:
-    catalogue = _catalogue(language)
-    compiled = gettext.translation(i18n.DOMAIN, i18n.LOCALE_DIR, languages=[language])
+def test_compiled_catalogue_matches_its_source(language: str, domain: str) -> None:
+    catalogue = _catalogue(language, domain)
+    compiled = gettext.translation(domain, i18n.LOCALE_DIR, languages=[language])
     for entry in catalogue:
         if entry.id and not isinstance(entry.id, tuple) and entry.string:
             assert compiled.gettext(entry.id) == entry.string, "run `./tasks i18n`"
@@ -137,6 +164,64 @@ def test_plural_forms_follow_each_language() -> None:
         i18n.set_language("ru")
         turns = [i18n.ngettext("{n} turn", "{n} turns", n).format(n=n) for n in (1, 3, 5, 21)]
         assert turns == ["1 ход", "3 хода", "5 ходов", "21 ход"]
+        i18n.set_language("uk")
+        turns = [i18n.ngettext("{n} turn", "{n} turns", n).format(n=n) for n in (1, 3, 5, 21)]
+        assert turns == ["1 хід", "3 ходи", "5 ходів", "21 хід"]
+        i18n.set_language("cs")
+        turns = [i18n.ngettext("{n} turn", "{n} turns", n).format(n=n) for n in (1, 3, 5, 21)]
+        assert turns == ["1 tah", "3 tahy", "5 tahů", "21 tahů"]
+        i18n.set_language("el")
+        turns = [i18n.ngettext("{n} turn", "{n} turns", n).format(n=n) for n in (1, 2)]
+        assert turns == ["1 γύρος", "2 γύροι"]
+    finally:
+        i18n.set_language("en")
+
+
+# --- card names -------------------------------------------------------------------------------
+
+
+def test_card_names_read_in_the_chosen_language_and_other_names_as_written() -> None:
+    try:
+        i18n.set_language("de")
+        assert i18n.card_name("Wizard") == "Zauberer"
+        assert i18n.card_name("Halfling") == "Halbling"
+        assert i18n.card_name("Classic fantasy") != "Classic fantasy"
+        assert i18n.card_name("Gerda's Own Goblin") == "Gerda's Own Goblin"  # a typed name
+        assert i18n.card_name("") == ""
+        i18n.set_language("ru")
+        assert i18n.card_name("Wizard") == "Волшебник"
+    finally:
+        i18n.set_language("en")
+    assert i18n.card_name("Wizard") == "Wizard"
+
+
+def test_a_quick_monster_keeps_its_english_name_and_reads_in_any_language() -> None:
+    """The log keeps "Level 8 monster #2"; games saved before that kept the name in the
+    language of their table, and those read in the player's language too."""
+    assert i18n.quick_monster_name(8, 2) == "Level 8 monster #2"
+    try:
+        i18n.set_language("de")
+        german = i18n.card_name("Level 8 monster #2")
+        assert german == i18n._("Level {n} monster").format(n=8) + " #2" != "Level 8 monster #2"
+        i18n.set_language("ru")
+        assert i18n.card_name(german) == "Монстр 8 уровня #2"
+        assert i18n.card_name("Level 12 monster") == "Монстр 12 уровня"
+        assert i18n.card_name("Level 8 monsters") == "Level 8 monsters"  # not the pattern
+    finally:
+        i18n.set_language("en")
+    assert i18n.card_name(german) == "Level 8 monster #2"
+
+
+def test_engine_sentences_show_card_names_translated_but_never_player_names() -> None:
+    elf = Phrase("{name} is no longer a {trait}", name="Wizard", trait="Wizard")
+    fight = Phrase(
+        "{monster} joins the combat",
+        monster=Phrase("{monster} (Level {level})", monster="Level 3 monster", level=3),
+    )
+    try:
+        i18n.set_language("de")
+        assert i18n.tr(elf) == "Wizard ist nicht mehr Zauberer"
+        assert i18n.tr(fight).startswith(i18n.card_name("Level 3 monster") + " (Stufe 3)")
     finally:
         i18n.set_language("en")
 
@@ -280,14 +365,16 @@ def test_the_bundled_fonts_have_every_letter_of_every_language() -> None:
     from kivy.core.text import LabelBase
 
     used = {m if isinstance(m, str) else m[0] for m in catalogues.extract_messages()}
+    used |= set(catalogues.card_names())
     letters: set[str] = set("".join(i18n.LANGUAGES.values()))
     for language in TRANSLATED:
-        for entry in _catalogue(language):
-            strings = entry.string if isinstance(entry.string, tuple) else (entry.string,)
-            if entry.id and (entry.id if isinstance(entry.id, str) else entry.id[0]) in used:
-                letters.update("".join(strings))
+        for domain in DOMAINS:
+            for entry in _catalogue(language, domain):
+                strings = entry.string if isinstance(entry.string, tuple) else (entry.string,)
+                if entry.id and (entry.id if isinstance(entry.id, str) else entry.id[0]) in used:
+                    letters.update("".join(strings))
     letters = {c for c in letters if c.isprintable() and not c.isspace()}
-    assert {"ą", "ł", "ż", "ß", "ç", "ã", "ж", "ё", "«"} <= letters
+    assert {"ą", "ł", "ż", "ß", "ç", "ã", "ж", "ё", "«", "ř", "ů", "ї", "ґ", "λ", "ώ"} <= letters
     # The fonts the app's labels really use: Kivy's default (Roboto) in both weights.
     fonts = LabelBase._fonts["Roboto"]  # registered at import: regular, italic, bold, bold italic
     for path in (fonts[0], fonts[2]):

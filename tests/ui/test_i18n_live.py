@@ -30,6 +30,37 @@ def _texts(widget: Any) -> list[str]:
     return found
 
 
+def _picker() -> Any:
+    """The language list on show."""
+    from kivy.core.window import Window
+
+    from companion.ui.screens.settings import LanguagePicker
+
+    shown = [w for w in Window.children if isinstance(w, LanguagePicker)]
+    assert len(shown) == 1, "the language list is not on show"
+    return shown[0]
+
+
+def _row(picker: Any, ui: Any, name: str) -> Any:
+    """The row of the language called `name`, scrolled into view."""
+    codes = list(i18n.LANGUAGES.values())
+    picker.ids.rows.scroll_to_index(codes.index(name))
+    ui.pump(frames=4)
+    rows = [r for r in picker.ids.list_box.children if r.text == name]
+    assert rows, f"{name} is not in the language list"
+    return rows[0]
+
+
+def pick_language(ui: Any, name: str) -> int:
+    """Settings -> Language -> the language called `name`, by taps; the taps it took."""
+    settings = ui.app.manager.current_screen
+    ui.tap(settings.ids.language)
+    picker = _picker()
+    ui.tap(_row(picker, ui, name))
+    ui.pump(frames=4)
+    return 2
+
+
 def test_a_language_change_shows_at_once_on_the_open_screen(english: Any) -> None:
     from companion.core import GoUpLevel
 
@@ -42,7 +73,7 @@ def test_a_language_change_shows_at_once_on_the_open_screen(english: Any) -> Non
     ui.pump()
     settings = ui.app.manager.current_screen
     assert settings.ids.language.text == "Language: English"
-    ui.tap(settings.ids.language)  # English -> the next language, Deutsch
+    pick_language(ui, "Deutsch")
     assert i18n.language() == "de" and ui.app.settings.language == "de"
     shown = ui.app.manager.current_screen
     assert shown.name == "settings"
@@ -75,6 +106,54 @@ def test_the_settings_screen_lists_every_language_by_its_own_name(english: Any) 
         assert name in texts
 
 
+def test_any_language_is_two_taps_away_in_a_list(english: Any) -> None:
+    """Settings -> Language opens a list of every language in its own words, at phone size
+    with rows a thumb can hit; one more tap on a row speaks it (German to Russian was six
+    taps of a cycling button)."""
+    from kivy.core.window import Window
+    from kivy.metrics import dp
+
+    from tests.ui.looking import clipped
+
+    ui = english
+    assert tuple(Window.size) == (360, 640)
+    ui.app.show("settings")
+    ui.pump()
+    assert pick_language(ui, "Deutsch") == 2 and i18n.language() == "de"
+    settings = ui.app.manager.current_screen
+    ui.tap(settings.ids.language)
+    picker = _picker()
+    left, bottom = picker.to_window(picker.x, picker.y)
+    assert left >= 0 and bottom >= 0 and left + picker.width <= Window.width
+    assert bottom + picker.height <= Window.height
+    for code, name in i18n.LANGUAGES.items():
+        row = _row(picker, ui, name)
+        assert row.height >= dp(48) and row.width >= dp(48), name
+        assert not clipped(row), name
+        assert row.selected == (code == "de"), name
+        _x, y = row.to_window(*row.center)
+        _left, view_y = picker.ids.rows.to_window(picker.ids.rows.x, picker.ids.rows.y)
+        assert view_y <= y <= view_y + picker.ids.rows.height, f"{name} is not in view"
+    ui.tap(_row(picker, ui, "Русский"))
+    ui.pump(frames=4)
+    assert i18n.language() == "ru" and ui.app.settings.language == "ru"
+    assert ui.app.root.ids.undo.text == "Отмена"
+    assert ui.app.manager.current_screen.ids.language.text == "Язык: Русский"
+
+
+def test_tapping_beside_the_language_list_keeps_the_language(english: Any) -> None:
+    from kivy.core.window import Window
+
+    ui = english
+    ui.app.show("settings")
+    ui.pump()
+    ui.tap(ui.app.manager.current_screen.ids.language)
+    picker = _picker()
+    ui.touch_at(Window.width / 2, 4)  # the dimmed strip below the list
+    ui.wait_until(lambda: picker.parent is None)  # it fades out
+    assert i18n.language() == "en" and ui.app.settings.language == "en"
+
+
 def test_a_first_start_speaks_the_system_language(
     english: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -98,9 +177,21 @@ def test_a_first_start_speaks_the_system_language(
 # --- the longest language at phone size -------------------------------------------------------
 
 
+def words_cut(label: Any) -> list[str]:
+    """The pieces of words a wrapped label shows where a line broke inside a word
+    ("Суперманч" + "кин"); empty when every line breaks between words."""
+    if not label.text_size[0] or label.markup or label.shorten:
+        return []  # a shortened label is told apart by its ellipsis (`is_shortened`)
+    label.texture_update()
+    lines = getattr(label._label, "_cached_lines", [])
+    shown = " ".join("".join(word.text for word in line.words) for line in lines).split()
+    whole = set(label.text.split())
+    return [piece for piece in shown if piece not in whole]
+
+
 def clipped_labels(root: Any) -> dict[int, str]:
-    """Labels on show whose text does not fit their box, is cut short, or is off screen,
-    by their place in the widget tree."""
+    """Labels on show whose text does not fit their box, is cut short or cut inside a word,
+    or is off screen, by their place in the widget tree."""
     from kivy.core.window import Window
     from kivy.uix.label import Label
     from kivy.uix.scrollview import ScrollView
@@ -125,13 +216,17 @@ def clipped_labels(root: Any) -> dict[int, str]:
                 f"{name}: text {text_w:.0f}x{text_h:.0f} in {widget.width:.0f}x{widget.height:.0f}"
             )
             continue
-        if widget.shorten and widget.text_size[0]:
-            # A shortened label hides the end of its text behind an ellipsis.
-            pad = widget.padding[0] + widget.padding[2]
-            full = widget._label.get_extents(widget.text)[0] + pad
-            if full > widget.text_size[0] + 1:
-                problems[place] = f"{name}: cut short ({full:.0f} > {widget.text_size[0]:.0f})"
-                continue
+        if widget.shorten and widget.is_shortened:
+            # A shortened label hides part of its text behind an ellipsis.
+            shown = " ".join(
+                "".join(w.text for w in line.words) for line in widget._label._cached_lines
+            )
+            problems[place] = f"{name}: cut short ({shown!r})"
+            continue
+        pieces = words_cut(widget)
+        if pieces:
+            problems[place] = f"{name}: a line breaks inside a word ({' / '.join(pieces)})"
+            continue
         scrolls_x = any(isinstance(p, ScrollView) and p.do_scroll_x for p in _parents(widget))
         left, _bottom = widget.to_window(widget.x, widget.y)
         if not scrolls_x and (left < -1 or left + widget.width > Window.width + 1):
@@ -176,6 +271,49 @@ def _screen_problems(ui: Any, language: str) -> dict[str, dict[int, str]]:
     return problems
 
 
+@pytest.mark.parametrize("language", sorted(i18n.LANGUAGES))
+def test_undo_and_redo_never_read_like_the_back_arrow(english: Any, language: str) -> None:
+    """Beside the top bar's back arrow, German "Zurück"/"Vor" (back/forward) read like
+    navigation: Undo and Redo use none of the words the language says "back" with, and
+    fit their buttons whole."""
+    ui = english
+    ui.start_game(["Ann", "Bo"])
+    i18n.set_language(language)
+    ui.pump(frames=4)
+    back = set(i18n._("Back to the table").casefold().split())
+    bar = ui.app.root.ids
+    for button in (bar.undo, bar.redo):
+        words = set(button.text.casefold().split())
+        assert not words & back, (language, button.text)
+        assert words_cut(button) == [], (language, button.text)
+        button.texture_update()
+        assert button.texture_size[0] <= button.width, (language, button.text)
+    if language == "de":
+        assert (bar.undo.text, bar.redo.text) == ("Rückgängig", "Wiederholen")
+
+
+def test_a_long_word_on_a_narrow_button_is_never_cut_in_the_middle(english: Any) -> None:
+    """Russian "Суперманчкин" (Super Munchkin) on the Player screen's third-width button
+    was drawn as "Суперманч" over "кин"; the words now shrink until the word fits."""
+    from companion.core import GainTrait
+
+    ui = english
+    ui.start_game(["Ann", "Bo"])
+    ui.app.session.act(GainTrait, player=0, kind="class", name="Wizard")
+    i18n.set_language("ru")
+    ui.app.show("player", seat=0)
+    ui.pump(frames=6)
+    screen = ui.app.manager.current_screen
+    boost = next(w for w in screen.ids.traits.walk() if getattr(w, "text", "") == "Суперманчкин")
+    assert words_cut(boost) == []
+    boost.texture_update()
+    assert boost.texture_size[0] <= boost.width and boost.texture_size[1] <= boost.height
+    assert ui.app.theme.small * 0.8 <= boost._label.options["font_size"] <= boost.font_size
+    # A word that fits is drawn at the size asked for.
+    wizard = next(w for w in screen.ids.traits.walk() if getattr(w, "text", "") == "Волшебник")
+    assert wizard._label.options["font_size"] == wizard.font_size
+
+
 @pytest.mark.parametrize("language", sorted(set(i18n.LANGUAGES) - {"en"}))
 def test_every_screen_fits_at_phone_size(english: Any, language: str) -> None:
     """In every language (the longest among them), no label overflows its box, leaves the
@@ -193,3 +331,31 @@ def test_every_screen_fits_at_phone_size(english: Any, language: str) -> None:
         if place not in source.get(screen, {})
     }
     assert not problems, "\n".join(sorted(problems))
+
+
+def test_class_race_and_quick_monster_names_follow_the_language(english: Any) -> None:
+    """Names kept in the game (a class, a race, a monster entered by its level) read in the
+    language on show, on the Table, in Combat and in the History, while the log keeps
+    the English name."""
+    from companion.core import GainTrait
+
+    ui = english
+    ui.start_game(["Ann", "Bo"])
+    ui.app.session.act(GainTrait, player=0, kind="class", name="Wizard")
+    ui.app.session.act(GainTrait, player=0, kind="race", name="Halfling")
+    ui.nav("combat")
+    ui.tap(ui.screen("combat").level_buttons[3])
+    assert ui.app.session.state.combat.monsters[0].spec.name == "Level 3 monster"
+    i18n.set_language("de")
+    ui.pump()
+    assert ui.app.session.state.combat.monsters[0].spec.name == "Level 3 monster"
+    combat = ui.app.manager.current_screen
+    titles = [row.title for row in combat.ids.monsters.children]
+    assert any(t.startswith("Monster der Stufe 3") for t in titles), titles
+    ui.nav("table")
+    tile = ui.screen("table").tiles[0]
+    assert "Zauberer" in tile.traits and "Halbling" in tile.traits, tile.traits
+    ui.nav("history")
+    texts = " ".join(_texts(ui.app.manager.current_screen))
+    assert "Zauberer" in texts and "Monster der Stufe 3" in texts
+    assert "Wizard" not in texts and "Level 3 monster" not in texts

@@ -170,7 +170,7 @@ def test_phase_line_follows_the_fight_and_charity_only_when_it_applies(ui: Harne
     assert table.ids.charity.height == 0
     ui.app.session.undo()
     ui.pump()
-    assert table.phase_text == "Kick open the door"
+    assert table.phase_text == "Kick open the door: you must"
     assert ui.app.session.act(AdvancePhase) and ui.app.session.act(AdvancePhase)
     ui.pump()
     assert ui.app.session.state.phase == "charity"

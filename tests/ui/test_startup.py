@@ -105,6 +105,7 @@ def run_probe(script: str, data_dir: Path) -> object:
         stderr=subprocess.PIPE,
         text=True,
         env=env,
+        preexec_fn=_memory_cap,  # a file that never ends must not take the machine down
     )
     try:
         out, err = process.communicate(timeout=PROBE_TIMEOUT_S)
@@ -115,6 +116,16 @@ def run_probe(script: str, data_dir: Path) -> object:
     lines = [line for line in out.splitlines() if line.startswith("REPORT ")]
     assert process.returncode == 0 and lines, err[-4000:]
     return json.loads(lines[-1].removeprefix("REPORT "))
+
+
+# Far more than the app needs, far less than a machine has.
+APP_MEMORY_CAP_BYTES = 3 << 30
+
+
+def _memory_cap() -> None:
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_DATA, (APP_MEMORY_CAP_BYTES, APP_MEMORY_CAP_BYTES))
 
 
 def start_app(data_dir: Path) -> dict:
@@ -166,8 +177,8 @@ SERVICE_PROBE = probe_script(
     events = []
 
     class Recorder:
-        def __init__(self, app):
-            events.append("created")
+        def __init__(self, app, durable=None):
+            events.append("created" if durable is not None else "created without saves")
 
         async def run(self):
             events.append("running")

@@ -178,3 +178,21 @@ def test_a_long_run_away_row_wraps_instead_of_cutting_words(ui: Harness) -> None
         # The row grew to hold every line, inside its frame.
         assert texts.height > 88 and row.height >= texts.height
         assert texts.y >= row.y - 1 and texts.top <= row.top + 1
+
+
+def test_a_monster_that_does_not_pursue_needs_no_roll_on_the_run_away_screen(
+    ui: Harness,
+) -> None:
+    ui.start_game(NAMES)
+    session = ui.app.session
+    sloth = MonsterSpec(name="Sloth", level=15, pursues_above_level=2)
+    assert session.act(StartCombat(fighter=0, monsters=(sloth,)))
+    ui.app.show("run_away")
+    ui.pump()
+    run = ui.screen("run_away")
+    ui.tap(run.ids.roll)  # the app would roll; this monster spares Level 2 and below
+    state = session.state
+    assert state.combat is None and state.last_combat is not None
+    roll = state.last_combat.rolls[0]
+    assert roll.escaped and not roll.pursued
+    assert run.summary == "Anna was not pursued and escaped"

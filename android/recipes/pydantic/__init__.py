@@ -11,10 +11,14 @@ from pythonforandroid.recipe import PyProjectRecipe
 
 
 class PydanticRecipe(PyProjectRecipe):
-    version = "2.10.6"
+    version = "2.12.5"
     url = "https://github.com/pydantic/pydantic/archive/refs/tags/v{version}.tar.gz"
     depends: ClassVar[list[str]] = ["pydantic-core"]
-    python_depends: ClassVar[list[str]] = ["typing-extensions", "annotated-types"]
+    python_depends: ClassVar[list[str]] = [
+        "typing-extensions",
+        "annotated-types",
+        "typing-inspection",
+    ]
     site_packages_name = "pydantic"
 
 

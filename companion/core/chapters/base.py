@@ -1,31 +1,49 @@
 """What every chapter builds on: the action base class that registers each action, and
-the two dispatchers every action must have a function in (`step` and `words`)."""
+the three dispatchers every action must have a function in: `rule` (may it happen?),
+`step` (what it changes) and `words` (how the History says it)."""
 
 from __future__ import annotations
 
 from functools import singledispatch
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import BeforeValidator, Field
 
 from companion.core.errors import RuleError
 from companion.core.models import Frozen
+from companion.core.names import NAME_MAX, log_name
 from companion.core.phrase import Phrase, plural_phrase
 from companion.core.state import GameState
 
 Seat = Annotated[int, Field(ge=0, le=7)]
 D6 = Annotated[int, Field(ge=1, le=6)]
 # Which smart die gave a roll ("Ruby (d6)"); empty for the app's own roll or a typed value.
-DieName = Annotated[str, Field(max_length=80)]
+# A die names itself, so its name is made to fit the log, never a reason to refuse a roll.
+DieName = Annotated[
+    str,
+    BeforeValidator(lambda name: log_name(name, NAME_MAX) if isinstance(name, str) else name),
+    Field(max_length=NAME_MAX),
+]
 Override = Annotated[str, Field(min_length=1, max_length=200)] | None
 
 _BY_TYPE: dict[str, type[BaseAction]] = {}
+
+
+class Source(Frozen):
+    """Where the request for an action came from when it was not a tap on the app's own
+    screens: a player's phone at the table link, or a counter's button."""
+
+    via: Literal["phone", "counter"]
+    # Whose phone it was; for a counter, the player its press changed (None: no player).
+    seat: Seat | None = None
 
 
 class BaseAction(Frozen):
     """Common base of every action; each subclass registers itself under its `type`."""
 
     type: str
+    # Absent for a tap on the app's screens (and in every log written before sources).
+    source: Source | None = None
 
     @classmethod
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
@@ -43,14 +61,31 @@ def registered_actions() -> tuple[type[BaseAction], ...]:
     return tuple(_BY_TYPE.values())
 
 
-@singledispatch
-def step(action: BaseAction, state: GameState, checked: bool) -> GameState:
-    """Apply one action to a state and return the next one; with `checked`, every rule
-    is checked first and a broken one raises RuleError. Each chapter registers its own."""
-    raise RuleError(
+def _unknown(action: BaseAction) -> RuleError:
+    return RuleError(
         "unknown_action",
         Phrase("The game does not know the action {action}", action=repr(action.type)),
     )
+
+
+@singledispatch
+def rule(action: BaseAction, state: GameState) -> None:
+    """May the action happen in `state`? Raises RuleError naming the broken rule.
+
+    A rule only reads: it builds no state, so asking costs no copy of the game (as
+    python-chess's `is_legal` beside `push`). Each chapter registers its own.
+    """
+    raise _unknown(action)
+
+
+@singledispatch
+def step(action: BaseAction, state: GameState) -> GameState:
+    """What the action changes: the next state, trusting that its `rule` allowed it.
+
+    Applying is the rule, then the step; replaying a log that was checked when it was
+    written is the steps alone. Each chapter registers its own.
+    """
+    raise _unknown(action)
 
 
 @singledispatch
@@ -66,6 +101,7 @@ TRAIT_KIND_WORDS: dict[str, str] = {
     "motivation": Phrase("motivation"),
     "style": Phrase("style"),
 }
+CONDITION_WORDS: dict[str, str] = {**TRAIT_KIND_WORDS, "sex": Phrase("sex")}
 SLOT_WORDS: dict[str, str] = {
     "headgear": Phrase("headgear"),
     "armor": Phrase("armor"),

@@ -1,5 +1,5 @@
-"""Character (RULES.md §4, §8): classes, races, motivations, styles and their boosts, sex,
-the Ally, death and looting the body."""
+"""Character (RULES.md §4, §8): classes, races, motivations, styles and their boosts, what
+they give, sex, Allies, death and looting the body."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from companion.core import rules
+from companion.core.chapters import allowance
 from companion.core.chapters.base import (
     D6,
     SEX_WORDS,
@@ -16,7 +17,9 @@ from companion.core.chapters.base import (
     DieName,
     Override,
     Seat,
+    item_name,
     player_name,
+    rule,
     step,
     words,
 )
@@ -31,18 +34,20 @@ from companion.core.chapters.rolls import (
 from companion.core.chapters.table import alive, player_at, with_player
 from companion.core.dice import RandomSource
 from companion.core.errors import RuleError
-from companion.core.models import AllySpec, Sex
-from companion.core.phrase import Phrase, phrase_template
+from companion.core.models import LEGACY_RULES, Ability, AllySpec, Sex, TagBonus, TraitKind
+from companion.core.phrase import Phrase, joined, phrase_template
 from companion.core.state import (
     CombatResult,
     DieRoll,
     GameState,
     LootOrder,
+    PlayerState,
     TraitBonus,
-    TraitKind,
 )
 
 TraitBonusValue = Annotated[int, Field(ge=-50, le=50)]
+RunAwayValue = Annotated[int, Field(ge=-10, le=10)]
+Picks = tuple[Annotated[str, Field(min_length=1, max_length=60)], ...]
 
 _TRAIT_WORDS = TRAIT_KIND_WORDS
 _TRAIT_FIELDS = {
@@ -51,20 +56,25 @@ _TRAIT_FIELDS = {
     "motivation": "motivations",
     "style": "styles",
 }
-_BOOSTS = {
+_BOOSTS: dict[TraitKind, tuple[str, str]] = {
     "class": ("super_munchkin", phrase_template("Super Munchkin")),
     "race": ("half_breed", phrase_template("Half-Breed")),
     "motivation": ("extra_motivated", phrase_template("Extra Motivated")),
 }
+_BOOST_NEEDS: dict[TraitKind, str] = {
+    "class": phrase_template("Super Munchkin is played on a class: {name} has none"),
+    "race": phrase_template("Half-Breed is played on a race: {name} has none"),
+    "motivation": phrase_template("Extra Motivated is played on a motivation: {name} has none"),
+}
 
 
 def kill_player(state: GameState, seat: int) -> GameState:
-    """Death: keep Level, traits and their bonuses; lose items, gear and Ally (RULES.md §8)."""
-    return with_player(state, seat, dead=True, items=(), gear_bonus=0, hands_used=0, ally=None)
+    """Death: keep Level, traits and their bonuses; lose items, gear and Allies (§8)."""
+    return with_player(state, seat, dead=True, items=(), gear_bonus=0, hands_used=0, allies=())
 
 
 def remove_trait(state: GameState, seat: int, kind: TraitKind, name: str) -> GameState:
-    """The player discards a trait, and the lasting bonus it gave goes with it (§4)."""
+    """The player discards a trait, and what it gave goes with it (§4)."""
     player = state.players[seat]
     folded = name.casefold()
     keep = tuple(h for h in player.traits(kind) if h.casefold() != folded)
@@ -74,85 +84,141 @@ def remove_trait(state: GameState, seat: int, kind: TraitKind, name: str) -> Gam
     return with_player(state, seat, **{_TRAIT_FIELDS[kind]: keep, "trait_bonuses": bonuses})
 
 
-def _with_trait_bonus(
-    bonuses: tuple[TraitBonus, ...], kind: TraitKind, name: str, bonus: int
+def settle_allowances(
+    state: GameState, seat: int, drops: tuple[tuple[allowance.Excessive, str, str], ...]
+) -> GameState:
+    """After a loss: boosts whose last trait went go too (rules 3 on), and the player gives
+    up what they chose for each allowance that went (`chosen_drops`)."""
+    player = state.players[seat]
+    if player.rules > LEGACY_RULES:
+        gone = {
+            field: False
+            for kind, field in allowance.BOOST_FIELDS.items()
+            if getattr(player, field) and not player.traits(kind)
+        }
+        if gone:
+            state = with_player(state, seat, **gone)
+    for what, key, _name in drops:
+        if what == "big_item":
+            player = state.players[seat]
+            state = with_player(state, seat, items=tuple(i for i in player.items if i.id != key))
+        else:
+            state = remove_trait(state, seat, allowance.TRAIT_OF[what], key)
+    return state
+
+
+def _set_trait_effects(
+    bonuses: tuple[TraitBonus, ...], kind: TraitKind, name: str, **effects: object
 ) -> tuple[TraitBonus, ...]:
-    """The bonuses with the one of this trait set to `bonus` (0 removes it); counted once."""
+    """The traits' effects with this one's changed (kept once; dropped when it gives nothing)."""
     folded = name.casefold()
-    kept = tuple(b for b in bonuses if not (b.kind == kind and b.name.casefold() == folded))
-    return (*kept, TraitBonus(kind=kind, name=name, bonus=bonus)) if bonus else kept
-
-
-def _edition_names(state: GameState, kind: TraitKind) -> tuple[str, ...]:
-    edition = state.setup.edition
-    return {
-        "class": edition.classes,
-        "race": edition.races,
-        "motivation": edition.motivations,
-        "style": edition.styles,
-    }[kind]
+    old = next((b for b in bonuses if b.kind == kind and b.name.casefold() == folded), None)
+    kept = tuple(b for b in bonuses if b is not old)
+    new = (old or TraitBonus(kind=kind, name=name)).evolve(**effects)
+    return (*kept, new) if new.gives_anything else kept
 
 
 class GainTrait(BaseAction):
-    """Take a class, race, motivation or style card (RULES.md §4)."""
+    """Take a class, race, motivation or style card (RULES.md §4).
+
+    What it gives (a lasting combat bonus, a run-away bonus, bonuses against a monster's
+    tag) is what the card in hand says; left out, what the edition's card of that name gives
+    (nothing, for a name the edition says nothing about). Its abilities are the edition's
+    for that name and any the card adds (`trait_effects`).
+    """
 
     type: Literal["gain_trait"] = "gain_trait"
     player: Seat
     kind: TraitKind
     name: Annotated[str, Field(min_length=1, max_length=60)]
-    bonus: TraitBonusValue = 0  # a lasting "+N in combat" the card gives (0: none)
+    bonus: TraitBonusValue | None = None
+    run_away: RunAwayValue | None = None
+    against: tuple[TagBonus, ...] | None = None
+    abilities: tuple[Ability, ...] | None = None
     override: Override = None
 
 
-@step.register
-def _(action: GainTrait, state: GameState, checked: bool) -> GameState:
+def trait_effects(action: GainTrait, state: GameState, name: str) -> TraitBonus:
+    """What a trait the player takes gives: the numbers are the action's (the card in hand),
+    or the edition card's when it gives none; the abilities are the edition card's for that
+    name and the card's own together (the edition's from rules 3 on: the rules before knew
+    only the numbers the table entered)."""
+    card = state.setup.edition.card(action.kind, name) if state.rules > LEGACY_RULES else None
+    bonus = action.bonus if action.bonus is not None else (card.bonus if card else 0)
+    run_away = action.run_away if action.run_away is not None else (card.run_away if card else 0)
+    against = action.against if action.against is not None else (card.against if card else ())
+    abilities = (*(card.abilities if card else ()), *(action.abilities or ()))
+    return TraitBonus(
+        kind=action.kind,
+        name=name,
+        bonus=bonus,
+        run_away=run_away,
+        against=against,
+        abilities=tuple(dict.fromkeys(abilities)),
+    )
+
+
+_TRAIT_LIMIT_WORDS: dict[TraitKind, str] = {
+    "class": phrase_template(
+        "You can have only one class at a time unless you are a Super Munchkin"
+    ),
+    "race": phrase_template("You can have only one race at a time unless you are a Half-Breed"),
+    "motivation": phrase_template(
+        "You can have only one motivation at a time unless you are Extra Motivated"
+    ),
+    "style": phrase_template("You can have only one style at a time unless you are a Monk"),
+}
+
+
+def _edition_spelling(state: GameState, kind: TraitKind, name: str) -> str:
+    """The trait's name as the edition spells it (a name typed in another case finds it)."""
+    folded = name.casefold()
+    return next((k for k in state.setup.edition.traits(kind) if k.casefold() == folded), name)
+
+
+@rule.register
+def _(action: GainTrait, state: GameState) -> None:
     """One class/race/motivation/style at a time unless Super Munchkin, Half-Breed,
     Extra Motivated or (styles) a Monk (§4)."""
     player = player_at(state, action.player)
+    if state.rules > LEGACY_RULES and action.override is None:
+        alive(player, phrase_template("receive cards"))
     kind = action.kind
     word = _TRAIT_WORDS[kind]
-    known = _edition_names(state, kind)
-    name = next((k for k in known if k.casefold() == action.name.casefold()), action.name)
+    known = state.setup.edition.traits(kind)
+    name = _edition_spelling(state, kind, action.name)
     have = player.traits(kind)
-    if checked:
-        edition = state.setup.edition.name
-        if action.override is None:
-            if not known:
-                raise RuleError(
-                    "no_such_trait",
-                    Phrase("{edition} has no {word} cards", edition=edition, word=word),
-                )
-            if name not in known:
-                raise RuleError(
-                    "no_such_trait",
-                    Phrase(
-                        "{name} is not a {word} in {edition}", name=name, word=word, edition=edition
-                    ),
-                )
-        if any(h.casefold() == name.casefold() for h in have):
+    edition = state.setup.edition.name
+    if action.override is None:
+        if not known:
             raise RuleError(
-                "has_trait", Phrase("{name} is already a {trait}", name=player.name, trait=name)
+                "no_such_trait",
+                Phrase("{edition} has no {word} cards", edition=edition, word=word),
             )
-        limit = rules.trait_limit(player, kind)
-        if len(have) >= limit and action.override is None:
-            limit_words = {
-                "class": phrase_template(
-                    "You can have only one class at a time unless you are a Super Munchkin"
+        if name not in known:
+            raise RuleError(
+                "no_such_trait",
+                Phrase(
+                    "{name} is not a {word} in {edition}", name=name, word=word, edition=edition
                 ),
-                "race": phrase_template(
-                    "You can have only one race at a time unless you are a Half-Breed"
-                ),
-                "motivation": (
-                    phrase_template(
-                        "You can have only one motivation at a time unless you are Extra Motivated"
-                    )
-                ),
-                "style": phrase_template(
-                    "You can have only one style at a time unless you are a Monk"
-                ),
-            }
-            raise RuleError("trait_limit", Phrase(limit_words[kind]))
-    bonuses = _with_trait_bonus(player.trait_bonuses, kind, name, action.bonus)
+            )
+    if any(h.casefold() == name.casefold() for h in have):
+        raise RuleError(
+            "has_trait", Phrase("{name} is already a {trait}", name=player.name, trait=name)
+        )
+    if len(have) >= rules.trait_limit(player, kind) and action.override is None:
+        raise RuleError("trait_limit", Phrase(_TRAIT_LIMIT_WORDS[kind]))
+
+
+@step.register
+def _(action: GainTrait, state: GameState) -> GameState:
+    player = state.players[action.player]
+    kind = action.kind
+    name = _edition_spelling(state, kind, action.name)
+    effects = trait_effects(action, state, name)
+    kept = tuple(b for b in player.trait_bonuses if not (b.kind == kind and b.name == name))
+    bonuses = (*kept, effects) if effects.gives_anything else kept
+    have = player.traits(kind)
     return with_player(
         state, action.player, **{_TRAIT_FIELDS[kind]: (*have, name), "trait_bonuses": bonuses}
     )
@@ -160,13 +226,14 @@ def _(action: GainTrait, state: GameState, checked: bool) -> GameState:
 
 @words.register
 def _(a: GainTrait, s: GameState) -> str:
-    if a.bonus:
+    bonus = trait_effects(a, s, _edition_spelling(s, a.kind, a.name)).bonus
+    if bonus:
         return Phrase(
             GAINED_TRAIT_WITH_BONUS,
             name=player_name(s, a.player),
             trait=a.name,
             kind=TRAIT_KIND_WORDS[a.kind],
-            bonus=a.bonus,
+            bonus=bonus,
         )
     return Phrase(
         "{name} becomes a {trait} ({kind})",
@@ -185,35 +252,51 @@ TRAIT_BONUS_REMOVED = phrase_template("{name}'s {trait} no longer gives a combat
 
 
 class SetTraitBonus(BaseAction):
-    """Say what lasting combat bonus a class, race, motivation or style gives (a trait
-    entered by name, or a correction): counted in every combat until the trait goes."""
+    """Say what lasting combat bonus (and, if given, run-away bonus) a class, race,
+    motivation or style gives (a trait entered by name, or a correction): counted until the
+    trait goes."""
 
     type: Literal["set_trait_bonus"] = "set_trait_bonus"
     player: Seat
     kind: TraitKind
     name: str
     bonus: TraitBonusValue
+    run_away: RunAwayValue | None = None
 
 
-@step.register
-def _(action: SetTraitBonus, state: GameState, checked: bool) -> GameState:
+def _own_trait(player: PlayerState, kind: TraitKind, name: str) -> str:
+    """The player's trait of that name as they have it spelt, or RuleError."""
+    folded = name.casefold()
+    found = next((h for h in player.traits(kind) if h.casefold() == folded), None)
+    if found is None:
+        raise RuleError(
+            "no_such_trait", Phrase("{name} is not a {trait}", name=player.name, trait=name)
+        )
+    return found
+
+
+@rule.register
+def _(action: SetTraitBonus, state: GameState) -> None:
     """A trait's bonus is part of the character, like the trait itself (§4, §8)."""
     player = player_at(state, action.player)
-    folded = action.name.casefold()
-    name = next((h for h in player.traits(action.kind) if h.casefold() == folded), None)
-    if name is None:
-        raise RuleError(
-            "no_such_trait", Phrase("{name} is not a {trait}", name=player.name, trait=action.name)
-        )
-    old = next(
-        (b.bonus for b in player.trait_bonuses if b.kind == action.kind and b.name == name), 0
-    )
-    if checked and old == action.bonus:
+    name = _own_trait(player, action.kind, action.name)
+    old = next((b for b in player.trait_bonuses if b.kind == action.kind and b.name == name), None)
+    bonus, run_away = (old.bonus, old.run_away) if old is not None else (0, 0)
+    if bonus == action.bonus and action.run_away in (None, run_away):
         raise RuleError(
             "bonus_unchanged",
             Phrase("{name} already gives {bonus:+d}", name=name, bonus=action.bonus),
         )
-    bonuses = _with_trait_bonus(player.trait_bonuses, action.kind, name, action.bonus)
+
+
+@step.register
+def _(action: SetTraitBonus, state: GameState) -> GameState:
+    player = state.players[action.player]
+    name = _own_trait(player, action.kind, action.name)
+    changes: dict[str, object] = {"bonus": action.bonus}
+    if action.run_away is not None:
+        changes["run_away"] = action.run_away
+    bonuses = _set_trait_effects(player.trait_bonuses, action.kind, name, **changes)
     return with_player(state, action.player, trait_bonuses=bonuses)
 
 
@@ -224,69 +307,157 @@ def _(a: SetTraitBonus, s: GameState) -> str:
 
 
 class LoseTrait(BaseAction):
-    """Discard a class, race, motivation or style (allowed any time, even in combat)."""
+    """Discard a class, race, motivation or style (allowed any time, even in combat).
+
+    When it took an allowance with it (the Dwarf's Big items, a Monk's second style, the
+    last class Super Munchkin was on), `drop` names what the player gives up: item ids or
+    trait names.
+    """
 
     type: Literal["lose_trait"] = "lose_trait"
     player: Seat
     kind: TraitKind
     name: str
+    drop: Picks = ()
+    override: Override = None
+
+
+def allowance_questions(
+    state: GameState,
+    seat: int,
+    lose: tuple[TraitKind, str] | None = None,
+    boost_off: TraitKind | None = None,
+) -> tuple[allowance.Excess, ...]:
+    """What the player in `seat` would have to give up, and choose among, on losing a trait
+    (`lose`, as (kind, name)) or a boost (`boost_off`): the app asks before it applies the
+    `LoseTrait` or `SetTraitBoost`, and passes the choice as its `drop`."""
+    if not 0 <= seat < len(state.players):
+        return ()
+    player = state.players[seat]
+    after = allowance.after_change(
+        player,
+        lost_traits=(lose,) if lose is not None else (),
+        boosts_off=(boost_off,) if boost_off is not None else (),
+    )
+    return allowance.excess(player, after)
+
+
+def _trait_loss_drops(
+    action: LoseTrait, state: GameState
+) -> tuple[tuple[allowance.Excessive, str, str], ...]:
+    player = state.players[action.player]
+    if action.override is not None or player.rules <= LEGACY_RULES:
+        return ()
+    after = allowance.after_change(player, lost_traits=((action.kind, action.name),))
+    return allowance.chosen_drops(player, allowance.excess(player, after), action.drop)
+
+
+@rule.register
+def _(action: LoseTrait, state: GameState) -> None:
+    """A class (or race, ...) can be discarded any time, even in combat; what it allowed
+    goes with it, and the excess is given up at once (§4)."""
+    _own_trait(player_at(state, action.player), action.kind, action.name)
+    _trait_loss_drops(action, state)
 
 
 @step.register
-def _(action: LoseTrait, state: GameState, checked: bool) -> GameState:
-    """A class (or race, ...) can be discarded any time, even in combat (§4)."""
-    player = player_at(state, action.player)
-    have = player.traits(action.kind)
-    if checked and not any(h.casefold() == action.name.casefold() for h in have):
-        raise RuleError(
-            "no_such_trait", Phrase("{name} is not a {trait}", name=player.name, trait=action.name)
-        )
-    return remove_trait(state, action.player, action.kind, action.name)
+def _(action: LoseTrait, state: GameState) -> GameState:
+    drops = _trait_loss_drops(action, state)
+    state = remove_trait(state, action.player, action.kind, action.name)
+    return settle_allowances(state, action.player, drops)
 
 
 @words.register
 def _(a: LoseTrait, s: GameState) -> str:
+    if a.drop:
+        return Phrase(
+            "{name} is no longer a {trait} and gives up {things}",
+            name=player_name(s, a.player),
+            trait=a.name,
+            things=dropped_names(s, a.player, a.drop),
+        )
     return Phrase("{name} is no longer a {trait}", name=player_name(s, a.player), trait=a.name)
 
 
+def dropped_names(state: GameState, seat: int, drop: tuple[str, ...]) -> str:
+    """What a player gives up, by name: item ids become the items' names."""
+    return joined(item_name(state, seat, key) for key in drop)
+
+
 class SetTraitBoost(BaseAction):
-    """Play or lose Super Munchkin (class), Half-Breed (race) or Extra Motivated."""
+    """Play or lose Super Munchkin (class), Half-Breed (race) or Extra Motivated.
+
+    Losing it with two of the trait, `drop` names the one that goes with it.
+    """
 
     type: Literal["set_trait_boost"] = "set_trait_boost"
     player: Seat
     kind: Literal["class", "race", "motivation"]
     on: bool = True
+    drop: Picks = ()
+    override: Override = None
+
+
+def _boost_loss_drops(
+    action: SetTraitBoost, state: GameState
+) -> tuple[tuple[allowance.Excessive, str, str], ...]:
+    player = state.players[action.player]
+    if action.on or action.override is not None or player.rules <= LEGACY_RULES:
+        return ()
+    after = allowance.after_change(player, boosts_off=(action.kind,))
+    return allowance.chosen_drops(player, allowance.excess(player, after), action.drop)
+
+
+@rule.register
+def _(action: SetTraitBoost, state: GameState) -> None:
+    """A boost is played on a trait it attaches to, and goes when the last one goes; lost
+    with two of the trait, one of them goes with it, the player's choice (§4)."""
+    player = player_at(state, action.player)
+    field, card = _BOOSTS[action.kind]
+    if getattr(player, field) == action.on:
+        how = (
+            phrase_template("{name} is already {card}")
+            if action.on
+            else phrase_template("{name} is not {card}")
+        )
+        raise RuleError("boost_unchanged", Phrase(how, name=player.name, card=Phrase(card)))
+    legacy = state.rules <= LEGACY_RULES
+    if action.on and not legacy and action.override is None:
+        alive(player, phrase_template("receive cards"))
+        if not player.traits(action.kind):
+            raise RuleError("boost_alone", Phrase(_BOOST_NEEDS[action.kind], name=player.name))
+    if not action.on and legacy and len(player.traits(action.kind)) > 1:
+        raise RuleError(
+            "boost_in_use",
+            Phrase(
+                "Discard one {word} before losing {card}",
+                word=_TRAIT_WORDS[action.kind],
+                card=Phrase(card),
+            ),
+        )
+    _boost_loss_drops(action, state)
 
 
 @step.register
-def _(action: SetTraitBoost, state: GameState, checked: bool) -> GameState:
-    player = player_at(state, action.player)
-    field, card = _BOOSTS[action.kind]
-    if checked:
-        if getattr(player, field) == action.on:
-            how = (
-                phrase_template("{name} is already {card}")
-                if action.on
-                else phrase_template("{name} is not {card}")
-            )
-            raise RuleError("boost_unchanged", Phrase(how, name=player.name, card=Phrase(card)))
-        if not action.on and len(player.traits(action.kind)) > 1:
-            raise RuleError(
-                "boost_in_use",
-                Phrase(
-                    "Discard one {word} before losing {card}",
-                    word=_TRAIT_WORDS[action.kind],
-                    card=Phrase(card),
-                ),
-            )
-    return with_player(state, action.player, **{field: action.on})
+def _(action: SetTraitBoost, state: GameState) -> GameState:
+    drops = _boost_loss_drops(action, state)
+    field, _card = _BOOSTS[action.kind]
+    state = with_player(state, action.player, **{field: action.on})
+    return settle_allowances(state, action.player, drops) if drops else state
 
 
 @words.register
 def _(a: SetTraitBoost, s: GameState) -> str:
     card = {kind: name for kind, (_field, name) in _BOOSTS.items()}
     how = phrase_template("{name} plays {card}") if a.on else phrase_template("{name} loses {card}")
-    return Phrase(how, name=player_name(s, a.player), card=Phrase(card[a.kind]))
+    sentence = Phrase(how, name=player_name(s, a.player), card=Phrase(card[a.kind]))
+    if not a.drop:
+        return sentence
+    return Phrase(
+        "{sentence} and gives up {things}",
+        sentence=sentence,
+        things=dropped_names(s, a.player, a.drop),
+    )
 
 
 class ChangeSex(BaseAction):
@@ -297,14 +468,18 @@ class ChangeSex(BaseAction):
     sex: Sex
 
 
-@step.register
-def _(action: ChangeSex, state: GameState, checked: bool) -> GameState:
+@rule.register
+def _(action: ChangeSex, state: GameState) -> None:
     player = player_at(state, action.player)
-    if checked and player.sex == action.sex:
+    if player.sex == action.sex:
         raise RuleError(
             "sex_unchanged",
             Phrase("{name} is already {sex}", name=player.name, sex=SEX_WORDS[action.sex.value]),
         )
+
+
+@step.register
+def _(action: ChangeSex, state: GameState) -> GameState:
     return with_player(state, action.player, sex=action.sex)
 
 
@@ -316,23 +491,72 @@ def _(a: ChangeSex, s: GameState) -> str:
 
 
 class SetAlly(BaseAction):
-    """Play an Ally (any time, even in combat); one at a time."""
+    """Play an Ally (any time, even in combat). A player with as many Allies as they may
+    keep (one; two with a role that says so) discards one to make room, in the same step:
+    `replaces` names which when there is a choice."""
 
     type: Literal["set_ally"] = "set_ally"
     player: Seat
     ally: AllySpec
+    replaces: str | None = None
     override: Override = None
 
 
-@step.register
-def _(action: SetAlly, state: GameState, checked: bool) -> GameState:
-    """At most one Ally; it may be played any time, even in combat (§4)."""
+def ally_limit(player: PlayerState) -> int:
+    """How many Allies a player may keep: one, or two with the ability (a role's)."""
+    return 2 if "two_allies" in player.abilities else 1
+
+
+def _find_ally(player: PlayerState, name: str | None) -> int:
+    """The place of the player's Ally of that name (the first one without a name)."""
+    if not player.allies:
+        raise RuleError("no_ally", Phrase("{name} has no Ally", name=player.name))
+    if name is None:
+        return 0
+    folded = name.casefold()
+    for place, ally in enumerate(player.allies):
+        if ally.name.casefold() == folded:
+            return place
+    raise RuleError(
+        "no_ally", Phrase("{name} has no Ally called {ally}", name=player.name, ally=name)
+    )
+
+
+def without_ally(player: PlayerState, name: str | None) -> tuple[AllySpec, ...]:
+    """The player's Allies but the one named (the first one without a name)."""
+    place = _find_ally(player, name)
+    return player.allies[:place] + player.allies[place + 1 :]
+
+
+@rule.register
+def _(action: SetAlly, state: GameState) -> None:
+    """Allies may be played any time, even in combat; a new one takes the place of an old
+    one when the player has no room (§4; the Oz rulebook, Allies)."""
     player = player_at(state, action.player)
-    if checked:
-        alive(player, Phrase("play an Ally"))
-        if player.ally is not None and action.override is None:
-            raise RuleError("one_ally", Phrase("You can have only one Ally at a time"))
-    return with_player(state, action.player, ally=action.ally)
+    alive(player, phrase_template("play an Ally"))
+    full = len(player.allies) >= ally_limit(player)
+    if not full:
+        return
+    if state.rules <= LEGACY_RULES and action.override is None:
+        raise RuleError("one_ally", Phrase("You can have only one Ally at a time"))
+    if action.replaces is None and len(player.allies) > 1:
+        names = joined((a.name for a in player.allies), "or")
+        raise RuleError(
+            "which_ally",
+            Phrase(
+                "Choose which Ally {ally} replaces: {names}", ally=action.ally.name, names=names
+            ),
+        )
+    _find_ally(player, action.replaces)
+
+
+@step.register
+def _(action: SetAlly, state: GameState) -> GameState:
+    player = state.players[action.player]
+    allies = player.allies
+    if len(allies) >= ally_limit(player):
+        allies = without_ally(player, action.replaces)
+    return with_player(state, action.player, allies=(*allies, action.ally))
 
 
 @words.register
@@ -341,22 +565,29 @@ def _(a: SetAlly, s: GameState) -> str:
 
 
 class DiscardAlly(BaseAction):
-    """An Ally leaves play."""
+    """An Ally leaves play (`name` says which when the player has two)."""
 
     type: Literal["discard_ally"] = "discard_ally"
     player: Seat
+    name: str | None = None
+
+
+@rule.register
+def _(action: DiscardAlly, state: GameState) -> None:
+    _find_ally(player_at(state, action.player), action.name)
 
 
 @step.register
-def _(action: DiscardAlly, state: GameState, checked: bool) -> GameState:
-    player = player_at(state, action.player)
-    if checked and player.ally is None:
-        raise RuleError("no_ally", Phrase("{name} has no Ally", name=player.name))
-    return with_player(state, action.player, ally=None)
+def _(action: DiscardAlly, state: GameState) -> GameState:
+    return with_player(
+        state, action.player, allies=without_ally(state.players[action.player], action.name)
+    )
 
 
 @words.register
 def _(a: DiscardAlly, s: GameState) -> str:
+    if a.name:
+        return Phrase("{name} loses the Ally {ally}", name=player_name(s, a.player), ally=a.name)
     return Phrase("{name} loses their Ally", name=player_name(s, a.player))
 
 
@@ -368,12 +599,16 @@ class Die(BaseAction):
     reason: str = ""
 
 
-@step.register
-def _(action: Die, state: GameState, checked: bool) -> GameState:
-    """Death keeps Level and traits, loses items; a dead fighter's combat ends (§8)."""
+@rule.register
+def _(action: Die, state: GameState) -> None:
     player = player_at(state, action.player)
-    if checked and player.dead:
+    if player.dead:
         raise RuleError("already_dead", Phrase("{name} is already dead", name=player.name))
+
+
+@step.register
+def _(action: Die, state: GameState) -> GameState:
+    """Death keeps Level and traits, loses items; a dead fighter's combat ends (§8)."""
     state = kill_player(state, action.player)
     combat = state.combat
     if combat is None or action.player not in combat.fighters:
@@ -407,31 +642,34 @@ class LootTheBody(BaseAction):
     dice: tuple[DieName, ...] = ()  # beside each roll, the smart die that gave it ("" on screen)
 
 
-# --- turn ----------------------------------------------------------------------------
+def _loot_order(action: LootTheBody, state: GameState) -> tuple[int, ...]:
+    groups = rules.loot_groups(state.players, action.player)
+    return ordered_by_rolls(groups, action.rolls, Phrase("the looting order"))
 
 
-@step.register
-def _(action: LootTheBody, state: GameState, checked: bool) -> GameState:
+@rule.register
+def _(action: LootTheBody, state: GameState) -> None:
     """Looting the body: the others take a card each, highest Level first, ties by dice (§8)."""
     player = player_at(state, action.player)
-    if checked and not player.dead:
+    if not player.dead:
         raise RuleError(
             "not_dead",
             Phrase("{name} is alive: only a dead player's body is looted", name=player.name),
         )
-    groups = rules.loot_groups(state.players, action.player)
-    order = ordered_by_rolls(groups, action.rolls, Phrase("the looting order"), checked)
+    _loot_order(action, state)
+    check_dice_named(action.dice, action.rolls or ())
+
+
+@step.register
+def _(action: LootTheBody, state: GameState) -> GameState:
+    order = _loot_order(action, state)
     rolls = action.rolls or ()
-    check_dice_named(action.dice, rolls)
     update: dict[str, object] = {
         "loot": LootOrder(dead=action.player, order=order, rolls=rolls),
     }
     if rolls:
         update["last_roll"] = DieRoll(value=rolls[-1], purpose="looting order")
     return state.evolve(**update)
-
-
-# turn
 
 
 @fill_rolls.register

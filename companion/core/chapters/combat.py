@@ -14,13 +14,14 @@ from companion.core.chapters.base import (
     Seat,
     monster_name,
     player_name,
+    rule,
     step,
     words,
 )
-from companion.core.chapters.levels import raise_level
+from companion.core.chapters.levels import check_level_up, level_up
 from companion.core.chapters.table import alive, current_combat, not_running, player_at, win
 from companion.core.errors import RuleError
-from companion.core.models import EnhancerSpec, MonsterSpec
+from companion.core.models import LEGACY_RULES, EnhancerSpec, MonsterSpec
 from companion.core.phrase import Phrase, joined, phrase_template
 from companion.core.state import (
     CombatResult,
@@ -43,22 +44,79 @@ def _refresh_monster(monster: MonsterInPlay, fighters: list[PlayerState]) -> Mon
     return monster.evolve(strength=strength, treasure=treasure)
 
 
+_NO_TAGS: frozenset[str] = frozenset()
+
+
+def monster_tags(combat: CombatState) -> frozenset[str]:
+    """The tags of the monsters in the fight ("undead", "demon")."""
+    found = _NO_TAGS
+    for monster in combat.monsters:
+        if monster.spec.tags:
+            found = found | monster.spec.tags
+    return found
+
+
+TURNING_BONUS = 3  # per card the Cleric discards against Undead
+BACKSTAB_PENALTY = 2  # per backstab on a player in the fight
+UNDEAD = "undead"
+
+
+def ability_bonus(combat: CombatState, seat: int, tags: frozenset[str]) -> int:
+    """What abilities used in this combat add to one fighter's strength (§4): berserking
+    (+1 a card), turning against Undead (+3 a card), and the backstabs they suffered."""
+    if not combat.uses:
+        return 0
+    total = 0
+    for use in combat.uses:
+        if use.player == seat and use.ability == "berserking":
+            total += use.cards
+        elif use.player == seat and use.ability == "turning" and UNDEAD in tags:
+            total += TURNING_BONUS * use.cards
+        elif use.ability == "backstab" and use.target == seat:
+            total -= BACKSTAB_PENALTY
+    return total
+
+
+def _strength_in(combat: CombatState, seat: int, player: PlayerState, tags: frozenset[str]) -> int:
+    if seat in combat.level_only:
+        return player.level
+    strength = player.strength
+    if tags:
+        strength += player.tag_bonus(tags)
+    if combat.uses:
+        strength += ability_bonus(combat, seat, tags)
+    return strength
+
+
 def refresh_combat(state: GameState, combat: CombatState) -> CombatState:
-    """Recompute both sides' strength, the verdict and the rewards (RULES.md §6)."""
+    """Recompute both sides' strength, the verdict and the rewards (RULES.md §6).
+
+    Written as plain loops: this runs after almost every action of a combat.
+    """
     fighters = [state.players[s] for s in combat.fighters]
-    monsters = tuple(_refresh_monster(m, fighters) for m in combat.monsters)
-    if all(new is old for new, old in zip(monsters, combat.monsters, strict=True)):
-        monsters = combat.monsters  # keep the identity, so the next action can skip this
-    fighter = rules.combat_strength(fighters[0], combat.fighter in combat.level_only)
-    helper = (
-        rules.combat_strength(fighters[1], combat.helper in combat.level_only)
-        if combat.helper is not None
-        else 0
+    monsters = combat.monsters
+    fresh = tuple(_refresh_monster(m, fighters) for m in monsters)
+    if any(new is not old for new, old in zip(fresh, monsters, strict=True)):
+        monsters = fresh  # else keep the identity, so the next action can skip this
+    tags = monster_tags(combat)
+    fighter = _strength_in(combat, combat.fighter, fighters[0], tags)
+    helper = 0
+    if combat.helper is not None:
+        helper = _strength_in(combat, combat.helper, fighters[1], tags)
+    players = fighter + helper
+    monster_total = treasure = levels = 0
+    for shot in combat.one_shots:
+        if shot.side == "players":
+            players += shot.bonus
+        else:
+            monster_total += shot.bonus
+    for monster in monsters:
+        monster_total += monster.strength
+        treasure += monster.treasure
+        levels += monster.spec.levels_per_kill
+    by_ability = fighters[0].can("wins_ties") or (
+        len(fighters) > 1 and fighters[1].can("wins_ties")
     )
-    player_shots = sum(s.bonus for s in combat.one_shots if s.side == "players")
-    monster_shots = sum(s.bonus for s in combat.one_shots if s.side == "monsters")
-    players = fighter + helper + player_shots
-    monster_total = sum(m.strength for m in monsters) + monster_shots
     return combat.evolve(
         **{
             "monsters": monsters,
@@ -66,9 +124,12 @@ def refresh_combat(state: GameState, combat: CombatState) -> CombatState:
             "helper_strength": helper,
             "players_strength": players,
             "monsters_strength": monster_total,
-            "fighters_winning": rules.fighters_win(players, monster_total, combat.wins_ties),
-            "treasure": sum(m.treasure for m in monsters) + combat.removed_treasure,
-            "levels": sum(m.spec.levels_per_kill for m in monsters),
+            "ties_won_by_ability": by_ability,
+            "fighters_winning": rules.fighters_win(
+                players, monster_total, combat.wins_ties or by_ability
+            ),
+            "treasure": treasure + combat.removed_treasure,
+            "levels": levels,
         }
     )
 
@@ -82,10 +143,18 @@ def end_combat(state: GameState, result: CombatResult) -> GameState:
     return state.evolve(combat=None, last_combat=result, phase=phase)
 
 
+def pursues(monster: MonsterInPlay, player: PlayerState) -> bool:
+    """Whether a monster pursues a fleeing player: some will not pursue anyone of a Level
+    at or below theirs, who need not roll to run away from them."""
+    return player.level > monster.spec.pursues_above_level
+
+
 def _fighter_done(state: GameState, combat: CombatState, seat: int) -> bool:
-    if state.players[seat].dead or seat in combat.escaped:
+    player = state.players[seat]
+    if player.dead or seat in combat.escaped:
         return True
     faced = {r.monster for r in combat.rolls if r.fighter == seat}
+    faced.update(n for n, m in enumerate(combat.monsters) if not pursues(m, player))
     return len(faced) >= len(combat.monsters)
 
 
@@ -104,14 +173,28 @@ def finish_running_if_done(state: GameState) -> GameState:
     return end_combat(state, result)
 
 
-def _combat_update(state: GameState, checked: bool, **changes: object) -> GameState:
+def open_combat(state: GameState) -> CombatState:
+    """The combat going on, while it can still change: RuleError when there is none or
+    when running away has started (§7)."""
     combat = current_combat(state)
-    if checked:
-        not_running(combat)
-    return state.evolve(combat=combat.evolve(**changes))
+    not_running(combat)
+    return combat
+
+
+def _combat_update(state: GameState, **changes: object) -> GameState:
+    return state.evolve(combat=current_combat(state).evolve(**changes))
+
+
+def in_combat(state: GameState, combat: CombatState, seat: int) -> PlayerState:
+    """A fighter or the helper of this combat, or RuleError naming the player who is not."""
+    player = player_at(state, seat)
+    if seat not in combat.fighters:
+        raise RuleError("not_fighting", Phrase("{name} is not in this combat", name=player.name))
+    return player
 
 
 def monster_index(combat: CombatState, index: int) -> int:
+    """The place of a monster in the combat, or RuleError naming the one that is not there."""
     if not 0 <= index < len(combat.monsters):
         raise RuleError(
             "no_such_monster",
@@ -131,25 +214,32 @@ class StartCombat(BaseAction):
     override: Override = None
 
 
-@step.register
-def _(action: StartCombat, state: GameState, checked: bool) -> GameState:
+@rule.register
+def _(action: StartCombat, state: GameState) -> None:
     """Monsters are fought when kicking open the door or looking for trouble (§3, §6)."""
     fighter = player_at(state, action.fighter)
-    if checked:
-        if state.combat is not None:
-            raise RuleError("one_combat", Phrase("A combat is already going on"))
-        alive(fighter, Phrase("fight"))
-        if action.override is None:
-            if action.fighter != state.current:
-                raise RuleError("fight_own_turn", Phrase("Monsters are fought on your own turn"))
-            if state.phase not in _COMBAT_PHASES:
-                raise RuleError(
-                    "fight_phase",
-                    Phrase(
-                        "Monsters are fought after kicking open the door "
-                        "or when looking for trouble"
-                    ),
-                )
+    if state.combat is not None:
+        raise RuleError("one_combat", Phrase("A combat is already going on"))
+    alive(fighter, phrase_template("fight"))
+    if action.override is None:
+        if action.fighter != state.current:
+            raise RuleError("fight_own_turn", Phrase("Monsters are fought on your own turn"))
+        charity = state.charity
+        if state.rules > LEGACY_RULES and charity is not None and charity.giver == state.current:
+            raise RuleError(
+                "turn_over", Phrase("Charity ends the turn: the next player's turn begins")
+            )
+        if state.phase not in _COMBAT_PHASES:
+            raise RuleError(
+                "fight_phase",
+                Phrase(
+                    "Monsters are fought after kicking open the door or when looking for trouble"
+                ),
+            )
+
+
+@step.register
+def _(action: StartCombat, state: GameState) -> GameState:
     combat = CombatState(
         fighter=action.fighter,
         monsters=tuple(MonsterInPlay(spec=m) for m in action.monsters),
@@ -160,31 +250,62 @@ def _(action: StartCombat, state: GameState, checked: bool) -> GameState:
 
 @words.register
 def _(a: StartCombat, s: GameState) -> str:
-    names = joined(Phrase(_MONSTER_AT, name=m.name, level=m.level) for m in a.monsters)
+    names = joined(Phrase(_MONSTER_AT, monster=m.name, level=m.level) for m in a.monsters)
     return Phrase("{name} fights {monsters}", name=player_name(s, a.fighter), monsters=names)
 
 
 class AddMonster(BaseAction):
-    """Another monster joins the combat (Wandering Monster, Undead joining Undead...)."""
+    """Another monster joins the combat: brought in by a card (Wandering Monster), or, with
+    `joins`, by its own tag (an Undead joining a fight against an Undead)."""
 
     type: Literal["add_monster"] = "add_monster"
     monster: MonsterSpec
+    joins: bool = False
+
+
+@rule.register
+def _(action: AddMonster, state: GameState) -> None:
+    """More monsters join: the fighters must beat their combined strength. A monster joins
+    without a card only when it shares a joining tag of the edition with one in the fight
+    (§6; classic: Undead; the land of candy: Undead and Demons)."""
+    combat = open_combat(state)
+    if not action.joins:
+        return
+    shared = action.monster.tags & monster_tags(combat) & set(state.setup.edition.joining_tags)
+    if not shared:
+        raise RuleError(
+            "cannot_join",
+            Phrase(
+                "{monster} can join only with a card: it shares no joining tag "
+                "with a monster in this fight",
+                monster=action.monster.name,
+            ),
+        )
 
 
 @step.register
-def _(action: AddMonster, state: GameState, checked: bool) -> GameState:
-    """More monsters join: the fighters must beat their combined strength (§6)."""
+def _(action: AddMonster, state: GameState) -> GameState:
     combat = current_combat(state)
-    monsters = (*combat.monsters, MonsterInPlay(spec=action.monster))
-    return _combat_update(state, checked, monsters=monsters)
+    return _combat_update(state, monsters=(*combat.monsters, MonsterInPlay(spec=action.monster)))
 
 
 @words.register
 def _(a: AddMonster, s: GameState) -> str:
     return Phrase(
         "{monster} joins the combat",
-        monster=Phrase(_MONSTER_AT, name=a.monster.name, level=a.monster.level),
+        monster=Phrase(_MONSTER_AT, monster=a.monster.name, level=a.monster.level),
     )
+
+
+# What treasure a defeat without a kill gives: a number the card names, "shown" for what
+# the combat shows for it (enhancers included), or left out for the edition's default.
+Treasure = Annotated[int, Field(ge=0, le=100)] | Literal["shown"] | None
+
+
+def without_kill_gives_treasure(state: GameState) -> bool:
+    """Whether a monster a card removes without a kill gives its treasure by default: the
+    edition says (rules 3 on); before, it always did."""
+    return state.rules <= LEGACY_RULES or state.setup.edition.treasure_without_kill
 
 
 class RemoveMonster(BaseAction):
@@ -192,29 +313,39 @@ class RemoveMonster(BaseAction):
 
     type: Literal["remove_monster"] = "remove_monster"
     monster: Annotated[int, Field(ge=0)]
-    # Its treasure, won unless the fighters then run away; leave it out for what the
-    # combat showed for it (enhancers included), 0 when the card gives none.
-    treasure: Annotated[int, Field(ge=0, le=100)] | None = None
+    # Its treasure, won unless the fighters then run away (see `Treasure`).
+    treasure: Treasure = None
+
+
+def _removed_treasure(action: RemoveMonster, state: GameState, gone: MonsterInPlay) -> int:
+    if isinstance(action.treasure, int):
+        return action.treasure
+    if action.treasure == "shown" or without_kill_gives_treasure(state):
+        return gone.treasure
+    return 0
+
+
+@rule.register
+def _(action: RemoveMonster, state: GameState) -> None:
+    monster_index(open_combat(state), action.monster)
 
 
 @step.register
-def _(action: RemoveMonster, state: GameState, checked: bool) -> GameState:
-    """A card takes a monster away without killing it: no level, but its treasure counts
+def _(action: RemoveMonster, state: GameState) -> GameState:
+    gone = current_combat(state).monsters[action.monster]
+    return remove_monster(state, action.monster, _removed_treasure(action, state, gone))
+
+
+def remove_monster(state: GameState, index: int, treasure: int) -> GameState:
+    """A card takes a monster away without killing it: no level, but `treasure` counts
     unless the fighters then flee the rest; with none left, the fighters defeated them
-    without a kill and win that treasure (§6)."""
+    without a kill and win what the removed monsters gave (§6)."""
     combat = current_combat(state)
-    index = monster_index(combat, action.monster)
     gone = combat.monsters[index]
     rest = combat.monsters[:index] + combat.monsters[index + 1 :]
-    treasure = combat.removed_treasure + (
-        gone.treasure if action.treasure is None else action.treasure
-    )
+    total = combat.removed_treasure + treasure
     state = _combat_update(
-        state,
-        checked,
-        monsters=rest,
-        removed=(*combat.removed, gone.spec),
-        removed_treasure=treasure,
+        state, monsters=rest, removed=(*combat.removed, gone.spec), removed_treasure=total
     )
     if rest:
         return state
@@ -223,7 +354,8 @@ def _(action: RemoveMonster, state: GameState, checked: bool) -> GameState:
         fighter=combat.fighter,
         helper=combat.helper,
         monsters=tuple(m.name for m in (*combat.removed, gone.spec)),
-        treasure=treasure,
+        treasure=total,
+        treasure_face_up=face_up(state, combat, "defeat"),
     )
     return end_combat(state, result)
 
@@ -242,10 +374,11 @@ _ONE_SHOTS_BACK = {
     "players": phrase_template("One-shots for the players taken back"),
     "monsters": phrase_template("One-shots for the monsters taken back"),
 }
-_MONSTER_AT = phrase_template("{name} (Level {level})")
+_MONSTER_AT = phrase_template("{monster} (Level {level})")
 MONSTER_REMOVED = phrase_template(
     "{monster} leaves the combat (its treasure still counts: {treasure})"
 )
+MONSTER_REMOVED_EMPTY = phrase_template("{monster} leaves the combat (no treasure for it)")
 DEFEATED_WITHOUT_KILL = phrase_template(
     "{fighter} defeats the monsters without killing them (treasure: {treasure})"
 )
@@ -253,10 +386,11 @@ DEFEATED_WITHOUT_KILL = phrase_template(
 
 @words.register
 def _(a: RemoveMonster, s: GameState) -> str:
-    treasure = a.treasure
-    if treasure is None and s.combat is not None and 0 <= a.monster < len(s.combat.monsters):
-        treasure = s.combat.monsters[a.monster].treasure
-    return Phrase(MONSTER_REMOVED, monster=monster_name(s, a.monster), treasure=treasure or 0)
+    treasure = a.treasure if isinstance(a.treasure, int) else 0
+    if s.combat is not None and 0 <= a.monster < len(s.combat.monsters):
+        treasure = _removed_treasure(a, s, s.combat.monsters[a.monster])
+    template = MONSTER_REMOVED if treasure else MONSTER_REMOVED_EMPTY
+    return Phrase(template, monster=monster_name(s, a.monster), treasure=treasure)
 
 
 class AddEnhancer(BaseAction):
@@ -267,15 +401,18 @@ class AddEnhancer(BaseAction):
     enhancer: EnhancerSpec
 
 
-@step.register
-def _(action: AddEnhancer, state: GameState, checked: bool) -> GameState:
+@rule.register
+def _(action: AddEnhancer, state: GameState) -> None:
     """An enhancer goes on one monster: its strength and treasure change (§6)."""
-    combat = current_combat(state)
-    index = monster_index(combat, action.monster)
-    monsters = list(combat.monsters)
-    target = monsters[index]
-    monsters[index] = target.evolve(enhancers=(*target.enhancers, action.enhancer))
-    return _combat_update(state, checked, monsters=tuple(monsters))
+    monster_index(open_combat(state), action.monster)
+
+
+@step.register
+def _(action: AddEnhancer, state: GameState) -> GameState:
+    monsters = list(current_combat(state).monsters)
+    target = monsters[action.monster]
+    monsters[action.monster] = target.evolve(enhancers=(*target.enhancers, action.enhancer))
+    return _combat_update(state, monsters=tuple(monsters))
 
 
 @words.register
@@ -295,18 +432,26 @@ class AddHelper(BaseAction):
     helper: Seat
 
 
-@step.register
-def _(action: AddHelper, state: GameState, checked: bool) -> GameState:
+def _check_helper(state: GameState, combat: CombatState, seat: int) -> None:
+    """Anyone but the fighter may help, if alive (§6, §8)."""
+    player = player_at(state, seat)
+    if seat == combat.fighter:
+        raise RuleError("help_self", Phrase("A fighter cannot help themselves"))
+    alive(player, phrase_template("help in combat"))
+
+
+@rule.register
+def _(action: AddHelper, state: GameState) -> None:
     """At most one other player helps; their whole strength counts (§6)."""
-    combat = current_combat(state)
-    helper = player_at(state, action.helper)
-    if checked:
-        if action.helper == combat.fighter:
-            raise RuleError("help_self", Phrase("A fighter cannot help themselves"))
-        if combat.helper is not None:
-            raise RuleError("one_helper", Phrase("Only one player can help in a combat"))
-        alive(helper, Phrase("help in combat"))
-    return _combat_update(state, checked, helper=action.helper)
+    combat = open_combat(state)
+    if combat.helper is not None and action.helper != combat.fighter:
+        raise RuleError("one_helper", Phrase("Only one player can help in a combat"))
+    _check_helper(state, combat, action.helper)
+
+
+@step.register
+def _(action: AddHelper, state: GameState) -> GameState:
+    return _combat_update(state, helper=action.helper, helped=True)
 
 
 @words.register
@@ -318,15 +463,48 @@ class RemoveHelper(BaseAction):
     """The helper leaves the combat."""
 
     type: Literal["remove_helper"] = "remove_helper"
+    override: Override = None
+
+
+def _helper_stays(state: GameState, combat: CombatState, override: str | None) -> None:
+    """Where the edition says so (the fairy-tale kingdom), a player who volunteered to help
+    cannot back out (rules 3 on)."""
+    if (
+        combat.helper is not None
+        and override is None
+        and state.rules > LEGACY_RULES
+        and state.setup.edition.helper_stays
+    ):
+        raise RuleError(
+            "helper_stays",
+            Phrase(
+                "{name} offered to help and cannot back out",
+                name=state.players[combat.helper].name,
+            ),
+        )
+
+
+@rule.register
+def _(action: RemoveHelper, state: GameState) -> None:
+    combat = open_combat(state)
+    if combat.helper is None:
+        raise RuleError("no_helper", Phrase("Nobody is helping in this combat"))
+    _helper_stays(state, combat, action.override)
 
 
 @step.register
-def _(action: RemoveHelper, state: GameState, checked: bool) -> GameState:
+def _(action: RemoveHelper, state: GameState) -> GameState:
+    return _with_helper(state, None)
+
+
+def _with_helper(state: GameState, seat: int | None) -> GameState:
+    """A new helper (or none) takes the old one's place; the old one's Level-only goes too."""
     combat = current_combat(state)
-    if checked and combat.helper is None:
-        raise RuleError("no_helper", Phrase("Nobody is helping in this combat"))
     return _combat_update(
-        state, checked, helper=None, level_only=combat.level_only - {combat.helper}
+        state,
+        helper=seat,
+        level_only=combat.level_only - {combat.helper},
+        helped=combat.helped or seat is not None,
     )
 
 
@@ -344,22 +522,23 @@ class ChangeHelper(BaseAction):
 
     type: Literal["change_helper"] = "change_helper"
     helper: Seat | None = None
+    override: Override = None
+
+
+@rule.register
+def _(action: ChangeHelper, state: GameState) -> None:
+    """At most one other player helps; a new pick takes the place of the old one (§6)."""
+    combat = open_combat(state)
+    if action.helper == combat.helper:
+        raise RuleError("same_helper", Phrase("That is already the helper"))
+    if action.helper is not None:
+        _check_helper(state, combat, action.helper)
+    _helper_stays(state, combat, action.override)
 
 
 @step.register
-def _(action: ChangeHelper, state: GameState, checked: bool) -> GameState:
-    """At most one other player helps; a new pick takes the place of the old one (§6)."""
-    combat = current_combat(state)
-    if checked:
-        if action.helper == combat.helper:
-            raise RuleError("same_helper", Phrase("That is already the helper"))
-        if action.helper is not None:
-            if action.helper == combat.fighter:
-                raise RuleError("help_self", Phrase("A fighter cannot help themselves"))
-            alive(player_at(state, action.helper), Phrase("help in combat"))
-    return _combat_update(
-        state, checked, helper=action.helper, level_only=combat.level_only - {combat.helper}
-    )
+def _(action: ChangeHelper, state: GameState) -> GameState:
+    return _with_helper(state, action.helper)
 
 
 @words.register
@@ -379,12 +558,17 @@ class PlayOneShot(BaseAction):
     card_id: str | None = None
 
 
-@step.register
-def _(action: PlayOneShot, state: GameState, checked: bool) -> GameState:
+@rule.register
+def _(action: PlayOneShot, state: GameState) -> None:
     """One-shots go to either side and are discarded after the combat (§5)."""
+    open_combat(state)
+
+
+@step.register
+def _(action: PlayOneShot, state: GameState) -> GameState:
     combat = current_combat(state)
     shot = OneShot(side=action.side, bonus=action.bonus, name=action.name, card_id=action.card_id)
-    return _combat_update(state, checked, one_shots=(*combat.one_shots, shot))
+    return _combat_update(state, one_shots=(*combat.one_shots, shot))
 
 
 @words.register
@@ -400,14 +584,18 @@ class ClearOneShots(BaseAction):
     side: Literal["players", "monsters"]
 
 
-@step.register
-def _(action: ClearOneShots, state: GameState, checked: bool) -> GameState:
+@rule.register
+def _(action: ClearOneShots, state: GameState) -> None:
     """One-shots entered for a side can be taken back while the fight is still on (§5)."""
+    if not any(shot.side == action.side for shot in open_combat(state).one_shots):
+        raise RuleError("no_one_shots", Phrase(_NO_ONE_SHOTS[action.side]))
+
+
+@step.register
+def _(action: ClearOneShots, state: GameState) -> GameState:
     combat = current_combat(state)
     kept = tuple(shot for shot in combat.one_shots if shot.side != action.side)
-    if checked and len(kept) == len(combat.one_shots):
-        raise RuleError("no_one_shots", Phrase(_NO_ONE_SHOTS[action.side]))
-    return _combat_update(state, checked, one_shots=kept)
+    return _combat_update(state, one_shots=kept)
 
 
 @words.register
@@ -423,15 +611,17 @@ class FightWithLevelOnly(BaseAction):
     on: bool = True
 
 
-@step.register
-def _(action: FightWithLevelOnly, state: GameState, checked: bool) -> GameState:
+@rule.register
+def _(action: FightWithLevelOnly, state: GameState) -> None:
     """Some effects make a fighter count only their Level (§6)."""
+    in_combat(state, open_combat(state), action.player)
+
+
+@step.register
+def _(action: FightWithLevelOnly, state: GameState) -> GameState:
     combat = current_combat(state)
-    if checked and action.player not in combat.fighters:
-        name = player_at(state, action.player).name
-        raise RuleError("not_fighting", Phrase("{name} is not in this combat", name=name))
     only = combat.level_only | {action.player} if action.on else combat.level_only - {action.player}
-    return _combat_update(state, checked, level_only=frozenset(only))
+    return _combat_update(state, level_only=frozenset(only))
 
 
 @words.register
@@ -452,11 +642,15 @@ class SetWinsTies(BaseAction):
     reason: str = ""
 
 
-@step.register
-def _(action: SetWinsTies, state: GameState, checked: bool) -> GameState:
+@rule.register
+def _(action: SetWinsTies, state: GameState) -> None:
     """A card may let the players' side win ties (§6)."""
-    current_combat(state)
-    return _combat_update(state, checked, wins_ties=action.on)
+    open_combat(state)
+
+
+@step.register
+def _(action: SetWinsTies, state: GameState) -> GameState:
+    return _combat_update(state, wins_ties=action.on)
 
 
 @words.register
@@ -477,66 +671,116 @@ def _(a: SetWinsTies, s: GameState) -> str:
 
 
 class ResolveCombat(BaseAction):
-    """End the combat by killing the monsters, or defeating them without a kill (§6)."""
+    """End the combat by killing the monsters, or defeating them without a kill (§6).
+
+    The treasure of a kill is what the combat shows (enhancers and removed monsters
+    included); of a defeat, what the edition gives without a kill (see `Treasure`).
+    `helper_treasure` is how many of the treasures the helper takes, as the fighter and
+    helper agreed, and `helper_first` whether the helper picks first.
+    """
 
     type: Literal["resolve_combat"] = "resolve_combat"
     outcome: Literal["kill", "defeat"]
-    # Leave it out for what the combat shows (enhancers and removed monsters included).
-    treasure: Annotated[int, Field(ge=0, le=100)] | None = None
+    treasure: Treasure = None
+    helper_treasure: Annotated[int, Field(ge=0, le=100)] = 0
+    helper_first: bool = False
     override: Override = None
 
 
-@step.register
-def _(action: ResolveCombat, state: GameState, checked: bool) -> GameState:
+def resolved_treasure(action: ResolveCombat, state: GameState, combat: CombatState) -> int:
+    """The treasures a combat ends with: the number named, or the default (see the class)."""
+    if isinstance(action.treasure, int):
+        return action.treasure
+    if action.outcome == "kill" or action.treasure == "shown" or without_kill_gives_treasure(state):
+        return combat.treasure
+    return combat.removed_treasure  # monsters a card removed earlier, with the treasure it gave
+
+
+def face_up(state: GameState, combat: CombatState, outcome: str) -> bool:
+    """Treasure is drawn face up when someone helped (§6): from rules 3 on whenever a
+    helper took part, a defeat without a kill included; before, only for a helped kill."""
+    if state.rules <= LEGACY_RULES:
+        return outcome == "kill" and combat.helper is not None
+    return combat.helped
+
+
+def helper_levels(state: GameState, combat: CombatState) -> int:
+    """Levels a helper gains for a kill: one per monster killed with the ability (the classic
+    Elf), none otherwise (§6: the helper gains no level from the kill itself)."""
+    if combat.helper is None or not state.players[combat.helper].can("helper_level"):
+        return 0
+    return len(combat.monsters)
+
+
+@rule.register
+def _(action: ResolveCombat, state: GameState) -> None:
     """Kill: levels to the fighter only, treasure, win check with shared victory. Defeat
     without a kill: no level (§1, §6)."""
-    combat = current_combat(state)
-    if checked:
-        not_running(combat)
-        if action.outcome == "kill" and not combat.fighters_winning and action.override is None:
-            p, m = combat.players_strength, combat.monsters_strength
-            if p == m:
-                raise RuleError(
-                    "monsters_win_ties",
-                    Phrase("Monsters win ties: {p} against {m} is not a kill", p=p, m=m),
-                )
+    combat = open_combat(state)
+    if action.helper_treasure or action.helper_first:
+        if combat.helper is None:
+            raise RuleError("no_helper", Phrase("Nobody is helping in this combat"))
+        total = resolved_treasure(action, state, combat)
+        if action.helper_treasure > total:
             raise RuleError(
-                "fighters_losing",
-                Phrase("The monsters are stronger: {p} against {m} is not a kill", p=p, m=m),
+                "helper_share",
+                Phrase(
+                    "The helper's share ({share}) cannot be more than the treasure ({total})",
+                    share=action.helper_treasure,
+                    total=total,
+                ),
             )
-    names = tuple(m.spec.name for m in combat.monsters)
-    if action.outcome == "defeat":
-        result = CombatResult(
-            outcome="defeat",
-            fighter=combat.fighter,
-            helper=combat.helper,
-            monsters=names,
-            treasure=combat.treasure if action.treasure is None else action.treasure,
+    if action.outcome != "kill":
+        return
+    if not combat.fighters_winning and action.override is None:
+        p, m = combat.players_strength, combat.monsters_strength
+        if p == m:
+            raise RuleError(
+                "monsters_win_ties",
+                Phrase("Monsters win ties: {p} against {m} is not a kill", p=p, m=m),
+            )
+        raise RuleError(
+            "fighters_losing",
+            Phrase("The monsters are stronger: {p} against {m} is not a kill", p=p, m=m),
         )
-        return end_combat(state, result)
-    treasure = combat.treasure if action.treasure is None else action.treasure
-    result = CombatResult(
-        outcome="kill",
-        fighter=combat.fighter,
-        helper=combat.helper,
-        monsters=names,
-        levels=combat.levels,
-        treasure=treasure,
-        treasure_face_up=combat.helper is not None,
-    )
-    state = end_combat(state, result)
-    state = raise_level(
+    check_level_up(
         state,
         combat.fighter,
         combat.levels,
-        checked,
-        source=Phrase("A kill"),
+        source=phrase_template("A kill"),
         override=action.override,
         by_kill=True,
     )
-    if state.winners and combat.helper is not None and state.setup.variants.shared_victory:
-        state = win(state, (combat.fighter, combat.helper))
-    return state
+
+
+@step.register
+def _(action: ResolveCombat, state: GameState) -> GameState:
+    combat = current_combat(state)
+    kill = action.outcome == "kill"
+    result = CombatResult(
+        outcome=action.outcome,
+        fighter=combat.fighter,
+        helper=combat.helper,
+        monsters=tuple(m.spec.name for m in combat.monsters),
+        levels=combat.levels if kill else 0,
+        treasure=resolved_treasure(action, state, combat),
+        treasure_face_up=face_up(state, combat, action.outcome),
+        helper_levels=helper_levels(state, combat) if kill else 0,
+        helper_treasure=action.helper_treasure,
+        helper_picks_first=action.helper_first,
+    )
+    state = end_combat(state, result)
+    if not kill:
+        return state
+    state = level_up(state, combat.fighter, combat.levels)
+    winners = list(state.winners)
+    if result.helper_levels and combat.helper is not None:
+        # The Elf's level for helping is won by killing, so it may be the winning level.
+        state = level_up(state, combat.helper, result.helper_levels)
+        winners += [w for w in state.winners if w not in winners]
+    if winners and combat.helper is not None and state.setup.variants.shared_victory:
+        winners += [s for s in (combat.fighter, combat.helper) if s not in winners]
+    return win(state, tuple(winners)) if winners else state
 
 
 @words.register
@@ -544,7 +788,5 @@ def _(a: ResolveCombat, s: GameState) -> str:
     fighter = player_name(s, s.combat.fighter if s.combat else None)
     if a.outcome == "kill":
         return Phrase("{fighter} kills the monsters", fighter=fighter)
-    treasure = a.treasure
-    if treasure is None:
-        treasure = s.combat.treasure if s.combat else 0
+    treasure = resolved_treasure(a, s, s.combat) if s.combat else 0
     return Phrase(DEFEATED_WITHOUT_KILL, fighter=fighter, treasure=treasure)

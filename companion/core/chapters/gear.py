@@ -7,26 +7,39 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from companion.core import rules
+from companion.core.chapters import allowance
 from companion.core.chapters.base import (
+    CONDITION_WORDS,
+    SEX_WORDS,
     SLOT_WORDS,
-    TRAIT_KIND_WORDS,
     BaseAction,
     Override,
     Seat,
     item_name,
     player_name,
+    rule,
     step,
     words,
 )
 from companion.core.chapters.table import alive, find_item, player_at, with_player
 from companion.core.errors import RuleError
-from companion.core.models import ItemSpec
+from companion.core.models import LEGACY_RULES, ItemSpec
 from companion.core.phrase import Phrase, phrase_template
 from companion.core.state import GameState, Item, PlayerState
 
 
-def _no_gear_change_in_combat(state: GameState, override: str | None) -> None:
-    if state.combat is not None and override is None:
+def fighting(state: GameState, seat: int) -> bool:
+    """Whether the player fights or helps in the combat going on."""
+    return state.combat is not None and seat in state.combat.fighters
+
+
+def _no_gear_change_in_combat(
+    state: GameState, seats: tuple[int, ...], override: str | None
+) -> None:
+    """Equipment cannot change for those in a combat or running away; the others may
+    re-equip and trade meanwhile (the rulebooks: trading, and when you may take actions)."""
+    combat = state.combat
+    if combat is not None and override is None and any(s in combat.fighters for s in seats):
         raise RuleError(
             "equipment_in_combat",
             Phrase("Equipment cannot be changed during combat or running away"),
@@ -34,27 +47,30 @@ def _no_gear_change_in_combat(state: GameState, override: str | None) -> None:
 
 
 def _check_big(player: PlayerState, spec: ItemSpec) -> None:
-    """At most one Big item carried; classic Dwarves may carry more (§5)."""
-    if not spec.big or any(r.casefold() == "dwarf" for r in player.races):
+    """At most one Big item carried; the classic Dwarf may carry any number (§5)."""
+    if not spec.big:
         return
-    if any(i.spec.big for i in player.items):
+    limit = allowance.big_item_limit(player)
+    if limit is not None and sum(i.spec.big for i in player.items) >= limit:
         raise RuleError(
             "one_big_item", Phrase("{name} can carry only one Big item", name=player.name)
         )
 
 
 def _check_equip(player: PlayerState, spec: ItemSpec, override: str | None) -> None:
-    """Equip limits: one headgear, armor and footgear; two hands; restrictions (§5)."""
+    """Equip limits: one headgear, armor and footgear; two hands; one Steed; restrictions (§5)."""
     if override is not None:
         return
-    if spec.requires is not None and not rules.qualifies(player, spec.requires):
+    needed = spec.requires
+    if needed is not None and not rules.qualifies(player, needed):
+        trait = SEX_WORDS[needed.value] if needed.kind == "sex" else needed.value
         raise RuleError(
             "item_restricted",
             Phrase(
                 "{item} can be used only by a {trait} ({kind})",
                 item=spec.name,
-                trait=spec.requires.value,
-                kind=TRAIT_KIND_WORDS[spec.requires.kind],
+                trait=trait,
+                kind=CONDITION_WORDS[needed.kind],
             ),
         )
     worn = [i.spec for i in player.items if i.equipped]
@@ -65,10 +81,25 @@ def _check_equip(player: PlayerState, spec: ItemSpec, override: str | None) -> N
         )
     if spec.hands and sum(w.hands for w in worn) + player.hands_used + spec.hands > 2:
         raise RuleError("hands_full", Phrase("{name} has only two hands", name=player.name))
+    if spec.steed and any(w.steed for w in worn):
+        raise RuleError("one_steed", Phrase("{name} can ride only one Steed", name=player.name))
 
 
-def _equipped(item: Item, on: bool) -> Item:
-    return item.evolve(equipped=on)
+def _with_equipped(state: GameState, seat: int, item_id: str, on: bool) -> GameState:
+    player = state.players[seat]
+    items = tuple(i.evolve(equipped=on) if i.id == item_id else i for i in player.items)
+    return with_player(state, seat, items=items)
+
+
+def _item_words(template: str, state: GameState, seat: int, item_id: str) -> str:
+    """A History sentence about one player's tracked item ("{name} equips {item}")."""
+    return Phrase(template, name=player_name(state, seat), item=item_name(state, seat, item_id))
+
+
+def without_item(state: GameState, seat: int, item_id: str) -> GameState:
+    """The state with one of a player's tracked items out of play."""
+    player = state.players[seat]
+    return with_player(state, seat, items=tuple(i for i in player.items if i.id != item_id))
 
 
 class SetGearBonus(BaseAction):
@@ -81,14 +112,18 @@ class SetGearBonus(BaseAction):
     override: Override = None
 
 
-@step.register
-def _(action: SetGearBonus, state: GameState, checked: bool) -> GameState:
+@rule.register
+def _(action: SetGearBonus, state: GameState) -> None:
     """Equipment cannot change during combat (§5)."""
     player = player_at(state, action.player)
-    if checked:
-        _no_gear_change_in_combat(state, action.override)
-        if action.bonus != player.gear_bonus:
-            alive(player, Phrase("have gear"))
+    _no_gear_change_in_combat(state, (action.player,), action.override)
+    if action.bonus != player.gear_bonus:
+        alive(player, phrase_template("have gear"))
+
+
+@step.register
+def _(action: SetGearBonus, state: GameState) -> GameState:
+    player = state.players[action.player]
     hands = player.hands_used if action.hands_used is None else action.hands_used
     return with_player(state, action.player, gear_bonus=action.bonus, hands_used=hands)
 
@@ -108,9 +143,13 @@ class SetRunAwayBonus(BaseAction):
     bonus: Annotated[int, Field(ge=-10, le=10)]
 
 
-@step.register
-def _(action: SetRunAwayBonus, state: GameState, checked: bool) -> GameState:
+@rule.register
+def _(action: SetRunAwayBonus, state: GameState) -> None:
     player_at(state, action.player)
+
+
+@step.register
+def _(action: SetRunAwayBonus, state: GameState) -> GameState:
     return with_player(state, action.player, run_away_bonus=action.bonus)
 
 
@@ -131,17 +170,26 @@ class GainItem(BaseAction):
     override: Override = None
 
 
-@step.register
-def _(action: GainItem, state: GameState, checked: bool) -> GameState:
+@rule.register
+def _(action: GainItem, state: GameState) -> None:
     """Dead players cannot receive cards; one Big item; equip limits (§5, §8)."""
     player = player_at(state, action.player)
-    if checked:
-        alive(player, Phrase("receive cards"))
-        if action.override is None:
-            _check_big(player, action.item)
-        if action.equip:
-            _no_gear_change_in_combat(state, action.override)
-            _check_equip(player, action.item, action.override)
+    alive(player, phrase_template("receive cards"))
+    if action.override is None:
+        _check_big(player, action.item)
+        if state.rules > LEGACY_RULES and fighting(state, action.player):
+            raise RuleError(
+                "items_in_combat",
+                Phrase("In combat only one-shots may be played from the hand"),
+            )
+    if action.equip:
+        _no_gear_change_in_combat(state, (action.player,), action.override)
+        _check_equip(player, action.item, action.override)
+
+
+@step.register
+def _(action: GainItem, state: GameState) -> GameState:
+    player = state.players[action.player]
     item = Item(id=f"i{state.next_item}", spec=action.item, equipped=action.equip)
     state = state.evolve(next_item=state.next_item + 1)
     return with_player(state, action.player, items=(*player.items, item))
@@ -166,28 +214,26 @@ class EquipItem(BaseAction):
     override: Override = None
 
 
-@step.register
-def _(action: EquipItem, state: GameState, checked: bool) -> GameState:
+@rule.register
+def _(action: EquipItem, state: GameState) -> None:
     player = player_at(state, action.player)
     item = find_item(player, action.item_id)
-    if checked:
-        if item.equipped:
-            raise RuleError(
-                "already_equipped", Phrase("{item} is already equipped", item=item.spec.name)
-            )
-        _no_gear_change_in_combat(state, action.override)
-        _check_equip(player, item.spec, action.override)
-    items = tuple(_equipped(i, True) if i is item else i for i in player.items)
-    return with_player(state, action.player, items=items)
+    if item.equipped:
+        raise RuleError(
+            "already_equipped", Phrase("{item} is already equipped", item=item.spec.name)
+        )
+    _no_gear_change_in_combat(state, (action.player,), action.override)
+    _check_equip(player, item.spec, action.override)
+
+
+@step.register
+def _(action: EquipItem, state: GameState) -> GameState:
+    return _with_equipped(state, action.player, action.item_id, True)
 
 
 @words.register
 def _(a: EquipItem, s: GameState) -> str:
-    return Phrase(
-        "{name} equips {item}",
-        name=player_name(s, a.player),
-        item=item_name(s, a.player, a.item_id),
-    )
+    return _item_words(phrase_template("{name} equips {item}"), s, a.player, a.item_id)
 
 
 class UnequipItem(BaseAction):
@@ -199,25 +245,22 @@ class UnequipItem(BaseAction):
     override: Override = None
 
 
+@rule.register
+def _(action: UnequipItem, state: GameState) -> None:
+    item = find_item(player_at(state, action.player), action.item_id)
+    if not item.equipped:
+        raise RuleError("not_equipped", Phrase("{item} is not equipped", item=item.spec.name))
+    _no_gear_change_in_combat(state, (action.player,), action.override)
+
+
 @step.register
-def _(action: UnequipItem, state: GameState, checked: bool) -> GameState:
-    player = player_at(state, action.player)
-    item = find_item(player, action.item_id)
-    if checked:
-        if not item.equipped:
-            raise RuleError("not_equipped", Phrase("{item} is not equipped", item=item.spec.name))
-        _no_gear_change_in_combat(state, action.override)
-    items = tuple(_equipped(i, False) if i is item else i for i in player.items)
-    return with_player(state, action.player, items=items)
+def _(action: UnequipItem, state: GameState) -> GameState:
+    return _with_equipped(state, action.player, action.item_id, False)
 
 
 @words.register
 def _(a: UnequipItem, s: GameState) -> str:
-    return Phrase(
-        "{name} takes off {item}",
-        name=player_name(s, a.player),
-        item=item_name(s, a.player, a.item_id),
-    )
+    return _item_words(phrase_template("{name} takes off {item}"), s, a.player, a.item_id)
 
 
 class DiscardItem(BaseAction):
@@ -228,20 +271,19 @@ class DiscardItem(BaseAction):
     item_id: str
 
 
+@rule.register
+def _(action: DiscardItem, state: GameState) -> None:
+    find_item(player_at(state, action.player), action.item_id)
+
+
 @step.register
-def _(action: DiscardItem, state: GameState, checked: bool) -> GameState:
-    player = player_at(state, action.player)
-    item = find_item(player, action.item_id)
-    return with_player(state, action.player, items=tuple(i for i in player.items if i is not item))
+def _(action: DiscardItem, state: GameState) -> GameState:
+    return without_item(state, action.player, action.item_id)
 
 
 @words.register
 def _(a: DiscardItem, s: GameState) -> str:
-    return Phrase(
-        "{name} discards {item}",
-        name=player_name(s, a.player),
-        item=item_name(s, a.player, a.item_id),
-    )
+    return _item_words(phrase_template("{name} discards {item}"), s, a.player, a.item_id)
 
 
 class TradeItem(BaseAction):
@@ -254,30 +296,31 @@ class TradeItem(BaseAction):
     override: Override = None
 
 
-# --- character -----------------------------------------------------------------------
-
-
-@step.register
-def _(action: TradeItem, state: GameState, checked: bool) -> GameState:
-    """Trading: items only, from the table, never in combat (§5)."""
+@rule.register
+def _(action: TradeItem, state: GameState) -> None:
+    """Trading: items only, from the table, never while you or your partner are in combat
+    (§5; the rulebooks' Trading)."""
     giver = player_at(state, action.giver)
     receiver = player_at(state, action.receiver)
     item = find_item(giver, action.item_id)
-    if checked:
-        if action.giver == action.receiver:
-            raise RuleError("trade_self", Phrase("A player cannot trade with themselves"))
-        alive(receiver, Phrase("receive cards"))
-        alive(giver, Phrase("trade"))
-        if state.combat is not None and action.override is None:
-            raise RuleError("trade_in_combat", Phrase("Items cannot be traded during combat"))
-        if action.override is None:
-            _check_big(receiver, item.spec)
-    state = with_player(state, action.giver, items=tuple(i for i in giver.items if i is not item))
-    moved = item.evolve(equipped=False)
-    return with_player(state, action.receiver, items=(*receiver.items, moved))
+    if action.giver == action.receiver:
+        raise RuleError("trade_self", Phrase("A player cannot trade with themselves"))
+    alive(receiver, phrase_template("receive cards"))
+    alive(giver, phrase_template("trade"))
+    if action.override is None and (
+        fighting(state, action.giver) or fighting(state, action.receiver)
+    ):
+        raise RuleError("trade_in_combat", Phrase("Items cannot be traded during combat"))
+    if action.override is None:
+        _check_big(receiver, item.spec)
 
 
-# character
+@step.register
+def _(action: TradeItem, state: GameState) -> GameState:
+    item = find_item(state.players[action.giver], action.item_id)
+    state = without_item(state, action.giver, action.item_id)
+    receiver = state.players[action.receiver]
+    return with_player(state, action.receiver, items=(*receiver.items, item.evolve(equipped=False)))
 
 
 @words.register

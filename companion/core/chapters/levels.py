@@ -14,6 +14,7 @@ from companion.core.chapters.base import (
     item_name,
     levels_words,
     player_name,
+    rule,
     step,
     words,
 )
@@ -21,39 +22,46 @@ from companion.core.chapters.table import alive, find_item, player_at, win, with
 from companion.core.errors import RuleError
 from companion.core.models import MAX_LEVEL
 from companion.core.phrase import Phrase, phrase_template
-from companion.core.state import GameState
+from companion.core.state import GameState, PlayerState
 
 
-def raise_level(
+def check_level_up(
     state: GameState,
     number: int,
     levels: int,
-    checked: bool,
     *,
     source: str,
     override: str | None,
     by_kill: bool = False,
-) -> GameState:
-    """Go up levels through the rules (RULES.md §1, §8).
-
-    Dead players cannot go up; the winning level comes only from a kill unless a card
-    says otherwise; there are no levels above the winning level.
-    """
+) -> None:
+    """Going up levels (RULES.md §1, §8): dead players cannot go up, and the winning level
+    comes only from a kill, unless a card says otherwise. `source` is a template
+    (`phrase_template`), made a sentence only when the rule is broken."""
     player = state.players[number]
-    if checked and player.dead and override is None:
+    if player.dead and override is None:
         raise RuleError(
             "dead_cannot_level",
             Phrase("{name} is dead and cannot go up a level", name=player.name),
         )
     if state.no_limit:
+        return
+    target = state.winning_level
+    if player.level + levels >= target and not by_kill and override is None:
+        raise RuleError(
+            "winning_level_by_kill",
+            Phrase(
+                "{source} cannot take you to Level {level}", source=Phrase(source), level=target
+            ),
+        )
+
+
+def level_up(state: GameState, number: int, levels: int) -> GameState:
+    """Go up levels: none above the winning level, and reaching it wins (§1)."""
+    player = state.players[number]
+    if state.no_limit:
         return with_player(state, number, level=min(MAX_LEVEL, player.level + levels))
     target = state.winning_level
     new_level = min(target, player.level + levels)
-    if checked and new_level >= target and not by_kill and override is None:
-        raise RuleError(
-            "winning_level_by_kill",
-            Phrase("{source} cannot take you to Level {level}", source=source, level=target),
-        )
     state = with_player(state, number, level=new_level)
     return win(state, (number,)) if new_level >= target else state
 
@@ -85,18 +93,22 @@ class GoUpLevel(BaseAction):
     override: Override = None
 
 
-@step.register
-def _(action: GoUpLevel, state: GameState, checked: bool) -> GameState:
+@rule.register
+def _(action: GoUpLevel, state: GameState) -> None:
     """Go Up a Level cards never give the winning level; dead players cannot go up (§1, §8)."""
     player_at(state, action.player)
-    return raise_level(
+    check_level_up(
         state,
         action.player,
         action.levels,
-        checked,
-        source=Phrase("A Go Up a Level card"),
+        source=phrase_template("A Go Up a Level card"),
         override=action.override,
     )
+
+
+@step.register
+def _(action: GoUpLevel, state: GameState) -> GameState:
+    return level_up(state, action.player, action.levels)
 
 
 @words.register
@@ -114,10 +126,16 @@ class LoseLevel(BaseAction):
     levels: Annotated[int, Field(ge=1, le=20)] = 1
 
 
+@rule.register
+def _(action: LoseLevel, state: GameState) -> None:
+    """A card that costs a Level applies at Level 1 too, and leaves it there (§1)."""
+    player_at(state, action.player)
+
+
 @step.register
-def _(action: LoseLevel, state: GameState, checked: bool) -> GameState:
+def _(action: LoseLevel, state: GameState) -> GameState:
     """A player's Level is never below 1 (§1)."""
-    player = player_at(state, action.player)
+    player = state.players[action.player]
     return with_player(state, action.player, level=max(1, player.level - action.levels))
 
 
@@ -137,25 +155,31 @@ class SetLevel(BaseAction):
     override: Override = None
 
 
-@step.register
-def _(action: SetLevel, state: GameState, checked: bool) -> GameState:
+@rule.register
+def _(action: SetLevel, state: GameState) -> None:
     """Setting a Level by hand goes through the same rules as going up (§1)."""
     player = player_at(state, action.player)
-    if checked and not state.no_limit and action.level > state.winning_level:
+    if not state.no_limit and action.level > state.winning_level:
         raise RuleError(
             "no_such_level",
             Phrase("Levels go up to {level} in this game, not beyond", level=state.winning_level),
         )
+    if action.level > player.level:
+        check_level_up(
+            state,
+            action.player,
+            action.level - player.level,
+            source=phrase_template("Setting a Level by hand"),
+            override=action.override,
+        )
+
+
+@step.register
+def _(action: SetLevel, state: GameState) -> GameState:
+    player = state.players[action.player]
     if action.level <= player.level:
         return with_player(state, action.player, level=action.level)
-    return raise_level(
-        state,
-        action.player,
-        action.level - player.level,
-        checked,
-        source=Phrase("Setting a Level by hand"),
-        override=action.override,
-    )
+    return level_up(state, action.player, action.level - player.level)
 
 
 @words.register
@@ -164,64 +188,103 @@ def _(a: SetLevel, s: GameState) -> str:
 
 
 class SellItems(BaseAction):
-    """Sell items for levels: 1 level per full 1000 gold, no change given (RULES.md §5)."""
+    """Sell items for levels: 1 level per full 1000 gold, no change given (RULES.md §5).
+
+    `double` is the value of the one item a player with the ability (the classic Halfling)
+    sells at double price this turn: it counts twice.
+    """
 
     type: Literal["sell_items"] = "sell_items"
     player: Seat
     gold: Annotated[int, Field(ge=0, le=1_000_000)] = 0  # value of untracked items sold
     item_ids: tuple[str, ...] = ()  # tracked items sold; their value adds to `gold`
+    double: Annotated[int, Field(ge=0, le=1_000_000)] = 0
     override: Override = None
 
 
-@step.register
-def _(action: SellItems, state: GameState, checked: bool) -> GameState:
+def _sale_gold(action: SellItems, player: PlayerState) -> int:
+    """What a sale is worth: the gold named plus the tracked items sold, and the one item
+    sold at double price counted again."""
+    sold = set(action.item_ids)
+    return action.gold + sum(i.spec.gold for i in player.items if i.id in sold) + action.double
+
+
+def _check_double(action: SellItems, state: GameState, player: PlayerState) -> None:
+    """One item a turn at double price, for a player with the ability (§4: the Halfling)."""
+    if not action.double:
+        return
+    if "double_sale" not in player.abilities:
+        raise RuleError(
+            "no_double_sale", Phrase("{name} cannot sell an item for double", name=player.name)
+        )
+    if player.double_sale_turn == state.turn:
+        raise RuleError(
+            "double_sale_used", Phrase("Only one item a turn sells for double its value")
+        )
+    values = [i.spec.gold for i in player.items if i.id in action.item_ids]
+    if not (values and action.double in values) and action.double > action.gold:
+        raise RuleError(
+            "double_sale_item", Phrase("The item sold for double must be part of the sale")
+        )
+
+
+@rule.register
+def _(action: SellItems, state: GameState) -> None:
     """Selling: on your own turn, not in combat, 1000 gold per level, no change, never
     to the winning level: a sale worth more stops one short of it and the rest is lost;
     a sale that can buy no level at all is refused (§5)."""
     player = player_at(state, action.player)
-    sold = [find_item(player, i) for i in action.item_ids]
-    gold = action.gold + sum(i.spec.gold for i in sold)
-    levels = rules.levels_for_gold(gold)
-    if checked:
-        alive(player, Phrase("sell items"))
-        if len(set(action.item_ids)) != len(action.item_ids):
-            raise RuleError("no_such_item", Phrase("The same item cannot be sold twice"))
-        if action.override is None:
-            if action.player != state.current:
-                raise RuleError("sell_own_turn", Phrase("You can sell items only on your own turn"))
-            if state.combat is not None:
-                raise RuleError("sell_in_combat", Phrase("You cannot sell items during combat"))
-        if levels < 1:
-            raise RuleError(
-                "sell_minimum",
-                Phrase(
-                    "{gold} gold buys no level: a level costs 1000 gold and no change is given",
-                    gold=gold,
-                ),
-            )
-        if levels_to_sell(state, action.player, gold, action.override) < 1:
-            raise RuleError(
-                "sell_to_win",
-                Phrase("Selling items cannot take you to Level {level}", level=state.winning_level),
-            )
-    if sold:
+    for item_id in action.item_ids:
+        find_item(player, item_id)
+    alive(player, phrase_template("sell items"))
+    if len(set(action.item_ids)) != len(action.item_ids):
+        raise RuleError("no_such_item", Phrase("The same item cannot be sold twice"))
+    if action.override is None:
+        if action.player != state.current:
+            raise RuleError("sell_own_turn", Phrase("You can sell items only on your own turn"))
+        if state.combat is not None:
+            raise RuleError("sell_in_combat", Phrase("You cannot sell items during combat"))
+    _check_double(action, state, player)
+    gold = _sale_gold(action, player)
+    if rules.levels_for_gold(gold) < 1:
+        raise RuleError(
+            "sell_minimum",
+            Phrase(
+                "{gold} gold buys no level: a level costs 1000 gold and no change is given",
+                gold=gold,
+            ),
+        )
+    if levels_to_sell(state, action.player, gold, action.override) < 1:
+        raise RuleError(
+            "sell_to_win",
+            Phrase("Selling items cannot take you to Level {level}", level=state.winning_level),
+        )
+
+
+@step.register
+def _(action: SellItems, state: GameState) -> GameState:
+    player = state.players[action.player]
+    gold = _sale_gold(action, player)
+    levels = levels_to_sell(state, action.player, gold, action.override)
+    if action.item_ids:
         keep = tuple(i for i in player.items if i.id not in action.item_ids)
         state = with_player(state, action.player, items=keep)
-    return raise_level(
-        state,
-        action.player,
-        levels_to_sell(state, action.player, gold, action.override),
-        False,
-        source=Phrase("Selling items"),
-        override=action.override,
-    )
+    if action.double:
+        state = with_player(state, action.player, double_sale_turn=state.turn)
+    return level_up(state, action.player, levels)
 
 
 @words.register
 def _(a: SellItems, s: GameState) -> str:
     names = [item_name(s, a.player, i) for i in a.item_ids]
     name = player_name(s, a.player)
-    if not names:
+    if a.double:
+        sentence = Phrase(
+            "{name} sells items worth {gold} gold, one at double price",
+            name=name,
+            gold=_sale_gold(a, s.players[a.player]) if 0 <= a.player < len(s.players) else a.gold,
+        )
+    elif not names:
         sentence = Phrase("{name} sells items worth {gold} gold", name=name, gold=a.gold)
     elif a.gold:
         sentence = Phrase(
@@ -248,6 +311,5 @@ def _sale_surplus(a: SellItems, s: GameState) -> int:
     """Levels a sale was worth beyond what the rules let it give."""
     if not 0 <= a.player < len(s.players):
         return 0
-    player = s.players[a.player]
-    gold = a.gold + sum(i.spec.gold for i in player.items if i.id in a.item_ids)
+    gold = _sale_gold(a, s.players[a.player])
     return rules.levels_for_gold(gold) - levels_to_sell(s, a.player, gold, a.override)

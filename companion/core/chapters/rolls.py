@@ -16,6 +16,7 @@ from companion.core.chapters.base import (
     DieName,
     Seat,
     player_name,
+    rule,
     step,
     words,
 )
@@ -57,8 +58,10 @@ def _draw(rolls: tuple[int, ...] | None, what: str) -> tuple[Iterator[int], list
 
 
 def ordered_by_rolls(
-    groups: list[list[int]], rolls: tuple[int, ...] | None, what: str, checked: bool
+    groups: list[list[int]], rolls: tuple[int, ...] | None, what: str
 ) -> tuple[int, ...]:
+    """The order the recorded rolls give these groups; RuleError when the rolls are too few
+    or too many for the ties they must break."""
     values, used = _draw(rolls, what)
 
     def draw() -> int:
@@ -70,7 +73,7 @@ def ordered_by_rolls(
             ) from None
 
     order, _ = rules.order_by_rolls(groups, draw)
-    if checked and rolls is not None and len(used) != len(rolls):
+    if rolls is not None and len(used) != len(rolls):
         raise RuleError(
             "extra_rolls", Phrase("More die rolls were recorded than {what} needs", what=what)
         )
@@ -106,9 +109,6 @@ def rolls_words(rolls: tuple[int, ...], dice: tuple[str, ...]) -> str:
     return text
 
 
-# --- the one function that applies actions --------------------------------------------------
-
-
 class RollDie(BaseAction):
     """Roll a d6 for anything a card asks for; the result is recorded."""
 
@@ -119,20 +119,19 @@ class RollDie(BaseAction):
     die: DieName = ""
 
 
-# --- combat --------------------------------------------------------------------------
-
-
-@step.register
-def _(action: RollDie, state: GameState, checked: bool) -> GameState:
+@rule.register
+def _(action: RollDie, state: GameState) -> None:
     if action.player is not None:
         player_at(state, action.player)
     if action.roll is None:
         raise RuleError("roll_missing", Phrase("The die roll was not recorded"))
+
+
+@step.register
+def _(action: RollDie, state: GameState) -> GameState:
+    assert action.roll is not None  # the rule refuses a roll that was not recorded
     roll = DieRoll(value=action.roll, player=action.player, purpose=action.purpose)
     return state.evolve(last_roll=roll)
-
-
-# combat
 
 
 @fill_rolls.register
@@ -159,21 +158,27 @@ class RollForFirstPlayer(BaseAction):
     dice: tuple[DieName, ...] = ()  # beside each roll, the smart die that gave it ("" on screen)
 
 
-@step.register
-def _(action: RollForFirstPlayer, state: GameState, checked: bool) -> GameState:
+def _first_player_order(action: RollForFirstPlayer, state: GameState) -> tuple[int, ...]:
+    return ordered_by_rolls(
+        [list(range(len(state.players)))], action.rolls, Phrase("choosing the first player")
+    )
+
+
+@rule.register
+def _(action: RollForFirstPlayer, state: GameState) -> None:
     """Who goes first: everyone rolls, highest first, ties roll again (§2)."""
-    if checked and (state.turn != 1 or state.combat is not None or state.last_combat is not None):
+    if state.turn != 1 or state.combat is not None or state.last_combat is not None:
         raise RuleError(
             "first_player_chosen", Phrase("The first player is chosen before play begins")
         )
-    order = ordered_by_rolls(
-        [list(range(len(state.players)))],
-        action.rolls,
-        Phrase("choosing the first player"),
-        checked,
-    )
+    _first_player_order(action, state)
+    check_dice_named(action.dice, action.rolls or ())
+
+
+@step.register
+def _(action: RollForFirstPlayer, state: GameState) -> GameState:
+    order = _first_player_order(action, state)
     rolls = action.rolls or ()
-    check_dice_named(action.dice, rolls)
     return state.evolve(
         **{
             "current": order[0],
@@ -188,9 +193,6 @@ def _(action: RollForFirstPlayer, state: GameState, dice: RandomSource) -> BaseA
         return action
     _, used = rules.order_by_rolls([list(range(len(state.players)))], lambda: d6(dice))
     return action.evolve(rolls=used)
-
-
-# --- shared helpers -----------------------------------------------------------------------
 
 
 @words.register

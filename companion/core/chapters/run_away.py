@@ -3,11 +3,13 @@ and sacrificing an Ally to escape."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated, Literal
 
 from pydantic import Field
 
 from companion.core import rules
+from companion.core.chapters import allowance
 from companion.core.chapters.base import (
     D6,
     BaseAction,
@@ -16,16 +18,28 @@ from companion.core.chapters.base import (
     Seat,
     monster_name,
     player_name,
+    rule,
     step,
     words,
 )
-from companion.core.chapters.character import kill_player, remove_trait
-from companion.core.chapters.combat import finish_running_if_done, monster_index
+from companion.core.chapters.character import (
+    kill_player,
+    remove_trait,
+    settle_allowances,
+    without_ally,
+)
+from companion.core.chapters.combat import (
+    finish_running_if_done,
+    in_combat,
+    monster_index,
+    pursues,
+)
+from companion.core.chapters.gear import without_item
 from companion.core.chapters.rolls import d6, fill_rolls
-from companion.core.chapters.table import current_combat, player_at, with_player
+from companion.core.chapters.table import current_combat, with_player
 from companion.core.dice import RandomSource
 from companion.core.errors import RuleError
-from companion.core.models import Loss
+from companion.core.models import Loss, TraitKind
 from companion.core.phrase import Phrase, joined, phrase_template, plural_phrase
 from companion.core.state import (
     CombatState,
@@ -46,9 +60,7 @@ def _no_need_to_run(combat: CombatState, override: str | None) -> None:
 
 
 def _running_fighter(state: GameState, combat: CombatState, seat: int) -> PlayerState:
-    player = player_at(state, seat)
-    if seat not in combat.fighters:
-        raise RuleError("not_fighting", Phrase("{name} is not in this combat", name=player.name))
+    player = in_combat(state, combat, seat)
     if player.dead:
         raise RuleError(
             "dead_stops_rolling", Phrase("{name} is dead and stops rolling", name=player.name)
@@ -86,35 +98,191 @@ LOSS_WORDS: dict[Loss, str] = {
     "style": Phrase("style"),
     "motivation": Phrase("motivation"),
 }
+MAX_DISCARDS = 3  # cards a discard-powered ability may use at a time
 _SLOTS: dict[Loss, str] = {"headgear": "headgear", "armor": "armor", "footgear": "footgear"}
+_TRAIT_LOSSES: dict[Loss, TraitKind] = {
+    "class": "class",
+    "race": "race",
+    "style": "style",
+    "motivation": "motivation",
+}
 
 
-def loss_candidates(player: PlayerState, loss: Loss) -> tuple[tuple[str, str], ...]:
+def loss_candidates(
+    player: PlayerState, loss: Loss, gone: frozenset[str] = frozenset()
+) -> tuple[tuple[str, str], ...]:
     """What a named loss could take from this player, as (key, name) pairs: the key is an
-    item id, or the trait's name. More than one means the victim chooses (§7).
+    item id, or the trait's name. More than one means the victim chooses (§7). Keys in
+    `gone` were taken already by an earlier part of the same Bad Stuff.
 
     Worn slots and "the item that gives the biggest bonus" look at equipped items only (only
     they give bonuses); a Big item is any carried one; traits are the player's own.
     """
+    if loss in _TRAIT_LOSSES:
+        return tuple((t, t) for t in player.traits(_TRAIT_LOSSES[loss]) if t not in gone)
+    items = [i for i in player.items if i.id not in gone]
     if loss in _SLOTS:
-        found = [i for i in player.items if i.equipped and i.spec.slot == _SLOTS[loss]]
+        found = [i for i in items if i.equipped and i.spec.slot == _SLOTS[loss]]
     elif loss == "biggest_item":
-        worn = [i for i in player.items if i.equipped and i.spec.bonus > 0]
+        worn = [i for i in items if i.equipped and i.spec.bonus > 0]
         top = max((i.spec.bonus for i in worn), default=0)
         found = [i for i in worn if i.spec.bonus == top]
-    elif loss == "big_item":
-        found = [i for i in player.items if i.spec.big]
     else:
-        return tuple((t, t) for t in player.traits(loss))  # type: ignore[arg-type]
+        found = [i for i in items if i.spec.big]
     return tuple((i.id, i.spec.name) for i in found)
+
+
+@dataclass(frozen=True)
+class Question:
+    """A choice a Bad Stuff leaves to its victim, asked before the roll: which `count` of the
+    `options` (key, name) it takes. `what` is a named loss, "items" (a number of items of the
+    victim's choice) or an allowance that goes with a lost trait (`allowance.Excess.what`)."""
+
+    what: str
+    options: tuple[tuple[str, str], ...]
+    count: int = 1
+    source: Literal["loss", "items", "allowance"] = "loss"
+
+
+@dataclass(frozen=True)
+class Taken:
+    """One thing a Bad Stuff takes: a named loss (`key` None when there was nothing of that
+    kind), an item of the victim's choice, or what the victim gives up when an allowance
+    went with a lost trait."""
+
+    source: Literal["loss", "items", "allowance"]
+    what: str
+    key: str | None
+    name: str | None
+
+
+def _chosen(
+    player: PlayerState,
+    question: Question,
+    picks: tuple[str, ...],
+    monster: str,
+    open_questions: list[Question] | None,
+) -> list[tuple[str, str]]:
+    """The victim's picks for one question. Without an answer: RuleError, or, when
+    collecting open questions, the question noted and its first options taken."""
+    if len(question.options) <= question.count:
+        return list(question.options)
+    wanted = {p.casefold() for p in picks}
+    chosen = [o for o in question.options if o[0].casefold() in wanted]
+    if len(chosen) == question.count:
+        return chosen
+    if open_questions is not None:
+        open_questions.append(question)
+        return list(question.options[: question.count])
+    names = joined((name for _, name in question.options), "or")
+    if question.source == "items":
+        raise RuleError(
+            "bad_stuff_choice",
+            plural_phrase(
+                "{name} must choose the item {monster} takes: {names}",
+                "{name} must choose the {count} items {monster} takes: {names}",
+                question.count,
+                name=player.name,
+                count=question.count,
+                monster=monster,
+                names=names,
+            ),
+        )
+    if question.source == "allowance":  # an allowance that went with a lost trait
+        allowance.chosen_drops(
+            player,
+            (allowance.Excess(question.what, question.options, question.count),),  # type: ignore[arg-type]
+            picks,
+        )
+    what = LOSS_WORDS[question.what]  # type: ignore[index]
+    if chosen:
+        raise RuleError(
+            "bad_stuff_choice",
+            Phrase(
+                "{name} loses one {what} to {monster}, not several",
+                name=player.name,
+                what=what,
+                monster=monster,
+            ),
+        )
+    raise RuleError(
+        "bad_stuff_choice",
+        Phrase(
+            "{name} must choose which {what} {monster} takes: {names}",
+            name=player.name,
+            what=what,
+            monster=monster,
+            names=names,
+        ),
+    )
+
+
+def _walk(
+    player: PlayerState,
+    monster: MonsterInPlay,
+    picks: tuple[str, ...],
+    open_questions: list[Question] | None = None,
+) -> tuple[Taken, ...]:
+    """Everything a monster's Bad Stuff takes from this player, in order (§7): its named
+    losses, the items of the victim's choice, then what goes with an allowance the lost
+    traits took. Reads only."""
+    bad = monster.spec.bad_stuff
+    if bad.death:
+        return ()  # death takes every item anyway: nothing is chosen
+    name = monster.spec.name
+    gone: set[str] = set()
+    lost_traits: list[tuple[TraitKind, str]] = []
+    taken: list[Taken] = []
+    for loss in dict.fromkeys(bad.lose):
+        options = loss_candidates(player, loss, frozenset(gone))
+        if not options:
+            taken.append(Taken("loss", loss, None, None))
+            continue
+        [(key, label)] = _chosen(player, Question(loss, options), picks, name, open_questions)
+        gone.add(key)
+        if loss in _TRAIT_LOSSES:
+            lost_traits.append((_TRAIT_LOSSES[loss], key))
+        taken.append(Taken("loss", loss, key, label))
+    if bad.lose_items:
+        options = tuple((i.id, i.spec.name) for i in player.items if i.id not in gone)
+        question = Question("items", options, bad.lose_items, "items")
+        for key, label in _chosen(player, question, picks, name, open_questions):
+            gone.add(key)
+            taken.append(Taken("items", "items", key, label))
+    if not lost_traits:
+        return tuple(taken)  # only a lost trait takes an allowance with it
+    lost_items = [t for t in gone if any(i.id == t for i in player.items)]
+    after = allowance.after_change(player, lost_traits=lost_traits, lost_items=lost_items)
+    for excess in allowance.excess(player, after):
+        question = Question(excess.what, excess.options, excess.count, "allowance")
+        for key, label in _chosen(player, question, picks, name, open_questions):
+            taken.append(Taken("allowance", excess.what, key, label))
+    return tuple(taken)
+
+
+def bad_stuff_questions(
+    state: GameState, seat: int, monster: int, picks: tuple[str, ...] = ()
+) -> tuple[Question, ...]:
+    """What the victim must still choose, given the picks made so far, if this fighter fails
+    to run away from this monster: the app asks before the roll and passes the picks with
+    it. Empty outside combat, for an unknown seat or monster, or when nothing needs a choice.
+    """
+    combat = state.combat
+    if combat is None or not 0 <= monster < len(combat.monsters):
+        return ()
+    if not 0 <= seat < len(state.players):
+        return ()
+    found: list[Question] = []
+    _walk(state.players[seat], combat.monsters[monster], picks, found)
+    return tuple(found)
 
 
 def bad_stuff_choices(
     state: GameState, seat: int, monster: int
 ) -> tuple[tuple[Loss, tuple[tuple[str, str], ...]], ...]:
-    """The losses of a monster's Bad Stuff where this fighter would have to choose what to
-    lose (several candidates), each with its candidates: the app asks before the roll.
-    Empty outside combat, for an unknown seat or monster, or when nothing needs a choice."""
+    """The named losses of a monster's Bad Stuff where this fighter would have to choose one
+    of several candidates, each with its candidates (see `bad_stuff_questions` for every
+    choice, a number of items and allowances included)."""
     combat = state.combat
     if combat is None or not 0 <= monster < len(combat.monsters):
         return ()
@@ -128,54 +296,17 @@ def bad_stuff_choices(
     return tuple((loss, options) for loss, options in found if len(options) > 1)
 
 
-def _pick(
-    player: PlayerState,
-    loss: Loss,
-    options: tuple[tuple[str, str], ...],
-    picks: tuple[str, ...],
-    monster: str,
-    checked: bool,
-) -> tuple[str, str]:
-    """The victim's pick among several candidates for one loss (§7)."""
-    wanted = {p.casefold() for p in picks}
-    chosen = [o for o in options if o[0].casefold() in wanted]
-    if len(chosen) == 1 or (chosen and not checked):
-        return chosen[0]
-    if checked:
-        names = joined((name for _, name in options), "or")
-        what = LOSS_WORDS[loss]
-        if chosen:
-            raise RuleError(
-                "bad_stuff_choice",
-                Phrase(
-                    "{name} loses one {what} to {monster}, not several",
-                    name=player.name,
-                    what=what,
-                    monster=monster,
-                ),
-            )
-        raise RuleError(
-            "bad_stuff_choice",
-            Phrase(
-                "{name} must choose which {what} {monster} takes: {names}",
-                name=player.name,
-                what=what,
-                monster=monster,
-                names=names,
-            ),
-        )
-    return options[0]
-
-
 def _bad_stuff(
-    state: GameState, seat: int, monster: MonsterInPlay, picks: tuple[str, ...], checked: bool
+    state: GameState, seat: int, monster: MonsterInPlay, picks: tuple[str, ...]
 ) -> tuple[GameState, dict[str, object]]:
-    """Apply a monster's Bad Stuff: levels, named items and traits (the victim's pick when
-    several fit), the hand-kept gear bonus, death; the rest stays words (§7)."""
+    """Apply a monster's Bad Stuff: levels, named items and traits and items of the victim's
+    choice (as the victim picked), what goes with a lost allowance, the hand-kept gear
+    bonus, death; the rest stays words (§7)."""
     bad = monster.spec.bad_stuff
     said: list[str] = []  # Phrases, and the card's own text as written
     facts: dict[str, object] = {}
     player = state.players[seat]
+    taken = _walk(player, monster, picks)
     if bad.lose_levels:
         level = max(1, player.level - bad.lose_levels)
         lost = player.level - level
@@ -187,23 +318,24 @@ def _bad_stuff(
         state = with_player(state, seat, level=level)
     items_lost: list[str] = []
     traits_lost: list[str] = []
-    for loss in dict.fromkeys(bad.lose if not bad.death else ()):
-        player = state.players[seat]
-        options = loss_candidates(player, loss)
-        if not options:
-            said.append(Phrase(NOTHING_TO_LOSE[loss]))
+    drops: list[tuple[allowance.Excessive, str, str]] = []
+    for thing in taken:
+        key, name = thing.key, thing.name
+        if key is None or name is None:
+            said.append(Phrase(NOTHING_TO_LOSE[thing.what]))  # type: ignore[index]
             continue
-        if len(options) == 1:
-            key, name = options[0]
-        else:
-            key, name = _pick(player, loss, options, picks, monster.spec.name, checked)
-        if loss in ("class", "race", "style", "motivation"):
-            state = remove_trait(state, seat, loss, key)  # type: ignore[arg-type]
+        if thing.source == "allowance":
+            drops.append((thing.what, key, name))  # type: ignore[arg-type]
+            (items_lost if thing.what == "big_item" else traits_lost).append(name)
+        elif thing.what in _TRAIT_LOSSES:
+            state = remove_trait(state, seat, _TRAIT_LOSSES[thing.what], key)
             traits_lost.append(name)
         else:
-            state = with_player(state, seat, items=tuple(i for i in player.items if i.id != key))
+            state = without_item(state, seat, key)
             items_lost.append(name)
         said.append(Phrase("lost {thing}", thing=name))
+    if traits_lost or drops:
+        state = settle_allowances(state, seat, tuple(drops))
     if items_lost:
         facts["items_lost"] = tuple(items_lost)
     if traits_lost:
@@ -234,103 +366,167 @@ def _bad_stuff(
 
 
 class RunAway(BaseAction):
-    """One fighter rolls to run away from one monster: 5+ escapes (RULES.md §7)."""
+    """One fighter rolls to run away from one monster: 5+ escapes (RULES.md §7).
+
+    A monster that does not pursue the fighter (their Level is at or below the one it
+    spares) needs no roll: they escape it. `discards` are cards a fighter with the ability
+    (the classic Wizard's flight) discards after seeing the roll, +1 each, at most 3.
+    """
 
     type: Literal["run_away"] = "run_away"
     fighter: Seat
     monster: Annotated[int, Field(ge=0)]
     roll: D6 | None = None
-    # The victim's choice, when the Bad Stuff names a thing and several fit ("lose your
-    # class" with two classes): item ids or trait names. Ignored on an escape.
+    # The victim's choices, when the Bad Stuff leaves one ("lose your class" with two
+    # classes, "lose two items"): item ids or trait names. Ignored on an escape.
     picks: tuple[Annotated[str, Field(min_length=1, max_length=60)], ...] = ()
+    discards: Annotated[int, Field(ge=0, le=MAX_DISCARDS)] = 0
     override: Override = None
     die: DieName = ""
 
 
-@step.register
-def _(action: RunAway, state: GameState, checked: bool) -> GameState:
+def _run_away_modifier(player: PlayerState, monster: MonsterInPlay, discards: int) -> int:
+    return player.total_run_away_bonus + monster.spec.run_away_modifier + discards
+
+
+def _chased(state: GameState, action: RunAway) -> bool:
+    combat = state.combat
+    if combat is None or not 0 <= action.monster < len(combat.monsters):
+        return True
+    if not 0 <= action.fighter < len(state.players):
+        return True
+    return pursues(combat.monsters[action.monster], state.players[action.fighter])
+
+
+@rule.register
+def _(action: RunAway, state: GameState) -> None:
     """Each fighter rolls per monster in the order they choose: 5+ with modifiers escapes,
     failing brings the Bad Stuff; a fighter who dies stops rolling (§7)."""
     combat = current_combat(state)
     player = _running_fighter(state, combat, action.fighter)
     index = monster_index(combat, action.monster)
     monster = combat.monsters[index]
-    if action.roll is None:
+    chased = pursues(monster, player)
+    if action.roll is None and chased:
         raise RuleError("roll_missing", Phrase("The run-away roll was not recorded"))
-    if checked:
-        _no_need_to_run(combat, action.override)
-        if any(r.fighter == action.fighter and r.monster == index for r in combat.rolls):
-            raise RuleError(
-                "already_rolled",
-                Phrase(
-                    "{name} has already run from {monster}",
-                    name=player.name,
-                    monster=monster.spec.name,
-                ),
-            )
-    modifier = player.total_run_away_bonus + monster.spec.run_away_modifier
-    escaped = rules.run_away_escapes(action.roll, modifier)
+    if action.discards and "flight" not in player.abilities:
+        raise RuleError(
+            "no_flight",
+            Phrase("{name} cannot discard cards to run away faster", name=player.name),
+        )
+    _no_need_to_run(combat, action.override)
+    if any(r.fighter == action.fighter and r.monster == index for r in combat.rolls):
+        raise RuleError(
+            "already_rolled",
+            Phrase(
+                "{name} has already run from {monster}",
+                name=player.name,
+                monster=monster.spec.name,
+            ),
+        )
+    roll = action.roll or 0
+    if chased and not rules.run_away_escapes(
+        roll, _run_away_modifier(player, monster, action.discards)
+    ):
+        _walk(player, monster, action.picks)  # the victim has chosen what to lose
+
+
+@step.register
+def _(action: RunAway, state: GameState) -> GameState:
+    combat = current_combat(state)
+    index = action.monster
+    monster = combat.monsters[index]
+    chased = pursues(monster, state.players[action.fighter])
+    roll = action.roll or 0  # the rule asks for a roll wherever one is needed
+    modifier = _run_away_modifier(state.players[action.fighter], monster, action.discards)
+    escaped = not chased or rules.run_away_escapes(roll, modifier)
     facts: dict[str, object] = {}
     if not escaped:
-        state, facts = _bad_stuff(state, action.fighter, monster, action.picks, checked)
+        state, facts = _bad_stuff(state, action.fighter, monster, action.picks)
     record = RunAwayRoll(
         fighter=action.fighter,
         monster=index,
-        roll=action.roll,
+        roll=roll if chased else 0,
         modifier=modifier,
         escaped=escaped,
-        **facts,  # type: ignore[arg-type]
+        pursued=chased,
+        **facts,
     )
-    state = state.evolve(
-        **{
-            "combat": combat.evolve(running=True, rolls=(*combat.rolls, record)),
-            "last_roll": DieRoll(value=action.roll, player=action.fighter, purpose="run away"),
-        }
-    )
-    return finish_running_if_done(state)
+    changes: dict[str, object] = {
+        "combat": combat.evolve(running=True, rolls=(*combat.rolls, record))
+    }
+    if chased:
+        changes["last_roll"] = DieRoll(value=roll, player=action.fighter, purpose="run away")
+    return finish_running_if_done(state.evolve(**changes))
 
 
 @fill_rolls.register
 def _(action: RunAway, state: GameState, dice: RandomSource) -> BaseAction:
-    return action if action.roll is not None else action.evolve(roll=d6(dice))
+    if action.roll is not None or not _chased(state, action):
+        return action
+    return action.evolve(roll=d6(dice))
 
 
 @words.register
 def _(a: RunAway, s: GameState) -> str:
+    if a.roll is None:
+        return Phrase(
+            "{monster} does not pursue {name}",
+            name=player_name(s, a.fighter),
+            monster=monster_name(s, a.monster),
+        )
     rolled = (
         phrase_template("{name} rolls {roll} to run from {monster} (on {die})") if a.die else None
     )
-    return Phrase(
+    sentence = Phrase(
         rolled or phrase_template("{name} rolls {roll} to run from {monster}"),
         name=player_name(s, a.fighter),
         roll=a.roll,
         monster=monster_name(s, a.monster),
         die=a.die,
     )
+    if not a.discards:
+        return sentence
+    return plural_phrase(
+        "{sentence}, discarding a card to run faster",
+        "{sentence}, discarding {cards} cards to run faster",
+        a.discards,
+        sentence=sentence,
+        cards=a.discards,
+    )
 
 
 class SacrificeAlly(BaseAction):
-    """Give up the Ally to escape every monster; the owner decides for the partner (§4)."""
+    """Give up an Ally (`ally` names which, when there are two) to escape every monster; the
+    owner decides for the partner (§4)."""
 
     type: Literal["sacrifice_ally"] = "sacrifice_ally"
     player: Seat
     partner_escapes: bool = False
+    ally: str | None = None
+    override: Override = None
 
 
-@step.register
-def _(action: SacrificeAlly, state: GameState, checked: bool) -> GameState:
+@rule.register
+def _(action: SacrificeAlly, state: GameState) -> None:
     """Sacrificing an Ally escapes every monster; the owner decides for the partner (§4, §7)."""
     combat = current_combat(state)
     player = _running_fighter(state, combat, action.player)
-    if checked:
-        if player.ally is None:
-            raise RuleError("no_ally", Phrase("{name} has no Ally to sacrifice", name=player.name))
-        _no_need_to_run(combat, None)
+    if player.ally is None:
+        raise RuleError("no_ally", Phrase("{name} has no Ally to sacrifice", name=player.name))
+    without_ally(player, action.ally)
+    _no_need_to_run(combat, action.override)
+
+
+@step.register
+def _(action: SacrificeAlly, state: GameState) -> GameState:
+    combat = current_combat(state)
     escaped = {action.player}
     partners = [s for s in combat.fighters if s != action.player]
     if action.partner_escapes and partners and not state.players[partners[0]].dead:
         escaped.add(partners[0])
-    state = with_player(state, action.player, ally=None)
+    allies = without_ally(state.players[action.player], action.ally)
+    state = with_player(state, action.player, allies=allies)
     state = state.evolve(
         **{"combat": combat.evolve(**{"running": True, "escaped": combat.escaped | escaped})}
     )

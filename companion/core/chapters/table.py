@@ -26,11 +26,12 @@ def with_player(state: GameState, number: int, **changes: object) -> GameState:
 
 
 def alive(player: PlayerState, doing: str) -> None:
-    """Dead players cannot receive cards, level up or act (RULES.md §8)."""
+    """Dead players cannot receive cards, level up or act (RULES.md §8). `doing` is a
+    template (`phrase_template`), made a sentence only when the rule is broken."""
     if player.dead:
         raise RuleError(
             "dead_player",
-            Phrase("{name} is dead and cannot {doing}", name=player.name, doing=doing),
+            Phrase("{name} is dead and cannot {doing}", name=player.name, doing=Phrase(doing)),
         )
 
 

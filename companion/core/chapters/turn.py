@@ -7,7 +7,15 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from companion.core import rules
-from companion.core.chapters.base import BaseAction, Override, Seat, player_name, step, words
+from companion.core.chapters.base import (
+    BaseAction,
+    Override,
+    Seat,
+    player_name,
+    rule,
+    step,
+    words,
+)
 from companion.core.chapters.table import alive, player_at
 from companion.core.errors import RuleError
 from companion.core.phrase import Phrase, phrase_template, plural_phrase
@@ -20,21 +28,26 @@ class AdvancePhase(BaseAction):
     type: Literal["advance_phase"] = "advance_phase"
 
 
-@step.register
-def _(action: AdvancePhase, state: GameState, checked: bool) -> GameState:
+_FOLLOWING = {
+    Phase.LISTEN_AT_THE_DOOR: Phase.KICK_OPEN_THE_DOOR,
+    Phase.KICK_OPEN_THE_DOOR: Phase.LOOT_OR_TROUBLE,
+    Phase.LOOT_OR_TROUBLE: Phase.CHARITY,
+}
+
+
+@rule.register
+def _(action: AdvancePhase, state: GameState) -> None:
     """The turn's phases in order: (Listen at the Door), Kick Open the Door, Look for
     Trouble or Loot the Room, Charity (§3)."""
-    if checked:
-        if state.combat is not None:
-            raise RuleError("finish_combat", Phrase("Finish the combat first"))
-        if state.phase == Phase.CHARITY:
-            raise RuleError("end_turn", Phrase("Charity is the last phase: end the turn"))
-    following = {
-        Phase.LISTEN_AT_THE_DOOR: Phase.KICK_OPEN_THE_DOOR,
-        Phase.KICK_OPEN_THE_DOOR: Phase.LOOT_OR_TROUBLE,
-        Phase.LOOT_OR_TROUBLE: Phase.CHARITY,
-    }
-    return state.evolve(phase=following.get(state.phase, state.phase))
+    if state.combat is not None:
+        raise RuleError("finish_combat", Phrase("Finish the combat first"))
+    if state.phase == Phase.CHARITY:
+        raise RuleError("end_turn", Phrase("Charity is the last phase: end the turn"))
+
+
+@step.register
+def _(action: AdvancePhase, state: GameState) -> GameState:
+    return state.evolve(phase=_FOLLOWING.get(state.phase, state.phase))
 
 
 @words.register
@@ -54,11 +67,15 @@ class EndTurn(BaseAction):
     type: Literal["end_turn"] = "end_turn"
 
 
-@step.register
-def _(action: EndTurn, state: GameState, checked: bool) -> GameState:
-    """Play passes to the left; the dead return at the start of the next turn (§2, §8)."""
-    if checked and state.combat is not None:
+@rule.register
+def _(action: EndTurn, state: GameState) -> None:
+    if state.combat is not None:
         raise RuleError("finish_combat", Phrase("Finish the combat before ending the turn"))
+
+
+@step.register
+def _(action: EndTurn, state: GameState) -> GameState:
+    """Play passes to the left; the dead return at the start of the next turn (§2, §8)."""
     players = state.players
     if any(p.dead for p in players):
         players = tuple(p.evolve(dead=False) if p.dead else p for p in players)
@@ -97,51 +114,60 @@ class Charity(BaseAction):
     override: Override = None
 
 
-@step.register
-def _(action: Charity, state: GameState, checked: bool) -> GameState:
+def _charity_recipients(state: GameState, giver: int) -> tuple[tuple[int, ...], list[int]]:
+    """Who may receive the giver's Charity, and the same seats in play order to the left."""
+    recipients = rules.charity_recipients(state.players, giver)
+    to_left = rules.seats_to_the_left(giver, len(state.players))
+    return recipients, [s for s in to_left if s in recipients]
+
+
+@rule.register
+def _(action: Charity, state: GameState) -> None:
     """Charity: excess cards go to the lowest-Level players, split as evenly as possible;
     a giver who is lowest (or tied) discards them (§3)."""
     giver = player_at(state, action.giver)
-    recipients = rules.charity_recipients(state.players, action.giver)
-    to_left = [s for s in rules.seats_to_the_left(action.giver, len(state.players))]
-    ordered = [s for s in to_left if s in recipients]
-    if checked:
-        alive(giver, Phrase("give Charity"))
-        if state.combat is not None:
-            raise RuleError("finish_combat", Phrase("Charity comes after the combat"))
-        if action.giver != state.current and action.override is None:
+    alive(giver, phrase_template("give Charity"))
+    if state.combat is not None:
+        raise RuleError("finish_combat", Phrase("Charity comes after the combat"))
+    if action.giver != state.current and action.override is None:
+        raise RuleError("charity_own_turn", Phrase("Charity is given at the end of your own turn"))
+    if action.shares is None:
+        return
+    recipients, ordered = _charity_recipients(state, action.giver)
+    shares = {s: n for s, n in action.shares.items() if n}
+    if not recipients:
+        if shares:
             raise RuleError(
-                "charity_own_turn", Phrase("Charity is given at the end of your own turn")
+                "charity_discard",
+                Phrase(
+                    "{name} has the lowest Level, so the excess cards are discarded",
+                    name=giver.name,
+                ),
             )
+        return
+    counts = [shares.get(s, 0) for s in ordered]
+    if (
+        any(s not in recipients for s in shares)
+        or sum(counts) != action.cards
+        or max(counts) - min(counts) > 1
+    ):
+        names = ", ".join(state.players[s].name for s in ordered)
+        raise RuleError(
+            "charity_split",
+            Phrase(
+                "Charity goes to the lowest-Level players ({names}), split as evenly as possible",
+                names=names,
+            ),
+        )
+
+
+@step.register
+def _(action: Charity, state: GameState) -> GameState:
+    recipients, ordered = _charity_recipients(state, action.giver)
     if action.shares is None:
         shares = rules.even_split(action.cards, ordered)
     else:
         shares = {s: n for s, n in action.shares.items() if n}
-        if checked:
-            counts = [shares.get(s, 0) for s in ordered]
-            if not recipients:
-                if shares:
-                    raise RuleError(
-                        "charity_discard",
-                        Phrase(
-                            "{name} has the lowest Level, so the excess cards are discarded",
-                            name=giver.name,
-                        ),
-                    )
-            elif (
-                any(s not in recipients for s in shares)
-                or sum(counts) != action.cards
-                or max(counts) - min(counts) > 1
-            ):
-                names = ", ".join(state.players[s].name for s in ordered)
-                raise RuleError(
-                    "charity_split",
-                    Phrase(
-                        "Charity goes to the lowest-Level players ({names}), "
-                        "split as evenly as possible",
-                        names=names,
-                    ),
-                )
     result = CharityResult(
         giver=action.giver,
         cards=action.cards,

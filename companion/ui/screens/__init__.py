@@ -43,6 +43,7 @@ SCREENS: tuple[ScreenEntry, ...] = (
     ScreenEntry("board_view", N_("Board"), "BoardViewScreen", nav_order=45, needs_game=True),
     ScreenEntry("games", N_("Games"), "GamesScreen", nav_order=50),
     ScreenEntry("new_game", N_("New game"), "NewGameScreen", nav_order=60),
+    ScreenEntry("invite", N_("Invite"), "InviteScreen", nav_order=65),
     ScreenEntry("devices", N_("Devices"), "DevicesScreen", nav_order=70),
     ScreenEntry("settings", N_("Settings"), "SettingsScreen", nav_order=90),
     ScreenEntry(MORE_SCREEN, N_("More"), "MoreScreen"),

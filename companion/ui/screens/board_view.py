@@ -7,7 +7,7 @@ from typing import Any
 from kivy.factory import Factory
 from kivy.properties import BooleanProperty, NumericProperty, StringProperty
 
-from companion.ui.i18n import _
+from companion.ui.i18n import _, card_name
 from companion.ui.labels import phase_line
 from companion.ui.screens.base import CompanionScreen
 from companion.ui.theme import colour
@@ -96,7 +96,7 @@ class BoardViewScreen(CompanionScreen):
             fighters = state.players[combat.fighter].name
             if combat.helper is not None:
                 fighters += " + " + state.players[combat.helper].name
-            monsters = ", ".join(m.spec.name for m in combat.monsters) or _("Monsters")
+            monsters = ", ".join(card_name(m.spec.name) for m in combat.monsters) or _("Monsters")
             self.fighters_winning = combat.fighters_winning
             verdict = _("winning") if combat.fighters_winning else _("losing")
             self.combat_text = _("{fighters} {ours} vs {theirs} {monsters}: {verdict}").format(

@@ -28,7 +28,7 @@ from companion.core import (
     SetWinsTies,
     StartCombat,
 )
-from companion.ui.i18n import _, ngettext
+from companion.ui.i18n import _, card_name, ngettext, quick_monster_name
 from companion.ui.screens.base import CompanionScreen
 from companion.ui.widgets import FlatButton
 
@@ -205,17 +205,15 @@ class CombatScreen(CompanionScreen):
             self.app.remember_monster(typed, int(level), treasure)
 
     def _quick_name(self, level: int) -> str:
-        base = _("Level {n} monster").format(n=level)
+        # The log keeps the English name; every screen shows it in the player's language.
         state = self.session.live_state
         taken = set()
         if state is not None and state.combat is not None:
             taken = {monster.spec.name for monster in state.combat.monsters}
-        if base not in taken:
-            return base
-        number = 2
-        while f"{base} #{number}" in taken:
+        number = 1
+        while quick_monster_name(level, number) in taken:
             number += 1
-        return f"{base} #{number}"
+        return quick_monster_name(level, number)
 
     def search(self, text: str) -> None:
         """Typing in the search box: matching monsters (and, in a fight, enhancers)."""
@@ -234,10 +232,10 @@ class CombatScreen(CompanionScreen):
         for card in found[:SEARCH_RESULTS]:
             if card.kind == "enhancer":
                 label = _("{name} ({bonus:+d}) on the last monster").format(
-                    name=card.name, bonus=card.bonus
+                    name=card_name(card.name), bonus=card.bonus
                 )
             else:
-                label = f"{card.name}  ({_('Level')} {card.level})"
+                label = f"{card_name(card.name)}  ({_('Level')} {card.level})"
             button = FlatButton(
                 text=label, size_hint_y=None, height=dp(48), font_size=self.app.theme.body
             )
@@ -428,9 +426,9 @@ class CombatScreen(CompanionScreen):
         for index, monster in enumerate(combat.monsters):
             row = MonsterRow(index=index)
             row.owner = self
-            row.title = f"{monster.spec.name}  \u00b7  {monster.strength}"
+            row.title = f"{card_name(monster.spec.name)}  \u00b7  {monster.strength}"
             parts = [_("Level {n}").format(n=monster.spec.level)]
-            parts += [e.name for e in monster.enhancers]
+            parts += [card_name(e.name) for e in monster.enhancers]
             parts.append(_treasures(monster.treasure))
             row.detail = "  \u00b7  ".join(parts)
             box.add_widget(row)
@@ -439,7 +437,7 @@ class CombatScreen(CompanionScreen):
         result = state.last_combat
         if result is None:
             return ""
-        names = ", ".join(result.monsters)
+        names = ", ".join(card_name(name) for name in result.monsters)
         if result.outcome == "kill":
             return _("Killed {monsters}: +{levels}, {treasures}.").format(
                 monsters=names, levels=_levels(result.levels), treasures=_treasures(result.treasure)

@@ -28,6 +28,8 @@ class GamesScreen(PagedScreen):
     empty = BooleanProperty(False)
     # Why games are not being kept in the data folder ("" when they are).
     notice = StringProperty("")
+    # A damaged copy of the saved games kept aside, offered for recovery ("" when none).
+    recoverable = StringProperty("")
     # The game whose Delete button was tapped once and now asks to be tapped again.
     armed = StringProperty("")
     page_size = SHOWN_STEP
@@ -40,6 +42,11 @@ class GamesScreen(PagedScreen):
     def new_game(self) -> None:
         """Set up a new game (the open one stays saved)."""
         self.app.show("new_game", fresh=True)
+
+    def recover(self) -> None:
+        """Bring back what can still be read of the damaged copy kept aside."""
+        self.session.recover()
+        self.refresh()
 
     def resume(self, game_id: str) -> None:
         """Open a saved game."""
@@ -109,7 +116,14 @@ class GamesScreen(PagedScreen):
         return sorted(shown, key=lambda row: order.get(row.game_id, len(order)))
 
     def refresh(self) -> None:
-        self.notice = self.session.games.notice or ""
+        games = self.session.games
+        self.notice = games.notice or ""
+        kept = ", ".join(path.name for path in games.recoverable)
+        self.recoverable = (
+            _("A damaged copy of your saved games is kept aside ({names}).").format(names=kept)
+            if kept
+            else ""
+        )
         # One query over the newest games' summaries; only the rows on screen are built.
         saved = self.session.games.list(limit=self.listed + 1)
         self.empty = not saved

@@ -30,7 +30,7 @@ from companion.core import (
     Sex,
     levels_for_gold,
 )
-from companion.ui.i18n import N_, _, ngettext
+from companion.ui.i18n import N_, _, card_name, ngettext
 from companion.ui.labels import sex_name
 from companion.ui.screens.base import CompanionScreen
 from companion.ui.widgets import FlatButton
@@ -198,7 +198,9 @@ class PlayerScreen(CompanionScreen):
         self.strength = player.strength
         self.dead = player.dead
         self.ally_text = (
-            _("Ally: {name} ({bonus:+d})").format(name=player.ally.name, bonus=player.ally.bonus)
+            _("Ally: {name} ({bonus:+d})").format(
+                name=card_name(player.ally.name), bonus=player.ally.bonus
+            )
             if player.ally
             else _("No Ally")
         )
@@ -218,7 +220,7 @@ class PlayerScreen(CompanionScreen):
             box.add_widget(_caption(_(heading)))
             grid = _grid()
             for name in names:
-                button = FlatButton(text=name, font_size=self.app.theme.body)
+                button = FlatButton(text=card_name(name), font_size=self.app.theme.body)
                 button.selected = name in player.traits(kind)
                 button.bind(on_release=lambda _b, k=kind, n=name: self.toggle_trait(k, n))
                 grid.add_widget(button)
@@ -233,7 +235,7 @@ class PlayerScreen(CompanionScreen):
             for name in player.traits(kind):
                 stepper = Factory.Stepper(
                     value=f"{bonuses.get(name, 0):+d}",
-                    caption=_("{trait}: bonus in every combat").format(trait=name),
+                    caption=_("{trait}: bonus in every combat").format(trait=card_name(name)),
                 )
                 stepper.bind(
                     on_step=lambda _s, delta, k=kind, n=name: self.step_trait_bonus(k, n, delta)

@@ -14,7 +14,8 @@ from kivy.uix.boxlayout import BoxLayout
 
 from companion.core import RUN_AWAY_TARGET, RunAway, SacrificeAlly, bad_stuff_choices
 from companion.ui.dice_service import dice_service
-from companion.ui.i18n import N_, _, ngettext, tr
+from companion.ui.i18n import N_, _, card_name, ngettext, tr
+from companion.ui.link_service import table_link
 from companion.ui.screens.base import CompanionScreen
 from companion.ui.widgets import FlatButton
 
@@ -68,6 +69,7 @@ class RunAwayScreen(CompanionScreen):
     # Which smart die the roll is awaited from, or which one gave the last roll.
     die_text = StringProperty("")
     _stop_die: Callable[[], None] | None = None
+    _stop_phone: Callable[[], None] | None = None
     _last_die = ""
 
     def __init__(self, **kwargs: Any) -> None:
@@ -95,10 +97,10 @@ class RunAwayScreen(CompanionScreen):
         self._picks[loss] = key
         self.refresh()
 
-    def roll(self, value: int | None = None, die: str = "") -> None:
+    def roll(self, value: int | None = None, die: str = "", source: Any = None) -> None:
         """Roll the die (value None: the game rolls) or enter a physical die's value.
 
-        `die` names the smart die the value came from, if one did.
+        `die` names the smart die the value came from, if one did; `source` the phone.
         """
         if self.fighter < 0 or self.monster < 0:
             self.app.notify(_("Nobody is left to run away."))
@@ -114,6 +116,8 @@ class RunAwayScreen(CompanionScreen):
             fields["roll"] = value
         if die:
             fields["die"] = die
+        if source is not None:
+            fields["source"] = source
         if choices:
             fields["picks"] = tuple(self._picks[loss] for loss, _options in choices)
         if not self.session.act(RunAway, **fields):
@@ -140,6 +144,7 @@ class RunAwayScreen(CompanionScreen):
     def _listen_to_die(self) -> None:
         """Take the chosen fighter's next settled die roll, if a smart die rolls for them."""
         self._stop_listening()
+        self._offer_to_phone()
         service = dice_service(self.app)
         if service is None or self.finished or self.fighter < 0:
             return
@@ -148,10 +153,36 @@ class RunAwayScreen(CompanionScreen):
             self.die_text = f"{self._last_die} \u00b7 {ask}" if self._last_die else ask
         self._stop_die = service.wait_roll(self.fighter, self._die_rolled, self._die_problem)
 
+    def _offer_to_phone(self) -> None:
+        """The fighter's phone (at the table link) offers the roll while this screen waits."""
+        link = table_link(self.app)
+        if link is not None and not self.finished and self.fighter >= 0:
+            self._stop_phone = link.offer_roll(self.fighter, self.monster, self._phone_rolled)
+
+    def _phone_rolled(self, value: int | None, source: Any) -> object:
+        """A roll from the fighter's phone, taken as if typed here; returns why it was not."""
+        state = self.session.live_state
+        game = self.session.game
+        if state is None or game is None or self.fighter < 0:
+            return N_("Nobody is left to run away.")
+        choices = bad_stuff_choices(state, self.fighter, self.monster)
+        if any(loss not in self._picks for loss, _options in choices):
+            return N_("First choose what the Bad Stuff takes if you are caught.")
+        picks = tuple(self._picks[loss] for loss, _options in choices)
+        check = RunAway(fighter=self.fighter, monster=self.monster, roll=value, picks=picks)
+        problem = game.check(check)
+        if problem is not None:
+            return problem
+        self.roll(value, source=source)
+        return None
+
     def _stop_listening(self) -> None:
         stop, self._stop_die = self._stop_die, None
         if stop is not None:
             stop()
+        withdraw, self._stop_phone = self._stop_phone, None
+        if withdraw is not None:
+            withdraw()
 
     def _die_rolled(self, value: int, die: str) -> None:
         self._stop_die = None
@@ -200,13 +231,13 @@ class RunAwayScreen(CompanionScreen):
             if player.ally is not None and not player.dead and seat not in combat.escaped:
                 self.ally_owner = seat
                 self.ally_text = _("{name}: sacrifice {ally} to escape").format(
-                    name=player.name, ally=player.ally.name
+                    name=player.name, ally=card_name(player.ally.name)
                 )
             for index, monster in enumerate(combat.monsters):
                 row = FleeRow(fighter=seat, monster=index)
                 row.owner = self
                 row.title = _("{name} from {monster}").format(
-                    name=player.name, monster=monster.spec.name
+                    name=player.name, monster=card_name(monster.spec.name)
                 )
                 record = rolled.get((seat, index))
                 if record is not None:
@@ -239,7 +270,7 @@ class RunAwayScreen(CompanionScreen):
             row.chosen = (row.fighter, row.monster) == (self.fighter, self.monster)
         if self.fighter >= 0:
             who = state.players[self.fighter].name
-            what = combat.monsters[self.monster].spec.name
+            what = card_name(combat.monsters[self.monster].spec.name)
             self.target_text = _("{name} runs from {monster}: {n}+ escapes").format(
                 name=who, monster=what, n=RUN_AWAY_TARGET
             )
@@ -282,7 +313,9 @@ class RunAwayScreen(CompanionScreen):
         lines = []
         for record in result.rolls:
             name = state.players[record.fighter].name
-            if record.escaped:
+            if not record.pursued:
+                sentence = _("{name} was not pursued and escaped")
+            elif record.escaped:
                 sentence = _("{name} rolled {roll} ({mod:+d}) and escaped")
             else:
                 sentence = _("{name} rolled {roll} ({mod:+d}) and was caught")

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from kivy.properties import BooleanProperty, NumericProperty, StringProperty
+from kivy.properties import BooleanProperty, NumericProperty, ObjectProperty, StringProperty
+from kivy.uix.modalview import ModalView
 from pydantic import ValidationError
 
 from companion.core import EDITIONS
 from companion.core.errors import first_validation_error
 from companion.ui.awake import keep_awake
-from companion.ui.i18n import LANGUAGES, _, set_language
+from companion.ui.i18n import LANGUAGES, _, card_name, set_language
 from companion.ui.screens.base import CompanionScreen
+from companion.ui.widgets import FlatButton
 
 EPIC_LEVEL = 20
 NORMAL_LEVEL = 10
@@ -22,6 +25,45 @@ COUNTDOWN_MAX_S = 10.0
 BRIGHTNESS_STEP = 16
 BRIGHTNESS_MIN = 1
 BRIGHTNESS_MAX = 255
+# Language rows that show without scrolling on the smallest phone (640 dp tall).
+ROWS_IN_VIEW = 8
+
+
+class LanguageRow(FlatButton):
+    """One language in the picker, by its own name; a tap chooses it."""
+
+    code = StringProperty("")
+    picker = ObjectProperty(None, allownone=True)
+
+    def on_release(self) -> None:
+        if self.picker is not None:
+            self.picker.pick(self.code)
+
+
+class LanguagePicker(ModalView):
+    """Every language the app speaks, each in its own words, the one in use marked: one tap
+    picks a language (tapping beside the list keeps the one in use)."""
+
+    chosen = StringProperty("")
+
+    def __init__(self, chosen: str, on_pick: Callable[[str], Any], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.chosen = chosen
+        self._on_pick = on_pick
+        self.ids.rows.data = [
+            {"text": name, "code": code, "selected": code == chosen, "picker": self}
+            for code, name in LANGUAGES.items()
+        ]
+        codes = list(LANGUAGES)
+        # The list opens at its top, unless the language in use would be below the fold.
+        if chosen in codes and codes.index(chosen) >= ROWS_IN_VIEW:
+            self.ids.rows.scroll_to_index(codes.index(chosen))
+
+    def pick(self, code: str) -> None:
+        """A language was tapped: close the list, then use it."""
+        self.dismiss()
+        if code != self.chosen:
+            self._on_pick(code)
 
 
 class SettingsScreen(CompanionScreen):
@@ -54,12 +96,14 @@ class SettingsScreen(CompanionScreen):
         if self._change(keep_awake=on):
             keep_awake(on)
 
-    def next_language(self) -> None:
-        """The next language the app speaks; every screen shows it at once."""
-        codes = list(LANGUAGES)
-        current = self.app.settings.language
-        at = codes.index(current) if current in codes else -1
-        code = codes[(at + 1) % len(codes)]
+    def choose_language(self) -> LanguagePicker:
+        """The list of every language the app speaks; the one tapped is used at once."""
+        picker = LanguagePicker(self.app.settings.language, self.use_language)
+        picker.open()
+        return picker
+
+    def use_language(self, code: str) -> None:
+        """Speak `code` from now on: saved, and every screen shows it at once."""
         if self._change(language=code):
             set_language(code)
 
@@ -115,7 +159,7 @@ class SettingsScreen(CompanionScreen):
         self.keep_awake = settings.keep_awake
         self.language_name = LANGUAGES.get(settings.language, settings.language)
         edition = EDITIONS.get(settings.edition)
-        self.edition_name = edition.name if edition is not None else settings.edition
+        self.edition_name = card_name(edition.name) if edition is not None else settings.edition
         self.epic = settings.winning_level == EPIC_LEVEL
         self.shared_victory = settings.shared_victory
         self.faster_play = settings.faster_play

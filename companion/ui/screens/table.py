@@ -1,10 +1,10 @@
 """Table: a tile per player with level and gear steppers, whose turn it is, the phase.
 
 What the Table shows is first made into plain values (`table_view`); the same values,
-saved with each save of the game, are the game's cover (`companion.store.cover`): the
-next start draws the Table from them in its very first frame, before the rules engine
-is loaded (`TableScreen.show_cover`). This module therefore loads the engine only
-inside the functions that act on a game.
+handed to the game's recorder as it draws them and saved with the game, are the game's
+cover (`companion.store.cover`): the next start draws the Table from them in its very
+first frame, before the rules engine is loaded (`TableScreen.show_cover`). This module
+therefore loads the engine only inside the functions that act on a game.
 """
 
 from __future__ import annotations
@@ -91,13 +91,19 @@ def table_view(state: Any, allowed: Callable[[Any], bool]) -> dict[str, Any]:
     }
 
 
+def cover_text(view: dict[str, Any]) -> str:
+    """A Table view as the compact JSON of a saved game's cover."""
+    return json.dumps(view, ensure_ascii=False, separators=(",", ":"))
+
+
 def table_cover(game: Any) -> str:
-    """The cover of a saved game: its Table view as compact JSON."""
+    """The cover of a game the Table has not drawn as it is now (for a save that cannot
+    wait for it: the app closing on another screen). The Table hands over what it draws."""
 
     def allowed(action_class: Any) -> bool:
         return game.check(action_class()) is None
 
-    return json.dumps(table_view(game.state, allowed), ensure_ascii=False, separators=(",", ":"))
+    return cover_text(table_view(game.state, allowed))
 
 
 def read_view(cover: str) -> dict[str, Any] | None:
@@ -229,7 +235,10 @@ class TableScreen(CompanionScreen):
         state = self.state
         if state is None:
             return
-        self._show(table_view(state, self.session.allowed))
+        view = table_view(state, self.session.allowed)
+        self._show(view)
+        # What the Table shows is the game's cover: the next start draws it first.
+        self.session.cover_drawn(cover_text(view))
 
     def show_cover(self, cover: str) -> bool:
         """Draw the Table from a saved game's cover (see `table_cover`); False, drawing
@@ -265,10 +274,13 @@ class TableScreen(CompanionScreen):
         if self._devices_followed is not devices:
             devices.bind(statuses=lambda *_a: self._state_changed(None, None))
             self._devices_followed = devices
+        # Here, not at the top: the Table draws its first frame before the device layer loads.
+        from companion.devices.status import Role
+
         return {
             seat
             for status in devices.statuses
-            if status.role == "tracker" and status.battery_low
+            if status.role is Role.TRACKER and status.battery_low
             for seat in status.players
         }
 

@@ -1,0 +1,685 @@
+"""A bleak backend over Google Bumble's in-process virtual controllers: BLE without a radio.
+
+`VirtualRadio` is a Bumble `LocalLink` (the air) with the app's own virtual
+controller and host stack on it (the adapter). Counters join it as
+`VirtualPeripheral`s: a Bumble GATT server with the counter service, advertising
+like a real board. The app reaches them through its ordinary bleak code, only
+with `backend=BumbleBleakClient` / `BumbleBleakScanner` (see
+`VirtualRadio.bleak_backend()`), so scanning, connecting, service discovery,
+write-without-response, notifications and disconnects all run through real
+ATT/L2CAP/HCI code paths.
+
+Used by the tests, by the simulator and by the app's virtual mode.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import itertools
+import logging
+import uuid as uuid_lib
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from bleak.args import SizedBuffer
+from bleak.backends.characteristic import BleakGATTCharacteristic
+from bleak.backends.client import BaseBleakClient, NotifyCallback
+from bleak.backends.descriptor import BleakGATTDescriptor
+from bleak.backends.device import BLEDevice
+from bleak.backends.scanner import AdvertisementData, AdvertisementDataCallback, BaseBleakScanner
+from bleak.backends.service import BleakGATTService, BleakGATTServiceCollection
+from bleak.exc import BleakError, BleakGATTProtocolError
+from bumble import core, hci
+from bumble.att import ATT_Error
+from bumble.controller import Controller
+from bumble.core import AdvertisingData
+from bumble.device import (
+    Advertisement,
+    AdvertisingEventProperties,
+    AdvertisingParameters,
+    AdvertisingSet,
+    Connection,
+    Device,
+    Peer,
+)
+from bumble.gatt import Characteristic, CharacteristicValue, Service
+from bumble.gatt_client import CharacteristicProxy, DescriptorProxy, ServiceProxy
+from bumble.host import Host
+from bumble.link import LocalLink
+from bumble.transport.common import AsyncPipeSink
+
+from companion.core.listeners import Listeners
+from companion.devices import wire
+from companion.devices.ble_link import BleBackend
+
+_LOGGER = logging.getLogger(__name__)
+
+MAX_NAME_BYTES = 29  # bytes: the longest name a real counter's scan response can carry
+ATT_HEADER = 3  # bytes of every ATT write/notification that are not payload
+ADVERTISING_INTERVAL_MS = 20.0  # ms: the fastest legal interval, so virtual scans finish at once
+VIRTUAL_CONNECT_TIMEOUT_S = 2.0  # s: an advertising virtual peer connects in about 1 ms
+DISCONNECT_TIMEOUT_S = 2.0  # s: an in-process link answers in microseconds; longer means it is gone
+ATT_MTU = 247  # bytes: what phone and desktop stacks ask for right after connecting
+DEFAULT_ATT_MTU = 23  # bytes: a peripheral that never raised its MTU (the counters' firmware)
+
+_PROPERTY_NAMES = {
+    Characteristic.Properties.BROADCAST: "broadcast",
+    Characteristic.Properties.READ: "read",
+    Characteristic.Properties.WRITE_WITHOUT_RESPONSE: "write-without-response",
+    Characteristic.Properties.WRITE: "write",
+    Characteristic.Properties.NOTIFY: "notify",
+    Characteristic.Properties.INDICATE: "indicate",
+    Characteristic.Properties.AUTHENTICATED_SIGNED_WRITES: "authenticated-signed-writes",
+    Characteristic.Properties.EXTENDED_PROPERTIES: "extended-properties",
+}
+
+
+def _property_names(properties: int) -> list[Any]:
+    return [name for flag, name in _PROPERTY_NAMES.items() if properties & flag]
+
+
+def bleak_uuid(value: core.UUID) -> str:
+    """A Bumble UUID in bleak's spelling: lower-case, always the full 128 bits."""
+    return str(uuid_lib.UUID(bytes=bytes(reversed(value.to_bytes(force_128=True)))))
+
+
+@dataclass(frozen=True)
+class VirtualDeviceDetails:
+    """What a `BLEDevice` found on the virtual radio carries in `details`."""
+
+    radio: VirtualRadio
+    address: hci.Address
+
+
+class VirtualRadio:
+    """The shared air of in-process BLE: one Bumble `LocalLink` plus the app's adapter on it."""
+
+    def __init__(self) -> None:
+        self.link = LocalLink()
+        self._addresses = itertools.count(1)
+        self._central: Device | None = None
+        self._central_lock = asyncio.Lock()
+        self._connect_lock = asyncio.Lock()
+        self._scan_listeners: Listeners[[Advertisement]] = Listeners()
+        self._controllers: dict[Device, Controller] = {}
+
+    def new_device(self, name: str, address: str | None = None) -> Device:
+        """A Bumble device (controller + host) on this radio; not yet powered on."""
+        if address is None:
+            # Random static addresses: the two top bits must be set.
+            number = next(self._addresses)
+            address = f"C0:00:00:00:{number >> 8:02X}:{number & 0xFF:02X}"
+        controller = Controller(name, link=self.link, public_address=address)
+        host = Host(controller, AsyncPipeSink(controller))
+        device = Device(name=name, address=hci.Address(address), host=host)
+        self._controllers[device] = controller
+        return device
+
+    def remove_device(self, device: Device) -> None:
+        """Take a device's controller off the air: it can no longer be heard or reached."""
+        controller = self._controllers.pop(device, None)
+        if controller is not None and controller in self.link.controllers:
+            self.link.remove_controller(controller)
+
+    def bleak_backend(self) -> BleBackend:
+        """The bleak client and scanner classes, bound to this radio."""
+        return BleBackend(
+            client=BumbleBleakClient, scanner=BumbleBleakScanner, kwargs={"radio": self}
+        )
+
+    async def central(self) -> Device:
+        """The app's adapter, powered on the first time it is needed."""
+        async with self._central_lock:
+            if self._central is None:
+                device = self.new_device("companion")
+                await device.power_on()
+                device.on(Device.EVENT_ADVERTISEMENT, self._on_advertisement)
+                self._central = device
+            return self._central
+
+    async def close(self) -> None:
+        """Switch the app's adapter off and take it off the air."""
+        self._scan_listeners.clear()
+        central, self._central = self._central, None
+        if central is None:
+            return
+        for connection in list(central.connections.values()):
+            with contextlib.suppress(core.BaseBumbleError, hci.HCI_Error, TimeoutError):
+                async with asyncio.timeout(DISCONNECT_TIMEOUT_S):
+                    await connection.disconnect()
+        if central.is_scanning:
+            await central.stop_scanning()
+        await central.power_off()
+        self.remove_device(central)
+
+    def has_device(self, address: hci.Address) -> bool:
+        """True if some controller on this radio answers to `address`."""
+        return self.link.find_le_controller(address) is not None
+
+    async def connect(self, address: hci.Address, timeout_s: float) -> Connection:
+        """Connect the app's adapter to a peripheral; one connection attempt at a time."""
+        central = await self.central()
+        async with self._connect_lock:
+            wanted = address.to_string(False)
+            for stale in list(central.connections.values()):
+                if stale.peer_address.to_string(False) == wanted:
+                    # An earlier connection whose teardown never finished (a machine so
+                    # busy the disconnect timed out): end it, or the controller refuses
+                    # every new connection to this peer.
+                    with contextlib.suppress(core.BaseBumbleError, hci.HCI_Error, TimeoutError):
+                        async with asyncio.timeout(DISCONNECT_TIMEOUT_S):
+                            await stale.disconnect()
+            return await central.connect(address, timeout=timeout_s)
+
+    async def add_scan_listener(
+        self, listener: Callable[[Advertisement], None]
+    ) -> Callable[[], Awaitable[None]]:
+        """Start hearing advertisements; await the returned function to stop hearing them.
+
+        The adapter scans while anyone listens: it stops with the last listener.
+        """
+        central = await self.central()
+        remove = self._scan_listeners.add(listener)
+        if not central.is_scanning:
+            await central.start_scanning(filter_duplicates=False)
+
+        async def stop_listening() -> None:
+            remove()
+            central = self._central
+            if not self._scan_listeners and central is not None and central.is_scanning:
+                await central.stop_scanning()
+
+        return stop_listening
+
+    def _on_advertisement(self, advertisement: Advertisement) -> None:
+        self._scan_listeners.emit(advertisement)
+
+
+# -- the counter side -------------------------------------------------------------------
+
+
+WriteHandler = Callable[[bytes], Awaitable[None] | None]
+
+
+class VirtualPeripheral:
+    """A counter's BLE side on the virtual radio.
+
+    One primary service with a write-without-response characteristic (app to
+    counter, every write handed to `on_write`) and a notify characteristic
+    (counter to app, `notify()`). It advertises the service UUID and its name,
+    and advertises again after every disconnection, as the firmware does.
+    `on_connection_change(connected)` hears the app come and go (a counter
+    forgets the app's authentication when it leaves).
+    """
+
+    def __init__(
+        self,
+        radio: VirtualRadio,
+        name: str,
+        *,
+        service_uuid: str,
+        write_uuid: str,
+        notify_uuid: str,
+        on_write: WriteHandler,
+        on_connection_change: Callable[[bool], None] | None = None,
+        address: str | None = None,
+        battery: Callable[[], int] | None = None,
+        advertising_extra: tuple[tuple[int, bytes], ...] = (),
+        att_mtu: int = DEFAULT_ATT_MTU,
+        write_without_response: bool = True,
+    ) -> None:
+        self.radio = radio
+        # More advertising structures after the name (service data, manufacturer data),
+        # for peripherals that say more about themselves than a counter does.
+        self._advertising_extra = advertising_extra
+        self.name = name
+        self.service_uuid = service_uuid
+        self._on_write = on_write
+        self._on_connection_change = on_connection_change
+        self.device = radio.new_device(name, address)
+        # The MTU this side accepts in the exchange the app starts; the lower one wins.
+        self.device.gatt_server.max_mtu = att_mtu
+        self.address = self.device.random_address.to_string(False)
+        self._notify_char = Characteristic(
+            notify_uuid, Characteristic.Properties.NOTIFY, Characteristic.READABLE, b""
+        )
+        # A peripheral may declare write with response only (as some dice do).
+        write_kinds = Characteristic.Properties.WRITE
+        if write_without_response:
+            write_kinds |= Characteristic.Properties.WRITE_WITHOUT_RESPONSE
+        write_char: Characteristic[bytes] = Characteristic(
+            write_uuid,
+            write_kinds,
+            Characteristic.WRITEABLE,
+            CharacteristicValue(write=self._written),
+        )
+        self.device.add_service(Service(service_uuid, [write_char, self._notify_char]))
+        if battery is not None:
+            # The standard Battery service, as the firmware offers it beside its own.
+            level: Characteristic[bytes] = Characteristic(
+                f"{wire.BATTERY_LEVEL_CHAR_UUID:04X}",
+                Characteristic.Properties.READ,
+                Characteristic.READABLE,
+                CharacteristicValue(read=lambda _connection: bytes([battery()])),
+            )
+            self.device.add_service(Service(f"{wire.BATTERY_SERVICE_UUID:04X}", [level]))
+        self._started = False
+        self._advertising_set: AdvertisingSet | None = None
+        self.connections = 0  # how many times the app connected, for tests and the sim
+        self.device.on(Device.EVENT_CONNECTION, self._on_connection)
+
+    @property
+    def is_connected(self) -> bool:
+        """True while the app holds a connection."""
+        return bool(self.device.connections)
+
+    async def start(self) -> None:
+        """Power on and advertise."""
+        if self._started:
+            return
+        await self.device.power_on()
+        # Extended advertising (BLE 5): Bumble's virtual controller answers an active
+        # scan with the advertising data again instead of the scan response, and the
+        # legacy 31 bytes cannot hold the 128-bit service UUID beside a name like
+        # "MCounter-1A2B". One extended advertisement carries both, so the app sees
+        # what it sees from a real counter's advertisement plus scan response.
+        advertising = AdvertisingData(
+            [
+                (AdvertisingData.FLAGS, bytes([0x06])),  # LE general discoverable, no BR/EDR
+                (
+                    AdvertisingData.COMPLETE_LIST_OF_128_BIT_SERVICE_CLASS_UUIDS,
+                    core.UUID(self.service_uuid).to_bytes(),
+                ),
+                (AdvertisingData.COMPLETE_LOCAL_NAME, self.name.encode()[:MAX_NAME_BYTES]),
+                *self._advertising_extra,
+            ]
+        )
+        self._advertising_set = await self.device.create_advertising_set(
+            advertising_parameters=AdvertisingParameters(
+                advertising_event_properties=AdvertisingEventProperties(
+                    is_connectable=True, is_scannable=False, is_legacy=False
+                ),
+                primary_advertising_interval_min=ADVERTISING_INTERVAL_MS,
+                primary_advertising_interval_max=ADVERTISING_INTERVAL_MS,
+            ),
+            advertising_data=bytes(advertising),
+            auto_restart=True,
+        )
+        self._started = True
+
+    async def notify(self, payload: bytes) -> None:
+        """Send one message to the app if it is connected and subscribed; else it is lost."""
+        if self.is_connected:
+            await self.device.notify_subscribers(self._notify_char, bytes(payload))
+
+    @property
+    def peer(self) -> str | None:
+        """The address of the app connected now, as this counter sees it (None: nobody)."""
+        for connection in self.device.connections.values():
+            return str(connection.peer_address.to_string(False))
+        return None
+
+    async def disconnect(self) -> None:
+        """Drop the connection from the counter's side (reset, out of range)."""
+        for connection in list(self.device.connections.values()):
+            try:
+                async with asyncio.timeout(DISCONNECT_TIMEOUT_S):
+                    await connection.disconnect()
+            except (TimeoutError, core.BaseBumbleError, hci.HCI_Error) as exc:
+                _LOGGER.debug("%s: disconnect failed: %s", self.name, exc)
+
+    async def stop(self) -> None:
+        """Disconnect, stop advertising and leave the radio: the counter is switched off."""
+        await self.disconnect()
+        if self._started:
+            if self._advertising_set is not None:
+                await self._advertising_set.stop()
+                self._advertising_set = None
+            await self.device.power_off()
+            self._started = False
+        self.radio.remove_device(self.device)
+
+    def _on_connection(self, connection: Connection) -> None:
+        self.connections += 1
+        connection.on(Connection.EVENT_DISCONNECTION, self._on_disconnection)
+        if self._on_connection_change is not None:
+            self._on_connection_change(True)
+
+    def _on_disconnection(self, reason: int) -> None:
+        if self._on_connection_change is not None:
+            self._on_connection_change(False)
+
+    async def _written(self, connection: Connection, value: bytes) -> None:
+        result = self._on_write(bytes(value))
+        if inspect.isawaitable(result):
+            await result
+
+
+# -- the app side: bleak backend ----------------------------------------------------------
+
+
+def _radio_from(device: BLEDevice | str, kwargs: dict[str, Any]) -> VirtualRadio:
+    if isinstance(device, BLEDevice) and isinstance(device.details, VirtualDeviceDetails):
+        return device.details.radio
+    radio = kwargs.get("radio")
+    if not isinstance(radio, VirtualRadio):
+        raise BleakError("the virtual BLE backend needs radio=VirtualRadio(...)")
+    return radio
+
+
+class BumbleBleakScanner(BaseBleakScanner):
+    """bleak scanner backend: hears advertisements on a `VirtualRadio`."""
+
+    def __init__(
+        self,
+        detection_callback: AdvertisementDataCallback | None,
+        service_uuids: list[str] | None,
+        scanning_mode: str = "active",
+        *,
+        radio: VirtualRadio | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(detection_callback, service_uuids)
+        if radio is None:
+            raise BleakError("the virtual BLE scanner needs radio=VirtualRadio(...)")
+        self._radio = radio
+        self._stop_listening: Callable[[], Awaitable[None]] | None = None
+
+    async def start(self) -> None:
+        self.seen_devices = {}
+        if self._stop_listening is None:
+            self._stop_listening = await self._radio.add_scan_listener(self._on_advertisement)
+
+    async def stop(self) -> None:
+        stop_listening, self._stop_listening = self._stop_listening, None
+        if stop_listening is not None:
+            await stop_listening()
+
+    def _on_advertisement(self, advertisement: Advertisement) -> None:
+        address = advertisement.address.to_string(False)
+        key = address
+        previous = self.seen_devices.get(key)
+        adv = _advertisement_data(advertisement, previous[1] if previous else None)
+        if not self.is_allowed_uuid(adv.service_uuids):
+            return
+        device = self.create_or_update_device(
+            key,
+            address,
+            adv.local_name,
+            VirtualDeviceDetails(self._radio, advertisement.address),
+            adv,
+        )
+        self.call_detection_callbacks(device, adv)
+
+
+def _advertisement_data(
+    advertisement: Advertisement, previous: AdvertisementData | None
+) -> AdvertisementData:
+    """Translate one advertising report, merged with what the same device said before.
+
+    Advertising data and scan response arrive as separate reports, as on real
+    radios; the merge is what every OS stack shows its applications.
+    """
+    name = previous.local_name if previous else None
+    manufacturer = dict(previous.manufacturer_data) if previous else {}
+    service_data = dict(previous.service_data) if previous else {}
+    service_uuids = list(previous.service_uuids) if previous else []
+    tx_power = previous.tx_power if previous else None
+    for ad_type, value in advertisement.data.ad_structures:
+        if ad_type in (AdvertisingData.SHORTENED_LOCAL_NAME, AdvertisingData.COMPLETE_LOCAL_NAME):
+            name = value.decode(errors="replace")
+        elif ad_type in _UUID_LIST_SIZES:
+            size = _UUID_LIST_SIZES[ad_type]
+            for start in range(0, len(value) - size + 1, size):
+                text = bleak_uuid(core.UUID.from_bytes(value[start : start + size]))
+                if text not in service_uuids:
+                    service_uuids.append(text)
+        elif ad_type == AdvertisingData.MANUFACTURER_SPECIFIC_DATA and len(value) >= 2:
+            manufacturer[int.from_bytes(value[:2], "little")] = bytes(value[2:])
+        elif ad_type in _SERVICE_DATA_SIZES:
+            size = _SERVICE_DATA_SIZES[ad_type]
+            service_data[bleak_uuid(core.UUID.from_bytes(value[:size]))] = bytes(value[size:])
+        elif ad_type == AdvertisingData.TX_POWER_LEVEL and value:
+            tx_power = int.from_bytes(value[:1], "little", signed=True)
+    return AdvertisementData(
+        local_name=name,
+        manufacturer_data=manufacturer,
+        service_data=service_data,
+        service_uuids=service_uuids,
+        tx_power=tx_power,
+        rssi=advertisement.rssi,
+        platform_data=(advertisement,),
+    )
+
+
+_UUID_LIST_SIZES = {
+    AdvertisingData.INCOMPLETE_LIST_OF_16_BIT_SERVICE_CLASS_UUIDS: 2,
+    AdvertisingData.COMPLETE_LIST_OF_16_BIT_SERVICE_CLASS_UUIDS: 2,
+    AdvertisingData.INCOMPLETE_LIST_OF_32_BIT_SERVICE_CLASS_UUIDS: 4,
+    AdvertisingData.COMPLETE_LIST_OF_32_BIT_SERVICE_CLASS_UUIDS: 4,
+    AdvertisingData.INCOMPLETE_LIST_OF_128_BIT_SERVICE_CLASS_UUIDS: 16,
+    AdvertisingData.COMPLETE_LIST_OF_128_BIT_SERVICE_CLASS_UUIDS: 16,
+}
+_SERVICE_DATA_SIZES = {
+    AdvertisingData.SERVICE_DATA_16_BIT_UUID: 2,
+    AdvertisingData.SERVICE_DATA_32_BIT_UUID: 4,
+    AdvertisingData.SERVICE_DATA_128_BIT_UUID: 16,
+}
+
+
+class BumbleBleakClient(BaseBleakClient):
+    """bleak client backend: a GATT client on the app's adapter of a `VirtualRadio`."""
+
+    def __init__(
+        self,
+        address_or_ble_device: BLEDevice | str,
+        *,
+        disconnected_callback: Callable[[], None] | None = None,
+        timeout: float = 10.0,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(
+            address_or_ble_device, disconnected_callback=disconnected_callback, timeout=timeout
+        )
+        self._radio = _radio_from(address_or_ble_device, kwargs)
+        if isinstance(address_or_ble_device, BLEDevice):
+            self._name = address_or_ble_device.name
+            details = address_or_ble_device.details
+            self._target = (
+                details.address
+                if isinstance(details, VirtualDeviceDetails)
+                else hci.Address(address_or_ble_device.address)
+            )
+        else:
+            self._name = None
+            self._target = hci.Address(address_or_ble_device)
+        self._connection: Connection | None = None
+        self._peer: Peer | None = None
+        self._disconnecting = False
+        self._subscribers: dict[int, Callable[[bytes], None]] = {}
+
+    @property
+    def name(self) -> str:
+        return self._name or self.address
+
+    @property
+    def mtu_size(self) -> int:
+        return self._connection.att_mtu if self._connection is not None else 23
+
+    @property
+    def is_connected(self) -> bool:
+        return self._connection is not None
+
+    async def connect(self, pair: bool, **kwargs: Any) -> None:
+        if self._connection is not None:
+            return
+        if pair:
+            _LOGGER.debug("virtual radio: pairing not supported, connecting without it")
+        timeout_s = min(float(kwargs.get("timeout", self._timeout)), VIRTUAL_CONNECT_TIMEOUT_S)
+        if not self._radio.has_device(self._target):
+            # A plain BleakError, not BleakDeviceNotFoundError: bleak-retry-connector
+            # reads the latter as "adapter out of slots" and backs off 4 s per try.
+            raise BleakError(f"nothing at {self.address} on the virtual radio")
+        try:
+            connection = await self._radio.connect(self._target, timeout_s)
+        except core.TimeoutError as exc:
+            raise TimeoutError(f"no answer from {self.address} in {timeout_s} s") from exc
+        except (core.BaseBumbleError, hci.HCI_Error) as exc:
+            raise BleakError(f"cannot connect to {self.address}: {exc}") from exc
+        self._connection = connection
+        self._disconnecting = False
+        connection.on(Connection.EVENT_DISCONNECTION, self._on_disconnection)
+        try:
+            self._peer = Peer(connection)
+            # Real stacks exchange the MTU on their own after connecting; peers whose
+            # messages outgrow the default 20-byte payload (smart dice) rely on it,
+            # peers that keep the default (the counters) answer 23 and stay at 20.
+            await self._peer.request_mtu(ATT_MTU)
+            self.services = await self._discover(self._peer)
+        except BaseException:
+            await self.disconnect()
+            raise
+
+    async def _discover(self, peer: Peer) -> BleakGATTServiceCollection:
+        collection = BleakGATTServiceCollection()
+        await peer.discover_services()
+        for service_proxy in peer.services:
+            service = BleakGATTService(
+                service_proxy, service_proxy.handle, bleak_uuid(service_proxy.uuid)
+            )
+            collection.add_service(service)
+            await peer.discover_characteristics(service=service_proxy)
+            for char_proxy in service_proxy.characteristics:
+                characteristic = BleakGATTCharacteristic(
+                    char_proxy,
+                    char_proxy.handle,
+                    bleak_uuid(char_proxy.uuid),
+                    _property_names(char_proxy.properties),
+                    lambda: self.mtu_size - ATT_HEADER,
+                    service,
+                )
+                collection.add_characteristic(characteristic)
+                for desc_proxy in await peer.discover_descriptors(char_proxy):
+                    collection.add_descriptor(
+                        BleakGATTDescriptor(
+                            desc_proxy,
+                            desc_proxy.handle,
+                            bleak_uuid(desc_proxy.type),
+                            characteristic,
+                        )
+                    )
+        return collection
+
+    def _on_disconnection(self, reason: int) -> None:
+        self._connection = None
+        self._peer = None
+        self._subscribers.clear()
+        if not self._disconnecting and self._disconnected_callback is not None:
+            self._disconnected_callback()
+
+    async def disconnect(self) -> None:
+        connection = self._connection
+        if connection is None:
+            return
+        self._disconnecting = True
+        try:
+            async with asyncio.timeout(DISCONNECT_TIMEOUT_S):
+                await connection.disconnect()
+        except (TimeoutError, core.BaseBumbleError, hci.HCI_Error) as exc:
+            _LOGGER.debug("%s: disconnect failed: %s", self.address, exc)
+        self._connection = None
+        self._peer = None
+
+    async def pair(self, *args: Any, **kwargs: Any) -> None:
+        raise BleakError(
+            "the virtual radio does not pair: counters authenticate in the application protocol"
+        )
+
+    async def unpair(self) -> None:
+        raise BleakError("the virtual radio keeps no pairings to remove")
+
+    def _require_connection(self) -> Peer:
+        if self._peer is None:
+            raise BleakError(f"not connected to {self.address}")
+        return self._peer
+
+    async def read_gatt_char(
+        self, characteristic: BleakGATTCharacteristic, *, use_cached: bool = False, **kwargs: Any
+    ) -> bytearray:
+        self._require_connection()
+        proxy: CharacteristicProxy[bytes] = characteristic.obj
+        try:
+            return bytearray(await proxy.read_value())
+        except ATT_Error as exc:
+            raise BleakGATTProtocolError(exc.error_code) from exc
+
+    async def read_gatt_descriptor(
+        self, descriptor: BleakGATTDescriptor, *, use_cached: bool = False, **kwargs: Any
+    ) -> bytearray:
+        self._require_connection()
+        proxy: DescriptorProxy = descriptor.obj
+        try:
+            return bytearray(await proxy.read_value())
+        except ATT_Error as exc:
+            raise BleakGATTProtocolError(exc.error_code) from exc
+
+    async def write_gatt_char(
+        self, characteristic: BleakGATTCharacteristic, data: SizedBuffer, response: bool
+    ) -> None:
+        self._require_connection()
+        if not response and "write-without-response" not in characteristic.properties:
+            # BlueZ refuses a write the characteristic does not declare, before it is sent.
+            raise BleakError(f"{characteristic.uuid}: write without response not permitted")
+        proxy: CharacteristicProxy[bytes] = characteristic.obj
+        try:
+            await proxy.write_value(bytes(data), with_response=response)
+        except ATT_Error as exc:
+            raise BleakGATTProtocolError(exc.error_code) from exc
+
+    async def write_gatt_descriptor(
+        self, descriptor: BleakGATTDescriptor, data: SizedBuffer
+    ) -> None:
+        self._require_connection()
+        proxy: DescriptorProxy = descriptor.obj
+        try:
+            await proxy.write_value(bytes(data), with_response=True)
+        except ATT_Error as exc:
+            raise BleakGATTProtocolError(exc.error_code) from exc
+
+    async def start_notify(
+        self, characteristic: BleakGATTCharacteristic, callback: NotifyCallback, **kwargs: Any
+    ) -> None:
+        self._require_connection()
+        proxy: CharacteristicProxy[bytes] = characteristic.obj
+
+        def subscriber(value: bytes) -> None:
+            callback(bytearray(value))
+
+        self._subscribers[characteristic.handle] = subscriber
+        try:
+            await proxy.subscribe(subscriber, prefer_notify=True)
+        except ATT_Error as exc:
+            raise BleakGATTProtocolError(exc.error_code) from exc
+
+    async def stop_notify(self, characteristic: BleakGATTCharacteristic) -> None:
+        self._require_connection()
+        proxy: CharacteristicProxy[bytes] = characteristic.obj
+        subscriber = self._subscribers.pop(characteristic.handle, None)
+        try:
+            await proxy.unsubscribe(subscriber)
+        except ATT_Error as exc:
+            raise BleakGATTProtocolError(exc.error_code) from exc
+
+
+__all__ = [
+    "BumbleBleakClient",
+    "BumbleBleakScanner",
+    "ServiceProxy",
+    "VirtualDeviceDetails",
+    "VirtualPeripheral",
+    "VirtualRadio",
+    "bleak_uuid",
+]

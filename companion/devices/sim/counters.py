@@ -1,0 +1,404 @@
+"""Virtual counters: the firmware's own `Counter` logic under CPython behind a real carrier.
+
+A serial one answers on a pseudo-terminal (`PtyPort`), so the app opens its
+path exactly as it opens `/dev/ttyACM0`; a BLE one is a GATT server on the
+in-process Bumble radio (`VirtualPeripheral`), reached through the app's real
+bleak code. Both run the very modules that run on a board (`counter.logic`,
+`counter.render`, `counter.serial_link` and its `framing`); only the pins
+are replaced: the LED frame goes to `LedFrame` listeners (the app's Devices
+screen, the terminal) instead of a WS2812 chain, and buttons are pressed by
+calling `press()`.
+"""
+
+from __future__ import annotations
+
+import abc
+import asyncio
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from companion.core.listeners import Listeners
+from companion.devices import firmware_host, framing, seal, wire
+from companion.devices.sim.bumble_backend import VirtualPeripheral, VirtualRadio
+from companion.devices.sim.pty_port import PtyPort
+from companion.devices.status import Role, counter_key
+from companion.devices.tasks import TaskSet, guarded
+from companion.resources import shipped
+
+_LOGGER = logging.getLogger(__name__)
+
+# The pin maps virtual counters are built from: a 10-space level board, and a
+# tracker whose level shows on a 10-LED bar (a bar draws better than digits).
+DEFAULT_PINOUTS = {Role.BOARD: "levelboard-esp32s3", Role.TRACKER: "tracker-esp32c3-bar"}
+POLL_INTERVAL_S = 1.0  # s: the firmware's housekeeping period (resends, flash)
+BATTERY_INTERVAL_S = 60.0  # s: the firmware reports its battery once a minute
+ANIMATION_INTERVAL_S = 1 / 30  # s: the firmware's LED task runs at about 30 frames a second
+VIRTUAL_ID_BASE = 0x56430000  # "VC": counter ids of virtual counters, stable between runs
+
+
+@dataclass(frozen=True)
+class LedFrame:
+    """One rendered picture of a counter's LEDs, for the app to draw.
+
+    `rgb` holds R, G, B per LED in the firmware's frame order (strip or bar
+    first, status LED last); `text` is what a tracker's 7-segment digits show
+    ("" without digits). `rev` is the revision of the snapshot on show and
+    `number` counts the frames this counter rendered.
+    """
+
+    name: str
+    role: Role
+    rgb: bytes
+    text: str
+    rev: int
+    number: int
+    spaces: int  # level spaces on a board's track, LEDs on a tracker's bar
+    positions: int  # LEDs per level space (a board), 1 for a tracker
+
+    @property
+    def pixels(self) -> list[tuple[int, int, int]]:
+        """The LEDs as (r, g, b) tuples."""
+        data = self.rgb
+        return [(data[i], data[i + 1], data[i + 2]) for i in range(0, len(data), 3)]
+
+    def ansi(self) -> str:
+        """The frame as one line of ANSI true-colour blocks, for a terminal."""
+        cells = []
+        pixels = self.pixels
+        for index, (r, g, b) in enumerate(pixels):
+            if self.role is Role.BOARD and index and index % self.positions == 0:
+                cells.append("\x1b[0m ")  # a gap between level spaces
+            if r | g | b:
+                cells.append(f"\x1b[38;2;{_lift(r)};{_lift(g)};{_lift(b)}m\u2588")
+            else:
+                cells.append("\x1b[38;2;40;40;40m\u00b7")
+        line = "".join(cells) + "\x1b[0m"
+        if self.text:
+            line += f" [{self.text}]"
+        return line
+
+
+def _lift(channel: int) -> int:
+    # LEDs are dimmed by the current limiter; a terminal needs them brighter to be seen.
+    return min(255, channel * 3) if channel else 0
+
+
+FrameListener = Callable[[LedFrame], None]
+
+
+class VirtualCounter(abc.ABC):
+    """The firmware logic of one counter, with its LEDs as frames; the carrier is a subclass's.
+
+    `counter` is the firmware's `counter.logic.Counter`; `frame` the latest
+    `LedFrame`; `on_frame(listener)` hears every new one (after each accepted
+    state change, and at 30 frames a second while `animate` is on).
+    """
+
+    transport = ""
+
+    def __init__(
+        self,
+        role: Role | str = Role.BOARD,
+        *,
+        index: int = 0,
+        pinout: str | None = None,
+        counter_id: int | None = None,
+        name: str | None = None,
+        animate: bool = False,
+        battery_mv: int = 4000,
+        claim_on_hello: bool = False,
+    ) -> None:
+        if role not in tuple(Role):
+            raise ValueError(f"a counter is a board or a tracker, not {role!r}")
+        role = Role(role)
+        fw = firmware_host.load()
+        pinout = pinout or DEFAULT_PINOUTS[role]
+        board = fw.board.load(str(shipped("hardware/pinouts") / f"{pinout}.json"))
+        if board.role != role:
+            raise ValueError(f"pin map {pinout} is a {board.role}, not a {role}")
+        self.role = role
+        self.index = index
+        if counter_id is None:
+            counter_id = VIRTUAL_ID_BASE + (0x100 if role is Role.TRACKER else 0) + index
+        links = ("ble",) if self.transport == "ble" else ("serial",)
+        self.counter = fw.logic.Counter(
+            board, store=fw.store.MemoryStore(), counter_id=counter_id, links=links
+        )
+        self.name = name or wire.counter_name(counter_id)
+        self.animate = animate
+        #: Stand in for a person at the counter: long-press it whenever an app says
+        #: HELLO while it is unclaimed (the simulator, where nobody can press it).
+        self.claim_on_hello = claim_on_hello
+        self.battery_mv = battery_mv
+        self._listeners: Listeners[[LedFrame]] = Listeners()
+        self._frames = 0
+        self._presses_sent: set[int] = set()
+        #: (seq, intent) of every press this counter sent, in order: what an app may apply.
+        self.sent_presses: list[tuple[int, int]] = []
+        #: Sequence numbers of this counter's presses that an app acknowledged, in order.
+        self.acked_presses: list[int] = []
+        self._tasks = TaskSet(self.name)
+        self.frame = self._render()
+
+    def battery_percent(self) -> int:
+        """The charge the counter's firmware computes from its (simulated) cell voltage."""
+        payload = self.counter.battery(self.battery_mv)
+        return wire.decode(payload).percent if payload is not None else 100
+
+    @property
+    def counter_id(self) -> int:
+        return int(self.counter.counter_id)
+
+    @property
+    @abc.abstractmethod
+    def address(self) -> str:
+        """Where the app finds this counter: a serial path or a BLE address."""
+
+    @property
+    def key(self) -> str:
+        """How the app names this counter (`CounterStatus.key`) once connected."""
+        return counter_key(self.transport, self.address)
+
+    def on_frame(self, listener: FrameListener) -> Callable[[], None]:
+        """Call `listener(frame)` with every new frame; returns an unregister function."""
+        return self._listeners.add(guarded(listener, f"{self.name}: frame listener"))
+
+    def press(self, button: str, long: bool = False) -> None:
+        """Press a button: "plus", "minus", "next" or "claim" (a long press opens the claim)."""
+        payloads = self.counter.press(button, long)
+        for payload in payloads:
+            if wire.peek_type(payload) == wire.MSG_BUTTON:
+                button_press = wire.decode(payload)
+                self._presses_sent.add(button_press.seq)
+                self.sent_presses.append((button_press.seq, button_press.intent))
+        self._send(payloads, to_all=(button == "claim"))
+        self._render()
+
+    def report_battery(self, millivolts: int) -> None:
+        """The cell reads `millivolts` now: the firmware reports it to an app that may hear it."""
+        self.battery_mv = millivolts
+        payload = self.counter.battery(millivolts)
+        if payload is not None:
+            self._send([payload], to_all=False)
+
+    def open_claim_window(self) -> None:
+        """The long press that lets an app claim this counter (+ and - together, or claim)."""
+        self.press("claim", long=True)
+
+    def ansi(self) -> str:
+        """The counter's name, state and LEDs as one terminal line."""
+        owner = "claimed" if self.counter.claimed else "unclaimed"
+        link = "app connected" if self.counter.authenticated else "no app"
+        return f"{self.name} {self.role:7} {owner:9} {link:13} {self.frame.ansi()}"
+
+    async def start(self) -> None:
+        """Switch the counter on: carrier up, housekeeping running."""
+        await self._start_carrier()
+        self._tasks.spawn(self._housekeeping(), "poll")
+        if self.animate:
+            self._tasks.spawn(self._animation(), "leds")
+
+    async def stop(self) -> None:
+        """Switch the counter off: what it showed is kept, as flash would."""
+        await self._tasks.cancel_all()
+        await self._stop_carrier()
+
+    # -- for carriers ---------------------------------------------------------------
+
+    def _replies(self, payload: bytes, session: Any) -> list[bytes]:
+        waiting = self.counter.pending_presses
+        replies = self.counter.handle(payload, session)
+        if waiting:
+            # The firmware only lets an ACK from the session's app clear a pending press.
+            still = set(self.counter.pending_presses)
+            for seq in waiting:
+                if seq not in still and seq in self._presses_sent:
+                    self._presses_sent.discard(seq)
+                    self.acked_presses.append(seq)
+        if (
+            self.claim_on_hello
+            and wire.peek_type(payload) == wire.MSG_HELLO
+            and not self.counter.claimed
+        ):
+            # After the HELLO answer has gone out, as a person would press a moment later.
+            asyncio.get_running_loop().call_soon(self.open_claim_window)
+        kinds = {wire.peek_type(reply) for reply in replies}
+        if wire.MSG_PROOF in kinds:
+            # A virtual counter reports its battery as soon as an app may hear it,
+            # instead of making the app wait for the minute to come round.
+            battery = self.counter.battery(self.battery_mv)
+            if battery is not None:
+                replies = [*replies, session.out(battery)]
+        if wire.MSG_ACK in kinds:
+            self._render()
+        return replies
+
+    def _render(self) -> LedFrame:
+        rgb = bytes(self.counter.frame())
+        board = self.counter.board
+        self._frames += 1
+        self.frame = LedFrame(
+            name=self.name,
+            role=self.role,
+            rgb=rgb,
+            text=self.counter.display_text() if board.digits else "",
+            rev=int(self.counter.state.rev),
+            number=self._frames,
+            spaces=int(board.spaces),
+            positions=int(board.positions),
+        )
+        self._listeners.emit(self.frame)
+        return self.frame
+
+    async def _housekeeping(self) -> None:
+        loop = asyncio.get_running_loop()
+        battery_due = loop.time() + BATTERY_INTERVAL_S
+        while True:
+            await asyncio.sleep(POLL_INTERVAL_S)
+            self._send(self.counter.poll(), to_all=False)
+            if loop.time() >= battery_due:
+                battery_due += BATTERY_INTERVAL_S
+                self.report_battery(max(3300, self.battery_mv - 5))  # a slowly emptying cell
+
+    async def _animation(self) -> None:
+        while True:
+            await asyncio.sleep(ANIMATION_INTERVAL_S)
+            self._render()
+
+    @abc.abstractmethod
+    def _send(self, payloads: list[bytes], *, to_all: bool) -> None:
+        """Send messages the counter started: to authenticated apps, or to all (`to_all`)."""
+
+    @abc.abstractmethod
+    async def _start_carrier(self) -> None:
+        """Bring the carrier up (plug the cable in, start advertising)."""
+
+    @abc.abstractmethod
+    async def _stop_carrier(self) -> None:
+        """Take the carrier down for good."""
+
+
+class SerialVirtualCounter(VirtualCounter):
+    """A virtual counter on a pseudo-terminal published at `link_path`."""
+
+    transport = "serial"
+
+    def __init__(
+        self, role: Role | str = Role.BOARD, *, link_path: str | Path, **kwargs: Any
+    ) -> None:
+        super().__init__(role, **kwargs)
+        self.port = PtyPort(link_path)
+        self._serial = firmware_host.load().serial_link
+        self._protocol = self._serial.SerialProtocol(self.counter)
+        self.port.on_data(self._on_data)
+
+    @property
+    def address(self) -> str:
+        return self.port.path
+
+    def unplug(self) -> None:
+        """Pull the USB cable: the app's link is lost, the counter keeps its state."""
+        self.port.unplug()
+        self.counter.disconnect(self._protocol.session)
+
+    def plug(self) -> None:
+        """Plug the cable back in, behind the same path."""
+        self.port.plug()
+
+    def _on_data(self, data: bytes) -> None:
+        session = self._protocol.session
+        out = []
+        try:
+            for payload in self._protocol.deframer.feed(data):
+                out += [framing.frame(reply) for reply in self._replies(payload, session)]
+        except self._serial.ReplRequested:
+            _LOGGER.info("%s: the REPL escape has no REPL to go to here", self.name)
+        if out:
+            self.port.write(b"".join(out))  # one write for all the replies to this chunk
+
+    def _send(self, payloads: list[bytes], *, to_all: bool) -> None:
+        # CLAIM_OPEN goes to everyone; the rest only to an authenticated app.
+        session = self._protocol.session
+        if to_all:
+            frames = [framing.frame(session.out(p)) for p in payloads]
+        else:
+            frames = self._protocol.frames(payloads)
+        for chunk in frames:
+            self.port.write(chunk)
+
+    async def _start_carrier(self) -> None:
+        self.port.plug()
+
+    async def _stop_carrier(self) -> None:
+        self.port.close()
+
+
+class BleVirtualCounter(VirtualCounter):
+    """A virtual counter advertising on the in-process Bumble radio."""
+
+    transport = "ble"
+
+    def __init__(
+        self, role: Role | str = Role.BOARD, *, radio: VirtualRadio, **kwargs: Any
+    ) -> None:
+        super().__init__(role, **kwargs)
+        self.radio = radio
+        self._session: Any = None
+        self._notify_tasks = TaskSet(f"{self.name} notify")
+        self.peripheral = VirtualPeripheral(
+            radio,
+            self.name,
+            service_uuid=wire.SERVICE_UUID,
+            write_uuid=wire.RX_CHAR_UUID,
+            notify_uuid=wire.TX_CHAR_UUID,
+            on_write=self._on_write,
+            on_connection_change=self._on_connection_change,
+            battery=self.battery_percent if self.counter.board.battery is not None else None,
+        )
+
+    @property
+    def address(self) -> str:
+        return self.peripheral.address
+
+    async def disconnect(self) -> None:
+        """Drop the app's connection from the counter's side (out of range, reset)."""
+        await self.peripheral.disconnect()
+
+    def _on_connection_change(self, connected: bool) -> None:
+        # One app connection at a time, each its own protocol session (as aioble serves it).
+        if self._session is not None:
+            self.counter.close_session(self._session)
+            self._session = None
+        if connected:
+            # Both addresses go into the session's proofs, as on a board (docs/protocol.md §3).
+            own = seal.link_id(self.peripheral.address)
+            self._session = self.counter.open_session(own, seal.link_id(self.peripheral.peer))
+
+    async def _on_write(self, payload: bytes) -> None:
+        session = self._session
+        if session is None:
+            return
+        for reply in self._replies(payload, session):
+            await self.peripheral.notify(reply)
+
+    def _send(self, payloads: list[bytes], *, to_all: bool) -> None:
+        session = self._session
+        if session is None or not (to_all or session.authenticated):
+            return
+        # Sealed now, with the session they are meant for.
+        sealed = [session.out(payload) for payload in payloads]
+        self._notify_tasks.spawn(self._notify_all(sealed), "notify")
+
+    async def _notify_all(self, payloads: list[bytes]) -> None:
+        for payload in payloads:
+            await self.peripheral.notify(payload)
+
+    async def _start_carrier(self) -> None:
+        await self.peripheral.start()
+
+    async def _stop_carrier(self) -> None:
+        await self._notify_tasks.cancel_all()
+        await self.peripheral.stop()

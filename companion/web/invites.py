@@ -1,0 +1,73 @@
+"""Invitations to the table link: the host's addresses on the local network, and QR codes.
+
+A code is the page's address with a secret after the `#`; `qr_png` draws it for the
+host's Invite screen and `qr_text` for a terminal (`companion serve`).
+"""
+
+from __future__ import annotations
+
+import io
+import socket
+
+import segno
+
+# A documentation address (RFC 5737): connecting a UDP socket to it sends nothing, it
+# only asks the system which of its addresses the default route leaves from.
+_ROUTE_PROBE = ("192.0.2.1", 9)
+LOOPBACK = "127.0.0.1"
+
+
+def local_addresses() -> list[str]:
+    """The IPv4 addresses other devices on this network may reach the host at, best first.
+
+    The one the default route leaves from comes first (the Wi-Fi, usually); loopback
+    only when there is nothing else (a computer with no network: the host's own
+    browser can still open the pages).
+    """
+    found: list[str] = []
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+            probe.connect(_ROUTE_PROBE)
+            found.append(probe.getsockname()[0])
+    except OSError:
+        pass
+    try:
+        infos = socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET)
+    except OSError:
+        infos = []
+    for info in infos:
+        address = str(info[4][0])
+        if address not in found:
+            found.append(address)
+    usable = [a for a in found if not a.startswith("127.") and not a.startswith("0.")]
+    return usable or [LOOPBACK]
+
+
+def qr(text: str) -> segno.QRCode:
+    """The QR code of an address (medium error correction: a screen seen at an angle)."""
+    return segno.make(text, error="m", micro=False)
+
+
+def qr_png(text: str, scale: int = 8) -> bytes:
+    """A QR code as PNG bytes, black on white with the quiet zone the standard asks for."""
+    out = io.BytesIO()
+    qr(text).save(out, kind="png", scale=scale, border=4, dark="#000000", light="#ffffff")
+    return out.getvalue()
+
+
+def qr_text(text: str) -> str:
+    """A QR code drawn with block characters, for a terminal (two rows per line)."""
+    matrix = [list(row) for row in qr(text).matrix]
+    border = 2
+    width = len(matrix[0]) + 2 * border
+    rows = [[0] * width for _ in range(border)]
+    rows += [[0] * border + [int(bool(v)) for v in row] + [0] * border for row in matrix]
+    rows += [[0] * width for _ in range(border)]
+    if len(rows) % 2:
+        rows.append([0] * width)
+    # Light modules are drawn lit so the code reads on a dark terminal too.
+    glyphs = {(0, 0): "\u2588", (1, 1): " ", (0, 1): "\u2580", (1, 0): "\u2584"}
+    return "\n".join(
+        "".join(glyphs[(top, bottom)] for top, bottom in zip(rows[y], rows[y + 1], strict=True))
+        for y in range(0, len(rows), 2)
+    )

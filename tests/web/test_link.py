@@ -1,0 +1,207 @@
+"""The table link over real WebSockets: what a seat's phone and a board page see and may do."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import aiohttp
+
+from companion.core import GoUpLevel, MonsterSpec, RunAway, StartCombat, describe
+from companion.web.client import Refused, TableClient
+from companion.web.keys import TableKeys
+from tests.web.conftest import Table
+
+
+async def test_a_seat_presses_and_every_page_follows(table: Table) -> None:
+    anna = await table.seat(0)
+    bram = await table.seat(1)
+    board = await table.board()
+    assert anna.role == "seat" and anna.view["name"] == "Anna" and anna.view["level"] == 1
+
+    answer = await anna.press("level_up")
+    assert answer["ok"] is True
+    assert table.game.state.players[0].level == 2
+    await board.wait_for(lambda v: v["players"][0]["level"] == 2, what="Anna at Level 2")
+    await bram.wait_for(lambda v: v["turn"].startswith("Turn 1"), what="the turn line")
+    await anna.wait_for(lambda v: v["level"] == 2 and v["strength"] == 2)
+
+    # The log says the change came from Anna's phone.
+    action = table.game.log[-1]
+    assert isinstance(action, GoUpLevel) and action.source is not None
+    assert (action.source.via, action.source.seat) == ("phone", 0)
+    assert describe(action, table.game.state_at(0)) == "Anna goes up a level (from Anna's phone)"
+
+    assert (await anna.press("gear_up"))["ok"]
+    await anna.wait_for(lambda v: v["gear"] == 1 and v["strength"] == 3)
+
+
+async def test_a_refused_press_says_why_in_the_phones_language_and_changes_nothing(
+    table: Table,
+) -> None:
+    anna = await table.seat(0, langs=("de-DE", "de"))
+    before = table.game.revision
+    answer = await anna.press("level_down")
+    assert answer == {"t": "ack", "id": 1, "ok": False, "why": "Eine Stufe ist nie kleiner als 1"}
+    assert table.game.revision == before
+    assert anna.view["can"]["level_down"] is False  # the button is dimmed beforehand too
+    assert anna.view["phase"] == "Tür eintreten"
+
+
+async def test_level_10_comes_only_by_a_kill(table: Table) -> None:
+    anna = await table.seat(0)
+    table.game.apply(GoUpLevel(player=0, levels=8))
+    await anna.wait_for(lambda v: v["level"] == 9)
+    answer = await anna.press("level_up")
+    assert answer["ok"] is False and "Level 10" in answer["why"], answer
+    assert anna.view["can"]["level_up"] is False  # the button was dimmed beforehand
+    assert table.game.state.players[0].level == 9
+
+
+async def test_the_board_only_watches(table: Table) -> None:
+    board = await table.board()
+    before = table.game.revision
+    answer = await board.press("level_up")
+    assert answer["ok"] is False and answer["why"] == "This page can only watch the game"
+    assert table.game.revision == before
+
+
+async def test_a_press_sent_again_after_a_reconnect_is_applied_once(table: Table) -> None:
+    anna = await table.seat(0)
+    answer = await anna.press("level_up")
+    assert answer["ok"]
+    # The same press, with the same number, as a page sends it again after losing Wi-Fi.
+    await anna.send_raw(json.dumps({"t": "press", "id": 1, "press": "level_up"}))
+    again = await anna.press("gear_up")  # a later message shows the first was answered
+    assert again["ok"]
+    assert table.game.state.players[0].level == 2
+    assert [type(a).__name__ for a in table.game.log] == ["GoUpLevel", "SetGearBonus"]
+
+
+async def test_a_page_that_reloads_gets_the_current_state(table: Table) -> None:
+    anna = await table.seat(0)
+    await anna.press("level_up")
+    await anna.drop()
+    table.game.apply(GoUpLevel(player=0))
+    await anna.wait_for(lambda v: v["level"] == 3, what="Level 3 after the reconnect")
+    assert anna.welcomes == 2
+
+
+async def test_a_taken_back_seat_can_no_longer_press(table: Table) -> None:
+    anna = await table.seat(0, reconnect=False)
+    old_url = table.seat_url(0)
+    table.link.take_back(0)
+    async with asyncio.timeout(10):
+        while anna.ended is None:
+            await asyncio.sleep(0.01)
+    assert anna.ended == "taken"
+    stranger = TableClient(old_url, reconnect=False)
+    try:
+        try:
+            await stranger.connect()
+        except Refused as refused:
+            assert str(refused) == "ask"
+        else:
+            raise AssertionError("the old code still opened the seat")
+    finally:
+        await stranger.close()
+    fresh = await table.seat(0)
+    assert (await fresh.press("level_up"))["ok"]
+
+
+async def test_a_new_game_sends_phones_to_scan_again_and_keeps_the_board(table: Table) -> None:
+    from tests.web.conftest import new_game
+
+    anna = await table.seat(0, reconnect=False)
+    board = await table.board()
+    game = new_game(3)
+    table.link.set_game(game, "game-2")
+    await board.wait_for(lambda v: len(v["players"]) == 3, what="the new game")
+    async with asyncio.timeout(10):
+        while anna.ended is None:
+            await asyncio.sleep(0.01)
+    assert anna.ended == "new_game"
+
+
+async def test_the_fighter_rolls_to_run_away_on_the_phone(table: Table) -> None:
+    game = table.game
+    game.apply(StartCombat(fighter=0, monsters=(MonsterSpec(name="Slime", level=12),)))
+    anna = await table.seat(0)
+    assert anna.view["fight"]["role"] == "You are fighting"
+    assert not anna.view["fight"]["winning"]
+    assert (await anna.roll(4))["why"] == "The host is not waiting for your roll"
+
+    taken: list[tuple[int | None, object]] = []
+
+    def take(face: int | None, source: object) -> object:
+        taken.append((face, source))
+        game.apply(RunAway(fighter=0, monster=0, roll=face, source=source))  # type: ignore[arg-type]
+        return None
+
+    withdraw = table.link.offer_roll(0, 0, take)
+    await anna.wait_for(lambda v: v["roll"] is not None, what="the roll offered")
+    assert "Slime" in anna.view["roll"]["text"]
+    assert (await anna.roll(6))["ok"]
+    withdraw()
+    await anna.wait_for(lambda v: v["roll"] is None, what="the offer withdrawn")
+    roll = game.log[-1]
+    assert isinstance(roll, RunAway) and roll.roll == 6
+    assert roll.source is not None and roll.source.seat == 0
+
+
+async def test_strangers_and_bad_input_change_nothing(table: Table) -> None:
+    base = table.board_url().split("#")[0].rstrip("/")
+    anna = await table.seat(0)
+    before = table.game.revision
+    async with aiohttp.ClientSession() as http:
+        page = await http.get(base + "/")
+        html = await page.text()
+        assert page.status == 200 and "Ask the host for your code" in html
+        assert "Anna" not in html  # no game data without a code
+        for hello in ("", "{}", json.dumps({"t": "hello"}), json.dumps({"t": "hello", "key": 7})):
+            async with http.ws_connect(base + "/ws") as ws:
+                await ws.send_str(hello)
+                reply = await ws.receive_json(timeout=10)
+                assert reply == {"t": "ask"}
+    for bad in ("not json", "[]", json.dumps({"t": "dance"}), json.dumps({"t": "press"})):
+        await anna.send_raw(bad)
+    await anna.send_raw(json.dumps({"t": "press", "id": anna.take_id(), "press": "level_10"}))
+    await anna.send_raw(json.dumps({"t": "roll", "id": anna.take_id(), "face": 9}))
+    assert (await anna.press("gear_up"))["ok"]  # a later answer: everything before was read
+    assert len(anna.errors) == 4
+    assert "not JSON" in anna.errors[0] and "dance" in anna.errors[2]
+    assert table.game.revision == before + 1
+
+
+async def test_an_oversized_message_closes_only_that_page(table: Table) -> None:
+    anna = await table.seat(0, reconnect=False)
+    bram = await table.seat(1)
+    await anna.send_raw(json.dumps({"t": "press", "id": 1, "press": "x" * 5000}))
+    async with asyncio.timeout(10):
+        while anna.connected:
+            await asyncio.sleep(0.01)
+    assert table.game.revision == 0
+    assert (await bram.press("level_up"))["ok"]
+
+
+async def test_keys_survive_a_restart_and_a_damaged_file_is_set_aside(tmp_path: Path) -> None:
+    path = tmp_path / "table-link.json"
+    keys = TableKeys(path)
+    keys.for_game("g1")
+    keys.set_enabled(True, port=8771)
+    again = TableKeys(path)
+    assert (again.seats, again.board, again.enabled, again.port) == (
+        keys.seats,
+        keys.board,
+        True,
+        8771,
+    )
+    assert again.who(keys.seats[2]) is not None and again.who(keys.seats[2]).seat == 2
+    assert again.who(keys.board).kind == "board"
+    assert again.who("x" * 32) is None and again.who(None) is None
+    path.write_text('{"format": 1, "board": "short"}')
+    damaged = TableKeys(path)
+    assert damaged.problem is not None and "kept as" in damaged.problem
+    assert damaged.board != keys.board
+    assert any(p.name.startswith("table-link.json.damaged-") for p in tmp_path.iterdir())
