@@ -116,13 +116,13 @@ class CardDatabase:
         """
         if kind is None:
             index = self._index
+        elif kind in self._kind_index:
+            index = self._kind_index[kind]
         else:
-            index = self._kind_index.get(kind)
-            if index is None:
-                index = NameIndex(
-                    (card.id, card.name) for card in self._cards.values() if card.kind == kind
-                )
-                self._kind_index[kind] = index
+            index = NameIndex(
+                (card.id, card.name) for card in self._cards.values() if card.kind == kind
+            )
+            self._kind_index[kind] = index
         return [self._cards[hit.key] for hit in index.search(text, limit)]
 
 

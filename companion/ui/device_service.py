@@ -347,7 +347,7 @@ async def _ask_android_permissions(timeout_s: float = PERMISSION_WAIT_S) -> bool
 
     if platform != "android":
         return True
-    from android.permissions import request_permissions  # type: ignore[import-not-found]
+    from android.permissions import request_permissions
     from jnius import autoclass  # only on Android
 
     loop = asyncio.get_running_loop()
