@@ -228,3 +228,48 @@ def test_the_device_layer_knows_nothing_of_its_simulation() -> None:
             if any(name.startswith("companion.devices.sim") for name in names):
                 wrong.append(f"{path.relative_to(PACKAGE)} imports the simulation")
     assert wrong == []
+
+
+# The simulation (virtual counters and dice, their radio and faults) is a layer of its own
+# above the device layer: it may use these, and only these layers may use it.
+SIM = "companion.devices.sim"
+SIM_MAY_IMPORT = {"core", "devices", "resources"}
+SIM_USERS = {"ui", "commands"}
+
+
+def layer_of(module: str) -> str:
+    """`companion.devices.sim.fleet` -> "devices.sim"; `companion.ui.app` -> "ui"."""
+    if module == SIM or module.startswith(f"{SIM}."):
+        return "devices.sim"
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else parts[0]
+
+
+def test_the_simulation_sits_above_the_devices_and_only_the_app_uses_it() -> None:
+    wrong = []
+    for module, targets in sorted(import_graph().items()):
+        source = layer_of(module)
+        for target in sorted(targets):
+            into = layer_of(target)
+            if into == source:
+                continue
+            if source == "devices.sim" and into not in SIM_MAY_IMPORT:
+                wrong.append(f"{module} imports {target}")
+            if into == "devices.sim" and source not in SIM_USERS:
+                wrong.append(f"{module} imports {target}")
+    assert wrong == []
+
+
+def test_every_package_is_on_the_map() -> None:
+    """A new package gets its arrows here and its place in docs/architecture.md, or nothing
+    would check what it imports."""
+    known = set(ALLOWED) | TOP | {"resources", "__main__"}
+    packages = {layer_of(module_name(path)) for path in PACKAGE.rglob("*.py")} - {"companion"}
+    assert packages - known - {"devices.sim"} == set()
+    doc = (PACKAGE.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
+    map_section = doc.split("## Dependency arrows", 1)[1].split("\n## ", 1)[0]
+    missing = sorted(
+        p for p in packages - {"__main__", "cli"} if f"`{p.replace('.', '/')}`" not in map_section
+    )
+    missing += [] if "`firmware`" in map_section else ["firmware"]
+    assert missing == [], "docs/architecture.md's map does not name these packages"
