@@ -5,7 +5,7 @@ does on a quiet one.
     .venv/bin/python benchmarks/loaded_suite.py            # 3 runs beside 3 `yes > /dev/null`
     .venv/bin/python benchmarks/loaded_suite.py --quiet-first --runs 1 -- tests/ui
 
-Each run is `./tasks test -q` (ruff, then pytest); anything after `--` goes to pytest. A
+Each run is `./tasks test -q` (ruff, mypy, then pytest); anything after `--` goes to pytest. A
 run's full output is kept in a log file, named when the run fails. Exits 1 when any run
 failed, so the figure is never taken from a retry.
 """

@@ -202,18 +202,33 @@ class Harness:
             slide(finger, x, y + dy * step / moves)
         lift(finger)  # still moving as it leaves the glass: a pause first would stop the list
 
-    def lists(self) -> list[Any]:
-        """Every scrolling list of the app: in its frame, on every screen built so far, and
-        in any pop-up."""
+    def widgets(self) -> list[Any]:
+        """Every widget of the app: in its frame, on every screen built so far, and in any
+        pop-up."""
         from kivy.core.window import Window
-        from kivy.uix.scrollview import ScrollView
 
         found: dict[int, Any] = {}
         for top in [self.app.root, *self.app.manager.screens, *Window.children]:
             for widget in top.walk(restrict=True):
-                if isinstance(widget, ScrollView):
-                    found.setdefault(id(widget), widget)
+                found.setdefault(id(widget), widget)
         return list(found.values())
+
+    def lists(self) -> list[Any]:
+        """Every scrolling list of the app."""
+        from kivy.uix.scrollview import ScrollView
+
+        return [widget for widget in self.widgets() if isinstance(widget, ScrollView)]
+
+    def stop_animations(self) -> None:
+        """Let every animation run to its end, then stop what never ends by itself (a
+        pulse that repeats): the next test starts with nothing animating."""
+        from kivy.animation import Animation
+
+        give_up = self.clock.now + AT_REST_S
+        while Animation._instances and self.clock.now < give_up:
+            self.pump(frames=1)
+        for widget in self.widgets():
+            Animation.cancel_all(widget)
 
     def at_rest(self) -> bool:
         """No finger on any list, no list moving, no list animating to a new place."""
@@ -260,7 +275,9 @@ class Harness:
                     effect.velocity = 0
                     effect.history = []
             scroller.scroll_x, scroller.scroll_y = 0.0, 1.0
+        self.stop_animations()
         self.pump()
+        self.stop_animations()  # any a pop-up's closing or the lists' return started
         misplaced = [
             f"{type(s).__name__} at scroll_x {s.scroll_x}, scroll_y {s.scroll_y}"
             for s in self.lists()
@@ -269,9 +286,13 @@ class Harness:
         assert moving == [], f"still moving {AT_REST_S} s after the test: {moving}"
         assert misplaced == [], misplaced
         assert self.at_rest()
+        assert not Animation._instances, f"still animating: {Animation._instances}"
 
     def reset_services(self) -> None:
-        """The counters' service stopped, with nothing left on show from an earlier test."""
+        """The counters' service and the table link stopped, with nothing left on show from
+        an earlier test."""
+        link = self.app.table_link
+        assert link is None or not link.running, "a test left the table link on"
         service = self.app.devices
         if service is None:
             return
@@ -379,7 +400,7 @@ def _session_app() -> Iterator[Harness]:
 @pytest.fixture
 def ui(_session_app: Harness) -> Iterator[Harness]:
     """The app with no game open, no saved games, fixed settings, on the New game screen,
-    every list at its top; afterwards nothing is left moving for the next test."""
+    every list at its top; afterwards nothing is left moving or animating for the next test."""
     from companion.store import Settings
 
     app = _session_app.app
