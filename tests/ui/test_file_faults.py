@@ -240,15 +240,14 @@ RECOVER_PROBE = probe_script(
     report = {}
 
     async def probe():
-        while not app.ready or not app.manager.current:
-            await asyncio.sleep(0.05)
-        await asyncio.sleep(0.3)
+        await started()
         report["screen"] = app.manager.current
-        report["banner"] = app.root.ids.banner.text if app.root.ids.banner.shown else ""
+        # The message of the start, even if it has faded since (a slow machine).
+        report["banner"] = app.root.ids.banner.text
         games = app.screen("games")
         report["offered"] = games.recoverable
-        games.recover()
-        await asyncio.sleep(0.3)
+        games.recover()  # done when it returns; the frames after it draw what it said
+        await frames_passed()
         report["after"] = app.root.ids.banner.text
         report["listed"] = sorted(saved.id for saved in app.session.games.list())
         app.stop()
