@@ -1,6 +1,6 @@
-"""Drives the real companion app in this process for the UI benchmarks: an offscreen
-window, touches sent through the Window where a finger would land, and the time from
-lifting the finger to the first frame that shows the result.
+"""Drives the real companion app in this process for the UI benchmarks (and gives the UI
+tests their fingers): an offscreen window, touches sent through the Window where a finger
+would land, and the time from lifting the finger to the first frame that shows the result.
 
 Kivy's frame cap is lifted (maxfps 0), so a figure is the work a tap causes, not the
 wait for the next 60 Hz tick.
@@ -8,6 +8,7 @@ wait for the next 60 Hz tick.
 
 from __future__ import annotations
 
+import functools
 import os
 import time
 from collections.abc import Callable
@@ -56,22 +57,65 @@ def pump(frames: int = 3) -> None:
         EventLoop.idle()
 
 
-def _finger(widget: Any) -> Any:
-    from kivy.core.window import Window
+@functools.cache
+def _finger_class() -> Any:
+    # Kivy is imported on first use: the window must not open before its size is set.
     from kivy.input.motionevent import MotionEvent
 
-    x, y = widget.to_window(*widget.center)
-    if not (0 <= x < Window.width and 0 <= y < Window.height):
-        raise RuntimeError(f"{widget} is off screen")
+    class Finger(MotionEvent):  # type: ignore[misc]
+        """One finger on the glass, at a point given as a share of the window (0..1)."""
 
-    class Finger(MotionEvent):
         def depack(self, args: tuple[float, float]) -> None:
             self.sx, self.sy = args
             self.is_touch = True
             self.profile = ["pos"]
             super().depack(args)
 
-    return Finger("benchmark", next(_touch_ids), (x / Window.width, y / Window.height))
+    return Finger
+
+
+def press(x: float, y: float, source: str = "driver") -> Any:
+    """Put a finger down at window point (x, y), as the Window would deliver it."""
+    from kivy.base import EventLoop
+    from kivy.core.window import Window
+
+    finger = _finger_class()(source, next(_touch_ids), (x / Window.width, y / Window.height))
+    EventLoop.post_dispatch_input("begin", finger)
+    return finger
+
+
+def slide(finger: Any, x: float, y: float) -> None:
+    """Move a finger that is down to window point (x, y)."""
+    from kivy.base import EventLoop
+    from kivy.core.window import Window
+
+    finger.move((x / Window.width, y / Window.height))
+    EventLoop.post_dispatch_input("update", finger)
+
+
+def lift(finger: Any) -> None:
+    """Take the finger off the glass where it is."""
+    from kivy.base import EventLoop
+
+    EventLoop.post_dispatch_input("end", finger)
+
+
+def scroller_of(widget: Any) -> Any:
+    """The nearest scrolling list that holds `widget`, or None."""
+    from kivy.uix.scrollview import ScrollView
+
+    parent = widget.parent
+    while parent is not None and parent is not parent.parent:
+        if isinstance(parent, ScrollView):
+            return parent
+        parent = parent.parent
+    return None
+
+
+def window_centre(widget: Any) -> tuple[float, float]:
+    """Where a finger lands to touch `widget`: its middle, in window coordinates."""
+    x, y = widget.to_window(*widget.center)
+    return float(x), float(y)
 
 
 # How many frames each `frames_until` call drew up to and including the one showing
@@ -109,21 +153,19 @@ def frames_until(done: Callable[[], bool], start: Callable[[], None]) -> float:
 
 def tap(widget: Any, done: Callable[[], bool]) -> float:
     """Touch `widget`, lift the finger, and time lifting it to the frame where `done()`."""
-    from kivy.base import EventLoop
-    from kivy.uix.scrollview import ScrollView
+    from kivy.core.window import Window
 
     pump(2)
-    parent = widget.parent
-    while parent is not None and parent is not parent.parent:
-        if isinstance(parent, ScrollView):  # e.g. the navigation bar scrolls sideways
-            parent.scroll_to(widget, padding=10, animate=False)
-            pump(2)
-            break
-        parent = parent.parent
-    finger = _finger(widget)
-    EventLoop.post_dispatch_input("begin", finger)
+    scroller = scroller_of(widget)
+    if scroller is not None:  # e.g. the navigation bar scrolls sideways
+        scroller.scroll_to(widget, padding=10, animate=False)
+        pump(2)
+    x, y = window_centre(widget)
+    if not (0 <= x < Window.width and 0 <= y < Window.height):
+        raise RuntimeError(f"{widget} is off screen")
+    finger = press(x, y, "benchmark")
     pump(1)
-    return frames_until(done, lambda: EventLoop.post_dispatch_input("end", finger))
+    return frames_until(done, lambda: lift(finger))
 
 
 def percentile(samples: list[float], share: float) -> float:

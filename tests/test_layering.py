@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ast
+import functools
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -35,15 +37,42 @@ FORBIDDEN_THIRD_PARTY = {
 }
 
 
-def imported_modules(path: Path) -> set[str]:
-    names: set[str] = set()
+def module_name(path: Path) -> str:
+    """`companion/ui/screens/base.py` -> `companion.ui.screens.base` (a package: its folder)."""
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def imports(path: Path) -> Iterator[tuple[str, list[str]]]:
+    """(module, names taken from it) for every import in a file, anywhere in it (functions
+    and TYPE_CHECKING blocks too), relative imports made absolute; `import a` gives (a, [])."""
+    package = module_name(path).split(".")
+    if path.name != "__init__.py":
+        package.pop()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
-            names.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names.add(node.module)
-            if node.module == "companion":
-                names.update(f"companion.{alias.name}" for alias in node.names)
+            for alias in node.names:
+                yield alias.name, []
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[: len(package) - node.level + 1]
+                yield (
+                    ".".join([*base, node.module] if node.module else base),
+                    [alias.name for alias in node.names],
+                )
+            elif node.module:
+                yield node.module, [alias.name for alias in node.names]
+
+
+def imported_modules(path: Path) -> set[str]:
+    """Every module a file imports; `from companion.x import y` also counts `companion.x.y`."""
+    names: set[str] = set()
+    for module, taken in imports(path):
+        names.add(module)
+        if module.split(".")[0] == "companion":
+            names.update(f"{module}.{name}" for name in taken)
     return names
 
 
@@ -106,6 +135,81 @@ def test_firmware_imports_nothing_from_the_app() -> None:
     assert wrong == []
 
 
+@functools.cache
+def import_graph() -> dict[str, set[str]]:
+    """Module of `companion` -> the modules of `companion` it imports (by any route)."""
+    files = {module_name(path): path for path in PACKAGE.rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for name, path in files.items():
+        targets: set[str] = set()
+        for module, taken in imports(path):
+            # `from package import module` reaches that module, not the package's others.
+            submodules = {f"{module}.{t}" for t in taken} & files.keys()
+            targets.update(submodules)
+            if not taken or len(submodules) < len(taken):
+                targets.add(module)
+        graph[name] = (targets & files.keys()) - {name}
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The groups of modules that import each other round a circle (Tarjan's algorithm)."""
+    order: dict[str, int] = {}
+    lowest: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(module: str) -> None:
+        order[module] = lowest[module] = len(order)
+        stack.append(module)
+        for target in sorted(graph[module]):
+            if target not in order:
+                visit(target)
+                lowest[module] = min(lowest[module], lowest[target])
+            elif target in stack:
+                lowest[module] = min(lowest[module], order[target])
+        if lowest[module] == order[module]:
+            group = stack[stack.index(module) :]
+            del stack[stack.index(module) :]
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for module in sorted(graph):
+        if module not in order:
+            visit(module)
+    return found
+
+
+def test_no_modules_import_each_other_round_a_circle() -> None:
+    """Arrows point one way between modules too, type-only imports included: a screen or
+    a service declares the little it needs of the app instead of naming the app's parts."""
+    graph = import_graph()
+    told = [
+        " -> ".join(group)
+        + "; each imports: "
+        + "; ".join(f"{m} -> {sorted(graph[m] & set(group))}" for m in group)
+        for group in cycles(graph)
+    ]
+    assert told == []
+
+
+def test_cycle_check_sees_a_circle() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert cycles(graph) == [["a", "b", "c"]]
+
+
+@pytest.mark.parametrize("layer", ["store", "devices"])
+def test_store_and_devices_import_nothing_from_the_ui(layer: str) -> None:
+    wrong = [
+        f"{module} imports {target}"
+        for module, targets in sorted(import_graph().items())
+        if module.startswith(f"companion.{layer}")
+        for target in sorted(targets)
+        if target == "companion.ui" or target.startswith("companion.ui.")
+    ]
+    assert wrong == []
+
+
 def test_the_device_layer_knows_nothing_of_its_simulation() -> None:
     """Virtual counters and dice, their radio and faults sit beside the device layer
     (`devices/sim/`): a virtual counter's link is handed over like any other, so nothing
@@ -124,3 +228,48 @@ def test_the_device_layer_knows_nothing_of_its_simulation() -> None:
             if any(name.startswith("companion.devices.sim") for name in names):
                 wrong.append(f"{path.relative_to(PACKAGE)} imports the simulation")
     assert wrong == []
+
+
+# The simulation (virtual counters and dice, their radio and faults) is a layer of its own
+# above the device layer: it may use these, and only these layers may use it.
+SIM = "companion.devices.sim"
+SIM_MAY_IMPORT = {"core", "devices", "resources"}
+SIM_USERS = {"ui", "commands"}
+
+
+def layer_of(module: str) -> str:
+    """`companion.devices.sim.fleet` -> "devices.sim"; `companion.ui.app` -> "ui"."""
+    if module == SIM or module.startswith(f"{SIM}."):
+        return "devices.sim"
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else parts[0]
+
+
+def test_the_simulation_sits_above_the_devices_and_only_the_app_uses_it() -> None:
+    wrong = []
+    for module, targets in sorted(import_graph().items()):
+        source = layer_of(module)
+        for target in sorted(targets):
+            into = layer_of(target)
+            if into == source:
+                continue
+            if source == "devices.sim" and into not in SIM_MAY_IMPORT:
+                wrong.append(f"{module} imports {target}")
+            if into == "devices.sim" and source not in SIM_USERS:
+                wrong.append(f"{module} imports {target}")
+    assert wrong == []
+
+
+def test_every_package_is_on_the_map() -> None:
+    """A new package gets its arrows here and its place in docs/architecture.md, or nothing
+    would check what it imports."""
+    known = set(ALLOWED) | TOP | {"resources", "__main__"}
+    packages = {layer_of(module_name(path)) for path in PACKAGE.rglob("*.py")} - {"companion"}
+    assert packages - known - {"devices.sim"} == set()
+    doc = (PACKAGE.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
+    map_section = doc.split("## Dependency arrows", 1)[1].split("\n## ", 1)[0]
+    missing = sorted(
+        p for p in packages - {"__main__", "cli"} if f"`{p.replace('.', '/')}`" not in map_section
+    )
+    missing += [] if "`firmware`" in map_section else ["firmware"]
+    assert missing == [], "docs/architecture.md's map does not name these packages"

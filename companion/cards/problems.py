@@ -195,7 +195,12 @@ def problems_from_validation(
     for error in exc.errors():
         loc = list(error["loc"])
         section = loc[0] if loc and isinstance(loc[0], str) else None
-        if section in card_models and len(loc) >= 2 and isinstance(loc[1], int):
+        if (
+            section is not None
+            and section in card_models
+            and len(loc) >= 2
+            and isinstance(loc[1], int)
+        ):
             index = loc[1]
             entries = raw.get(section)
             entry = entries[index] if isinstance(entries, list) and index < len(entries) else None

@@ -195,8 +195,11 @@ async def _take_screenshots(
     from companion.core import FixedDice, Game, PlayOneShot
     from companion.store import Settings, SettingsStore
     from companion.ui.app import CompanionApp
+    from companion.ui.screens.board_view import BoardViewScreen
+    from companion.ui.screens.dice import DiceScreen
+    from companion.ui.screens.run_away import RunAwayScreen
 
-    SettingsStore(data_dir).save(Settings(theme=theme, language=language))  # type: ignore[arg-type]
+    SettingsStore(data_dir).save(Settings(theme=theme, language=language))
     app = CompanionApp(data_dir=data_dir)
     app._run_prepare()  # what App.run() does before its main loop
     while not app.ready:  # settings, saved games and the rules engine load after frame one
@@ -224,11 +227,11 @@ async def _take_screenshots(
         app.root.ids.banner.hide()
         screen = app.show(name, **params)
         await pump()
-        tv = name == "board_view" and screen is not None and size == TV
-        if tv:
+        tv = isinstance(screen, BoardViewScreen) and size == TV
+        if isinstance(screen, BoardViewScreen) and tv:
             screen.toggle_full_screen()
             await pump()
-        if name == "dice" and screen is not None:
+        if isinstance(screen, DiceScreen):
             screen.roll()  # the current player rolls; the picture shows the die landed
             await settle(DIE_SETTLE_S)
             app.root.ids.banner.hide()
@@ -236,7 +239,7 @@ async def _take_screenshots(
         target = out / f"{name}-{size[0]}x{size[1]}{suffix}.png"
         shot = Path(Window.screenshot(name=str(out / ".shot.png")))
         shot.replace(target)
-        if tv:
+        if isinstance(screen, BoardViewScreen) and tv:
             screen.toggle_full_screen()
         return target
 
@@ -257,6 +260,7 @@ async def _take_screenshots(
             # The same fight turned against the fighters; Anna rolls a 3 and is caught.
             app.session.act(PlayOneShot, side="monsters", bonus=10, name="Wandering monster")
             flee = app.show("run_away")
+            assert isinstance(flee, RunAwayScreen)
             await pump()
             flee.choose(0, 0)
             flee.roll(3)

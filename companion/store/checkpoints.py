@@ -12,24 +12,30 @@ import hashlib
 import sqlite3
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from pydantic import ValidationError
 
 import companion.core as core_package
-from companion.core import GameState
+from companion.core import Game, GameState
 from companion.core.game import CHECKPOINT_INTERVAL
 from companion.core.log_versions import LOG_VERSION
 
-if TYPE_CHECKING:
-    from companion.store.journal import Journal
+
+class Kept(Protocol):
+    """What is known of a game's saved rows (the store's `Journal`)."""
+
+    game: Game
+    # The revision of the newest checkpoint saved.
+    checkpoint: int
+
 
 # A checkpoint is saved every this many actions, so a resume folds at most this many
 # (a multiple of the in-memory interval, so it also serves undo at once).
 SAVED_INTERVAL = 8 * CHECKPOINT_INTERVAL
 
 
-def due(journal: Journal, reset: bool) -> GameState | None:
+def due(journal: Kept, reset: bool) -> GameState | None:
     """The state to save as a checkpoint with the next change, if one is due (the journal
     then counts it as saved)."""
     revision = journal.game.revision

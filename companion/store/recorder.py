@@ -12,16 +12,14 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from companion.core import Game
 from companion.core.listeners import Listeners
+from companion.store.durability import Durability
 from companion.store.imports import check_id
 from companion.store.journal import Change, Journal, change_of
 from companion.store.writer import Job
-
-if TYPE_CHECKING:
-    from companion.store.games import GameStore
 
 # How long a blocking save waits for the writer before reporting a problem (s).
 SAVE_TIMEOUT_S = 30.0
@@ -38,11 +36,29 @@ Schedule = Callable[[Callable[[], None]], object]
 Later = Callable[[float, Callable[[], None]], object]
 
 
+class RecordingStore(Protocol):
+    """What a recorder needs of its store (the `GameStore` is the one real store)."""
+
+    durability: Durability
+
+    def journal(self, game_id: str, game: Game) -> Journal:
+        """What the store has of the game already, to write only what is new."""
+
+    def submit(self, change: Change) -> Job:
+        """Queue a change of a game for writing."""
+
+    def submit_cover(self, game_id: str, cover: str) -> Job:
+        """Queue the game's cover for writing."""
+
+    def keep_writing(self) -> None:
+        """Have the writer up while a game is open."""
+
+
 class Recorder:
     """Follows one game at a time (`follow`) and writes what changed in it."""
 
     def __init__(
-        self, store: GameStore, schedule: Schedule | None = None, later: Later | None = None
+        self, store: RecordingStore, schedule: Schedule | None = None, later: Later | None = None
     ) -> None:
         self._store = store
         self._schedule = schedule

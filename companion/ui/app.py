@@ -2,8 +2,8 @@
 
 The work is done elsewhere: `session.GameSession` owns the open game and its saving,
 `navigator.Navigator` the screen on show and the way back, `root.AppRoot` the frame
-around the screens, and `device_service.DeviceService` the counters. Screens and the
-service see the App only through `host.Host`.
+around the screens, and `device_service.DeviceService` the counters. Screens see the App
+only through `host.Host`, the services through their own `DeviceHost` and `DiceHost`.
 
 Start-up comes in two steps so the window shows at once: the first frame needs only
 Kivy (the frame of the app, in the user's theme and language); right after it, the

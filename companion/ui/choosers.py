@@ -72,7 +72,7 @@ def choose_path(
 
 def _native(on_chosen: Callable[[Path], None], folders_only: bool) -> bool:
     try:
-        from plyer import filechooser  # type: ignore[import-not-found]
+        from plyer import filechooser
     except ImportError:
         return False
 

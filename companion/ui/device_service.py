@@ -16,7 +16,8 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Coroutine
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
 
 from kivy.clock import Clock
 from kivy.event import EventDispatcher
@@ -29,7 +30,6 @@ from companion.ui.i18n import _, tr
 if TYPE_CHECKING:
     from companion.core import Game
     from companion.store import Settings
-    from companion.ui.host import Host
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +38,19 @@ IDENTIFY_S = 5  # how long a counter blinks when the table asks "which one is th
 FIRST_FRAME_WAIT_S = 2.0  # s: a window that has not drawn by then is not coming soon
 STOP_TIMEOUT_S = 2.0  # s: closing every link takes milliseconds; past this the app quits anyway
 PERMISSION_WAIT_S = 120.0  # s: the user reads the system's permission dialog
+
+
+class DeviceHost(Protocol):
+    """What the counters' service needs of the app (the app is the one real host)."""
+
+    settings: Settings
+    # `companion app --no-virtual`: do not start virtual counters.
+    no_virtual: bool
+    # Where the claim tokens are kept (None: the platform's data folder).
+    data_dir: Path | None
+
+    def notify(self, text: str, error: bool = False) -> None:
+        """Show a short message across the top; errors in red."""
 
 
 class DeviceService(EventDispatcher):
@@ -56,7 +69,7 @@ class DeviceService(EventDispatcher):
 
     def __init__(
         self,
-        app: Host,
+        app: DeviceHost,
         manager: Any = None,
         durable: Callable[[int], Awaitable[object]] | None = None,
     ) -> None:
@@ -334,7 +347,7 @@ async def _ask_android_permissions(timeout_s: float = PERMISSION_WAIT_S) -> bool
 
     if platform != "android":
         return True
-    from android.permissions import request_permissions  # type: ignore[import-not-found]
+    from android.permissions import request_permissions
     from jnius import autoclass  # only on Android
 
     loop = asyncio.get_running_loop()

@@ -13,7 +13,7 @@ import asyncio
 import logging
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from kivy.clock import Clock
 from kivy.event import EventDispatcher
@@ -22,12 +22,18 @@ from kivy.properties import BooleanProperty, ListProperty, StringProperty
 from companion.devices.tasks import TaskSet
 from companion.ui.i18n import _, tr
 
-if TYPE_CHECKING:
-    from companion.ui.host import Host
-
 log = logging.getLogger(__name__)
 
 RollCallback = Callable[[int, str], None]  # (d6 value, which die gave it)
+
+
+class DiceHost(Protocol):
+    """What the dice service needs of the app: a way to tell the table what went wrong."""
+
+    def notify(self, text: str, error: bool = False) -> None:
+        """Show a short message across the top; errors in red."""
+
+
 ProblemCallback = Callable[[str], None]
 
 
@@ -54,7 +60,7 @@ class DiceService(EventDispatcher):
     scanning = BooleanProperty(False)
     waiting_text = StringProperty("")  # "Waiting for Ruby (d6)" while a screen waits
 
-    def __init__(self, app: Host, backend: Any = None) -> None:
+    def __init__(self, app: DiceHost, backend: Any = None) -> None:
         super().__init__()
         self.app = app
         self._hub: Any = None

@@ -1,7 +1,8 @@
-"""What the app offers its screens and the device service: they depend on this, not on the App.
+"""What the app offers its screens: they depend on this, not on the App.
 
-`companion.ui.app.CompanionApp` is the one real host; a test may hand a screen or the
-device service any object with these members.
+`companion.ui.app.CompanionApp` is the one real host; a test may hand a screen any object
+with these members. The services declare their own, smaller needs (`DeviceHost`,
+`DiceHost`), and nothing here names a screen or the navigator: the arrows point one way.
 """
 
 from __future__ import annotations
@@ -10,17 +11,27 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    from kivy.uix.screenmanager import Screen
+
     from companion.store import Settings
     from companion.ui.countdown import KillCountdown
     from companion.ui.device_service import DeviceService
-    from companion.ui.navigator import Navigator
-    from companion.ui.screens.base import CompanionScreen
+    from companion.ui.screens import ScreenEntry
     from companion.ui.session import GameSession
     from companion.ui.theme import Theme
 
 
+class Navigation(Protocol):
+    """What screens read and set of the navigation (the app's `Navigator`)."""
+
+    # Every screen the app has, by name (the More screen lists those not in the bar).
+    entries: dict[str, ScreenEntry]
+    # The title of the screen on show (a screen may change it, e.g. to a player's name).
+    screen_title: str
+
+
 class Host(Protocol):
-    """The members of the app that screens and the device service use."""
+    """The members of the app that screens use."""
 
     theme: Theme
     settings: Settings
@@ -31,7 +42,7 @@ class Host(Protocol):
     # The user's data folder chosen on the command line (None: the platform's default).
     data_dir: Path | None
     session: GameSession
-    navigator: Navigator
+    navigator: Navigation
     # The wait before a kill is final (it keeps running on every screen).
     countdown: KillCountdown
     # The counters' service (None until the app has started it, or when it failed to start).
@@ -50,7 +61,7 @@ class Host(Protocol):
     def notify(self, text: str, error: bool = False) -> None:
         """Show a short message across the top; errors in red."""
 
-    def show(self, name: str, **params: Any) -> CompanionScreen | None:
+    def show(self, name: str, **params: Any) -> Screen | None:
         """Go to a screen, passing it parameters."""
 
     def set_full_screen(self, on: bool) -> None:

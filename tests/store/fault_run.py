@@ -58,13 +58,12 @@ PROBE = probe_script(
     report = {}
 
     async def probe():
-        while not app.ready or not app.manager.current:
-            await asyncio.sleep(0.05)
-        await asyncio.sleep(0.3)
+        await started()
         game = app.session.game
         report.update(
             screen=app.manager.current,
-            banner=app.root.ids.banner.text if app.root.ids.banner.shown else "",
+            # The message of the start, even if it has faded since (a slow machine).
+            banner=app.root.ids.banner.text,
             game_id=app.session.game_id,
             recorded=game.recorded if game is not None else 0,
             recoverable=[path.name for path in app.session.games.recoverable],

@@ -67,9 +67,7 @@ def test_sigkill_at_random_moments_loses_nothing_reported_saved(tmp_path: Path) 
     finished_at = None
     rnd = random.Random(1)
     best_reported = 0
-    deadline = time.monotonic() + 120
     for kill in range(KILLS):
-        assert time.monotonic() < deadline, f"only {kill} kills in the time allowed"
         reported = child_reports(
             lambda report: play(tmp_path, full.setup, intended, report),
             kill_at_s=rnd.uniform(0.0, 0.12),

@@ -4,6 +4,12 @@ Kivy allows one App per process and one Window, so the session fixture builds th
 app once (in an offscreen window) and every test drives Kivy's event loop itself:
 `pump()` runs frames, `tap()` sends a touch down/up through the Window to a widget,
 exactly where a finger would land.
+
+The app runs on a hand-stepped clock: every frame it sees lasts exactly `FRAME_S`
+however long the machine took to draw it, so a fade, the victory countdown or a fling
+plays out in the same frames on a loaded machine as on a quiet one, and "after 3 s"
+means 3 s of the app's time has certainly passed. Between tests every list is put back
+at its top with nothing left moving.
 """
 
 from __future__ import annotations
@@ -15,11 +21,14 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
-from itertools import count
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from benchmarks.kivy_driver import lift, press, scroller_of, slide, window_centre
+from tests.waiting import until
 
 os.environ.setdefault("SDL_VIDEODRIVER", "offscreen")
 os.environ.setdefault("KIVY_NO_ARGS", "1")
@@ -29,6 +38,11 @@ os.environ["LANGUAGE"] = "en"
 
 PHONE = (360, 640)
 FRAME_S = 1 / 60
+# A player waits this long (in the app's time) for a list laid out again to find its place.
+SETTLE_S = 5.0
+# Whatever is still moving after a test (a fling, a list scrolling to a row) has this
+# long, in the app's time, to come to rest before the test is failed for it.
+AT_REST_S = 10.0
 UI_TESTS = Path(__file__).resolve().parent
 
 
@@ -61,25 +75,69 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(skip)
 
 
-_touch_ids = count(1)
+class SteppedClock:
+    """Kivy's clock moved by hand: the app's time advances by `frame_s` at each frame."""
+
+    def __init__(self) -> None:
+        from kivy.clock import Clock
+
+        self.frame_s = FRAME_S
+        self.now = Clock.time()
+
+    def install(self) -> None:
+        from kivy.clock import Clock
+
+        Clock.time = self.time  # the instance's own, ahead of the class's real clock
+        Clock._max_fps = 0  # no waiting for a 60 Hz tick that the clock no longer tells
+        Clock._last_tick = self.now
+
+    def time(self) -> float:
+        return self.now
+
+    def step(self) -> None:
+        self.now += self.frame_s
 
 
 class Harness:
     """The running app plus helpers to drive it like a player would."""
 
-    def __init__(self, app: Any, data_dir: Path) -> None:
+    def __init__(self, app: Any, data_dir: Path, clock: SteppedClock) -> None:
         self.app = app
         self.data_dir = data_dir
+        self.clock = clock
 
-    def pump(self, seconds: float = 0.0, frames: int = 3) -> None:
-        """Run Kivy frames for at least `seconds` and at least `frames` frames."""
+    def pump(self, frames: int = 3) -> None:
+        """Run `frames` Kivy frames."""
         from kivy.base import EventLoop
 
-        end = time.monotonic() + seconds
-        done = 0
-        while done < frames or time.monotonic() < end:
+        for _ in range(frames):
+            self.clock.step()
             EventLoop.idle()
-            done += 1
+
+    def advance(self, seconds: float) -> None:
+        """Run frames until `seconds` of the app's time have passed: whatever the app has
+        scheduled within them (a fade, a countdown's end) has certainly happened."""
+        end = self.clock.now + seconds
+        while self.clock.now < end:
+            self.pump(frames=1)
+
+    @contextmanager
+    def frames_of(self, seconds: float) -> Iterator[None]:
+        """Frames of `seconds` each inside the block, as on a slow phone or in a long pause."""
+        before, self.clock.frame_s = self.clock.frame_s, seconds
+        try:
+            yield
+        finally:
+            self.clock.frame_s = before
+
+    async def until(self, check: Callable[[], bool], what: str, timeout_s: float = 20.0) -> None:
+        """Run Kivy frames and the asyncio loop together until `check()` holds.
+
+        The loop gets at least a frame's time between two frames, as in the app, where
+        Kivy waits for the next 60 Hz tick on the same loop, and as long as the frame took
+        on a slow machine: the counters and dice (all on the loop) are never starved by
+        frames drawn back to back."""
+        await until(check, what, timeout_s, between=lambda: self.pump(frames=1), poll_s=FRAME_S)
 
     def wait_until(self, done: Callable[[], bool], timeout_s: float = 10.0) -> None:
         """Run Kivy frames until `done()` holds; fail after `timeout_s`."""
@@ -94,16 +152,13 @@ class Harness:
     def tap(self, widget: Any) -> None:
         """Touch the middle of `widget` and lift the finger, through the Window."""
         from kivy.core.window import Window
-        from kivy.uix.scrollview import ScrollView
 
         self.pump()
-        scroller = widget.parent
-        while scroller is not None and not isinstance(scroller, ScrollView):
-            scroller = scroller.parent if scroller is not scroller.parent else None
+        scroller = scroller_of(widget)
         # A player waits for the screen to settle before touching it: a list laid out
         # again (after a language change, say) takes a few frames to find its place.
-        x, y = widget.to_window(*widget.center)
-        settle_until = time.monotonic() + 5.0
+        x, y = window_centre(widget)
+        settle_until = self.clock.now + SETTLE_S
 
         def in_view(x: float, y: float) -> bool:
             if not (0 <= x < Window.width and 0 <= y < Window.height):
@@ -118,31 +173,134 @@ class Harness:
             if scroller is not None and not on_screen:
                 scroller.scroll_to(widget, padding=10, animate=False)
             self.pump()
-            before, (x, y) = (x, y), widget.to_window(*widget.center)
+            before, (x, y) = (x, y), window_centre(widget)
             on_screen = in_view(x, y)
-            if (on_screen and (x, y) == before) or time.monotonic() > settle_until:
+            if (on_screen and (x, y) == before) or self.clock.now > settle_until:
                 break
         assert on_screen, self._off_screen(widget, (x, y), scroller)
         self.touch_at(x, y)
 
     def touch_at(self, x: float, y: float) -> None:
         """A finger down and up at window point (x, y), whatever is there."""
-        from kivy.base import EventLoop
-        from kivy.core.window import Window
-        from kivy.input.motionevent import MotionEvent
-
-        class Finger(MotionEvent):
-            def depack(self, args: tuple[float, float]) -> None:
-                self.sx, self.sy = args
-                self.is_touch = True
-                self.profile = ["pos"]
-                super().depack(args)
-
-        finger = Finger("ui-test", next(_touch_ids), (x / Window.width, y / Window.height))
-        EventLoop.post_dispatch_input("begin", finger)
+        finger = press(x, y, "ui-test")
         self.pump(frames=1)
-        EventLoop.post_dispatch_input("end", finger)
+        lift(finger)
         self.pump()
+
+    def drag(self, scroller: Any, dy: float, moves: int = 3) -> None:
+        """Put a finger on a list, slide it `dy` pixels up (negative: down) across its middle
+        in `moves` equal steps, one frame apart, and lift it where it stopped: a fling when
+        the steps are long, a pull past the end when the list is already there."""
+        x, y = window_centre(scroller)
+        y -= dy / 2
+        finger = press(x, y, "ui-test")
+        # The first step comes with the touch, before any frame: on a slow phone the list
+        # sees a finger already moving, and does not hand the touch to a button under it.
+        for step in range(1, moves + 1):
+            if step > 1:
+                self.pump(frames=1)
+            slide(finger, x, y + dy * step / moves)
+        lift(finger)  # still moving as it leaves the glass: a pause first would stop the list
+
+    def widgets(self) -> list[Any]:
+        """Every widget of the app: in its frame, on every screen built so far, and in any
+        pop-up."""
+        from kivy.core.window import Window
+
+        found: dict[int, Any] = {}
+        for top in [self.app.root, *self.app.manager.screens, *Window.children]:
+            for widget in top.walk(restrict=True):
+                found.setdefault(id(widget), widget)
+        return list(found.values())
+
+    def lists(self) -> list[Any]:
+        """Every scrolling list of the app."""
+        from kivy.uix.scrollview import ScrollView
+
+        return [widget for widget in self.widgets() if isinstance(widget, ScrollView)]
+
+    def stop_animations(self) -> None:
+        """Let every animation run to its end, then stop what never ends by itself (a
+        pulse that repeats): the next test starts with nothing animating."""
+        from kivy.animation import Animation
+
+        give_up = self.clock.now + AT_REST_S
+        while Animation._instances and self.clock.now < give_up:
+            self.pump(frames=1)
+        for widget in self.widgets():
+            Animation.cancel_all(widget)
+
+    def at_rest(self) -> bool:
+        """No finger on any list, no list moving, no list animating to a new place."""
+        from kivy.animation import Animation
+
+        for scroller in self.lists():
+            for effect in (scroller.effect_x, scroller.effect_y):
+                if effect is not None and (
+                    effect.is_manual
+                    or effect.velocity
+                    or effect.trigger_velocity_update.is_triggered
+                ):
+                    return False
+        return not any(
+            {"scroll_x", "scroll_y"} & set(animation.animated_properties)
+            for animation in Animation._instances
+        )
+
+    def reset_lists(self) -> None:
+        """Let whatever moves come to rest, then close pop-ups and put every list at its top.
+
+        Fails when something was still moving long after the test (a list flung away),
+        having stopped it first so the next test starts clean all the same."""
+        from kivy.animation import Animation
+        from kivy.core.window import Window
+        from kivy.uix.modalview import ModalView
+
+        give_up = self.clock.now + AT_REST_S
+        while not self.at_rest() and self.clock.now < give_up:
+            self.pump(frames=1)
+        moving = (
+            [f"{type(s).__name__} at scroll_y {s.scroll_y}" for s in self.lists()]
+            if not self.at_rest()
+            else []
+        )
+        for view in [w for w in Window.children if isinstance(w, ModalView)]:
+            view.dismiss(animation=False)
+        for scroller in self.lists():
+            Animation.stop_all(scroller)
+            for effect in (scroller.effect_x, scroller.effect_y):
+                if effect is not None:  # forget its motion and the last touches
+                    effect.trigger_velocity_update.cancel()
+                    effect.is_manual = False
+                    effect.velocity = 0
+                    effect.history = []
+            scroller.scroll_x, scroller.scroll_y = 0.0, 1.0
+        self.stop_animations()
+        self.pump()
+        self.stop_animations()  # any a pop-up's closing or the lists' return started
+        misplaced = [
+            f"{type(s).__name__} at scroll_x {s.scroll_x}, scroll_y {s.scroll_y}"
+            for s in self.lists()
+            if (s.scroll_x, s.scroll_y) != (0.0, 1.0)
+        ]
+        assert moving == [], f"still moving {AT_REST_S} s after the test: {moving}"
+        assert misplaced == [], misplaced
+        assert self.at_rest()
+        assert not Animation._instances, f"still animating: {Animation._instances}"
+
+    def reset_services(self) -> None:
+        """The counters' service and the table link stopped, with nothing left on show from
+        an earlier test."""
+        link = self.app.table_link
+        assert link is None or not link.running, "a test left the table link on"
+        service = self.app.devices
+        if service is None:
+            return
+        assert not service.running, "a test left the counters' service running"
+        service.statuses = []
+        service.frames = {}
+        service.found = []
+        service.activity = ""
 
     def _off_screen(self, widget: Any, at: tuple[float, float], scroller: Any) -> str:
         """Why a widget could not be touched: where it is, and what holds it."""
@@ -224,10 +382,12 @@ def _session_app() -> Iterator[Harness]:
     Config.set("kivy", "exit_on_escape", "0")
     from companion.ui.app import CompanionApp
 
+    clock = SteppedClock()
+    clock.install()
     data_dir = Path(tempfile.mkdtemp(prefix="companion-ui-"))
     app = CompanionApp(data_dir=data_dir)
     app._run_prepare()  # what App.run() does before the main loop
-    harness = Harness(app, data_dir)
+    harness = Harness(app, data_dir, clock)
     deadline = time.monotonic() + 30
     while not app.ready:  # the rules engine and the saved games load after the first frame
         assert time.monotonic() < deadline, "the app did not finish starting"
@@ -238,11 +398,14 @@ def _session_app() -> Iterator[Harness]:
 
 
 @pytest.fixture
-def ui(_session_app: Harness) -> Harness:
-    """The app with no game open, no saved games, fixed settings, on the New game screen."""
+def ui(_session_app: Harness) -> Iterator[Harness]:
+    """The app with no game open, no saved games, fixed settings, on the New game screen,
+    every list at its top; afterwards nothing is left moving or animating for the next test."""
     from companion.store import Settings
 
     app = _session_app.app
+    _session_app.reset_lists()
+    _session_app.reset_services()
     app.session.close()
     for saved in app.session.games.list():
         app.session.games.delete(saved.id)
@@ -251,4 +414,5 @@ def ui(_session_app: Harness) -> Harness:
     app.show("new_game", fresh=True)
     app.navigator.forget_back()
     _session_app.pump()
-    return _session_app
+    yield _session_app
+    _session_app.reset_lists()

@@ -4,8 +4,6 @@ virtual BLE radio, started by the app's device service, assigned by taps, follow
 from __future__ import annotations
 
 import asyncio
-import time
-from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -17,18 +15,6 @@ from tests.ui.conftest import Harness
 pytestmark = pytest.mark.slow
 
 WAIT_S = 20.0  # generous: five counters start, connect, claim and sync on a busy 2-core machine
-
-
-async def until(
-    ui: Harness, check: Callable[[], bool], what: str, timeout_s: float = WAIT_S
-) -> None:
-    """Run Kivy frames and the asyncio loop together until `check()` holds."""
-    end = time.monotonic() + timeout_s
-    while not check():
-        if time.monotonic() > end:
-            raise AssertionError(f"timed out waiting until {what}")
-        ui.pump(frames=1)
-        await asyncio.sleep(0.02)
 
 
 def lit_bar(frame: Any) -> int:
@@ -53,16 +39,14 @@ async def test_virtual_counters_are_assigned_and_show_level_changes(ui: Harness)
     assert service is not None
     running = asyncio.ensure_future(service.run())
     try:
-        await until(
-            ui,
+        await ui.until(
             lambda: len(service.statuses) == 5 and all(s.ours for s in service.statuses),
             "a level board and four trackers are connected and claimed",
         )
         await service.manager.wait_synced(timeout_s=WAIT_S)
         ui.nav("devices")
         screen = ui.screen("devices")
-        await until(
-            ui,
+        await ui.until(
             lambda: (
                 len(screen.rows) == 5 and all(r.frame is not None for r in screen.rows.values())
             ),
@@ -81,8 +65,7 @@ async def test_virtual_counters_are_assigned_and_show_level_changes(ui: Harness)
         annas = next(s for s in trackers if s.players == (0,))
         assert screen.rows[annas.key].players_text.endswith("Anna")
         ui.tap(screen.rows[annas.key].ids.player)
-        await until(
-            ui,
+        await ui.until(
             lambda: {s.key: s for s in service.statuses}[annas.key].players == (1,),
             "the tracker shows Bram",
         )
@@ -96,8 +79,7 @@ async def test_virtual_counters_are_assigned_and_show_level_changes(ui: Harness)
         for _ in range(2):
             ui.tap(ui.screen("table").tiles[2].ids.level.ids.plus)
         assert ui.app.session.state.players[2].level == 3
-        await until(
-            ui,
+        await ui.until(
             lambda: (
                 lit_bar(service.frames[cleos.key]) == 3
                 and lit_space(service.frames[board.key], 3) > 0
@@ -105,8 +87,7 @@ async def test_virtual_counters_are_assigned_and_show_level_changes(ui: Harness)
             "Cleo's level 3 reaches the LEDs",
         )
         ui.nav("devices")
-        await until(
-            ui,
+        await ui.until(
             lambda: (
                 screen.rows[cleos.key].ids.leds.frame is not None
                 and lit_bar(screen.rows[cleos.key].ids.leds.frame) == 3
@@ -119,8 +100,7 @@ async def test_virtual_counters_are_assigned_and_show_level_changes(ui: Harness)
         for _ in range(4):
             ui.tap(screen.ids.brightness.ids.minus)
         assert ui.app.settings.led_brightness == 96 - 4 * 16
-        await until(
-            ui,
+        await ui.until(
             lambda: 0 < brightest(service.frames[cleos.key]) < before,
             "the tracker's LEDs dim",
         )
@@ -162,18 +142,17 @@ async def test_switching_virtual_counters_off_and_on_again(ui: Harness) -> None:
         return len(statuses) == count and all(s.ours for s in statuses)
 
     try:
-        await until(ui, lambda: all_ours(3), "a board and a tracker per player are ours")
+        await ui.until(lambda: all_ours(3), "a board and a tracker per player are ours")
         ui.nav("devices")
         screen = ui.screen("devices")
         ui.tap(screen.ids.virtual)
-        await until(
-            ui,
+        await ui.until(
             lambda: not service.statuses and service.fleet is None,
             "the virtual counters are gone",
         )
         assert screen.rows == {} and "No counters" in screen.count_text
         ui.tap(screen.ids.virtual)
-        await until(ui, lambda: all_ours(3), "virtual counters are back")
+        await ui.until(lambda: all_ours(3), "virtual counters are back")
         await service.manager.wait_synced(timeout_s=WAIT_S)
         assert len(screen.rows) == 3
     finally:
@@ -209,8 +188,7 @@ async def test_the_devices_screen_says_when_another_program_is_on_a_counters_lin
     running = asyncio.ensure_future(service.run())
     intruder = None
     try:
-        await until(
-            ui,
+        await ui.until(
             lambda: len(service.statuses) == 3 and all(s.ours for s in service.statuses),
             "a board and a tracker per player are ours",
         )
@@ -229,7 +207,7 @@ async def test_the_devices_screen_says_when_another_program_is_on_a_counters_lin
             os.write(intruder, framing.frame(bytes([wire.MSG_AUTH, sent[0] % 250 + 1, 0])))
             return "disturbed" in screen.rows[board.key].detail
 
-        await until(ui, disturbed, "the board's row says its line is disturbed")
+        await ui.until(disturbed, "the board's row says its line is disturbed")
         status = next(s for s in service.statuses if s.key == board.key)
         assert status.ours and status.reconnects == board.reconnects  # nothing knocked off
     finally:

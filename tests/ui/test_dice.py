@@ -3,9 +3,7 @@ connected by the app's dice service, thrown, and the screen takes and logs their
 
 from __future__ import annotations
 
-import asyncio
-import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -13,18 +11,6 @@ import pytest
 from tests.ui.conftest import Harness
 
 pytestmark = pytest.mark.slow
-
-WAIT_S = 15.0  # generous for a busy machine; each step takes milliseconds
-
-
-async def until(ui: Harness, check: Callable[[], bool], what: str) -> None:
-    """Run Kivy frames and the asyncio loop together until `check()` holds."""
-    end = time.monotonic() + WAIT_S
-    while not check():
-        if time.monotonic() > end:
-            raise AssertionError(f"timed out waiting until {what}")
-        ui.pump(frames=1)
-        await asyncio.sleep(0.01)
 
 
 @pytest.fixture
@@ -59,16 +45,26 @@ async def connect(ui: Harness, table: dict[str, Any], die: Any, seat: int) -> No
     await die.start()
     table["on_air"].append(die)
     service.scan()
-    await until(ui, lambda: any(f.name == die.name for f in service.found), f"{die.name} is found")
+    await ui.until(lambda: any(f.name == die.name for f in service.found), f"{die.name} is found")
     (found,) = [f for f in service.found if f.name == die.name]
     service.connect(found)
-    await until(
-        ui,
+    await ui.until(
         lambda: any(r.label.startswith(die.name) and r.connected for r in service.rows),
         f"{die.name} is connected",
     )
     (row,) = [r for r in service.rows if r.label.startswith(die.name)]
     service.assign(row.die_id, seat)
+
+
+async def ruby_and_a_godice(ui: Harness, table: dict[str, Any]) -> tuple[Any, Any]:
+    """Two dice on the table: Ruby, a Pixels die, rolls for Anna; a GoDice for Bram."""
+    from companion.devices.sim.dice import VirtualGoDice, VirtualPixelsDie
+
+    ruby = VirtualPixelsDie(table["radio"], "Ruby")
+    godice = VirtualGoDice(table["radio"])
+    await connect(ui, table, ruby, seat=0)
+    await connect(ui, table, godice, seat=1)
+    return ruby, godice
 
 
 def waiting(table: dict[str, Any]) -> bool:
@@ -92,28 +88,23 @@ def logged_dice(ui: Harness) -> list[str]:
 async def test_a_pixels_die_rolls_for_the_fighter_and_the_screen_logs_it(
     ui: Harness, table: dict[str, Any]
 ) -> None:
-    from companion.devices.sim.dice import VirtualGoDice, VirtualPixelsDie
-
-    ruby = VirtualPixelsDie(table["radio"], "Ruby")
-    bram_die = VirtualGoDice(table["radio"])
-    await connect(ui, table, ruby, seat=0)
-    await connect(ui, table, bram_die, seat=1)
+    ruby, bram_die = await ruby_and_a_godice(ui, table)
     ui.app.show("run_away")
     screen = ui.screen("run_away")
-    await until(ui, lambda: waiting(table), "the screen waits for the die")
+    await ui.until(lambda: waiting(table), "the screen waits for the die")
     assert "Throw your die" in screen.die_text
-    await until(ui, lambda: len(ruby.blinks) == 1, "the awaited die lights up")
+    await ui.until(lambda: len(ruby.blinks) == 1, "the awaited die lights up")
     assert bram_die.blinks == []  # Bram's die is not the one the screen waits for
     await bram_die.roll(6)  # Bram is not running away: his die changes nothing
     await ruby.roll(5)
-    await until(ui, lambda: run_away_rolls(ui) == [(0, 5)], "Ruby's 5 is logged")
+    await ui.until(lambda: run_away_rolls(ui) == [(0, 5)], "Ruby's 5 is logged")
     assert "Ruby (d6) rolled 5" in screen.die_text
     assert logged_dice(ui) == ["Ruby (d6)"]
     assert ui.app.session.game.state.combat.rolls[0].escaped
     await ruby.tumble()  # tumbling ...
     await ruby.settle(2)  # ... then settling: one roll, for the next monster
     await ruby.settle(2)
-    await until(ui, lambda: ui.app.session.game.state.combat is None, "the second roll ends")
+    await ui.until(lambda: ui.app.session.game.state.combat is None, "the second roll ends")
     assert run_away_rolls(ui) == [(0, 5), (1, 2)]
 
 
@@ -126,11 +117,11 @@ async def test_a_die_lost_mid_roll_leaves_the_on_screen_roll(
     await connect(ui, table, ruby, seat=0)
     ui.app.show("run_away")
     screen = ui.screen("run_away")
-    await until(ui, lambda: waiting(table), "the screen waits for the die")
+    await ui.until(lambda: waiting(table), "the screen waits for the die")
     assert "Throw your die" in screen.die_text
     await ruby.tumble()
     await ruby.leave()
-    await until(ui, lambda: "went away" in ui.banner(), "the table is told the die went away")
+    await ui.until(lambda: "went away" in ui.banner(), "the table is told the die went away")
     assert "Throw your die" not in screen.die_text
     ui.tap(screen.ids.physical.children[2])  # the "4" button: typed from any die
     assert run_away_rolls(ui) == [(0, 4)]
@@ -146,9 +137,9 @@ async def test_a_d20_is_refused_and_the_screen_keeps_waiting(
     big = VirtualPixelsDie(table["radio"], "Big", die_type=DieType.D20)
     await connect(ui, table, big, seat=0)
     ui.app.show("run_away")
-    await until(ui, lambda: waiting(table), "the screen waits for the die")
+    await ui.until(lambda: waiting(table), "the screen waits for the die")
     await big.roll(17)
-    await until(ui, lambda: "Big is a d20, not a d6" in ui.banner(), "the d20 is refused")
+    await ui.until(lambda: "Big is a d20, not a d6" in ui.banner(), "the d20 is refused")
     assert run_away_rolls(ui) == []
     assert ui.app.session.game.state.combat is not None
 
@@ -164,26 +155,25 @@ async def test_the_devices_screen_finds_connects_and_assigns_a_die(
     ui.app.show("devices")
     screen = ui.screen("devices")
     ui.tap(screen.ids.find_dice)
-    await until(ui, lambda: bool(screen._found_dice), "the die is found")
+    await ui.until(lambda: bool(screen._found_dice), "the die is found")
     found_row = screen.ids.dice.children[0]
     assert found_row.title == "Ruby"
     ui.tap(found_row.ids.connect)
-    await until(
-        ui,
+    await ui.until(
         lambda: any(c.title.startswith("Ruby (d6)") for c in screen.ids.dice.children),
         "the die is connected and has said what it is",
     )
     card = _card(screen)
     assert card.connected and "battery 64 %" in card.detail
     assert card.assign_text == "Rolls for: whoever is rolling"
-    ui.pump(0.2)  # the new card takes a few frames to find its place in the list
+    ui.advance(0.2)  # the new card takes a few frames to find its place in the list
     ui.tap(card.ids.assign)
-    await until(ui, lambda: "Rolls for: Anna" in _card(screen).assign_text, "Anna has the die")
-    await until(ui, lambda: len(ruby.blinks) == 1, "the die blinks to show which it is")
+    await ui.until(lambda: "Rolls for: Anna" in _card(screen).assign_text, "Anna has the die")
+    await ui.until(lambda: len(ruby.blinks) == 1, "the die blinks to show which it is")
     await ruby.roll(4)
-    await until(ui, lambda: "shows 4" in _card(screen).detail, "the last face is shown")
+    await ui.until(lambda: "shows 4" in _card(screen).detail, "the last face is shown")
     ui.tap(_card(screen).ids.blink)
-    await until(ui, lambda: len(ruby.blinks) == 2, "Blink lights the die")
+    await ui.until(lambda: len(ruby.blinks) == 2, "Blink lights the die")
 
 
 def _card(screen: Any) -> Any:
@@ -201,14 +191,14 @@ async def test_the_dice_screen_takes_the_current_players_die(
     await connect(ui, table, die, seat=0)  # Anna's turn: her die
     ui.app.show("dice")
     screen = ui.screen("dice")
-    await until(ui, lambda: table["service"].hub.waiting_for(_die_id(table)), "the screen waits")
+    await ui.until(lambda: table["service"].hub.waiting_for(_die_id(table)), "the screen waits")
     await die.roll(3)
-    await until(ui, lambda: screen.value == 3, "the die's 3 is shown")
+    await ui.until(lambda: screen.value == 3, "the die's 3 is shown")
     assert screen.die_text == "Rolled on GoDice_000001_R_v04 (d6)"
     logged = [a for a in ui.app.session.game.log if isinstance(a, RollDie)]
     assert [(a.player, a.roll, a.die) for a in logged] == [(0, 3, "GoDice_000001_R_v04 (d6)")]
     await die.roll(6)  # the screen keeps listening: every throw is a roll
-    await until(ui, lambda: screen.recent[:2] == [6, 3], "the next throw is taken too")
+    await ui.until(lambda: screen.recent[:2] == [6, 3], "the next throw is taken too")
     ui.tap(screen.ids.roll)  # and the on-screen roll still works
     assert len([a for a in ui.app.session.game.log if isinstance(a, RollDie)]) == 3
 
@@ -228,13 +218,13 @@ async def test_a_godice_shell_is_set_on_the_devices_screen(
     await connect(ui, table, die, seat=0)
     ui.app.show("devices")
     screen = ui.screen("devices")
-    await until(ui, lambda: _card(screen).shell_text == "d6 shell", "a GoDice starts bare")
+    await ui.until(lambda: _card(screen).shell_text == "d6 shell", "a GoDice starts bare")
     ui.tap(_card(screen).ids.shell)
-    await until(ui, lambda: "(d4)" in _card(screen).title, "the die now wears a d4 shell")
+    await ui.until(lambda: "(d4)" in _card(screen).title, "the die now wears a d4 shell")
     (source,) = table["service"].hub.dice
     assert source.die_type is DieType.D4
     ui.app.show("run_away")
-    await until(ui, lambda: waiting(table), "the screen waits for the die")
+    await ui.until(lambda: waiting(table), "the screen waits for the die")
     await die.roll(2)
-    await until(ui, lambda: "is a d4, not a d6" in ui.banner(), "a d4 is refused for a d6 roll")
+    await ui.until(lambda: "is a d4, not a d6" in ui.banner(), "a d4 is refused for a d6 roll")
     assert run_away_rolls(ui) == []

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from tests.ui.conftest import Harness
-from tests.ui.test_dice import connect, table, until
+from tests.ui.test_dice import connect, ruby_and_a_godice, table
 
 pytestmark = pytest.mark.slow
 
@@ -40,7 +40,7 @@ def awaits(ui: Harness, table: dict[str, Any], name: str) -> Any:
             and any(hub.waiting_for(s.die_id) for s in hub.dice)
         )
 
-    return until(ui, ready, f"the pop-up waits for {name}'s throw")
+    return ui.until(ready, f"the pop-up waits for {name}'s throw")
 
 
 def start_rolling_for_first(ui: Harness, names: list[str]) -> None:
@@ -63,12 +63,8 @@ async def test_two_dice_roll_for_the_first_player_and_a_tie_throws_again(
     ui: Harness, table: dict[str, Any]
 ) -> None:
     from companion.core.game import action_record
-    from companion.devices.sim.dice import VirtualGoDice, VirtualPixelsDie
 
-    ruby = VirtualPixelsDie(table["radio"], "Ruby")
-    cube = VirtualGoDice(table["radio"])
-    await connect(ui, table, ruby, seat=0)
-    await connect(ui, table, cube, seat=1)
+    ruby, cube = await ruby_and_a_godice(ui, table)
     start_rolling_for_first(ui, ["Anna", "Bram"])
     await awaits(ui, table, "Anna")
     assert first_rolls(ui) == []  # nothing is applied before every throw is in
@@ -77,12 +73,12 @@ async def test_two_dice_roll_for_the_first_player_and_a_tie_throws_again(
     await awaits(ui, table, "Bram")
     assert "Anna: 4 on Ruby (d6)" in popup().thrown
     await cube.roll(4)
-    await until(ui, lambda: "Tie" in (popup().waiting_text if popup() else ""), "a tie")
+    await ui.until(lambda: "Tie" in (popup().waiting_text if popup() else ""), "a tie")
     await awaits(ui, table, "Anna")
     await ruby.roll(2)
     await awaits(ui, table, "Bram")
     await cube.roll(5)
-    await until(ui, lambda: bool(first_rolls(ui)), "the first-player roll is applied")
+    await ui.until(lambda: bool(first_rolls(ui)), "the first-player roll is applied")
     (action,) = first_rolls(ui)
     gd = "GoDice_000001_R_v04 (d6)"
     assert action.rolls == (4, 4, 2, 5)
@@ -90,7 +86,7 @@ async def test_two_dice_roll_for_the_first_player_and_a_tie_throws_again(
     state = ui.app.session.game.state
     assert state.current == 1
     assert "Bram goes first" in ui.banner()
-    await until(ui, lambda: popup() is None, "the pop-up closes")
+    await ui.until(lambda: popup() is None, "the pop-up closes")
     record = action_record(action)
     assert record["dice"] == ["Ruby (d6)", gd, "Ruby (d6)", gd]  # the log names each die
     assert '"dice"' in ui.app.session.game.to_json()  # and so does the saved game
@@ -115,13 +111,13 @@ async def test_a_whoever_is_rolling_die_breaks_a_looting_tie_in_seat_order(
     await ruby.roll(3)
     await awaits(ui, table, "Cara")
     await ruby.roll(3)
-    await until(ui, lambda: "Tie: Bram" in popup().waiting_text, "Bram throws again")
+    await ui.until(lambda: "Tie: Bram" in popup().waiting_text, "Bram throws again")
     await awaits(ui, table, "Bram")
     await ruby.roll(1)
     await awaits(ui, table, "Cara")
     await ruby.roll(6)
     game = ui.app.session.game
-    await until(ui, lambda: any(isinstance(a, LootTheBody) for a in game.log), "looting is applied")
+    await ui.until(lambda: any(isinstance(a, LootTheBody) for a in game.log), "looting is applied")
     (action,) = [a for a in ui.app.session.game.log if isinstance(a, LootTheBody)]
     assert action.rolls == (3, 3, 1, 6)
     assert action.dice == ("Ruby (d6)",) * 4
@@ -143,16 +139,16 @@ async def test_a_die_lost_mid_throws_is_finished_on_screen(
     await awaits(ui, table, "Bram")
     await jade.tumble()
     await jade.leave()
-    await until(ui, lambda: "went away" in popup().waiting_text, "the table is told")
+    await ui.until(lambda: "went away" in popup().waiting_text, "the table is told")
     assert first_rolls(ui) == []
     ui.tap(popup().ids.roll_here)
-    await until(ui, lambda: bool(first_rolls(ui)), "the rest is rolled on screen")
+    await ui.until(lambda: bool(first_rolls(ui)), "the rest is rolled on screen")
     (action,) = first_rolls(ui)
     assert action.rolls[0] == 3
     assert action.dice[0] == "Ruby (d6)"
     assert action.dice[1:] == ("",) * (len(action.rolls) - 1)  # the rest rolled here
     assert len(action.rolls) >= 2
-    await until(ui, lambda: popup() is None, "the pop-up closes")
+    await ui.until(lambda: popup() is None, "the pop-up closes")
 
 
 async def test_without_dice_the_first_player_is_rolled_on_screen(

@@ -8,8 +8,10 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import select
 import subprocess
 import sys
+import textwrap
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,6 +25,7 @@ from tests.ui.test_startup import probe_script, run_probe, start_app
 pytestmark = pytest.mark.slow
 
 CLAIM_WAIT_S = 60.0  # virtual counters start, connect and claim on a busy shared machine
+START_WAIT_S = 60.0  # the app starts in a second or two; this only stops a hang
 
 
 @pytest.mark.parametrize(
@@ -90,17 +93,39 @@ def test_companion_app_keeps_running_on_deeply_nested_settings(tmp_path: Path) -
     """The command itself, not a probe: it used to exit 1 without a word."""
     (tmp_path / "settings.json").write_bytes(b"[" * 100_000)
     env = {**os.environ, "SDL_VIDEODRIVER": "offscreen", "KIVY_NO_ARGS": "1"}
-    script = "import sys; from companion.cli import main; sys.exit(main())"
+    # The command as a user starts it; beside it, a watcher that says when the app has
+    # started and drawn its message: the moment a failed start would have stopped it.
+    script = textwrap.dedent(
+        """
+        import sys
+        from kivy.app import App
+        from kivy.clock import Clock
+        from companion.cli import main
+
+        def watch(_dt):
+            app = App.get_running_app()
+            if app is None or not app.ready or not app.root.ids.banner.text:
+                return True
+            Clock.schedule_once(lambda _dt: print("STARTED", flush=True), 0)
+            return False
+
+        Clock.schedule_interval(watch, 0)
+        sys.exit(main())
+        """
+    )
     command = [sys.executable, "-c", script, "app", "--data-dir", str(tmp_path), "--no-virtual"]
-    process = subprocess.Popen(command, env=env, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     try:
-        deadline = time.monotonic() + 60
-        while not list(tmp_path.glob("settings.json.damaged-*")):
-            assert process.poll() is None, f"companion app stopped: {process.stderr.read()}"
-            assert time.monotonic() < deadline, "the settings were never looked at"
-            time.sleep(0.1)
-        time.sleep(1.0)  # the banner and the rest of the start-up
+        assert process.stdout is not None
+        # Only a hang waits this long: the line comes as soon as the start is drawn.
+        ready, _, _ = select.select([process.stdout], [], [], START_WAIT_S)
+        assert ready, f"companion app did not finish starting within {START_WAIT_S} s"
+        said = process.stdout.readline()  # "STARTED", or nothing once it stopped
+        assert said == "STARTED\n", f"companion app stopped: {process.stderr.read()}"
         assert process.poll() is None, f"companion app stopped: {process.stderr.read()}"
+        assert list(tmp_path.glob("settings.json.damaged-*")), "the settings were set aside"
     finally:
         process.terminate()
         process.communicate(timeout=30)
@@ -148,7 +173,7 @@ CLAIM_PROBE = probe_script(
             await asyncio.sleep(0.1)
         report["claimed"] = [s.access for s in app.devices.statuses]
         app.show("devices")
-        await asyncio.sleep(0.5)
+        await frames_passed()
         report["activity"] = app.manager.get_screen("devices").activity
         app.stop()
     """,
@@ -215,15 +240,14 @@ RECOVER_PROBE = probe_script(
     report = {}
 
     async def probe():
-        while not app.ready or not app.manager.current:
-            await asyncio.sleep(0.05)
-        await asyncio.sleep(0.3)
+        await started()
         report["screen"] = app.manager.current
-        report["banner"] = app.root.ids.banner.text if app.root.ids.banner.shown else ""
+        # The message of the start, even if it has faded since (a slow machine).
+        report["banner"] = app.root.ids.banner.text
         games = app.screen("games")
         report["offered"] = games.recoverable
-        games.recover()
-        await asyncio.sleep(0.3)
+        games.recover()  # done when it returns; the frames after it draw what it said
+        await frames_passed()
         report["after"] = app.root.ids.banner.text
         report["listed"] = sorted(saved.id for saved in app.session.games.list())
         app.stop()

@@ -265,7 +265,7 @@ def _screen_problems(ui: Any, language: str) -> dict[str, dict[int, str]]:
     ui.pump()
     flee.choose(0, 0)
     flee.roll(3)
-    ui.pump(1.2)
+    ui.advance(1.2)  # the die has stopped tumbling
     problems["run_away"] = clipped_labels(ui.app.root)
     ui.app.session.close()
     return problems

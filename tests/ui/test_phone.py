@@ -107,7 +107,7 @@ def test_a_short_list_stays_at_the_top_when_pushed(ui: Harness) -> None:
     where = entry.to_window(*entry.center)
     scroller = ui.screen("more").ids.entries.parent
     scroller.scroll_y = 0  # what a flick or a mouse wheel asks of it
-    ui.pump(0.3)
+    ui.advance(0.3)
     assert entry.to_window(*entry.center) == where
 
 
@@ -253,7 +253,7 @@ def test_a_warrior_wins_a_tie_and_kills(ui: Harness) -> None:
     assert combat.verdict == "Players win"
     assert combat.rewards.startswith("Kill")
     ui.tap(combat.ids.kill)
-    ui.pump(0.7)
+    ui.wait_until(lambda: ui.app.session.state.combat is None)  # after the wait for interference
     result = ui.app.session.state.last_combat
     assert result is not None and result.outcome == "kill"
     assert ui.app.session.state.players[0].level == 7

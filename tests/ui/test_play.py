@@ -127,7 +127,7 @@ def test_combat_with_helper_and_two_monsters_won(ui: Harness) -> None:
     assert ui.app.session.state.combat is not None
     ui.tap(combat.ids.kill)  # "Wait!": someone interferes
     assert combat.countdown == 0
-    ui.pump(3.2)  # past the end of the wait: nothing was killed
+    ui.advance(3.2)  # the app's clock is past the end of the wait: nothing was killed
     assert ui.app.session.state.combat is not None
 
     ui.app.settings.victory_countdown_s = 0.4
@@ -223,7 +223,7 @@ def test_winning_shows_game_over_with_chart(ui: Harness) -> None:
     combat = ui.screen("combat")
     ui.tap(combat.ids.add_monster)  # a level 1 monster against Anna's 9
     ui.tap(combat.ids.kill)
-    ui.pump(0.7)
+    ui.wait_until(lambda: ui.app.manager.current == "game_over")  # after the wait for interference
     assert ui.app.session.state.winners == (0,)
     assert ui.app.manager.current == "game_over"
     over = ui.screen("game_over")

@@ -135,13 +135,7 @@ def test_delete_asks_first_and_the_question_lapses(ui: Harness) -> None:
     row = games.rows()[0]
     ui.tap(_button(row, "Delete"))
     assert len(ui.app.session.games.list()) == 1
-    before = games_module.CONFIRM_DELETE_S
-    games._disarm.timeout = 0.2
-    try:
-        games._disarm()
-        ui.pump(0.4)
-    finally:
-        games._disarm.timeout = before
+    ui.advance(games_module.CONFIRM_DELETE_S)
     row = games.rows()[0]
     ui.tap(_button(row, "Delete"))  # asks again: the first question lapsed
     assert len(ui.app.session.games.list()) == 1
@@ -158,7 +152,8 @@ def choose(ui: Harness, popup: object, path: Path) -> None:
         chooser.selection = [str(path)]
     ui.pump()
     ui.tap(popup.ids.action)  # type: ignore[attr-defined]
-    ui.pump(0.4)  # the pop-up fades out before the screen takes touches again
+    # The pop-up fades out before the screen takes touches again.
+    ui.wait_until(lambda: popup.parent is None)  # type: ignore[attr-defined]
 
 
 def _button(row: object, text: str) -> object:
@@ -182,20 +177,16 @@ def roll_the_die(ui: Harness) -> tuple[Any, int]:
 def test_dice_roller_records_the_roll(ui: Harness) -> None:
     dice, rolled = roll_the_die(ui)
     assert dice.value == rolled
-    ui.pump(0.8)  # the tumble ends on the recorded face
-    assert dice.ids.die.value == rolled
+    ui.wait_until(lambda: not dice.ids.die.rolling)
+    assert dice.ids.die.value == rolled  # the tumble ends on the recorded face
 
 
 def test_the_die_stops_on_time_on_a_slow_phone(ui: Harness) -> None:
-    import time
-
-    from kivy.base import EventLoop
+    from companion.ui.widgets import DIE_TUMBLE_S
 
     dice, rolled = roll_the_die(ui)
-    end = time.monotonic() + 0.9
-    while time.monotonic() < end:  # five frames a second at best
-        time.sleep(0.2)
-        EventLoop.idle()
+    with ui.frames_of(0.2):  # five frames a second at best
+        ui.advance(DIE_TUMBLE_S + 0.2)
     assert not dice.ids.die.rolling
     assert dice.ids.die.value == rolled
 

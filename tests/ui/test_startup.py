@@ -19,12 +19,36 @@ pytestmark = pytest.mark.slow
 PROBE_TIMEOUT_S = 60
 
 
+# Helpers every probe script has. The game reaches the screens' properties on the frame
+# after it is opened, the screens redraw on the one after that, and each frame draws what
+# changed before the next begins: once the clock has ticked four more times, the outcome of
+# the start is on screen.
+WAITS = textwrap.dedent(
+    """
+    async def frames_passed(frames=4):
+        from kivy.clock import Clock
+
+        until = Clock.frames + frames
+        while Clock.frames < until:
+            await asyncio.sleep(0.005)
+
+    async def started():
+        while app.root is None or not app.ready:
+            await asyncio.sleep(0.005)
+        await frames_passed()
+    """
+)
+
+
 def probe_script(
     body: str, report: str = "report", timeout_s: float = 45, **constants: object
 ) -> str:
     """A script that starts the app as `companion app` does (run_app on one asyncio loop)
     and runs `body`: it makes `app` and an async `probe()` that fills `report` and stops
-    the app; the script then prints "REPORT {json}". `constants` are set as globals."""
+    the app; the script then prints "REPORT {json}". `constants` are set as globals.
+
+    `await started()` in the probe waits until the app has loaded its game (or failed to)
+    and drawn the outcome: nothing is looked at after a guessed time."""
     head = [
         "import faulthandler",
         f"faulthandler.dump_traceback_later({timeout_s:.0f}, exit=True)  # a hang shows where",
@@ -35,6 +59,7 @@ def probe_script(
         "from kivy.core.window import Window",
         "from companion.ui.app import CompanionApp, run_app",
         *(f"{name} = {value!r}" for name, value in constants.items()),
+        WAITS,
     ]
     tail = [
         "async def main():",
@@ -46,8 +71,8 @@ def probe_script(
     return "\n".join(head) + "\n" + textwrap.dedent(body) + "\n" + "\n".join(tail) + "\n"
 
 
-# Starts the app exactly as `companion app` does (run_app on one asyncio loop), lets it
-# draw a few frames, reports what it shows as JSON, then closes the window.
+# Starts the app exactly as `companion app` does (run_app on one asyncio loop), waits
+# until its start is drawn, reports what it shows as JSON, then closes the window.
 PROBE = probe_script(
     """
 
@@ -55,13 +80,12 @@ PROBE = probe_script(
     report = {}
 
     async def probe():
-        while app.root is None or not app.manager.current:
-            await asyncio.sleep(0.05)
-        await asyncio.sleep(0.3)
+        await started()
         state = app.session.state
         report.update(
             screen=app.manager.current,
-            banner=app.root.ids.banner.text if app.root.ids.banner.shown else "",
+            # The message of the start, even if it has faded since (a slow machine).
+            banner=app.root.ids.banner.text,
             players=[p.name for p in state.players] if state else [],
             levels=[p.level for p in state.players] if state else [],
             game_id=app.session.game_id,
@@ -237,13 +261,11 @@ FIRST_FRAME_PROBE = probe_script(
     app.bind(on_start=lambda *_a: Window.bind(on_flip=first_frame))
 
     async def probe():
-        while not app.ready:
-            await asyncio.sleep(0.05)
-        await asyncio.sleep(0.3)
+        await started()
         report["loaded"] = {
             "screen": app.manager.current,
             "table": table_shows(),
-            "banner": app.root.ids.banner.text if app.root.ids.banner.shown else "",
+            "banner": app.root.ids.banner.text,  # shown, or shown and faded since
         }
         app.stop()
     """

@@ -5,8 +5,6 @@ all showing the press; a seat taken back; the link turned off; the roll on the p
 from __future__ import annotations
 
 import asyncio
-import time
-from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -20,22 +18,10 @@ WAIT_S = 30.0
 LOOPBACK = "127.0.0.1"
 
 
-async def until(
-    ui: Harness, check: Callable[[], bool], what: str, timeout_s: float = WAIT_S
-) -> None:
-    """Run Kivy frames and the asyncio loop together until `check()` holds."""
-    end = time.monotonic() + timeout_s
-    while not check():
-        if time.monotonic() > end:
-            raise AssertionError(f"timed out waiting until {what}")
-        ui.pump(frames=1)
-        await asyncio.sleep(0.02)
-
-
 async def ui_wait(ui: Harness, awaitable: Any, timeout_s: float = WAIT_S) -> Any:
     """Await a browser call while Kivy keeps drawing frames (the host stays alive)."""
     task = asyncio.ensure_future(awaitable)
-    await until(ui, task.done, "the browser answers", timeout_s)
+    await ui.until(task.done, "the browser answers", timeout_s)
     return task.result()
 
 
@@ -54,11 +40,11 @@ async def turn_link_on(ui: Harness) -> Any:
     screen = ui.screen("invite")
     assert "off" in screen.connected_text
     ui.tap(screen.ids.toggle)
-    await until(ui, lambda: service.running, "the link is on")
+    await ui.until(lambda: service.running, "the link is on")
     # The codes carry an address of this machine; the test reaches it on loopback.
     service.addresses = [LOOPBACK]
     service.address = LOOPBACK
-    await until(ui, lambda: screen.address_text.startswith(f"http://{LOOPBACK}:"), "the address")
+    await ui.until(lambda: screen.address_text.startswith(f"http://{LOOPBACK}:"), "the address")
     return service
 
 
@@ -89,26 +75,25 @@ async def test_a_phone_joins_from_the_invite_screen_and_presses_for_its_seat(
         await ui_wait(ui, tv.open(board_url))
         await ui_wait(ui, phone.wait("return document.getElementById('level-value')", "the seat"))
         assert await ui_wait(ui, phone.text(".who .name")) == "Bram"
-        await until(ui, lambda: len(service.pages) == 2, "the host lists both pages")
+        await ui.until(lambda: len(service.pages) == 2, "the host lists both pages")
         assert "1 phone on this seat" in screen.connected_text
         assert "Bram" in screen.pages_text
 
-        await until(
-            ui,
+        await ui.until(
             lambda: (
                 len(devices.statuses) >= 1 and all(s.access == "ours" for s in devices.statuses)
             ),
             "the virtual counters are ours",
         )
         board_key = next(s.key for s in devices.statuses if s.role == "board")
-        await until(ui, lambda: board_key in devices.frames, "the board's first frame")
+        await ui.until(lambda: board_key in devices.frames, "the board's first frame")
         assert lit_space(devices.frames[board_key], 2) == 0
 
         await ui_wait(ui, phone.click("[data-press=level_up]"))
-        await until(ui, lambda: ui.app.session.state.players[1].level == 2, "Bram at Level 2")
+        await ui.until(lambda: ui.app.session.state.players[1].level == 2, "Bram at Level 2")
         ui.nav("table")
-        await until(
-            ui, lambda: ui.screen("table").tiles[1].level == 2, "the host's Table shows Level 2"
+        await ui.until(
+            lambda: ui.screen("table").tiles[1].level == 2, "the host's Table shows Level 2"
         )
         await ui_wait(
             ui,
@@ -118,14 +103,13 @@ async def test_a_phone_joins_from_the_invite_screen_and_presses_for_its_seat(
                 "Bram at 2 on the board page",
             ),
         )
-        await until(
-            ui, lambda: lit_space(devices.frames[board_key], 2) > 0, "the LED board shows it"
+        await ui.until(
+            lambda: lit_space(devices.frames[board_key], 2) > 0, "the LED board shows it"
         )
         last = ui.app.session.game.log[-1]
         assert last.source is not None and (last.source.via, last.source.seat) == ("phone", 1)
         ui.nav("history")
-        await until(
-            ui,
+        await ui.until(
             lambda: (
                 len(ui.screen("history").entries) > 0
                 and ui.screen("history").entries[0].endswith("(from Bram's phone)")
@@ -135,7 +119,7 @@ async def test_a_phone_joins_from_the_invite_screen_and_presses_for_its_seat(
 
         # A refused press says why on the phone, and changes nothing on the host.
         await ui_wait(ui, phone.click("[data-press=level_down]"))
-        await until(ui, lambda: ui.app.session.state.players[1].level == 1, "back to 1")
+        await ui.until(lambda: ui.app.session.state.players[1].level == 1, "back to 1")
         await ui_wait(ui, phone.click("[data-press=level_down]"))
         await ui_wait(
             ui,
@@ -161,7 +145,7 @@ async def test_a_phone_joins_from_the_invite_screen_and_presses_for_its_seat(
 
         # Off: every page is told; the table plays on exactly as before.
         ui.tap(screen.ids.toggle)
-        await until(ui, lambda: not service.running, "the link is off")
+        await ui.until(lambda: not service.running, "the link is off")
         await ui_wait(ui, tv.wait("return document.querySelector('.notice.off')", "link off"))
         assert service.keys.enabled is False
         ui.nav("table")
@@ -170,7 +154,7 @@ async def test_a_phone_joins_from_the_invite_screen_and_presses_for_its_seat(
     finally:
         if service is not None and service.running:
             service.turn_off()
-            await until(ui, lambda: not service.running, "the link is off")
+            await ui.until(lambda: not service.running, "the link is off")
         counters.cancel()
         await asyncio.gather(counters, return_exceptions=True)
         await asyncio.to_thread(lambda: None)
@@ -198,12 +182,12 @@ async def test_the_run_away_roll_is_offered_on_the_fighters_phone(ui: Harness) -
         log = ui.app.session.game.log
         assert log[-1].type == "run_away" and log[-1].roll == 6
         assert log[-1].source is not None and log[-1].source.seat == 0
-        await until(ui, lambda: ui.screen("run_away").finished, "the monster is gone")
+        await ui.until(lambda: ui.screen("run_away").finished, "the monster is gone")
         await ui_wait(ui, anna.wait_for(lambda v: v["roll"] is None, what="no more offer"))
     finally:
         await anna.close()
         service.turn_off()
-        await until(ui, lambda: not service.running, "the link is off")
+        await ui.until(lambda: not service.running, "the link is off")
 
 
 def test_the_invite_screen_works_with_the_link_off_and_fits_a_phone(ui: Harness) -> None:

@@ -1,8 +1,9 @@
-"""What every screen shares: the host and its game session, refresh on game changes, parameters."""
+"""What every screen shares: the host and its game session, refresh on game changes, parameters;
+and the paging of the screens that list the newest entries first."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from kivy.app import App
 from kivy.clock import Clock
@@ -35,7 +36,7 @@ class CompanionScreen(Screen):
     @property
     def app(self) -> Host:
         """The running companion app, as far as screens need to know it."""
-        return App.get_running_app()  # type: ignore[return-value]
+        return cast("Host", App.get_running_app())
 
     @property
     def session(self) -> GameSession:
@@ -60,4 +61,28 @@ class CompanionScreen(Screen):
     def refresh_now(self, *_args: Any) -> None:
         """Redraw from the game as it is right now (after an action, before the next frame)."""
         self.state = self.session.live_state
+        self.refresh()
+
+
+class PagedScreen(CompanionScreen):
+    """A screen listing the newest `page_size` entries, and older ones a page more at a time.
+
+    Kivy lays out every entry of a RecycleView's data on each change, so the list is a
+    window onto the newest entries that grows on request; coming back to the screen
+    starts from the newest page again. `refresh` lists the newest `listed` entries.
+    """
+
+    page_size = 50
+
+    def __init__(self, **kwargs: Any) -> None:
+        self.listed = self.page_size
+        super().__init__(**kwargs)
+
+    def on_pre_enter(self, *args: Any) -> None:
+        self.listed = self.page_size
+        super().on_pre_enter(*args)
+
+    def show_older(self) -> None:
+        """List one page more of the older entries."""
+        self.listed += self.page_size
         self.refresh()

@@ -45,7 +45,8 @@ QUICK_ENHANCERS = ((5, 1), (10, 2), (-5, -1))
 class MonsterRow(BoxLayout):
     """One monster in the fight, with its strength, treasure and enhancer buttons."""
 
-    owner = None
+    # The screen the row belongs to (set when the row is made).
+    owner: CombatScreen | None = None
     index = NumericProperty(0)
     title = StringProperty("")
     detail = StringProperty("")

@@ -10,19 +10,18 @@ from kivy.properties import BooleanProperty, StringProperty
 from kivy.uix.widget import Widget
 
 from companion.ui.i18n import _, ngettext
-from companion.ui.screens.base import CompanionScreen
+from companion.ui.screens.base import PagedScreen
 
 if TYPE_CHECKING:
     from companion.store import SavedGame
 
 EXPORTS_DIR = "exports"
 CONFIRM_DELETE_S = 4.0  # s: how long "Tap again to delete" waits for the second tap
-# Games listed at first, and added by each tap on "Show older games" (Kivy lays out
-# every entry of a RecycleView's data on each change, so the list is a window).
+# Games listed at first, and added by each tap on "Show older games".
 SHOWN_STEP = 50
 
 
-class GamesScreen(CompanionScreen):
+class GamesScreen(PagedScreen):
     """Every saved game, newest first."""
 
     folder_text = StringProperty("")
@@ -33,21 +32,12 @@ class GamesScreen(CompanionScreen):
     recoverable = StringProperty("")
     # The game whose Delete button was tapped once and now asks to be tapped again.
     armed = StringProperty("")
+    page_size = SHOWN_STEP
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self._shown = SHOWN_STEP
         self._disarm = Clock.create_trigger(self._forget_armed, CONFIRM_DELETE_S)
         self.chooser: Any = None  # the file chooser on show, if any
-
-    def on_pre_enter(self, *args: Any) -> None:
-        self._shown = SHOWN_STEP
-        super().on_pre_enter(*args)
-
-    def show_older(self) -> None:
-        """List SHOWN_STEP more of the older games."""
-        self._shown += SHOWN_STEP
-        self.refresh()
 
     def new_game(self) -> None:
         """Set up a new game (the open one stays saved)."""
@@ -135,11 +125,11 @@ class GamesScreen(CompanionScreen):
             else ""
         )
         # One query over the newest games' summaries; only the rows on screen are built.
-        saved = self.session.games.list(limit=self._shown + 1)
+        saved = self.session.games.list(limit=self.listed + 1)
         self.empty = not saved
         current = self.session.game_id
-        older = saved[self._shown :]
-        del saved[self._shown :]
+        older = saved[self.listed :]
+        del saved[self.listed :]
         data: list[dict[str, Any]] = [
             {
                 "viewclass": "SavedGameRow",

@@ -22,7 +22,7 @@ from companion.core import BaseAction, Game, GameState, describe
 from companion.core.game import CHECKPOINT_INTERVAL
 from companion.ui.i18n import ngettext, tr
 from companion.ui.recycled import RecycledList
-from companion.ui.screens.base import CompanionScreen
+from companion.ui.screens.base import PagedScreen
 
 # Lines worked out together when one scrolls into view: one fold serves them all.
 WORDS_BLOCK = CHECKPOINT_INTERVAL
@@ -61,28 +61,19 @@ class HistoryMore(ButtonBehavior, Label):
 Factory.register("HistoryMore", cls=HistoryMore)
 
 
-class HistoryScreen(CompanionScreen):
+class HistoryScreen(PagedScreen):
     """The log as sentences, newest first."""
 
     count = NumericProperty(0)
     # How many actions the last tap on an older line took back (0: none to bring back).
     jumped = NumericProperty(0)
+    page_size = SHOWN_STEP
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         # revision -> (the action it was worked out for, its words)
         self._words: dict[int, tuple[BaseAction, str]] = {}
-        self._shown = SHOWN_STEP
         self.ids.lines.screen = self
-
-    def on_pre_enter(self, *args: Any) -> None:
-        self._shown = SHOWN_STEP
-        super().on_pre_enter(*args)
-
-    def show_older(self) -> None:
-        """List SHOWN_STEP more of the older actions."""
-        self._shown += SHOWN_STEP
-        self.refresh()
 
     @property
     def entries(self) -> Sequence[str]:
@@ -130,7 +121,7 @@ class HistoryScreen(CompanionScreen):
         if game is None or not 0 <= revision < game.revision:
             return
         position = game.revision - 1 - revision  # newest first
-        while position >= self._shown:
+        while position >= self.listed:
             self.show_older()
         self.lines.scroll_to_index(position)
 
@@ -152,7 +143,7 @@ class HistoryScreen(CompanionScreen):
         if game is None or (self.jumped and game.recorded - applied < self.jumped):
             self.jumped = 0
         self.count = applied
-        shown = min(applied, self._shown)
+        shown = min(applied, self.listed)
         data: list[dict[str, Any]] = [
             {"viewclass": "HistoryLine", "revision": revision, "steps": applied - revision}
             for revision in range(applied - 1, applied - 1 - shown, -1)

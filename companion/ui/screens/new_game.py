@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import Any, Final
 
 from kivy.properties import (
     BooleanProperty,
@@ -32,8 +32,8 @@ from companion.ui.theme import PLAYER_COLOURS, colour
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 8
-EPIC_LEVEL = 20
-NORMAL_LEVEL = 10
+EPIC_LEVEL: Final = 20
+NORMAL_LEVEL: Final = 10
 ROLL_FOR_FIRST = -1  # `first` value meaning "roll dice for the first player"
 
 _SEX_CYCLE = (Sex.MALE, Sex.FEMALE, Sex.NONE)

@@ -38,7 +38,8 @@ RESTING_FACE = 6  # what the big die shows before anyone has rolled
 class FleeRow(ButtonBehavior, BoxLayout):
     """One fighter against one monster: the modifiers, then the roll and what it did."""
 
-    owner = None
+    # The screen the row belongs to (set when the row is made).
+    owner: RunAwayScreen | None = None
     fighter = NumericProperty(0)
     monster = NumericProperty(0)
     title = StringProperty("")
