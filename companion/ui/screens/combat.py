@@ -1,5 +1,6 @@
-"""Combat: fighter, helper, monsters (one tap on a level, or a card search), enhancers,
-one-shots, card effects, the live verdict, the wait before a kill is final, the rewards.
+"""Combat: fighter, helper, monsters (one tap on a level with a one-tap Bad Stuff, or a
+card search), enhancers, one-shots, card effects, the live verdict, the wait before a kill
+is final, the rewards.
 
 On a phone the level grid sits above the fold: from the Table, "Combat" and a level
 show the verdict, and a third tap kills or runs away.
@@ -28,7 +29,8 @@ from companion.core import (
     SetWinsTies,
     StartCombat,
 )
-from companion.ui.i18n import _, card_name, ngettext, quick_monster_name
+from companion.ui.i18n import _, card_name, ngettext, quick_monster_name, tr
+from companion.ui.questions import QUICK_BAD_STUFF, quick_bad_stuff_of
 from companion.ui.screens.base import CompanionScreen
 from companion.ui.widgets import FlatButton
 
@@ -38,6 +40,9 @@ GRID_LEVELS = 20  # one button per monster level 1..20; rarer levels use the ste
 GRID_COLUMNS = 5
 QUICK_LEVEL_MAX = 30
 QUICK_TREASURE_MAX = 10
+# The rules' answers when the victim of a Bad Stuff has to choose what it takes: the Run
+# away screen asks that before the roll.
+ASKED_WHEN_RUNNING = frozenset({"bad_stuff_choice", "allowance_gone"})
 # Typical enhancers, for tables that do not look cards up: (bonus, treasure change).
 QUICK_ENHANCERS = ((5, 1), (10, 2), (-5, -1))
 
@@ -77,6 +82,8 @@ class CombatScreen(CompanionScreen):
     # Dimmed (still tappable: a tap says why) when the rules would refuse right now.
     can_run = BooleanProperty(False)
     result_text = StringProperty("")
+    # The Bad Stuff the next monster entered by its level gets (a `QUICK_BAD_STUFF` key).
+    quick_bad = StringProperty("none")
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -88,7 +95,9 @@ class CombatScreen(CompanionScreen):
         from kivy.uix.dropdown import DropDown
 
         self.helper_menu = DropDown(auto_width=False, width=dp(240))
+        self.bad_stuff_buttons: dict[str, FlatButton] = {}
         self._build_level_grid()
+        self._build_bad_stuff_strip()
         self.app.bind(wide=self._arrange)
         self.app.countdown.bind(remaining=self._countdown_changed)
         self._arrange()
@@ -101,6 +110,29 @@ class CombatScreen(CompanionScreen):
             button.bind(on_release=lambda b: self.add_level(b.level))
             grid.add_widget(button)
             self.level_buttons[level] = button
+
+    def _build_bad_stuff_strip(self) -> None:
+        strip = self.ids.bad_stuff_strip
+        for key, label, _kind, _count in QUICK_BAD_STUFF:
+            button = FlatButton(
+                text=_(label), font_size=self.app.theme.body, wrap=False, size_hint_x=None
+            )
+            button.bind(
+                texture_size=lambda b, size: setattr(b, "width", max(dp(56), size[0] + dp(22)))
+            )
+            button.bad_stuff = key
+            button.bind(on_release=lambda b: self.choose_quick_bad_stuff(b.bad_stuff))
+            strip.add_widget(button)
+            self.bad_stuff_buttons[key] = button
+        self.on_quick_bad(self, self.quick_bad)
+
+    def choose_quick_bad_stuff(self, key: str) -> None:
+        """One tap: the Bad Stuff of the next monster entered by its level."""
+        self.quick_bad = key
+
+    def on_quick_bad(self, _screen: Any, key: str) -> None:
+        for known, button in self.bad_stuff_buttons.items():
+            button.selected = known == key
 
     def _countdown_changed(self, _countdown: Any, remaining: float) -> None:
         self.countdown = remaining
@@ -130,6 +162,7 @@ class CombatScreen(CompanionScreen):
             self.fighter = state.current if fighter is None else fighter
             self.quick_level = 1
             self.quick_treasure = 1
+            self.quick_bad = "none"
             self.negative = False
 
     def next_fighter(self) -> None:
@@ -199,7 +232,10 @@ class CombatScreen(CompanionScreen):
         typed = self.ids.search.text.strip()
         treasure = int(self.quick_treasure)
         spec = MonsterSpec(
-            name=typed or self._quick_name(level), level=int(level), treasure=treasure
+            name=typed or self._quick_name(level),
+            level=int(level),
+            treasure=treasure,
+            bad_stuff=quick_bad_stuff_of(self.quick_bad),
         )
         if self._add_monster(spec) and typed:
             self.app.remember_monster(typed, int(level), treasure)
@@ -296,6 +332,7 @@ class CombatScreen(CompanionScreen):
         """After a monster joins, the quick entry starts over for the next one."""
         self.quick_level = 1
         self.quick_treasure = 1
+        self.quick_bad = "none"
         self.ids.search.text = ""
 
     def remove_monster(self, index: int) -> None:
@@ -355,13 +392,24 @@ class CombatScreen(CompanionScreen):
     def run_away(self) -> None:
         """The fighters cannot win: go and roll to run away (or hear why not)."""
         self.app.countdown.stop()
-        game, state = self.session.game, self.session.live_state
-        if game is not None and state is not None and state.combat and not state.combat.running:
-            problem = game.check(RunAway(fighter=state.combat.fighter, monster=0))
+        state = self.session.live_state
+        if state is not None and state.combat and not state.combat.running:
+            problem = self._run_problem(state)
             if problem is not None:
-                self.app.notify(str(problem), error=True)
+                self.app.notify(tr(problem), error=True)
                 return
         self.app.show("run_away")
+
+    def _run_problem(self, state: Any) -> Any:
+        """Why the fighter may not run now (the rules' error), or None. What a Bad Stuff
+        would take is chosen on the Run away screen, so that question is no refusal here."""
+        game = self.session.game
+        if game is None or state.combat is None:
+            return None
+        problem = game.check(RunAway(fighter=state.combat.fighter, monster=0))
+        if problem is not None and problem.rule in ASKED_WHEN_RUNNING:
+            return None
+        return problem
 
     def _still_winning(self) -> bool:
         state = self.session.live_state
@@ -414,7 +462,7 @@ class CombatScreen(CompanionScreen):
         self.level_only = combat.fighter in combat.level_only
         self.verdict = _("Players win") if combat.fighters_winning else _("Monsters win")
         self.verdict_colour = self.app.theme.good if self.winning else self.app.theme.bad
-        self.can_run = self.session.allowed(RunAway, fighter=combat.fighter, monster=0)
+        self.can_run = self._run_problem(state) is None
         if combat.fighters_winning:
             self.rewards = _("Kill: {levels}, {treasures}").format(
                 levels=_levels(combat.levels), treasures=_treasures(combat.treasure)
