@@ -185,3 +185,54 @@ def test_the_item_screens_fit_a_phone(english: Harness, language: str, tmp_path:
     found += problems_of(combat.ids.bad_stuff_strip, "combat")
     found += small_buttons(combat.ids.bad_stuff_strip, "combat")
     assert not found, "\n".join(found)
+
+
+@pytest.mark.parametrize("players", [2, 8])
+def test_the_item_screens_fit_a_phone_with_few_or_many_players(
+    ui: Harness, players: int, tmp_path: Path
+) -> None:
+    """With two players and with eight, a player's items, the sheet that gives one
+    away (a button per other player), the Run away questions and the one-tap Bad Stuff.
+    The player whose turn it is has the items, so that the same player can fight."""
+    names = ["Anna", "Bram", "Cleo", "Dara", "Emil", "Fern", "Gus", "Hedwig"][:players]
+    ui.start_game(names)
+    session = ui.app.session
+    seat = 0
+    specs = (
+        ItemSpec(name="Horned Helmet", bonus=2, slot="headgear", gold=600),
+        ItemSpec(name="Boots of Butt-Kicking", bonus=2, slot="footgear", gold=400),
+        ItemSpec(name="Sneakers", bonus=1, slot="footgear", gold=200),
+        ItemSpec(name=LONG_NAME, bonus=3, slot="hands", hands=2, big=True, gold=1000),
+    )
+    for spec in specs:
+        assert session.act(GainItem(player=seat, item=spec, equip=spec.name != "Sneakers"))
+    screen = ui.app.show("player", seat=seat)
+    ui.pump(frames=6)
+    found = problems_of(ui.app.root, "player") + small_buttons(screen, "player")
+    shoot(tmp_path, f"player-{players}")
+
+    item = screen.open_item(session.live_state.players[seat].items[0].id)
+    ui.pump(frames=6)
+    assert len(item.receivers) == players - 1
+    found += problems_of(item, "item sheet") + small_buttons(item, "item sheet")
+    for button in item.receivers.values():
+        _left, bottom = button.to_window(button.x, button.y)
+        assert bottom >= 0 and bottom + button.height <= PHONE[1], button.text
+    shoot(tmp_path, f"item-sheet-{players}")
+    close_sheets(ui)
+
+    monster = MonsterSpec(
+        name="Gnasher", level=20, bad_stuff=BadStuff(lose=("footgear",), lose_items=2)
+    )
+    assert session.act(StartCombat(fighter=seat, monsters=(monster,)))
+    run = ui.app.show("run_away")
+    ui.pump(frames=6)
+    found += problems_of(ui.app.root, "run away") + small_buttons(run.ids.picks, "run away")
+    shoot(tmp_path, f"run-away-{players}")
+
+    combat = ui.app.show("combat")
+    ui.pump(frames=4)
+    found += problems_of(combat.ids.bad_stuff_strip, "combat")
+    found += small_buttons(combat.ids.bad_stuff_strip, "combat")
+    shoot(tmp_path, f"combat-{players}")
+    assert not found, "\n".join(found)
