@@ -1,6 +1,7 @@
-"""Items during someone's fight, on a 360x640 phone: those in the combat may not change their
-gear, trade or play items from the hand, and a tap on a refused change says why; a player
-watching the fight re-equips and trades as the rulebooks allow."""
+"""What the rules allow with items, on a 360x640 phone: during someone's fight those in the
+combat may not change their gear, trade or play items from the hand, and a tap on a refused
+change says why, while a player watching re-equips and trades; and the edition played
+decides (the classic Dwarf's Big items, the edition's own cards as restrictions)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from companion.core import GainItem, ItemSpec, MonsterSpec, StartCombat
+from companion.core import GainItem, GainTrait, ItemSpec, MonsterSpec, StartCombat
 from tests.ui.conftest import Harness
 from tests.ui.items_driving import press
 from tests.ui.test_items import add_typed, closed, rows
@@ -93,3 +94,35 @@ def test_a_trade_with_the_fighter_is_refused_with_the_reason(ui: Harness) -> Non
     press(ui, screen.sheet.receivers[0])
     assert ui.banner() == "Items cannot be traded during combat"
     assert items_of(ui, 1) == {"Sword": False} and items_of(ui, 0) == {"Sword": False}
+
+
+def start_in(ui: Harness, edition: str) -> Any:
+    """A game of three in `edition`, set up on the New game screen; Anna's Player screen."""
+    from tests.ui.conftest import _rows
+
+    screen = ui.set_up_game(NAMES)
+    while screen.edition_id != edition:
+        ui.tap(screen.ids.edition)
+    ui.tap(_rows(screen)[0].ids.first)
+    ui.tap(screen.ids.start)
+    ui.pump()
+    assert ui.app.session.live_state.setup.edition.id == edition
+    return player_screen(ui, 0)
+
+
+def test_the_classic_dwarf_carries_any_number_of_big_items(ui: Harness) -> None:
+    screen = start_in(ui, "classic")
+    assert ui.app.session.act(GainTrait(player=0, kind="race", name="Dwarf"))
+    for name in ("Anvil", "Boulder"):
+        sheet = add_typed(ui, screen, name, big=True, wear=False)
+        assert closed(ui, sheet), sheet.problem
+    assert items_of(ui, 0) == {"Anvil": False, "Boulder": False}
+
+
+def test_who_may_use_an_item_offers_the_edition_s_own_cards(ui: Harness) -> None:
+    screen = start_in(ui, "disney")
+    press(ui, screen.ids.add_item)
+    sheet = screen.sheet
+    assert set(sheet.kind_buttons) == {"", "class", "sex", "motivation"}  # no races here
+    press(ui, sheet.kind_buttons["class"])
+    assert set(sheet.value_buttons) == {"Princess", "Hero", "Companion", "Fairy Godmother"}
