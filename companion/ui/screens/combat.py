@@ -84,6 +84,12 @@ class CombatScreen(CompanionScreen):
     result_text = StringProperty("")
     # The Bad Stuff the next monster entered by its level gets (a `QUICK_BAD_STUFF` key).
     quick_bad = StringProperty("none")
+    # The helper's share of the treasure, as the fighter and helper agreed, and who picks
+    # first: given with the kill and recorded with it.
+    has_helper = BooleanProperty(False)
+    helper_share = NumericProperty(0)
+    helper_first = BooleanProperty(False)
+    share_text = StringProperty("")
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -164,6 +170,8 @@ class CombatScreen(CompanionScreen):
             self.quick_treasure = 1
             self.quick_bad = "none"
             self.negative = False
+            self.helper_share = 0
+            self.helper_first = False
 
     def next_fighter(self) -> None:
         """Before the fight: cycle who fights (living players only)."""
@@ -416,7 +424,27 @@ class CombatScreen(CompanionScreen):
         return state is not None and state.combat is not None and state.combat.fighters_winning
 
     def _finish_kill(self) -> None:
-        self.session.act(ResolveCombat, outcome="kill")
+        share = int(self.helper_share) if self.has_helper else 0
+        first = bool(self.helper_first) and self.has_helper
+        if self.session.act(
+            ResolveCombat, outcome="kill", helper_treasure=share, helper_first=first
+        ):
+            self.helper_share = 0
+            self.helper_first = False
+
+    # -- the helper's share -------------------------------------------------------------
+    def step_helper_share(self, delta: int) -> None:
+        """How many of the treasures the helper takes (never more than the combat shows)."""
+        state = self.session.live_state
+        if state is None or state.combat is None:
+            return
+        self.helper_share = max(0, min(int(self.helper_share) + delta, state.combat.treasure))
+        self.refresh()
+
+    def toggle_helper_first(self) -> None:
+        """Whether the helper picks first from the treasures drawn."""
+        self.helper_first = not self.helper_first
+        self.refresh()
 
     # -- drawing --------------------------------------------------------------------
     def refresh(self) -> None:
@@ -431,6 +459,9 @@ class CombatScreen(CompanionScreen):
             self.fighter = min(self.fighter, len(state.players) - 1)
             self.fighter_text = _("Fighter: {name}").format(name=state.players[self.fighter].name)
             self.helper_text = _("Helper: nobody")
+            self.has_helper = False
+            self.helper_share = 0
+            self.helper_first = False
             self.players_strength = state.players[self.fighter].strength
             self.monsters_strength = 0
             self.winning = False
@@ -454,6 +485,7 @@ class CombatScreen(CompanionScreen):
             self.helper_text = _("Helper: {name} ({n})").format(
                 name=state.players[combat.helper].name, n=combat.helper_strength
             )
+        self._show_share(state, combat)
         self.players_strength = combat.players_strength
         self.monsters_strength = combat.monsters_strength
         self.winning = combat.fighters_winning
@@ -481,15 +513,38 @@ class CombatScreen(CompanionScreen):
             row.detail = "  \u00b7  ".join(parts)
             box.add_widget(row)
 
+    def _show_share(self, state: Any, combat: Any) -> None:
+        """The helper's share as agreed so far, kept within the treasure on show."""
+        self.has_helper = combat.helper is not None
+        if not self.has_helper:
+            self.helper_share = 0
+            self.helper_first = False
+            self.share_text = ""
+            return
+        self.helper_share = min(int(self.helper_share), combat.treasure)
+        helper = state.players[combat.helper].name
+        self.share_text = _("{helper} takes {share} of {total}").format(
+            helper=helper, share=int(self.helper_share), total=combat.treasure
+        )
+
     def _last_result(self, state: Any) -> str:
         result = state.last_combat
         if result is None:
             return ""
         names = ", ".join(card_name(name) for name in result.monsters)
         if result.outcome == "kill":
-            return _("Killed {monsters}: +{levels}, {treasures}.").format(
+            text = _("Killed {monsters}: +{levels}, {treasures}.").format(
                 monsters=names, levels=_levels(result.levels), treasures=_treasures(result.treasure)
             )
+            if result.helper is not None and (result.helper_treasure or result.helper_picks_first):
+                helper = state.players[result.helper].name
+                share = (
+                    _("{helper} takes {n} and picks first.")
+                    if result.helper_picks_first
+                    else _("{helper} takes {n}.")
+                )
+                text += " " + share.format(helper=helper, n=result.helper_treasure)
+            return text
         if result.outcome == "defeat":
             return _("Ended without a kill: {monsters}.").format(monsters=names)
         if result.outcome == "fighter_died":
