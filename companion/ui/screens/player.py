@@ -5,7 +5,7 @@ bonus and doubling cards, Ally, death."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from kivy.factory import Factory
 from kivy.metrics import dp
@@ -42,6 +42,7 @@ from companion.core import (
 )
 from companion.core.chapters.levels import levels_to_sell
 from companion.core.errors import RuleError
+from companion.core.models import TraitKind
 from companion.ui.i18n import N_, _, card_name, ngettext, tr
 from companion.ui.labels import sex_name
 from companion.ui.screens.base import CompanionScreen
@@ -162,7 +163,7 @@ class PlayerScreen(CompanionScreen):
             return
         if name in player.traits(kind):
             self._give_up(
-                allowance_questions(self.state, self.seat, lose=(kind, name)),
+                allowance_questions(self.state, self.seat, lose=(cast(TraitKind, kind), name)),
                 card_name(name),
                 lambda drop: self.session.act(
                     LoseTrait, player=self.seat, kind=kind, name=name, drop=drop
@@ -190,7 +191,7 @@ class PlayerScreen(CompanionScreen):
             self.session.act(SetTraitBoost, player=self.seat, kind=kind, on=True)
             return
         self._give_up(
-            allowance_questions(self.state, self.seat, boost_off=kind),
+            allowance_questions(self.state, self.seat, boost_off=cast(TraitKind, kind)),
             _(card),
             lambda drop: self.session.act(
                 SetTraitBoost, player=self.seat, kind=kind, on=False, drop=drop
@@ -270,7 +271,9 @@ class PlayerScreen(CompanionScreen):
         """The item to take off so that `wear` is allowed, if taking one off is all it
         needs (the slot is taken); the engine decides, on the state it would leave."""
         game = self.session.game
-        problem = game.check(wear) if game is not None else None
+        if game is None:
+            return None
+        problem = game.check(wear)
         if problem is None or problem.rule != "slot_taken":
             return None
         player = self._player()
