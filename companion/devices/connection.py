@@ -38,7 +38,7 @@ from companion.devices.session import (
     firmware_outdated,
     update_advice,
 )
-from companion.devices.status import Access, CounterStatus, Disturbances, Role
+from companion.devices.status import DISTURBANCES_MIN, Access, CounterStatus, Disturbances, Role
 from companion.devices.tasks import TaskSet
 from companion.devices.tokens import TokenStore
 
@@ -518,7 +518,9 @@ class CounterConnection:
         if session is None or not session.awaits(message.ref_seq):
             # About no message of ours (errors are not sealed): the counter answering another
             # program on its line, or a copy from someone in the path. Not our session's end.
-            self._disturbed()
+            # A counter's report of junk it dropped counts each dropped frame as a sign.
+            for _ in range(min(DISTURBANCES_MIN, _dropped_frames(message))):
+                self._disturbed()
             return
         out_of_step = (wire.ERR_NOT_AUTHENTICATED, wire.ERR_REPLAY, wire.ERR_MALFORMED)
         if self.authenticated and message.code in out_of_step:
@@ -702,3 +704,13 @@ class CounterConnection:
         self.status = replace(self.status, **changes)
         self._changed.set()
         self.table.status_changed(self)
+
+
+def _dropped_frames(error: wire.Error) -> int:
+    """How many signs of a disturbed line one ERROR is: a counter's BAD_FRAME report says
+    how many frames it dropped ("dropped N"); any other error is one sign."""
+    if error.code == wire.ERR_BAD_FRAME and error.detail.startswith("dropped "):
+        count = error.detail.removeprefix("dropped ")
+        if count.isdigit():
+            return max(1, int(count))
+    return 1

@@ -3,8 +3,10 @@
 import sys
 
 import framing
+import wire
 from micropython import const
 
+from counter import timebase
 from counter.timebase import ticks_diff
 
 # 33 non-zero bytes: longer than any frame, so a stream of valid frames never
@@ -19,6 +21,10 @@ _IDLE_MS = const(5)
 # nothing for this long ends (the app pings every 2 s): a program that opens the port
 # later must say HELLO and prove the token again.
 SESSION_IDLE_MS = const(10000)
+# Frames the counter had to drop (junk from another program on the port) are told to
+# the app as an unsealed ERROR BAD_FRAME, at most this often: the app cannot see what
+# reaches only the counter, and its Devices screen should say the line is disturbed.
+NOISE_REPORT_MS = const(1000)
 
 
 class ReplRequested(Exception):
@@ -53,6 +59,8 @@ class SerialProtocol:
         self.session = counter.open_session()
         self.deframer = framing.Deframer()
         self._matched = 0
+        self._reported = 0  # dropped frames already told to the app
+        self._reported_at = None
 
     def close(self):
         """The carrier stops: its session goes (a restarted carrier opens a new one)."""
@@ -74,7 +82,29 @@ class SerialProtocol:
         for payload in self.deframer.feed(data):
             for reply in self.counter.handle(payload, self.session):
                 out.append(DELIMITER + framing.frame(reply))
+        noise = self.noise(timebase.ticks_ms())
+        if noise is not None:
+            out.append(noise)
         return out
+
+    def noise(self, now):
+        """An ERROR BAD_FRAME frame when frames were dropped since the last report, or None.
+
+        Unsealed and referring to no message (ref_seq 0), so it changes nothing in a
+        session; sent to a greeted app only, and at most once per NOISE_REPORT_MS. Its
+        detail says how many frames were dropped since the last report.
+        """
+        dropped = self.deframer.dropped
+        if dropped == self._reported or not self.session.greeted:
+            return None
+        last = self._reported_at
+        if last is not None and ticks_diff(now, last) < NOISE_REPORT_MS:
+            return None
+        detail = "dropped %d" % (dropped - self._reported)
+        self._reported = dropped
+        self._reported_at = now
+        error = wire.Error(wire.ERR_BAD_FRAME, 0, detail, seq=self.counter.next_seq())
+        return DELIMITER + framing.frame(wire.encode(error))
 
     def expire(self, now, last_heard):
         """End the session when the line has been quiet for SESSION_IDLE_MS."""

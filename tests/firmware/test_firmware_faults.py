@@ -292,3 +292,23 @@ def test_main_switches_ctrl_c_off_before_it_imports_anything(
     source = (Path(counterchecks.__file__).parents[3] / "firmware" / "main.py").read_text()
     exec(compile(source, "main.py", "exec"), {"__name__": "__main__"})
     assert calls == [("kbd_intr", -1), ("boot", "board.json"), ("kbd_intr", 3)]
+
+
+def test_junk_on_the_serial_line_is_told_to_the_app_at_most_once_a_second() -> None:
+    c, _ = counterchecks.make(BOARD)
+    clock = SteppedClock()
+    timebase.use(clock.ticks_ms, clock.sleep_ms)
+    try:
+        proto = SerialProtocol(c)
+        assert proto.feed(b"junk\x00") == []  # nobody said HELLO: nobody to tell
+        frames = proto.feed(framing.frame(wire.encode(wire.Hello(wire.ROLE_APP, seq=1))))
+        replies = [wire.decode(p) for f in frames for p in framing.Deframer().feed(f)]
+        reports = [(r.code, r.ref_seq, r.detail) for r in replies if isinstance(r, wire.Error)]
+        assert reports == [(wire.ERR_BAD_FRAME, 0, "dropped 1")]  # told once greeted
+        assert proto.feed(b"more\x00junk\x00") == []  # within the second: kept for later
+        assert proto.noise(clock.ticks_ms() + 999) is None
+        (later,) = framing.Deframer().feed(proto.noise(clock.ticks_ms() + 1000))
+        assert wire.decode(later).detail == "dropped 2"
+        assert proto.noise(clock.ticks_ms() + 5000) is None  # nothing new was dropped
+    finally:
+        timebase.use()

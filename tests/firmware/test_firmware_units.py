@@ -135,8 +135,10 @@ def test_serial_protocol_answers_frames_and_survives_ctrl_c_bytes() -> None:
     replies = proto.feed(b"\x03\x03" + b"\x00" + hello + ping)
     deframer = framing.Deframer()
     messages = [wire.decode(p) for r in replies for p in deframer.feed(r)]
-    assert [type(m).__name__ for m in messages] == ["Hello", "Pong"]
+    assert [type(m).__name__ for m in messages] == ["Hello", "Pong", "Error"]
     assert messages[1].token == 0x03030303
+    # The two bytes before the first delimiter were a frame of junk: told, not acted on.
+    assert (messages[2].code, messages[2].ref_seq) == (wire.ERR_BAD_FRAME, 0)
 
 
 def test_serial_protocol_hands_back_the_repl_on_the_escape_even_split() -> None:

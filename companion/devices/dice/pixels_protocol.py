@@ -253,6 +253,15 @@ def _legacy_identity(data: bytes) -> IAmADie:
     (_, leds, _colour, type_code, _hash, pixel_id, _flash, built, roll, face, battery, state) = (
         _LEGACY.unpack(data)
     )
+    return _identity(type_code, leds, pixel_id, built, (roll, face, battery, state))
+
+
+def _identity(
+    type_code: int, leds: int, pixel_id: int, built: int, status: tuple[int, ...], name: str = ""
+) -> IAmADie:
+    """The record both identity layouts decode to; ``status`` is roll state, face index,
+    battery percent and battery state as the die sent them."""
+    roll, face, battery, battery_state = status
     return IAmADie(
         die_type=_die_type(type_code, leds),
         led_count=leds,
@@ -261,7 +270,8 @@ def _legacy_identity(data: bytes) -> IAmADie:
         roll_state=_roll_state(roll),
         face_index=face,
         battery_percent=_percent(battery),
-        battery_state=state,
+        battery_state=battery_state,
+        name=name,
     )
 
 
@@ -290,16 +300,13 @@ def _chunked_identity(data: bytes) -> IAmADie:
     (built,) = struct.unpack_from("<I", version, 3)
     pixel_id, _chip, type_code, leds = struct.unpack_from("<IBBB", die, 1)
     battery, battery_state, roll, face = status[1:5]
-    return IAmADie(
-        die_type=_die_type(type_code, leds),
-        led_count=leds,
-        pixel_id=pixel_id,
-        build_timestamp=built,
-        roll_state=_roll_state(roll),
-        face_index=face,
-        battery_percent=_percent(battery),
-        battery_state=battery_state,
-        name=_text(chunks["die name"]),
+    return _identity(
+        type_code,
+        leds,
+        pixel_id,
+        built,
+        (roll, face, battery, battery_state),
+        _text(chunks["die name"]),
     )
 
 

@@ -314,6 +314,9 @@ class SerialVirtualCounter(VirtualCounter):
         try:
             for payload in self._protocol.deframer.feed(data):
                 out += [framing.frame(reply) for reply in self._replies(payload, session)]
+            noise = self._protocol.noise(self._serial.timebase.ticks_ms())
+            if noise is not None:
+                out.append(noise)
         except self._serial.ReplRequested:
             _LOGGER.info("%s: the REPL escape has no REPL to go to here", self.name)
         if out:
