@@ -47,6 +47,15 @@ class Sheet(ModalView):
     """A rounded panel over a dimmed screen, as tall as what it holds and never taller
     than the window; a tap beside it or the back key closes it and changes nothing."""
 
+    # True from the moment it starts to close (it then fades out for a few frames).
+    closing = BooleanProperty(False)
+
+    def on_pre_open(self) -> None:
+        self.closing = False
+
+    def on_pre_dismiss(self) -> None:
+        self.closing = True
+
 
 class ChoiceSheet(Sheet):
     """Pick `count` of the options: with one to pick a single tap answers; with several,

@@ -60,7 +60,7 @@ def add_typed(
 
 def closed(ui: Harness, sheet: Any) -> bool:
     """Whether the sheet was closed; once closed, it has faded out (over a few frames)."""
-    if sheet._is_open:
+    if not sheet.closing:
         return False
     ui.wait_until(lambda: sheet.parent is None, timeout_s=5)
     return True
