@@ -69,4 +69,5 @@ def test_without_an_agreement_the_kill_gives_no_share(ui: Harness) -> None:
     ui.wait_until(lambda: session.live_state.combat is None, timeout_s=10)
     result = session.live_state.last_combat
     assert (result.helper_treasure, result.helper_picks_first) == (0, False)
+    ui.wait_until(lambda: combat.result_text != "", timeout_s=5)
     assert combat.result_text.endswith(".") and "takes" not in combat.result_text
