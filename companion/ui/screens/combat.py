@@ -1,5 +1,6 @@
-"""Combat: fighter, helper, monsters (one tap on a level, or a card search), enhancers,
-one-shots, card effects, the live verdict, the wait before a kill is final, the rewards.
+"""Combat: fighter, helper, monsters (one tap on a level with a one-tap Bad Stuff, or a
+card search), enhancers, one-shots, card effects, the live verdict, the wait before a kill
+is final, the rewards.
 
 On a phone the level grid sits above the fold: from the Table, "Combat" and a level
 show the verdict, and a third tap kills or runs away.
@@ -28,7 +29,8 @@ from companion.core import (
     SetWinsTies,
     StartCombat,
 )
-from companion.ui.i18n import _, card_name, ngettext, quick_monster_name
+from companion.ui.i18n import _, card_name, ngettext, quick_monster_name, tr
+from companion.ui.questions import QUICK_BAD_STUFF, quick_bad_stuff_of
 from companion.ui.screens.base import CompanionScreen
 from companion.ui.widgets import FlatButton
 
@@ -38,6 +40,9 @@ GRID_LEVELS = 20  # one button per monster level 1..20; rarer levels use the ste
 GRID_COLUMNS = 5
 QUICK_LEVEL_MAX = 30
 QUICK_TREASURE_MAX = 10
+# The rules' answers when the victim of a Bad Stuff has to choose what it takes: the Run
+# away screen asks that before the roll.
+ASKED_WHEN_RUNNING = frozenset({"bad_stuff_choice", "allowance_gone"})
 # Typical enhancers, for tables that do not look cards up: (bonus, treasure change).
 QUICK_ENHANCERS = ((5, 1), (10, 2), (-5, -1))
 
@@ -78,6 +83,14 @@ class CombatScreen(CompanionScreen):
     # Dimmed (still tappable: a tap says why) when the rules would refuse right now.
     can_run = BooleanProperty(False)
     result_text = StringProperty("")
+    # The Bad Stuff the next monster entered by its level gets (a `QUICK_BAD_STUFF` key).
+    quick_bad = StringProperty("none")
+    # The helper's share of the treasure, as the fighter and helper agreed, and who picks
+    # first: given with the kill and recorded with it.
+    has_helper = BooleanProperty(False)
+    helper_share = NumericProperty(0)
+    helper_first = BooleanProperty(False)
+    share_text = StringProperty("")
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -89,7 +102,9 @@ class CombatScreen(CompanionScreen):
         from kivy.uix.dropdown import DropDown
 
         self.helper_menu = DropDown(auto_width=False, width=dp(240))
+        self.bad_stuff_buttons: dict[str, FlatButton] = {}
         self._build_level_grid()
+        self._build_bad_stuff_strip()
         self.app.bind(wide=self._arrange)
         self.app.countdown.bind(remaining=self._countdown_changed)
         self._arrange()
@@ -102,6 +117,29 @@ class CombatScreen(CompanionScreen):
             button.bind(on_release=lambda b: self.add_level(b.level))
             grid.add_widget(button)
             self.level_buttons[level] = button
+
+    def _build_bad_stuff_strip(self) -> None:
+        strip = self.ids.bad_stuff_strip
+        for key, label, _kind, _count in QUICK_BAD_STUFF:
+            button = FlatButton(
+                text=_(label), font_size=self.app.theme.body, wrap=False, size_hint_x=None
+            )
+            button.bind(
+                texture_size=lambda b, size: setattr(b, "width", max(dp(56), size[0] + dp(22)))
+            )
+            button.bad_stuff = key
+            button.bind(on_release=lambda b: self.choose_quick_bad_stuff(b.bad_stuff))
+            strip.add_widget(button)
+            self.bad_stuff_buttons[key] = button
+        self.on_quick_bad(self, self.quick_bad)
+
+    def choose_quick_bad_stuff(self, key: str) -> None:
+        """One tap: the Bad Stuff of the next monster entered by its level."""
+        self.quick_bad = key
+
+    def on_quick_bad(self, _screen: Any, key: str) -> None:
+        for known, button in self.bad_stuff_buttons.items():
+            button.selected = known == key
 
     def _countdown_changed(self, _countdown: Any, remaining: float) -> None:
         self.countdown = remaining
@@ -131,7 +169,10 @@ class CombatScreen(CompanionScreen):
             self.fighter = state.current if fighter is None else fighter
             self.quick_level = 1
             self.quick_treasure = 1
+            self.quick_bad = "none"
             self.negative = False
+            self.helper_share = 0
+            self.helper_first = False
 
     def next_fighter(self) -> None:
         """Before the fight: cycle who fights (living players only)."""
@@ -200,7 +241,10 @@ class CombatScreen(CompanionScreen):
         typed = self.ids.search.text.strip()
         treasure = int(self.quick_treasure)
         spec = MonsterSpec(
-            name=typed or self._quick_name(level), level=int(level), treasure=treasure
+            name=typed or self._quick_name(level),
+            level=int(level),
+            treasure=treasure,
+            bad_stuff=quick_bad_stuff_of(self.quick_bad),
         )
         if self._add_monster(spec) and typed:
             self.app.remember_monster(typed, int(level), treasure)
@@ -297,6 +341,7 @@ class CombatScreen(CompanionScreen):
         """After a monster joins, the quick entry starts over for the next one."""
         self.quick_level = 1
         self.quick_treasure = 1
+        self.quick_bad = "none"
         self.ids.search.text = ""
 
     def remove_monster(self, index: int) -> None:
@@ -356,20 +401,51 @@ class CombatScreen(CompanionScreen):
     def run_away(self) -> None:
         """The fighters cannot win: go and roll to run away (or hear why not)."""
         self.app.countdown.stop()
-        game, state = self.session.game, self.session.live_state
-        if game is not None and state is not None and state.combat and not state.combat.running:
-            problem = game.check(RunAway(fighter=state.combat.fighter, monster=0))
+        state = self.session.live_state
+        if state is not None and state.combat and not state.combat.running:
+            problem = self._run_problem(state)
             if problem is not None:
-                self.app.notify(str(problem), error=True)
+                self.app.notify(tr(problem), error=True)
                 return
         self.app.show("run_away")
+
+    def _run_problem(self, state: Any) -> Any:
+        """Why the fighter may not run now (the rules' error), or None. What a Bad Stuff
+        would take is chosen on the Run away screen, so that question is no refusal here."""
+        game = self.session.game
+        if game is None or state.combat is None:
+            return None
+        problem = game.check(RunAway(fighter=state.combat.fighter, monster=0))
+        if problem is not None and problem.rule in ASKED_WHEN_RUNNING:
+            return None
+        return problem
 
     def _still_winning(self) -> bool:
         state = self.session.live_state
         return state is not None and state.combat is not None and state.combat.fighters_winning
 
     def _finish_kill(self) -> None:
-        self.session.act(ResolveCombat, outcome="kill")
+        share = int(self.helper_share) if self.has_helper else 0
+        first = bool(self.helper_first) and self.has_helper
+        if self.session.act(
+            ResolveCombat, outcome="kill", helper_treasure=share, helper_first=first
+        ):
+            self.helper_share = 0
+            self.helper_first = False
+
+    # -- the helper's share -------------------------------------------------------------
+    def step_helper_share(self, delta: int) -> None:
+        """How many of the treasures the helper takes (never more than the combat shows)."""
+        state = self.session.live_state
+        if state is None or state.combat is None:
+            return
+        self.helper_share = max(0, min(int(self.helper_share) + delta, state.combat.treasure))
+        self.refresh()
+
+    def toggle_helper_first(self) -> None:
+        """Whether the helper picks first from the treasures drawn."""
+        self.helper_first = not self.helper_first
+        self.refresh()
 
     # -- drawing --------------------------------------------------------------------
     def refresh(self) -> None:
@@ -384,6 +460,9 @@ class CombatScreen(CompanionScreen):
             self.fighter = min(self.fighter, len(state.players) - 1)
             self.fighter_text = _("Fighter: {name}").format(name=state.players[self.fighter].name)
             self.helper_text = _("Helper: nobody")
+            self.has_helper = False
+            self.helper_share = 0
+            self.helper_first = False
             self.players_strength = state.players[self.fighter].strength
             self.monsters_strength = 0
             self.winning = False
@@ -407,6 +486,7 @@ class CombatScreen(CompanionScreen):
             self.helper_text = _("Helper: {name} ({n})").format(
                 name=state.players[combat.helper].name, n=combat.helper_strength
             )
+        self._show_share(state, combat)
         self.players_strength = combat.players_strength
         self.monsters_strength = combat.monsters_strength
         self.winning = combat.fighters_winning
@@ -415,7 +495,7 @@ class CombatScreen(CompanionScreen):
         self.level_only = combat.fighter in combat.level_only
         self.verdict = _("Players win") if combat.fighters_winning else _("Monsters win")
         self.verdict_colour = self.app.theme.good if self.winning else self.app.theme.bad
-        self.can_run = self.session.allowed(RunAway, fighter=combat.fighter, monster=0)
+        self.can_run = self._run_problem(state) is None
         if combat.fighters_winning:
             self.rewards = _("Kill: {levels}, {treasures}").format(
                 levels=_levels(combat.levels), treasures=_treasures(combat.treasure)
@@ -434,15 +514,38 @@ class CombatScreen(CompanionScreen):
             row.detail = "  \u00b7  ".join(parts)
             box.add_widget(row)
 
+    def _show_share(self, state: Any, combat: Any) -> None:
+        """The helper's share as agreed so far, kept within the treasure on show."""
+        self.has_helper = combat.helper is not None
+        if not self.has_helper:
+            self.helper_share = 0
+            self.helper_first = False
+            self.share_text = ""
+            return
+        self.helper_share = min(int(self.helper_share), combat.treasure)
+        helper = state.players[combat.helper].name
+        self.share_text = _("{helper} takes {share} of {total}").format(
+            helper=helper, share=int(self.helper_share), total=combat.treasure
+        )
+
     def _last_result(self, state: Any) -> str:
         result = state.last_combat
         if result is None:
             return ""
         names = ", ".join(card_name(name) for name in result.monsters)
         if result.outcome == "kill":
-            return _("Killed {monsters}: +{levels}, {treasures}.").format(
+            text = _("Killed {monsters}: +{levels}, {treasures}.").format(
                 monsters=names, levels=_levels(result.levels), treasures=_treasures(result.treasure)
             )
+            if result.helper is not None and (result.helper_treasure or result.helper_picks_first):
+                helper = state.players[result.helper].name
+                share = (
+                    _("{helper} takes {n} and picks first.")
+                    if result.helper_picks_first
+                    else _("{helper} takes {n}.")
+                )
+                text += " " + share.format(helper=helper, n=result.helper_treasure)
+            return text
         if result.outcome == "defeat":
             return _("Ended without a kill: {monsters}.").format(monsters=names)
         if result.outcome == "fighter_died":

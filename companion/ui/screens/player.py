@@ -1,14 +1,17 @@
-"""A player's details: level with "a card says otherwise", gear, run-away bonus, sex,
-classes/races/motivations/styles with their lasting combat bonus and doubling cards,
-Ally, death."""
+"""A player's details: level with "a card says otherwise", the gear bonus kept by hand and the
+items tracked one by one (added from the cards or typed; worn, carried, sold, given,
+discarded), run-away bonus, sex, classes/races/motivations/styles with their lasting combat
+bonus and doubling cards, Ally, death."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from kivy.factory import Factory
 from kivy.metrics import dp
-from kivy.properties import BooleanProperty, NumericProperty, StringProperty
+from kivy.properties import BooleanProperty, NumericProperty, ObjectProperty, StringProperty
+from kivy.uix.behaviors import ButtonBehavior
+from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.gridlayout import GridLayout
 
 from companion.core import (
@@ -16,6 +19,8 @@ from companion.core import (
     ChangeSex,
     Die,
     DiscardAlly,
+    DiscardItem,
+    EquipItem,
     GainTrait,
     GoUpLevel,
     LootTheBody,
@@ -28,9 +33,17 @@ from companion.core import (
     SetTraitBonus,
     SetTraitBoost,
     Sex,
+    TradeItem,
+    UnequipItem,
+    allowance_questions,
+    apply_action,
+    check_action,
     levels_for_gold,
 )
-from companion.ui.i18n import N_, _, card_name, ngettext
+from companion.core.chapters.levels import levels_to_sell
+from companion.core.errors import RuleError
+from companion.core.models import TraitKind
+from companion.ui.i18n import N_, _, card_name, ngettext, tr
 from companion.ui.labels import sex_name
 from companion.ui.screens.base import CompanionScreen
 from companion.ui.widgets import FlatButton
@@ -49,6 +62,27 @@ BOOSTS: dict[str, tuple[str, str]] = {
 }
 
 
+class ItemRow(ButtonBehavior, BoxLayout):
+    """One tracked item: worn or carried (a tap changes it), its name and what it gives, and
+    whether it is in the sale being put together; a tap elsewhere on the row opens what else
+    can be done with it (give it away, discard it)."""
+
+    owner = ObjectProperty(None, allownone=True)
+    item_id = StringProperty("")
+    title = StringProperty("")
+    detail = StringProperty("")
+    worn = BooleanProperty(False)
+    for_sale = BooleanProperty(False)
+    # Worn, but its bonus does not count now (its owner lacks what it asks for).
+    idle = BooleanProperty(False)
+    # Carried, and the rules would refuse to wear it now (a tap says why).
+    wear_refused = BooleanProperty(False)
+
+    def on_release(self) -> None:
+        if self.owner is not None:
+            self.owner.open_item(self.item_id)
+
+
 class PlayerScreen(CompanionScreen):
     """Everything about one seat; every control is one action in the log."""
 
@@ -63,13 +97,31 @@ class PlayerScreen(CompanionScreen):
     override = BooleanProperty(False)
     ally_text = StringProperty("")
     loot_text = StringProperty("")
+    items_text = StringProperty("")
+    has_items = BooleanProperty(False)
+    sale_text = StringProperty("")
+    # The sale as put together now would be refused (the words say why).
+    sale_refused = BooleanProperty(False)
+    # The player may sell one item a turn at double price (the classic Halfling), and does.
+    can_double = BooleanProperty(False)
+    double = BooleanProperty(False)
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        # Items put into the sale being put together (ids), until it is made.
+        self._sale: set[str] = set()
+        self.sheet: Any = None  # the sheet on show over the screen, if any
 
     def prepare(self, **params: Any) -> None:
         seat = params.pop("seat", None)
         super().prepare(**params)
         if seat is not None:
+            if seat != self.seat:
+                self._sale = set()
+                self.double = False
             self.seat = seat
             self.override = False
+            self.ids.scroll.scroll_y = 1  # a player's screen opens at the top
 
     # -- steppers ---------------------------------------------------------------------
     def step_level(self, delta: int) -> None:
@@ -110,7 +162,13 @@ class PlayerScreen(CompanionScreen):
         if player is None:
             return
         if name in player.traits(kind):
-            self.session.act(LoseTrait, player=self.seat, kind=kind, name=name)
+            self._give_up(
+                allowance_questions(self.state, self.seat, lose=(cast(TraitKind, kind), name)),
+                card_name(name),
+                lambda drop: self.session.act(
+                    LoseTrait, player=self.seat, kind=kind, name=name, drop=drop
+                ),
+            )
         else:
             reason = _("A card says otherwise") if self.override else None
             self.session.act(GainTrait, player=self.seat, kind=kind, name=name, override=reason)
@@ -126,9 +184,30 @@ class PlayerScreen(CompanionScreen):
     def toggle_boost(self, kind: str) -> None:
         """Play or lose Super Munchkin / Half-Breed / Extra Motivated."""
         player = self._player()
-        if player is not None:
-            on = not getattr(player, BOOSTS[kind][0])
-            self.session.act(SetTraitBoost, player=self.seat, kind=kind, on=on)
+        if player is None:
+            return
+        attr, card = BOOSTS[kind]
+        if not getattr(player, attr):
+            self.session.act(SetTraitBoost, player=self.seat, kind=kind, on=True)
+            return
+        self._give_up(
+            allowance_questions(self.state, self.seat, boost_off=cast(TraitKind, kind)),
+            _(card),
+            lambda drop: self.session.act(
+                SetTraitBoost, player=self.seat, kind=kind, on=False, drop=drop
+            ),
+        )
+
+    def _give_up(self, excesses: Any, card: str, lose: Any) -> None:
+        """Losing a card that took an allowance with it: ask at once which things go (the
+        engine's questions), then lose it with them; nothing changes without an answer."""
+        if not excesses:
+            lose(())
+            return
+        from companion.ui.sheets import ask_allowances
+
+        title = _("Discarding {card}").format(card=card)
+        self.sheet = ask_allowances(excesses, self.name_text, title, lose)
 
     def set_ally(self) -> None:
         """Play an Ally named in the box, with the bonus in the box beside it."""
@@ -157,24 +236,168 @@ class PlayerScreen(CompanionScreen):
             self.session.act(LootTheBody, player=self.seat)
             self.refresh_now()
 
-    def sell(self) -> None:
-        """Sell items worth the gold in the box for levels (the rules decide how many)."""
+    # -- items -----------------------------------------------------------------------
+    def add_item(self) -> Any:
+        """The sheet that adds an item, from the cards or typed."""
+        from companion.ui.add_item import AddItemSheet
+
+        self.sheet = AddItemSheet(self.app, self.seat)
+        self.sheet.open()
+        return self.sheet
+
+    def _item(self, item_id: str) -> Any:
+        player = self._player()
+        if player is None:
+            return None
+        return next((i for i in player.items if i.id == item_id), None)
+
+    def toggle_worn(self, item_id: str) -> None:
+        """Wear a carried item, or take a worn one off. Wearing headgear, armor or footgear
+        over the one worn takes that one off first, when the rules then allow the new one."""
+        item = self._item(item_id)
+        game = self.session.game
+        if item is None or game is None:
+            return
+        if item.equipped:
+            self.session.act(UnequipItem, player=self.seat, item_id=item_id)
+            return
+        wear = EquipItem(player=self.seat, item_id=item_id)
+        swap = self._swap_for(wear, item)
+        if swap is not None:
+            self.session.act(swap)
+        self.session.act(wear)
+
+    def _swap_for(self, wear: EquipItem, item: Any) -> UnequipItem | None:
+        """The item to take off so that `wear` is allowed, if taking one off is all it
+        needs (the slot is taken); the engine decides, on the state it would leave."""
+        game = self.session.game
+        if game is None:
+            return None
+        problem = game.check(wear)
+        if problem is None or problem.rule != "slot_taken":
+            return None
+        player = self._player()
+        worn = [i for i in player.items if i.equipped and i.spec.slot == item.spec.slot]
+        if len(worn) != 1:
+            return None
+        off = UnequipItem(player=self.seat, item_id=worn[0].id)
         try:
-            gold = int(self.ids.gold.text or "0")
+            check_action(apply_action(game.state, off), wear)
+        except RuleError:
+            return None
+        return off
+
+    def toggle_sale(self, item_id: str) -> None:
+        """Put an item into the sale being put together, or take it out."""
+        self._sale ^= {item_id}
+        self.refresh()
+
+    def toggle_double(self) -> None:
+        """Sell the most valuable item of the sale at double price (once a turn)."""
+        self.double = not self.double
+        self.refresh()
+
+    def open_item(self, item_id: str) -> Any:
+        """What else can be done with an item: a sheet (give it away, discard it...)."""
+        from companion.ui.sheets import ItemSheet
+
+        item = self._item(item_id)
+        state = self.state
+        if item is None or state is None:
+            return None
+        from companion.ui.add_item import item_detail
+
+        others = [
+            (
+                seat,
+                player.name,
+                self.session.allowed(TradeItem, giver=self.seat, receiver=seat, item_id=item_id),
+            )
+            for seat, player in enumerate(state.players)
+            if seat != self.seat
+        ]
+        self.sheet = ItemSheet(
+            others,
+            owner=self,
+            item_id=item_id,
+            title=card_name(item.spec.name),
+            detail=item_detail(item.spec),
+            worn=item.equipped,
+            for_sale=item_id in self._sale,
+            can_wear=self.session.allowed(EquipItem, player=self.seat, item_id=item_id),
+        )
+        self.sheet.open()
+        return self.sheet
+
+    def trade(self, item_id: str, receiver: int) -> None:
+        """Give an item to another player (trading)."""
+        if self.session.act(TradeItem, giver=self.seat, receiver=receiver, item_id=item_id):
+            self._sale.discard(item_id)
+
+    def discard(self, item_id: str) -> None:
+        """An item leaves play."""
+        if self.session.act(DiscardItem, player=self.seat, item_id=item_id):
+            self._sale.discard(item_id)
+
+    def _typed_gold(self) -> int | None:
+        try:
+            return int(self.ids.gold.text or "0")
         except ValueError:
+            return None
+
+    def _sale_action(self, gold: int) -> SellItems | None:
+        """The sale as put together: the items marked, the gold typed for cards not listed,
+        and, for a player who may, the most valuable item marked at double price."""
+        player = self._player()
+        if player is None:
+            return None
+        marked = [i for i in player.items if i.id in self._sale]
+        double = 0
+        if self.double and self.can_double and marked:
+            double = max(i.spec.gold for i in marked)
+        try:
+            return SellItems(
+                player=self.seat,
+                gold=gold,
+                item_ids=tuple(i.id for i in marked),
+                double=double,
+            )
+        except ValueError:
+            return None
+
+    def sale_changed(self) -> None:
+        """The gold typed changed: say again what the sale would bring."""
+        self._show_sale(self.state)
+
+    def sell(self) -> None:
+        """Sell the items marked and items worth the gold in the box for levels (the rules
+        decide how many)."""
+        gold = self._typed_gold()
+        if gold is None:
             self.app.notify(_("The gold value must be a whole number."), True)
             return
+        sale = self._sale_action(gold)
         before = self._player()
-        if self.session.act(SellItems, player=self.seat, gold=gold) and before is not None:
+        if sale is None or before is None:
+            return
+        worth = (
+            sale.gold
+            + sale.double
+            + sum(i.spec.gold for i in before.items if i.id in sale.item_ids)
+        )
+        if self.session.act(sale):
             gained = self._player().level - before.level
             sold = ngettext("Sold: {n} level", "Sold: {n} levels", gained).format(n=gained)
-            lost = levels_for_gold(gold) - gained
+            lost = levels_for_gold(worth) - gained
             if lost > 0:
                 sold = _("{sold}; the rest is lost (levels lost: {lost})").format(
                     sold=sold, lost=lost
                 )
             self.app.notify(sold)
             self.ids.gold.text = ""
+            self._sale = set()
+            self.double = False
+            self.refresh()
 
     # -- drawing --------------------------------------------------------------------
     def _player(self) -> Any:
@@ -206,6 +429,8 @@ class PlayerScreen(CompanionScreen):
         )
         for sex in Sex:
             self.ids[f"sex_{sex.value}"].selected = player.sex == sex
+        self._show_items(state, player)
+        self._show_sale(state)
         self.loot_text = ""
         if state.loot is not None and state.loot.dead == self.seat:
             names = ", ".join(state.players[s].name for s in state.loot.order)
@@ -241,6 +466,84 @@ class PlayerScreen(CompanionScreen):
                     on_step=lambda _s, delta, k=kind, n=name: self.step_trait_bonus(k, n, delta)
                 )
                 box.add_widget(stepper)
+
+    def _show_items(self, state: Any, player: Any) -> None:
+        """The item list (rows are data) and the line above it."""
+        from companion.ui.add_item import item_detail
+
+        self._sale &= {i.id for i in player.items}
+        rows = []
+        for item in player.items:
+            idle = item.equipped and not player.counts(item)
+            detail = item_detail(item.spec)
+            if idle:
+                detail = _("Does not count now: {detail}").format(detail=detail)
+            refused = not item.equipped and not self.session.allowed(
+                EquipItem, player=self.seat, item_id=item.id
+            )
+            rows.append(
+                {
+                    "owner": self,
+                    "item_id": item.id,
+                    "title": card_name(item.spec.name),
+                    "detail": detail,
+                    "worn": item.equipped,
+                    "for_sale": item.id in self._sale,
+                    "idle": idle,
+                    "wear_refused": refused,
+                }
+            )
+        self.ids.item_list.data = rows
+        self.has_items = bool(rows)
+        worn = sum(i.spec.bonus for i in player.counting_items)
+        self.items_text = ngettext(
+            "{n} item, {bonus:+d} from those worn",
+            "{n} items, {bonus:+d} from those worn",
+            len(rows),
+        ).format(n=len(rows), bonus=worn)
+        self.can_double = (
+            "double_sale" in player.abilities and player.double_sale_turn != state.turn
+        )
+        if not self.can_double:
+            self.double = False
+
+    def _show_sale(self, state: Any) -> None:
+        """What the sale put together would bring, or why the rules would refuse it."""
+        player = self._player()
+        game = self.session.game
+        if state is None or player is None or game is None:
+            return
+        gold = self._typed_gold()
+        self.sale_refused = False
+        if gold is None:
+            self.sale_refused = True
+            self.sale_text = _("The gold value must be a whole number.")
+            return
+        if not self._sale and not gold:
+            self.sale_text = _("Mark items to sell, or type the gold value of cards not listed.")
+            return
+        sale = self._sale_action(gold)
+        if sale is None:
+            self.sale_refused = True
+            self.sale_text = _("The gold value must be a whole number.")
+            return
+        problem = game.check(sale)
+        if problem is not None:
+            self.sale_refused = True
+            self.sale_text = tr(problem)
+            return
+        worth = sale.gold + sale.double
+        worth += sum(i.spec.gold for i in player.items if i.id in sale.item_ids)
+        levels = levels_to_sell(state, self.seat, worth, None)
+        if levels < levels_for_gold(worth):
+            text = ngettext(
+                "{gold} gold buys {n} level; the rest is lost",
+                "{gold} gold buys {n} levels; the rest is lost",
+                levels,
+            )
+        else:
+            text = ngettext("{gold} gold buys {n} level", "{gold} gold buys {n} levels", levels)
+        self.sale_text = text.format(gold=worth, n=levels)
 
     def sex_label(self, sex: str) -> str:
         """A sex in words, for the kv."""

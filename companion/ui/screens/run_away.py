@@ -11,26 +11,24 @@ from kivy.metrics import dp
 from kivy.properties import BooleanProperty, NumericProperty, StringProperty
 from kivy.uix.behaviors import ButtonBehavior
 from kivy.uix.boxlayout import BoxLayout
+from kivy.uix.gridlayout import GridLayout
 
-from companion.core import RUN_AWAY_TARGET, RunAway, SacrificeAlly, bad_stuff_choices
+from companion.core import RUN_AWAY_TARGET, RunAway, SacrificeAlly
 from companion.ui.dice_service import dice_service
-from companion.ui.i18n import N_, _, card_name, ngettext, tr
+from companion.ui.i18n import N_, _, card_name, tr
 from companion.ui.link_service import table_link
+from companion.ui.questions import (
+    Answers,
+    answer,
+    bad_stuff_asked,
+    bad_stuff_question_text,
+    bad_stuff_words,
+)
 from companion.ui.screens.base import CompanionScreen
-from companion.ui.widgets import FlatButton
+from companion.ui.sheets import option_button
 
-# What a Bad Stuff can name as lost, in words (core `Loss` values).
-LOSS_NAMES: dict[str, str] = {
-    "headgear": N_("headgear"),
-    "armor": N_("armor"),
-    "footgear": N_("footgear"),
-    "biggest_item": N_("the item with the biggest bonus"),
-    "big_item": N_("Big item"),
-    "class": N_("class"),
-    "race": N_("race"),
-    "style": N_("style"),
-    "motivation": N_("motivation"),
-}
+# Options of one question side by side: a name each still reads on a phone.
+OPTION_COLUMNS = 2
 
 RESTING_FACE = 6  # what the big die shows before anyone has rolled
 
@@ -75,9 +73,9 @@ class RunAwayScreen(CompanionScreen):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        # What the Bad Stuff takes if the roll fails, when the victim has several to lose:
-        # loss -> item id or trait name, for the pair about to roll.
-        self._picks: dict[str, str] = {}
+        # What the Bad Stuff takes if the roll fails, when the victim chooses: each
+        # question's picks (item ids or trait names), for the pair about to roll.
+        self._picks: Answers = {}
 
     def on_kv_post(self, base_widget: Any) -> None:
         super().on_kv_post(base_widget)
@@ -93,10 +91,18 @@ class RunAwayScreen(CompanionScreen):
         self.refresh()
         self._listen_to_die()
 
-    def pick_loss(self, loss: str, key: str) -> None:
-        """The victim says which of several things the Bad Stuff takes if they are caught."""
-        self._picks[loss] = key
+    def pick_loss(self, question: Any, key: str) -> None:
+        """The victim says which of several things the Bad Stuff takes if they are caught
+        (a tap on an option of one of its questions)."""
+        self._picks = answer(self._picks, question, key)
         self.refresh()
+
+    def _ready_picks(self, state: Any) -> tuple[str, ...] | None:
+        """The picks for the roll of the pair about to roll; None while a question waits."""
+        if state is None or self.fighter < 0:
+            return ()
+        _asked, picks = bad_stuff_asked(state, self.fighter, self.monster, self._picks)
+        return picks
 
     def roll(self, value: int | None = None, die: str = "", source: Any = None) -> None:
         """Roll the die (value None: the game rolls) or enter a physical die's value.
@@ -107,11 +113,7 @@ class RunAwayScreen(CompanionScreen):
             self.app.notify(_("Nobody is left to run away."))
             return
         state = self.session.live_state
-        choices = bad_stuff_choices(state, self.fighter, self.monster) if state else ()
-        if any(loss not in self._picks for loss, _options in choices):
-            self.app.notify(_("First choose what the Bad Stuff takes if you are caught."), True)
-            return
-        self._stop_listening()
+        picks = self._ready_picks(state)
         fields: dict[str, Any] = {"fighter": self.fighter, "monster": self.monster}
         if value is not None:
             fields["roll"] = value
@@ -119,8 +121,12 @@ class RunAwayScreen(CompanionScreen):
             fields["die"] = die
         if source is not None:
             fields["source"] = source
-        if choices:
-            fields["picks"] = tuple(self._picks[loss] for loss, _options in choices)
+        if picks:
+            fields["picks"] = picks
+        if picks is None and not self._escapes(value):
+            self.app.notify(_("First choose what the Bad Stuff takes if you are caught."), True)
+            return
+        self._stop_listening()
         if not self.session.act(RunAway, **fields):
             self._listen_to_die()
             return
@@ -133,6 +139,14 @@ class RunAwayScreen(CompanionScreen):
         self.fighter = self.monster = -1
         self.refresh_now()
         self._listen_to_die()
+
+    def _escapes(self, value: int | None) -> bool:
+        """Whether a die showing `value` gets the fighter away (no Bad Stuff, so nothing to
+        choose); unknown before the app rolls. The rules say, on the game as it is."""
+        game = self.session.game
+        if value is None or game is None:
+            return False
+        return game.check(RunAway(fighter=self.fighter, monster=self.monster, roll=value)) is None
 
     # -- smart dice ------------------------------------------------------------------------
     def on_enter(self, *_args: Any) -> None:
@@ -166,11 +180,10 @@ class RunAwayScreen(CompanionScreen):
         game = self.session.game
         if state is None or game is None or self.fighter < 0:
             return N_("Nobody is left to run away.")
-        choices = bad_stuff_choices(state, self.fighter, self.monster)
-        if any(loss not in self._picks for loss, _options in choices):
+        picks = self._ready_picks(state)
+        if picks is None and not self._escapes(value):
             return N_("First choose what the Bad Stuff takes if you are caught.")
-        picks = tuple(self._picks[loss] for loss, _options in choices)
-        check = RunAway(fighter=self.fighter, monster=self.monster, roll=value, picks=picks)
+        check = RunAway(fighter=self.fighter, monster=self.monster, roll=value, picks=picks or ())
         problem = game.check(check)
         if problem is not None:
             return problem
@@ -261,7 +274,7 @@ class RunAwayScreen(CompanionScreen):
                     else:
                         pending.append((seat, index))
                         bad = monster.spec.bad_stuff
-                        row.outcome = _("Bad Stuff: {text}").format(text=_bad_stuff_words(bad))
+                        row.outcome = _("Bad Stuff: {text}").format(text=bad_stuff_words(bad))
                 box.add_widget(row)
         if (self.fighter, self.monster) not in pending:
             self.fighter, self.monster = pending[0] if pending else (-1, -1)
@@ -279,28 +292,26 @@ class RunAwayScreen(CompanionScreen):
             self.target_text = ""
 
     def _show_choices(self, state: Any) -> None:
-        """For the pair about to roll: one row of buttons per thing the Bad Stuff would take
-        where the victim has several (two classes, two equal items)."""
+        """For the pair about to roll: each question the Bad Stuff would ask if they are
+        caught (which footgear, which two items, which Big item goes with the Dwarf...), with
+        only what fits as options."""
         box = self.ids.picks
         box.clear_widgets()
         if self.fighter < 0:
             return
         name = state.players[self.fighter].name
-        for loss, options in bad_stuff_choices(state, self.fighter, self.monster):
-            box.add_widget(
-                Factory.Caption(
-                    text=_("If caught, which {what} does {name} lose?").format(
-                        what=_(LOSS_NAMES.get(loss, loss)), name=name
-                    )
-                )
-            )
-            row = BoxLayout(size_hint_y=None, height=dp(48), spacing=dp(4))
-            for key, label in options:
-                button = FlatButton(text=label, font_size=self.app.theme.body)
-                button.selected = self._picks.get(loss) == key
-                button.bind(on_release=lambda _b, lo=loss, k=key: self.pick_loss(lo, k))
-                row.add_widget(button)
-            box.add_widget(row)
+        asked, _picks = bad_stuff_asked(state, self.fighter, self.monster, self._picks)
+        for shown in asked:
+            question = shown.question
+            box.add_widget(Factory.Caption(text=bad_stuff_question_text(question, name)))
+            grid = GridLayout(cols=OPTION_COLUMNS, size_hint_y=None, spacing=dp(4))
+            grid.bind(minimum_height=grid.setter("height"))
+            for key, label in question.options:
+                button = option_button(card_name(label), self.app.theme.body)
+                button.selected = key in shown.chosen
+                button.bind(on_release=lambda _b, q=question, k=key: self.pick_loss(q, k))
+                grid.add_widget(button)
+            box.add_widget(grid)
 
     def _modifiers(self, player: Any, monster: Any) -> str:
         own = player.total_run_away_bonus
@@ -335,20 +346,3 @@ def bad_stuff_said(record: Any) -> str:
     return "; ".join(
         tr(part.phrase()) if part.template else part.text for part in record.bad_stuff_said
     )
-
-
-def _bad_stuff_words(bad: Any) -> str:
-    parts = []
-    if bad.death:
-        parts.append(_("death"))
-    if bad.lose_levels:
-        parts.append(
-            ngettext("lose {n} level", "lose {n} levels", bad.lose_levels).format(n=bad.lose_levels)
-        )
-    for loss in bad.lose:
-        parts.append(_("lose: {what}").format(what=_(LOSS_NAMES.get(loss, loss))))
-    if bad.lose_gear:
-        parts.append(_("lose {n} gear").format(n=bad.lose_gear))
-    if bad.text:
-        parts.append(bad.text)
-    return ", ".join(parts) or _("none")

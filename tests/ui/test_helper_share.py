@@ -1,0 +1,73 @@
+"""The helper's share of the treasure on the Combat screen of a 360x640 phone: how many of
+the treasures the helper takes and who picks first, agreed with taps, given with the kill,
+recorded and shown; the row is there only while someone helps."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from companion.core import AddHelper, MonsterSpec, StartCombat
+from tests.ui.conftest import Harness
+from tests.ui.items_driving import press
+
+pytestmark = pytest.mark.slow
+
+
+def helped_fight(ui: Harness, treasure: int = 3) -> object:
+    ui.start_game(["Anna", "Bram", "Cleo"])
+    session = ui.app.session
+    monster = MonsterSpec(name="Potted Plant", level=1, treasure=treasure)
+    assert session.act(StartCombat(fighter=0, monsters=(monster,)))
+    combat = ui.app.show("combat")
+    ui.pump(frames=4)
+    assert not combat.has_helper and combat.ids.share_row.height == 0
+    assert session.act(AddHelper(helper=1))
+    ui.pump(frames=4)
+    return combat
+
+
+def test_the_helpers_share_is_agreed_by_taps_and_recorded_with_the_kill(
+    ui: Harness, tmp_path: Path
+) -> None:
+    from kivy.core.window import Window
+
+    from tests.ui.test_i18n_live import clipped_labels
+
+    combat = helped_fight(ui)
+    assert combat.has_helper and combat.ids.share_row.height >= 48
+    for button in (
+        combat.ids.helper_share.ids.minus,
+        combat.ids.helper_share.ids.plus,
+        combat.ids.helper_first,
+    ):
+        assert button.height >= 48 and button.width >= 48
+    for _ in range(5):  # never more than the treasure on show
+        press(ui, combat.ids.helper_share.ids.plus)
+    assert combat.helper_share == 3 and combat.share_text == "Bram takes 3 of 3"
+    press(ui, combat.ids.helper_share.ids.minus)
+    press(ui, combat.ids.helper_first)
+    assert not clipped_labels(combat.ids.share_row)
+    Window.screenshot(name=str(tmp_path / "helper-share.png"))  # for a person to look at
+    press(ui, combat.ids.kill)
+    session = ui.app.session
+    ui.wait_until(lambda: session.live_state.combat is None, timeout_s=10)
+    result = session.live_state.last_combat
+    assert (result.helper, result.helper_treasure, result.helper_picks_first) == (1, 2, True)
+    [line] = [line for line in session.game.log if line.type == "resolve_combat"]
+    assert line.helper_treasure == 2 and line.helper_first
+    ui.pump(frames=4)
+    assert combat.result_text.endswith("Bram takes 2 and picks first.")
+    assert not combat.has_helper and combat.helper_share == 0
+
+
+def test_without_an_agreement_the_kill_gives_no_share(ui: Harness) -> None:
+    combat = helped_fight(ui, treasure=2)
+    press(ui, combat.ids.kill)
+    session = ui.app.session
+    ui.wait_until(lambda: session.live_state.combat is None, timeout_s=10)
+    result = session.live_state.last_combat
+    assert (result.helper_treasure, result.helper_picks_first) == (0, False)
+    ui.wait_until(lambda: combat.result_text != "", timeout_s=5)
+    assert combat.result_text.endswith(".") and "takes" not in combat.result_text
