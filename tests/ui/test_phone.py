@@ -158,9 +158,13 @@ def test_every_level_is_on_screen_without_scrolling(ui: Harness, count: int, lan
                 assert fully_on_screen(level), f"{tile.name}'s Level is off screen ({turn=})"
                 assert level.font_size >= sp(32)
                 assert not clipped(level)
-                steps = (tile.ids.minus, tile.ids.plus) if table.lines else (
-                    tile.ids.level.ids.minus,
-                    tile.ids.level.ids.plus,
+                steps = (
+                    (tile.ids.minus, tile.ids.plus)
+                    if table.lines
+                    else (
+                        tile.ids.level.ids.minus,
+                        tile.ids.level.ids.plus,
+                    )
                 )
                 for button in steps:
                     assert fully_on_screen(button) and button.height >= dp(48) - 1

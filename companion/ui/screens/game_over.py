@@ -50,9 +50,9 @@ class GameOverScreen(CompanionScreen):
 
     def _back_to_the_table(self) -> None:
         state = self.session.live_state
-        if self.manager is not None and self.manager.current == self.name:
-            if state is not None and not state.winners:
-                self.app.navigator.replace("table")
+        on_show = self.manager is not None and self.manager.current == self.name
+        if on_show and state is not None and not state.winners:
+            self.app.navigator.replace("table")
 
     def refresh(self) -> None:
         game = self.session.game

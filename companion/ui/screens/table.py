@@ -195,7 +195,6 @@ class PlayerLine(PlayerFace):
         """Default handler: the table screen binds to `on_details` (the player's screen)."""
 
 
-
 class TableScreen(CompanionScreen):
     """Everyone at a glance; the buttons below run the current turn."""
 
