@@ -1,7 +1,7 @@
 """Smart dice latency: a virtual die's settled notification until the roll is taken, beside the
 bare Bumble notification of the same radio.
 
-    .venv/bin/python benchmarks/dice_latency.py [--samples 300] [--attempts 3] [--no-screen]
+    .venv/bin/python benchmarks/dice_latency.py [--samples 300] [--no-screen]
 
 Figures, all measured in this same run (p50 and p99, ms):
   * bare   - a virtual die's notification until a bare Bumble GATT client (no
@@ -20,10 +20,10 @@ Figures, all measured in this same run (p50 and p99, ms):
              next frame is not included.
 Each die sample starts from a die that is tumbling (unmeasured) and a waiter
 already waiting; the clock starts when the die sends its settle. The trips take
-turns sample by sample. Targets: pixels and godice p99 <= 1.5 x bare p99 + 2 ms;
-screen p99 <= 1.5 x bare p99 + typed p99 + 2 ms (the die may add to a typed roll
-no more than the hub may add to the bare radio). A missed target is measured
-again, at most --attempts times in all; exit code 1 if still missed.
+turns sample by sample (`sampling.py`). Targets: pixels and godice p99 <= 1.5 x
+bare p99 + 2 ms; screen p99 <= 1.5 x bare p99 + typed p99 + 2 ms (the die may add
+to a typed roll no more than the hub may add to the bare radio). A miss is not
+measured again: the exit code is 1.
 """
 
 from __future__ import annotations
@@ -37,13 +37,13 @@ from bumble.core import UUID
 from bumble.device import Peer
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from latency import Trip, percentiles, sample  # the counters' benchmark's sampler
+from sampling import Figures, Trip, percentiles, sample  # the benchmarks' one sampler
 
-from companion.devices.bumble_backend import VirtualRadio
 from companion.devices.dice import DiceHub, Motion, SettledRoll
 from companion.devices.dice import pixels_protocol as px
 from companion.devices.dice.scan import open_source, scan
-from companion.devices.dice.virtual import VirtualDie, VirtualGoDice, VirtualPixelsDie
+from companion.devices.sim.bumble_backend import VirtualRadio
+from companion.devices.sim.dice import VirtualDie, VirtualGoDice, VirtualPixelsDie
 
 WAIT_S = 5.0  # s: one sample never takes this long unless something is broken
 SEAT = 0
@@ -213,7 +213,7 @@ class ScreenTrip:
         self.folder.cleanup()
 
 
-async def measure(samples: int, warmup: int, screen: bool = True) -> dict[str, list[float]]:
+async def measure(samples: int, warmup: int, screen: bool = True) -> Figures:
     radio = VirtualRadio()
     hub = DiceHub()
     bare_die = VirtualPixelsDie(radio, "Bare")
@@ -271,7 +271,7 @@ def _assigned(hub: DiceHub, trip: Trip, die_id: str) -> Trip:
     return Trip(trip.round_trip, prepare)
 
 
-def report(figures: dict[str, list[float]]) -> bool:
+def report(figures: Figures) -> bool:
     """Print the figures; True if every die meets the target."""
     bare50, bare99 = percentiles(figures["bare"])
     bound = 1.5 * bare99 + 2.0
@@ -305,28 +305,16 @@ def report(figures: dict[str, list[float]]) -> bool:
     return met
 
 
-async def run(samples: int, warmup: int, attempts: int, screen: bool) -> bool:
-    for attempt in range(1, attempts + 1):
-        if report(await measure(samples, warmup, screen)):
-            return True
-        if attempt < attempts:
-            print(f"measuring again ({attempt + 1} of {attempts})")
-    return False
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--samples", type=int, default=300)
     parser.add_argument("--warmup", type=int, default=20)
-    parser.add_argument("--attempts", type=int, default=3)
     parser.add_argument(
         "--no-screen", action="store_true", help="measure at the hub only (no Kivy window)"
     )
     args = parser.parse_args(argv)
-    met = asyncio.run(
-        run(max(2, args.samples), max(0, args.warmup), max(1, args.attempts), not args.no_screen)
-    )
-    return 0 if met else 1
+    figures = asyncio.run(measure(max(2, args.samples), max(0, args.warmup), not args.no_screen))
+    return 0 if report(figures) else 1
 
 
 if __name__ == "__main__":

@@ -22,11 +22,10 @@ ends at once, until every echo is back (`single`, one bare BLE round trip, is
 printed beside it); `action` is until all nine counters acknowledged; `frame`
 until all nine rendered the frame.
 
-The trips take turns sample by sample, so load from other work on the machine
-falls on all of them alike. Target for every `action` and every `frame`: p99 <=
-1.5 x the bare p99 of the same run + 2 ms. One scheduler hiccup can still spoil
-a p99, so a missed target is measured again, at most --attempts times in all;
-the exit code is 1 if it is still missed.
+The trips take turns sample by sample (`sampling.py`), so load from other work
+on the machine falls on all of them alike. Target for every `action` and every
+`frame`: p99 <= 1.5 x the bare p99 of the same run + 2 ms; a miss is not
+measured again: the exit code is 1.
 """
 
 from __future__ import annotations
@@ -34,95 +33,42 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import statistics
 import sys
 import tempfile
-import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from bumble.core import UUID
 from bumble.device import Connection, Peer
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from sampling import WAIT_S, Figures, Trip, percentiles, sample  # the benchmarks' one sampler
+
 from companion.core import CLASSIC, Game, GameSetup, GoUpLevel, LoseLevel, PlayerSetup, Sex
-from companion.devices import wire
+from companion.devices import framing, wire
 from companion.devices.ble_link import BleLink
-from companion.devices.bumble_backend import VirtualPeripheral, VirtualRadio
-from companion.devices.fleet import VirtualSetup
 from companion.devices.link import Link
-from companion.devices.pty_port import PtyPort
 from companion.devices.serial_link import SerialLink
-from companion.devices.sync import DeviceManager
-from companion.devices.tokens import TokenStore
-from companion.devices.virtual import (
+from companion.devices.sim.bumble_backend import VirtualPeripheral, VirtualRadio
+from companion.devices.sim.counters import (
     BleVirtualCounter,
     LedFrame,
     SerialVirtualCounter,
     VirtualCounter,
 )
+from companion.devices.sim.fleet import VirtualFleet, VirtualSetup
+from companion.devices.sim.pty_port import PtyPort
+from companion.devices.status import Role
+from companion.devices.sync import DeviceManager
+from companion.devices.tokens import TokenStore
 from companion.store import GameStore
 
 PAYLOAD = bytes(range(1, 18))  # a SNAPSHOT-sized message
-WAIT_S = 10.0  # s: one sample never takes this long unless something is broken
 TABLE_TRACKERS = 8  # the app's largest default table: one tracker per player
 TABLE_GAME_LENGTHS = (10, 3000)  # actions already in the game when the table is measured
 COLOURS = ("#e6194b", "#3cb44b", "#4363d8", "#f58231", "#911eb4", "#46f0f0", "#f032e6", "#bcf60c")
 
 RoundTrip = Callable[[], Awaitable[None]]
-Figures = dict[str, list[float]]
-
-
-class Trip:
-    """One measured round trip, and what must happen before it, outside the measured time.
-
-    `marks` names figures taken inside the same trip (the frame, within the action):
-    the trip calls `mark(name)` when each is reached.
-    """
-
-    def __init__(
-        self, round_trip: RoundTrip, prepare: RoundTrip | None = None, marks: tuple[str, ...] = ()
-    ) -> None:
-        self.round_trip = round_trip
-        self.prepare = prepare
-        self.marks = marks
-        self.marked: dict[str, float] = {}
-
-    def mark(self, name: str) -> None:
-        self.marked.setdefault(name, time.perf_counter())
-
-
-async def sample(trips: dict[str, Trip], samples: int, warmup: int) -> dict[str, list[float]]:
-    """Durations in seconds of `samples` rounds of every trip, after `warmup` unmeasured rounds.
-
-    The trips take turns, one sample each per round, so a busy spell of the
-    machine lands on all of them alike instead of spoiling one figure.
-    """
-    out: dict[str, list[float]] = {name: [] for name in trips}
-    for trip in trips.values():
-        out.update({mark: [] for mark in trip.marks})
-    for i in range(warmup + samples):
-        for name, trip in trips.items():
-            async with asyncio.timeout(WAIT_S):
-                if trip.prepare is not None:
-                    await trip.prepare()
-                trip.marked.clear()
-                start = time.perf_counter()
-                await trip.round_trip()
-                took = time.perf_counter() - start
-            if i >= warmup:
-                out[name].append(took)
-                for mark in trip.marks:
-                    out[mark].append(trip.marked[mark] - start)
-    return out
-
-
-def percentiles(samples_s: list[float]) -> tuple[float, float]:
-    """(p50, p99) in milliseconds."""
-    if len(samples_s) < 2:
-        value = samples_s[0] * 1e3
-        return value, value
-    cuts = statistics.quantiles(samples_s, n=100, method="inclusive")
-    return cuts[49] * 1e3, cuts[98] * 1e3
 
 
 def new_game(players: int = 3) -> Game:
@@ -191,7 +137,7 @@ class BarePty:
         self.port = PtyPort(path)
         self.port.on_data(self.port.write)
         self.port.plug()
-        self.frame = wire.frame(PAYLOAD)
+        self.frame = framing.frame(PAYLOAD)
         self.fd = os.open(self.port.path, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
         self.arrived: asyncio.Queue[bytes] = asyncio.Queue()
         asyncio.get_running_loop().add_reader(
@@ -274,17 +220,17 @@ def echo_peripheral(radio: VirtualRadio, name: str) -> VirtualPeripheral:
 # -- one carrier ------------------------------------------------------------------------------
 
 
-async def serial_figures(samples: int, warmup: int, folder: Path) -> dict[str, list[float]]:
+async def serial_figures(samples: int, warmup: int, folder: Path) -> Figures:
     bare = BarePty(folder / "raw-echo")
     link_echo = PtyPort(folder / "link-echo")
     link_echo.on_data(link_echo.write)
     link_echo.plug()
-    counter = SerialVirtualCounter("board", link_path=folder / "board")
+    counter = SerialVirtualCounter(Role.BOARD, link_path=folder / "board", claim_on_hello=True)
     await counter.start()
     game = new_game()
     manager = DeviceManager(tokens=TokenStore(folder / "tokens-serial.json"))
     manager.set_game(game)
-    manager.add_link(SerialLink(counter.address), virtual=counter)
+    manager.add_link(SerialLink(counter.address))
     link = SerialLink(link_echo.path)
     try:
         return await carrier_trips(bare.round_trip, link, manager, game, counter, samples, warmup)
@@ -307,7 +253,7 @@ async def carrier_trips(
 ) -> Figures:
     """Sample the bare, link and action trips of one carrier, taking turns."""
     await link.open()
-    await manager.wait_ready(WAIT_S)
+    await manager.wait_ours(WAIT_S)
     trips = {
         "bare": Trip(bare),
         "link": echo_trip(link),
@@ -316,11 +262,11 @@ async def carrier_trips(
     return await sample(trips, samples, warmup)
 
 
-async def ble_figures(samples: int, warmup: int, folder: Path) -> dict[str, list[float]]:
+async def ble_figures(samples: int, warmup: int, folder: Path) -> Figures:
     radio = VirtualRadio()
     bare = BareGatt(radio)
     echo = echo_peripheral(radio, "MCounter-ECHO")
-    counter = BleVirtualCounter("board", radio=radio)
+    counter = BleVirtualCounter(Role.BOARD, radio=radio, claim_on_hello=True)
     manager = DeviceManager(
         tokens=TokenStore(folder / "tokens-ble.json"), backend=radio.bleak_backend()
     )
@@ -332,9 +278,7 @@ async def ble_figures(samples: int, warmup: int, folder: Path) -> dict[str, list
         await counter.start()
         game = new_game()
         manager.set_game(game)
-        manager.add_link(
-            await BleLink.find(counter.address, backend=radio.bleak_backend()), virtual=counter
-        )
+        manager.add_link(await BleLink.find(counter.address, backend=radio.bleak_backend()))
         return await carrier_trips(bare.round_trip, link, manager, game, counter, samples, warmup)
     finally:
         if link is not None:
@@ -364,32 +308,31 @@ def autosave(store: GameStore, game_id: str, game: Game) -> tuple[Callable[[obje
 
 async def table_figures(
     samples: int, warmup: int, folder: Path, actions: int, *, save: bool = True
-) -> dict[str, list[float]]:
+) -> Figures:
     """1 board (serial) + 8 trackers (BLE) in a game of `actions` actions; autosave if `save`."""
     game = new_game(TABLE_TRACKERS)
     play(game, actions)
     store = GameStore(folder / f"games-{actions}")
     # Autosave as the app orders it: its subscriber comes before the counters'.
     unsubscribe = game.subscribe(autosave(store, store.new_id(), game)[0]) if save else None
-    manager = DeviceManager(
-        tokens=TokenStore(folder / f"tokens-table-{actions}.json"),
-        virtual=VirtualSetup(
-            boards=1,
-            trackers=TABLE_TRACKERS,
-            board_transport="serial",
-            tracker_transport="ble",
-            animate=True,  # as in the app: the counters breathe while they wait
-        ),
-        virtual_folder=folder / f"counters-{actions}",
+    manager = DeviceManager(tokens=TokenStore(folder / f"tokens-table-{actions}.json"))
+    setup = VirtualSetup(
+        boards=1,
+        trackers=TABLE_TRACKERS,
+        board_transport="serial",
+        tracker_transport="ble",
+        animate=True,  # as in the app: the counters breathe while they wait
     )
     (folder / f"counters-{actions}").mkdir()
+    fleet = VirtualFleet(folder / f"counters-{actions}")
     bare_pty = BarePty(folder / f"table-echo-{actions}")
-    bare_gatt = BareGatt(manager.fleet.radio)
+    bare_gatt = BareGatt(fleet.radio)
     try:
         manager.set_game(game)
-        await manager.start_virtual()
+        await fleet.start(setup, TABLE_TRACKERS)
+        await fleet.join(manager)
         await bare_gatt.start(TABLE_TRACKERS)
-        await manager.wait_ready(WAIT_S * 3)
+        await manager.wait_ours(WAIT_S * 3)
 
         async def bare_fan_out() -> None:
             trips = [bare_gatt.round_trip(index) for index in range(TABLE_TRACKERS)]
@@ -398,7 +341,7 @@ async def table_figures(
         trips = {
             "bare": Trip(bare_fan_out),
             "single": Trip(bare_gatt.round_trip),  # one bare BLE round trip, for comparison
-            "action": action_trip(manager, game, list(manager.virtual_counters)),
+            "action": action_trip(manager, game, list(fleet.counters)),
         }
         return await sample(trips, samples, warmup)
     finally:
@@ -407,12 +350,13 @@ async def table_figures(
         await bare_gatt.close()
         bare_pty.close()
         await manager.stop()
+        await fleet.stop()
 
 
 # -- report -----------------------------------------------------------------------------------
 
 
-def report(carrier: str, figures: dict[str, list[float]], *, what: str) -> bool:
+def report(carrier: str, figures: Figures, *, what: str) -> bool:
     """Print one configuration's figures; True if action and frame meet the target."""
     bare50, bare99 = percentiles(figures["bare"])
     bound = 1.5 * bare99 + 2.0
@@ -437,18 +381,7 @@ def report(carrier: str, figures: dict[str, list[float]], *, what: str) -> bool:
     return met
 
 
-async def measure(
-    name: str, run: Callable[[], Awaitable[dict[str, list[float]]]], attempts: int, what: str
-) -> bool:
-    for attempt in range(1, attempts + 1):
-        if report(name, await run(), what=what):
-            return True
-        if attempt < attempts:
-            print(f"{name}: measuring again ({attempt + 1} of {attempts})")
-    return False
-
-
-async def run(transports: list[str], samples: int, warmup: int, attempts: int) -> bool:
+async def run(transports: list[str], samples: int, warmup: int) -> bool:
     all_met = True
     with tempfile.TemporaryDirectory(prefix="companion-latency-") as folder_name:
         folder = Path(folder_name)
@@ -462,22 +395,14 @@ async def run(transports: list[str], samples: int, warmup: int, attempts: int) -
                 configurations = [(actions, True) for actions in TABLE_GAME_LENGTHS]
                 configurations.append((TABLE_GAME_LENGTHS[0], False))  # the counters alone
                 for actions, save in configurations:
-
-                    async def one(actions: int = actions, save: bool = save) -> Figures:
-                        where = Path(tempfile.mkdtemp(dir=folder))
-                        return await table_figures(samples, warmup, where, actions, save=save)
-
+                    where = Path(tempfile.mkdtemp(dir=folder))
+                    figures = await table_figures(samples, warmup, where, actions, save=save)
                     name = f"table {actions} actions" + ("" if save else " no autosave")
-                    all_met &= await measure(name, one, attempts, "all 9 counters")
+                    all_met &= report(name, figures, what="all 9 counters")
                 continue
             figures_of = {"serial": serial_figures, "ble": ble_figures}[carrier]
-
-            async def one_carrier(
-                figures_of: Callable[..., Awaitable[dict[str, list[float]]]] = figures_of,
-            ) -> dict[str, list[float]]:
-                return await figures_of(samples, warmup, Path(tempfile.mkdtemp(dir=folder)))
-
-            all_met &= await measure(carrier, one_carrier, attempts, "the counter")
+            figures = await figures_of(samples, warmup, Path(tempfile.mkdtemp(dir=folder)))
+            all_met &= report(carrier, figures, what="the counter")
     return all_met
 
 
@@ -485,7 +410,6 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--samples", type=int, default=300)
     parser.add_argument("--warmup", type=int, default=20)
-    parser.add_argument("--attempts", type=int, default=3)
     parser.add_argument(
         "--transport", choices=("serial", "ble", "table", "both", "all"), default="all"
     )
@@ -494,7 +418,7 @@ def main(argv: list[str] | None = None) -> int:
         "both": ["serial", "ble"],
         "all": ["serial", "ble", "table"],
     }.get(args.transport, [args.transport])
-    met = asyncio.run(run(transports, max(2, args.samples), max(0, args.warmup), args.attempts))
+    met = asyncio.run(run(transports, max(2, args.samples), max(0, args.warmup)))
     return 0 if met else 1
 
 

@@ -38,7 +38,7 @@ from aiohttp import web
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from companion.core import CLASSIC, Game, GameSetup, PlayerSetup, Sex
-from companion.devices.fleet import VirtualSetup
+from companion.devices.sim.fleet import VirtualFleet, VirtualSetup
 from companion.devices.sync import DeviceManager
 from companion.devices.tokens import TokenStore
 from companion.web.client import TableClient
@@ -89,12 +89,9 @@ async def main(samples: int) -> int:
     link = TableLink(keys=TableKeys(folder / "keys.json"), host=LOOPBACK, port=0)
     await link.start()
     link.set_game(game, "bench")
-    manager = DeviceManager(
-        tokens=TokenStore(folder / "tokens.json"),
-        virtual=VirtualSetup(boards=1, trackers=SEATS, board_transport="serial"),
-        virtual_folder=folder / "counters",
-    )
+    manager = DeviceManager(tokens=TokenStore(folder / "tokens.json"))
     (folder / "counters").mkdir()
+    fleet = VirtualFleet(folder / "counters")
     manager.set_game(game)
     echo_runner, echo_url = await echo_server()
     # The pages run on a loop of their own in another thread, as phones are other devices:
@@ -156,11 +153,12 @@ async def main(samples: int) -> int:
             await phones["http"].close()
 
     try:
-        await manager.start_virtual()
-        await manager.wait_ready(WAIT_S * 3)
+        await fleet.start(VirtualSetup(boards=1, trackers=SEATS, board_transport="serial"), SEATS)
+        await fleet.join(manager)
+        await manager.wait_ours(WAIT_S * 3)
         await on_phones(open_pages())
         pages = seats + boards
-        counters = list(manager.virtual_counters)
+        counters = list(fleet.counters)
         drawn: dict[int, float] = {}
         all_drawn = asyncio.Event()
         wanted_rev = [0]
@@ -217,6 +215,7 @@ async def main(samples: int) -> int:
         phones_thread.join(10)
         await echo_runner.cleanup()
         await manager.stop()
+        await fleet.stop()
         await link.stop()
 
     bare50, bare99 = percentiles(bare)

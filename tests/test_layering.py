@@ -104,3 +104,23 @@ def test_firmware_imports_nothing_from_the_app() -> None:
             if name.split(".")[0] == "companion":
                 wrong.append(f"{path.relative_to(FIRMWARE)} imports {name}")
     assert wrong == []
+
+
+def test_the_device_layer_knows_nothing_of_its_simulation() -> None:
+    """Virtual counters and dice, their radio and faults sit beside the device layer
+    (`devices/sim/`): a virtual counter's link is handed over like any other, so nothing
+    else in `devices` imports them."""
+    sim = PACKAGE / "devices" / "sim"
+    wrong = []
+    for path in sorted((PACKAGE / "devices").rglob("*.py")):
+        if sim in path.parents:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names: list[str] = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
+            if any(name.startswith("companion.devices.sim") for name in names):
+                wrong.append(f"{path.relative_to(PACKAGE)} imports the simulation")
+    assert wrong == []

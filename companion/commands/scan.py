@@ -34,7 +34,8 @@ def run(args: argparse.Namespace) -> int:
 
 async def _scan(args: argparse.Namespace) -> int:
     from companion.devices.discovery import CounterInfo, discover, serial_candidates
-    from companion.devices.fleet import VirtualFleet
+    from companion.devices.sim.fleet import VirtualFleet
+    from companion.devices.status import Role
     from companion.devices.tokens import TokenStore
 
     tokens = TokenStore()
@@ -46,8 +47,8 @@ async def _scan(args: argparse.Namespace) -> int:
         serial_ports = [candidate.port for candidate in serial_candidates()]
         if args.virtual:
             # What a found counter looks like: a serial board and a BLE tracker.
-            await fleet.add("board", "serial")
-            await fleet.add("tracker", "ble")
+            await fleet.add(Role.BOARD, "serial")
+            await fleet.add(Role.TRACKER, "ble")
             serial_ports += [c.address for c in virtual if c.transport == "serial"]
         ble_ok = not args.no_ble
         if ble_ok:
@@ -118,7 +119,8 @@ def _print(found: list[Any], tokens: Any, virtual: list[Any]) -> None:
         if firmware_outdated(info.hello):
             firmware += " - update this counter"
         name += " (virtual)" if info.address in virtual_addresses else ""
-        rows.append((info.transport, name, info.address, info.role, firmware, battery, claimed))
+        role = info.role or "unknown"
+        rows.append((info.transport, name, info.address, role, firmware, battery, claimed))
     if not rows:
         return
     widths = [max(len(str(row[i])) for row in [header, *rows]) for i in range(len(header))]

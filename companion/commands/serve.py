@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+from collections.abc import Callable
 
 HELP = "serve the table link with no window: phones and TVs join the game by its QR codes"
 
@@ -102,13 +103,22 @@ async def _main(args: argparse.Namespace) -> int:
         game_id, game = opened
 
     folder = data_dir if data_dir is not None else default_data_dir()
+    # Saved after every change, as the app saves it; a phone's press is answered once its
+    # change is on disk. A failed save is tried again on this loop.
+    loop = asyncio.get_running_loop()
+
+    def later(delay_s: float, callback: Callable[[], None]) -> None:
+        loop.call_soon_threadsafe(loop.call_later, delay_s, callback)
+
+    recorder = store.recorder(later=later)
+    recorder.follow(game_id, game)
     keys = TableKeys(folder / KEYS_FILE)
     if keys.problem:
         print(f"companion serve: {keys.problem}", file=sys.stderr)
     link = TableLink(
         keys=keys,
         voices=Voices(LOCALE_DIR),
-        persist=lambda sequence: store.wait_durable(game_id, sequence),
+        persist=recorder.wait_durable,
         host=args.host,
         port=args.port,
     )
@@ -120,11 +130,6 @@ async def _main(args: argparse.Namespace) -> int:
         return 1
     keys.set_enabled(True, port=port)
 
-    # Saved after every change, as the app saves it; a phone's press is answered after.
-    def save(_state: object) -> None:
-        store.save_soon(game_id, game)
-
-    unsubscribe = game.subscribe(save)
     link.set_game(game, game_id)
 
     address = args.host if args.host not in ("0.0.0.0", "::", "") else local_addresses()[0]
@@ -140,7 +145,6 @@ async def _main(args: argparse.Namespace) -> int:
     sys.stdout.flush()
 
     stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
     with contextlib.suppress(NotImplementedError, RuntimeError):  # no signals on this platform
         loop.add_signal_handler(signal.SIGINT, stop.set)
         loop.add_signal_handler(signal.SIGTERM, stop.set)
@@ -149,7 +153,6 @@ async def _main(args: argparse.Namespace) -> int:
     try:
         await stop.wait()
     finally:
-        unsubscribe()
         await link.stop()
         try:
             store.save(game_id, game)

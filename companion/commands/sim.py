@@ -98,7 +98,8 @@ async def _main(args: argparse.Namespace) -> int:
     import signal
     from pathlib import Path
 
-    from companion.devices.fleet import VirtualFleet
+    from companion.devices.sim.fleet import VirtualFleet
+    from companion.devices.status import Role
     from companion.devices.tasks import cancel_and_wait
 
     loop = asyncio.get_running_loop()
@@ -121,7 +122,7 @@ async def _main(args: argparse.Namespace) -> int:
     dice_radio = None
     phones = None
     try:
-        roles = ["board"] * args.boards + ["tracker"] * args.trackers
+        roles = [Role.BOARD] * args.boards + [Role.TRACKER] * args.trackers
         for role in roles:
             await fleet.add(role, args.transport, animate=True, claim_on_hello=True)
 
@@ -139,8 +140,8 @@ async def _main(args: argparse.Namespace) -> int:
         if args.demo:
             manager, demo_task = await _start_demo(fleet)
         if args.dice:
-            from companion.devices.bumble_backend import VirtualRadio
-            from companion.devices.dice.demo import DiceDemo
+            from companion.devices.sim.bumble_backend import VirtualRadio
+            from companion.devices.sim.dice_demo import DiceDemo
 
             dice_radio = VirtualRadio()
             dice_demo = DiceDemo(dice_radio, args.dice)
@@ -185,6 +186,7 @@ async def _start_demo(fleet: Any) -> tuple[Any, asyncio.Task[None]]:
 
     from companion.core import Game, RuleError
     from companion.core.randomplay import random_action, random_setup
+    from companion.devices.status import Role
     from companion.devices.sync import DeviceManager
     from companion.devices.tokens import TokenStore
 
@@ -195,8 +197,7 @@ async def _start_demo(fleet: Any) -> tuple[Any, asyncio.Task[None]]:
     manager = DeviceManager(tokens=tokens, backend=fleet.backend)
     manager.set_game(game)
     counters = list(fleet.counters)
-    for counter in counters:
-        manager.add_link(await fleet.link(counter), virtual=counter)
+    await fleet.join(manager)
 
     async def play() -> None:
         nonlocal game
@@ -208,7 +209,9 @@ async def _start_demo(fleet: Any) -> tuple[Any, asyncio.Task[None]]:
                 continue
             if rnd.random() < 0.3 and counters:
                 counter = rnd.choice(counters)
-                counter.press("next" if counter.role == "board" else rnd.choice(("plus", "minus")))
+                counter.press(
+                    "next" if counter.role is Role.BOARD else rnd.choice(("plus", "minus"))
+                )
                 continue
             try:
                 game.apply(random_action(game.state, rnd, allow_win=True))

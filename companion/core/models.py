@@ -8,6 +8,7 @@ from enum import StrEnum
 from typing import Annotated, Any, Literal, Self, get_args
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
@@ -15,6 +16,8 @@ from pydantic import (
     field_validator,
     model_validator,
 )
+
+from companion.core.names import NAME_MAX, UNSAFE_IN_NAME, log_name
 
 MIN_PLAYERS = 2  # the rulebooks say 3..6; 2 and 7..8 are common house rules
 MAX_PLAYERS = 8
@@ -26,9 +29,8 @@ RULES_VERSION = 3
 LEGACY_RULES = 2
 
 _COLOUR = re.compile(r"^#[0-9a-fA-F]{6}$")
-# Control characters, and the marks that reorder text around them (a name that flips
-# "Anna" and the next words on screen), have no place in a name shown to the table.
-_UNSAFE_IN_NAME = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
+# A name that enters the log from a card, a die or an old log: made to keep the log's rule.
+LoggedName = Annotated[str, AfterValidator(lambda name: log_name(name, NAME_MAX))]
 
 
 _set = object.__setattr__
@@ -232,7 +234,7 @@ class PlayerSetup(Frozen):
         value = value.strip()  # a pasted name's trailing newline is not a mistake
         if not value:
             raise ValueError("a player's name cannot be blank")
-        unsafe = _UNSAFE_IN_NAME.search(value)
+        unsafe = UNSAFE_IN_NAME.search(value)
         if unsafe:
             raise ValueError(
                 "a player's name cannot hold control or text-direction characters "
@@ -379,7 +381,7 @@ class MonsterSpec(Frozen):
     need not roll to run away from it.
     """
 
-    name: str
+    name: LoggedName
     level: int
     treasure: int = Field(default=1, ge=0)
     levels_per_kill: int = Field(default=1, ge=0)
@@ -399,7 +401,7 @@ class MonsterSpec(Frozen):
 class EnhancerSpec(Frozen):
     """A monster enhancer: changes one monster's strength and treasure (RULES.md §6)."""
 
-    name: str
+    name: LoggedName
     bonus: int
     treasure: int = 0
     card_id: str | None = None
@@ -418,7 +420,7 @@ class ItemSpec(Frozen):
     `against` bonuses count only against monsters with that tag.
     """
 
-    name: str
+    name: LoggedName
     bonus: int = 0
     slot: Slot = "other"
     hands: int = Field(default=0, ge=0, le=2)
@@ -442,7 +444,7 @@ class ItemSpec(Frozen):
 class AllySpec(Frozen):
     """An Ally (or Hireling): a combat bonus and a possible run-away bonus (RULES.md §4)."""
 
-    name: str
+    name: LoggedName
     bonus: int = 0
     run_away_bonus: int = 0
     card_id: str | None = None

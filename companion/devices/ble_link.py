@@ -101,9 +101,10 @@ class BleLink(Link):
             name = adv.local_name or device.name or ""
             return wanted in (device.address.casefold(), name.casefold())
 
-        device = await BleakScanner.find_device_by_filter(
-            matches, timeout=timeout_s, backend=backend.scanner, **backend.kwargs
-        )
+        options: dict[str, Any] = dict(backend.kwargs)
+        if backend.scanner is not None:  # else bleak picks the platform's own
+            options["backend"] = backend.scanner
+        device = await BleakScanner.find_device_by_filter(matches, timeout=timeout_s, **options)
         if device is None:
             raise LinkOpenError(
                 f"no counter called {address_or_name} answered within {timeout_s:g} s"
@@ -125,8 +126,7 @@ class BleLink(Link):
             raise LinkOpenError(f"cannot connect to {self.device.address}: {exc}") from exc
         self._client = client
         try:
-            write_char = client.services.get_characteristic(self.write_char_uuid)
-            notify_char = client.services.get_characteristic(self.notify_char_uuid)
+            write_char, notify_char = self._characteristics(client)
             if write_char is None or notify_char is None:
                 raise LinkOpenError(
                     f"{self.device.address} does not offer the {self.peer_kind} service"
@@ -136,6 +136,20 @@ class BleLink(Link):
         except BaseException:
             await self._close()
             raise
+
+    def _characteristics(
+        self, client: BleakClient
+    ) -> tuple[BleakGATTCharacteristic | None, BleakGATTCharacteristic | None]:
+        """The (write, notify) characteristics this peer offers (None where it has none)."""
+        services = client.services
+        return (
+            services.get_characteristic(self.write_char_uuid),
+            services.get_characteristic(self.notify_char_uuid),
+        )
+
+    def _write_with_response(self, char: BleakGATTCharacteristic) -> bool:
+        """Whether a write to ``char`` waits for the peer's response (a counter's never does)."""
+        return False
 
     async def read_battery_percent(self) -> int | None:
         """The standard Battery Level characteristic (percent), or None if the counter has none."""
@@ -167,7 +181,9 @@ class BleLink(Link):
             raise self.lost_reason or LinkLostError(f"{self.name} lost")
         try:
             async with asyncio.timeout(WRITE_TIMEOUT_S):
-                await client.write_gatt_char(char, payload, response=False)
+                await client.write_gatt_char(
+                    char, payload, response=self._write_with_response(char)
+                )
         except (BleakError, TimeoutError) as exc:
             self._carrier_lost(f"write failed: {exc}")
             raise self.lost_reason or LinkLostError(f"{self.name} lost") from exc

@@ -20,14 +20,14 @@ import contextlib
 import logging
 import secrets
 import time
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from companion.devices import seal, wire
 from companion.devices.link import Link, LinkClosedError, LinkError, LinkState
-from companion.devices.projection import Desired, after_absence, desired
+from companion.devices.presses import PressVerdict, PressWindow
+from companion.devices.projection import Desired, Part, after_absence, desired
 from companion.devices.reconnect import Backoff, Reconnector
 from companion.devices.session import (
     AUTH_TIMEOUT_S,
@@ -38,9 +38,9 @@ from companion.devices.session import (
     firmware_outdated,
     update_advice,
 )
+from companion.devices.status import DISTURBANCES_MIN, Access, CounterStatus, Disturbances, Role
 from companion.devices.tasks import TaskSet
 from companion.devices.tokens import TokenStore
-from companion.devices.virtual import VirtualCounter
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -50,7 +50,11 @@ REFRESH_INTERVAL_S = 10.0  # s: everything is sent again this often, acknowledge
 AUTH_ATTEMPTS = 3  # refused AUTHs in a row before the counter is taken as another table's
 PING_INTERVAL_S = 2.0  # s: often enough for a live link-quality figure, cheap on the radio
 PINGS_MISSED_MAX = 3  # unanswered pings in a row before a silent counter is taken for gone
-RECENT_PRESSES = 64  # button seqs remembered per counter, to treat a resent press as the same one
+# Only a claimed counter sends a CHALLENGE after its HELLO: one that came after a HELLO saying
+# "unclaimed" means that HELLO was damaged on the way; a fresh session asks again.
+HELLO_CONTRADICTED = "it said it was unclaimed, then challenged the app: asking again"
+VERSION_CHECKS = 2  # HELLOs in a row that must tell of another version before the app believes
+# them: one damaged on the way (BLE carries no CRC of ours) would otherwise disable the counter
 MAX_BAD_TAGS = 16  # wrong tags in one session before the app opens a new one (as the counter does)
 PENALTY_FIRST_S = 0.25  # s: the wait before a new session after one that ended out of step ...
 PENALTY_MAX_S = 8.0  # s: ... doubling each time in a row up to this: a forger's tries stay slow
@@ -69,46 +73,6 @@ class Timing:
     refresh_interval_s: float = REFRESH_INTERVAL_S
 
 
-@dataclass(frozen=True)
-class CounterStatus:
-    """What the Devices screen shows for one counter; a new object on every change.
-
-    `connection` is "connecting", "connected", "reconnecting" or "stopped";
-    `access` is "unknown" (no HELLO yet), "ours" (claimed by this app and
-    authenticated), "unclaimed" (long-press it to add it), "claiming" (a claim
-    is under way), "claimed_elsewhere" (another table's: never taken over
-    without a long press on the counter), "mismatch" (answers with the id of a
-    counter claimed here, but elsewhere or without proving it holds the token:
-    perhaps a fake passing messages on; never used) or "version" (speaks
-    another protocol major, or firmware older than `session.MIN_FIRMWARE`: update it).
-    """
-
-    key: str
-    transport: str
-    name: str
-    address: str
-    virtual: bool = False
-    connection: str = "connecting"
-    access: str = "unknown"
-    role: str | None = None
-    firmware: str | None = None
-    counter_id: int | None = None
-    battery_percent: int | None = None
-    battery_mv: int | None = None
-    charging: bool = False
-    battery_low: bool = False
-    rtt_ms: float | None = None
-    errors: int = 0
-    reconnects: int = 0
-    players: tuple[int, ...] = ()
-    last_problem: str = ""
-
-    @property
-    def claimed(self) -> bool:
-        """True if some app holds this counter (this one or another table's)."""
-        return self.access in ("ours", "claimed_elsewhere")
-
-
 class Table(Protocol):
     """What a connection asks of the table it serves (the `DeviceManager` is one)."""
 
@@ -123,17 +87,12 @@ class Table(Protocol):
         ...
 
     @property
-    def claim_virtual(self) -> bool:
-        """True if unclaimed virtual counters are long-pressed for the user."""
-        ...
-
-    @property
     def timing(self) -> Timing:
         """Timeouts and intervals of every connection."""
         ...
 
     def counter_ready(self, connection: CounterConnection) -> None:
-        """The counter is ours and authenticated: tell it (`set_desired`) what to show."""
+        """The counter is ours and authenticated: tell it (`want`) what to show."""
 
     def counter_pressed(
         self, connection: CounterConnection, press: wire.Button
@@ -150,7 +109,7 @@ class Table(Protocol):
 
 @dataclass
 class _InFlight:
-    key: str
+    part: Part
     ident: tuple[Any, ...]
     sent_at: float
 
@@ -161,9 +120,9 @@ class _Remembered:
 
     window_seen: bool = False  # a CLAIM_OPEN came while the session was opening
     auth_failures: int = 0  # refused AUTHs in a row
-    last_counter_seq: int = -1  # the seq of the counter's latest HELLO (lower: it restarted)
-    #: Recent presses by seq, each with what its ACK waits for (None: nothing).
-    recent: OrderedDict[int, asyncio.Future[object] | None] = field(default_factory=OrderedDict)
+    version_mismatches: int = 0  # HELLOs in a row that told of another version
+    #: Which presses were taken, by the counter's numbers (they carry across sessions).
+    presses: PressWindow = field(default_factory=PressWindow)
 
 
 class CounterConnection:
@@ -175,39 +134,36 @@ class CounterConnection:
         link: Link,
         *,
         key: str,
-        virtual: VirtualCounter | None = None,
         backoff: Backoff | None = None,
     ) -> None:
         self.table = table
         self.link = link
         self.key = key
-        self.virtual = virtual
         self.hello: wire.Hello | None = None
         self.authenticated = False
         self.session: Session | None = None
         self.status = CounterStatus(
-            key=key,
-            transport=link.transport,
-            name=virtual.name if virtual is not None else link.name,
-            address=link.address,
-            virtual=virtual is not None,
+            key=key, transport=link.transport, name=link.name, address=link.address
         )
-        self._desired: dict[str, Desired] = {}
-        self._acked: dict[str, tuple[Any, ...]] = {}
+        self._desired: dict[Part, Desired] = {}
+        self._acked: dict[Part, tuple[Any, ...]] = {}
         self._in_flight: dict[int, _InFlight] = {}
         self._wake = asyncio.Event()
         self._changed = asyncio.Event()
         self._timer: asyncio.TimerHandle | None = None
-        self._pings: dict[int, float] = {}
+        self._pings: dict[int, tuple[float, int]] = {}  # token -> (when sent, its seq)
         self._remembered = _Remembered()
         self._opens = 0
         self._early_ends = 0  # sessions in a row that ended out of step soon after opening
         self._penalty_s = 0.0  # the wait before the next session's HELLO
         self._since = 0.0  # when the current session was proved (loop time)
+        self._disturbances = Disturbances()
+        self._calm_timer: asyncio.TimerHandle | None = None
         self._tasks = TaskSet(f"counter {key}", on_error=self._task_failed)
         self.reconnector = Reconnector(link, on_open=self._open_session, backoff=backoff)
         link.on_message(self._on_message)
         link.on_state_change(self._on_link_state)
+        link.on_junk(lambda _count: self._disturbed())
 
     # -- life cycle -----------------------------------------------------------------
 
@@ -240,10 +196,11 @@ class CounterConnection:
     async def stop(self) -> None:
         """Stop every task of this connection and close its link."""
         await self._tasks.cancel_all()
-        if self._timer is not None:
-            self._timer.cancel()
+        for timer in (self._timer, self._calm_timer):
+            if timer is not None:
+                timer.cancel()
         await self.reconnector.stop()
-        self._update(connection="stopped")
+        self._update(connection=LinkState.CLOSED)
 
     async def wait_ready(self) -> None:
         """Return once the counter is connected and authenticated (use with a timeout)."""
@@ -258,32 +215,32 @@ class CounterConnection:
         """True when the counter is ours, connected, and acknowledged all it should show."""
         if not (self.authenticated and self.link.is_open):
             return False
-        return all(self._acked.get(key) == want.ident for key, want in self._desired.items())
+        return all(self._acked.get(part) == want.ident for part, want in self._desired.items())
 
     # -- what the counter should show -----------------------------------------------
 
     def set_desired(
-        self, key: str, message: wire.Message, ident: tuple[Any, ...] | None = None
+        self, part: Part, message: wire.Message, ident: tuple[Any, ...] | None = None
     ) -> None:
-        """The counter should hold `message` under `key` (sent unless it already holds it)."""
-        self.want(key, desired(message, ident))
+        """The counter should hold `message` as `part` (sent unless it already holds it)."""
+        self.want(part, desired(message, ident))
 
-    def want(self, key: str, wanted: Desired) -> None:
-        """The counter should hold `wanted` under `key` (sent unless it already holds it)."""
-        current = self._desired.get(key)
+    def want(self, part: Part, wanted: Desired) -> None:
+        """The counter should hold `wanted` as `part` (sent unless it already holds it)."""
+        current = self._desired.get(part)
         if current is not None and current.ident == wanted.ident:
             return
-        self._desired[key] = wanted
+        self._desired[part] = wanted
         self._wake.set()
 
-    def desired(self, key: str) -> wire.Message | None:
-        """The message the counter should hold under `key`, if any."""
-        want = self._desired.get(key)
+    def desired(self, part: Part) -> wire.Message | None:
+        """The message the counter should hold as `part`, if any."""
+        want = self._desired.get(part)
         return want.message if want is not None else None
 
     def refresh(self) -> None:
         """Send the latest state again even if the counter acknowledged it (after a refusal)."""
-        self._acked.pop("snapshot", None)
+        self._acked.pop(Part.SNAPSHOT, None)
         self._wake.set()
 
     def resync(self) -> None:
@@ -341,34 +298,45 @@ class CounterConnection:
         table = self.table
         try:
             hello = await session.start(table.timing.hello_timeout_s)
-            if hello.seq <= claim.last_counter_seq:
-                claim.recent.clear()  # the counter restarted: its press numbers start again
-            claim.last_counter_seq = hello.seq
+            if not claim.presses.follows(hello.seq):
+                claim.presses.restart()  # the counter restarted: its numbers start again
             self.hello = hello
-            role = {wire.ROLE_BOARD: "board", wire.ROLE_TRACKER: "tracker"}.get(hello.role)
             self._update(
-                role=role,
+                role=Role.of_hello(hello.role),
+                name=wire.counter_name(hello.counter_id),
                 firmware=".".join(str(part) for part in hello.firmware),
                 counter_id=hello.counter_id,
             )
             if firmware_outdated(hello):
                 # Not a protocol error: it answered, but the app will not drive it.
-                self._update(access="version", last_problem=update_advice(hello))
-                return
+                self._version_mismatch(update_advice(hello))
+            claim.version_mismatches = 0
             if hello.caps & wire.CAP_CLAIMED:
                 await self._authenticate(session, hello)
             else:
-                self._update(access="unclaimed", last_problem="long-press the counter to add it")
+                if session.challenged:
+                    raise LinkError(f"{link.name}: {HELLO_CONTRADICTED}")
+                self._update(
+                    access=Access.UNCLAIMED, last_problem="long-press the counter to add it"
+                )
                 if claim.window_seen or table.claiming:
                     # Its claim window may be open already (pressed before we connected).
-                    self._update(access="claiming")
+                    self._update(access=Access.CLAIMING)
                     self.start_claim(quiet=not claim.window_seen)
-                elif self.virtual is not None and table.claim_virtual:
-                    self.virtual.open_claim_window()
         except CounterVersionError:
-            self._update(access="version", last_problem="the counter needs a firmware update")
+            self._version_mismatch("the counter needs a firmware update")
         finally:
             session.opened()
+
+    def _version_mismatch(self, problem: str) -> None:
+        """The HELLO tells of another version. Believed only once the next HELLO (after the
+        reconnect backoff) says so too; the counter is asked again now and then either way,
+        since whatever else it may be, one damaged byte must not disable it for good."""
+        claim = self._remembered
+        claim.version_mismatches += 1
+        if claim.version_mismatches >= VERSION_CHECKS:
+            self._update(access=Access.VERSION, last_problem=problem)
+        raise LinkError(f"{self.link.name}: {problem}; asking it again later")
 
     async def _authenticate(self, session: Session, hello: wire.Hello) -> None:
         table = self.table
@@ -419,7 +387,7 @@ class CounterConnection:
         if session is not None:
             session.sealer = None  # nothing more goes out under this session's key
         self.authenticated = False
-        self._update(access="mismatch", last_problem=problem)
+        self._update(access=Access.MISMATCH, last_problem=problem)
         if self.link.transport == "ble":
             raise LinkError(f"{self.link.name}: {problem}")  # free the radio; look again later
 
@@ -427,24 +395,24 @@ class CounterConnection:
         self._since = asyncio.get_running_loop().time()
         self.authenticated = True
         self._acked.clear()
-        replacement = after_absence(self.desired("show"))
+        replacement = after_absence(self.desired(Part.SHOW))
         if replacement is not None:
-            self._desired["show"] = replacement
+            self._desired[Part.SHOW] = replacement
         self.table.counter_ready(self)
-        self._update(access="ours", last_problem="")
+        self._update(access=Access.OURS, last_problem="")
         self._wake.set()
 
     async def _held_elsewhere(self, problem: str) -> None:
         """The counter belongs to another table: claim it only while the user allows it here."""
-        self._update(access="claimed_elsewhere", last_problem=problem)
+        self._update(access=Access.CLAIMED_ELSEWHERE, last_problem=problem)
         if self.table.claiming:
             # The user asked to move counters here; the counter still needs its long press.
-            self._update(access="claiming")
+            self._update(access=Access.CLAIMING)
             await self._claim(quiet=True)
             if self.authenticated:
                 return
             self._update(
-                access="claimed_elsewhere",
+                access=Access.CLAIMED_ELSEWHERE,
                 last_problem=f"{problem}: long-press it now to move it to this table",
             )
             return
@@ -464,10 +432,9 @@ class CounterConnection:
             self._update(last_problem=f"claim failed: {exc}")
             return
         if not taken:
-            if self.status.access == "claiming":
-                self._update(
-                    access="unclaimed" if not hello.caps & wire.CAP_CLAIMED else "claimed_elsewhere"
-                )
+            if self.status.access is Access.CLAIMING:
+                held = hello.caps & wire.CAP_CLAIMED
+                self._update(access=Access.CLAIMED_ELSEWHERE if held else Access.UNCLAIMED)
             if not quiet:
                 self._update(last_problem="the claim window closed; long-press the counter again")
             return
@@ -480,6 +447,8 @@ class CounterConnection:
 
     def _on_message(self, payload: bytes) -> None:
         session = self.session
+        # Under the session's seal (and its tag checked): the counter's own, of this session.
+        sealed = session is not None and session.sealed and wire.peek_type(payload) in wire.SEALED
         if session is None:
             try:
                 message: wire.Message | wire.WireError | None = wire.decode(payload)
@@ -490,19 +459,27 @@ class CounterConnection:
         if message is None:
             # A wrong tag: damage on the way, or someone else's message. Dropped.
             self._update(errors=self.status.errors + 1)
+            self._disturbed()
             if session is not None and session.bad_tags == MAX_BAD_TAGS:
                 self._out_of_step("too many damaged messages")
             return
         if isinstance(message, wire.WireError):
             if session is None or not session.take(message):
                 self._update(errors=self.status.errors + 1)
+                self._disturbed()
             return
         if session is not None and session.take(message):
             return
+        if isinstance(message, wire.Button):
+            if sealed:
+                self._on_button(message)
+            return
+        if sealed:
+            self._remembered.presses.heard(message.seq)
         if isinstance(message, wire.Ack):
             flight = self._in_flight.pop(message.ref_seq, None)
             if flight is not None:
-                self._acked[flight.key] = flight.ident
+                self._acked[flight.part] = flight.ident
                 if self.synced:
                     self._changed.set()
                     self.table.counter_synced(self)
@@ -511,9 +488,12 @@ class CounterConnection:
             self._on_error(message)
             return
         if isinstance(message, wire.Pong):
-            sent = self._pings.pop(message.token, None)
-            if sent is not None:
+            ping = self._pings.pop(message.token, None)
+            if ping is not None:
                 self._pings.clear()  # any answer proves the counter alive; older pings were lost
+                sent, seq = ping
+                if session is not None:
+                    session.answered(seq)
                 self._update(rtt_ms=(time.monotonic() - sent) * 1000)
             return
         if isinstance(message, wire.Battery):
@@ -524,14 +504,24 @@ class CounterConnection:
                 battery_low=bool(message.flags & wire.BATTERY_LOW),
             )
             return
-        if isinstance(message, wire.Button):
-            self._on_button(message)
-            return
         if isinstance(message, wire.ClaimOpen):
             self._on_claim_open()
+        elif isinstance(message, wire.Challenge) and self.status.access in (
+            Access.UNCLAIMED,
+            Access.CLAIMING,
+        ):
+            self._tasks.spawn(self.link.drop(HELLO_CONTRADICTED), "drop")
 
     def _on_error(self, message: wire.Error) -> None:
         self._update(errors=self.status.errors + 1)
+        session = self.session
+        if session is None or not session.awaits(message.ref_seq):
+            # About no message of ours (errors are not sealed): the counter answering another
+            # program on its line, or a copy from someone in the path. Not our session's end.
+            # A counter's report of junk it dropped counts each dropped frame as a sign.
+            for _ in range(min(DISTURBANCES_MIN, _dropped_frames(message))):
+                self._disturbed()
+            return
         out_of_step = (wire.ERR_NOT_AUTHENTICATED, wire.ERR_REPLAY, wire.ERR_MALFORMED)
         if self.authenticated and message.code in out_of_step:
             # The counter and the app disagree about the session (it ended on the counter:
@@ -555,10 +545,11 @@ class CounterConnection:
         if session is not None and session.handshaking:
             self._remembered.window_seen = True  # act on it once the HELLO says who it is
             return
-        if access == "unclaimed" or (access == "claimed_elsewhere" and self.table.claiming):
-            self._update(access="claiming")
+        elsewhere = access is Access.CLAIMED_ELSEWHERE
+        if access is Access.UNCLAIMED or (elsewhere and self.table.claiming):
+            self._update(access=Access.CLAIMING)
             self.start_claim()
-        elif access == "claimed_elsewhere":
+        elif elsewhere:
             self._update(
                 last_problem="claimed by another table: allow claiming in the app, then long-press"
             )
@@ -566,16 +557,20 @@ class CounterConnection:
     def _on_button(self, message: wire.Button) -> None:
         if not self.authenticated:
             return
-        recent = self._remembered.recent
-        if message.seq in recent:
+        presses = self._remembered.presses
+        verdict = presses.verdict(message.seq)
+        if verdict is PressVerdict.AGAIN:
             # A resent press the app already took: acknowledged when the first one is.
-            self._tasks.spawn(self._ack(message, recent[message.seq]), "ack")
+            self._tasks.spawn(self._ack(message, presses.durable(message.seq)), "ack")
+            return
+        if verdict is PressVerdict.OLD:
+            # Numbered long before the counter's newest message: a copy someone in the path
+            # kept, or a press the counter gave up on. Never taken now.
+            self._disturbed()
             return
         taken = self.table.counter_pressed(self, message)
         durable = asyncio.ensure_future(taken) if taken is not None else None
-        recent[message.seq] = durable
-        while len(recent) > RECENT_PRESSES:
-            recent.popitem(last=False)
+        presses.take(message.seq, durable)
         self._tasks.spawn(self._ack(message, durable), "ack")
 
     async def _ack(self, message: wire.Message, after: asyncio.Future[object] | None) -> None:
@@ -590,14 +585,15 @@ class CounterConnection:
     def _on_link_state(self, state: LinkState) -> None:
         if state is LinkState.OPEN:
             self._opens += 1
-            self._update(connection="connected", reconnects=self._opens - 1)
+            self._update(connection=LinkState.OPEN, reconnects=self._opens - 1)
         elif state is LinkState.LOST:
             self.authenticated = False
-            self._update(connection="reconnecting")
-        elif state is LinkState.CLOSED and self.status.connection != "stopped":
+            self._update(connection=LinkState.LOST)
+        elif state is LinkState.CLOSED and self.status.connection is not LinkState.CLOSED:
             self.authenticated = False
             if self.reconnector.running:
-                self._update(connection="reconnecting")
+                # Closed on the way to a new connection: away, and coming back.
+                self._update(connection=LinkState.LOST)
         session = self.session
         if session is not None and state is not LinkState.OPEN:
             session.end(LinkClosedError(f"{self.link.name} went away"))
@@ -616,23 +612,25 @@ class CounterConnection:
                 await self._renew_session()
                 continue
             now = loop.time()
-            waiting = {f.key: f for f in self._in_flight.values()}
+            waiting = {f.part: f for f in self._in_flight.values()}
             ack_timeout_s = self.table.timing.ack_timeout_s
             try:
-                for key, want in list(self._desired.items()):
-                    if self._acked.get(key) == want.ident:
+                for part, want in list(self._desired.items()):
+                    if self._acked.get(part) == want.ident:
                         continue
-                    flight = waiting.get(key)
+                    flight = waiting.get(part)
                     if (
                         flight is not None
                         and flight.ident == want.ident
                         and now - flight.sent_at < ack_timeout_s
                     ):
                         continue
-                    for seq in [s for s, f in self._in_flight.items() if f.key == key]:
+                    if flight is not None and flight.ident == want.ident:
+                        self._disturbed()  # sent, and no ACK in time: lost on the way
+                    for seq in [s for s, f in self._in_flight.items() if f.part == part]:
                         del self._in_flight[seq]
                     seq = await self._send(session, want.message)
-                    self._in_flight[seq] = _InFlight(key, want.ident, now)
+                    self._in_flight[seq] = _InFlight(part, want.ident, now)
             except LinkError:
                 continue  # lost mid-send: the resync after the reconnect covers it
             if self._in_flight:
@@ -651,12 +649,14 @@ class CounterConnection:
             session = self.session
             if not self.link.is_open or session is None or session.handshaking:
                 continue
+            if self._pings:
+                self._disturbed()  # the last ping went unanswered
             if len(self._pings) >= PINGS_MISSED_MAX:
                 self._pings.clear()
                 await self.link.drop("the counter stopped answering")
                 continue
             token = secrets.randbits(32)
-            self._pings[token] = time.monotonic()
+            self._pings[token] = (time.monotonic(), session.seq + 1)
             with contextlib.suppress(LinkError):
                 await self._send(session, wire.Ping(token))
 
@@ -682,7 +682,35 @@ class CounterConnection:
             self._changed.clear()
             await self._changed.wait()
 
+    def _disturbed(self) -> None:
+        """A sign that something else is on the line (see `status.Disturbances`)."""
+        now = asyncio.get_running_loop().time()
+        self._disturbances.seen(now)
+        self._check_calm()
+
+    def _check_calm(self) -> None:
+        """Say whether the line is disturbed now, and look again when that may change."""
+        loop = asyncio.get_running_loop()
+        disturbed = self._disturbances.disturbed(loop.time())
+        if disturbed != self.status.disturbed:
+            self._update(disturbed=disturbed)
+        if self._calm_timer is not None:
+            self._calm_timer.cancel()
+            self._calm_timer = None
+        if disturbed:
+            self._calm_timer = loop.call_at(self._disturbances.calm_at(), self._check_calm)
+
     def _update(self, **changes: Any) -> None:
         self.status = replace(self.status, **changes)
         self._changed.set()
         self.table.status_changed(self)
+
+
+def _dropped_frames(error: wire.Error) -> int:
+    """How many signs of a disturbed line one ERROR is: a counter's BAD_FRAME report says
+    how many frames it dropped ("dropped N"); any other error is one sign."""
+    if error.code == wire.ERR_BAD_FRAME and error.detail.startswith("dropped "):
+        count = error.detail.removeprefix("dropped ")
+        if count.isdigit():
+            return max(1, int(count))
+    return 1

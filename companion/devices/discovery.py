@@ -22,10 +22,8 @@ from companion.devices import wire
 from companion.devices.ble_link import BleBackend, BleLink
 from companion.devices.link import Link, LinkError
 from companion.devices.links import link_to
-from companion.devices.session import (
-    HELLO_TIMEOUT_S,
-    Session,
-)
+from companion.devices.session import HELLO_TIMEOUT_S, Session
+from companion.devices.status import Role
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -99,11 +97,9 @@ class CounterInfo:
     ours: bool = False
 
     @property
-    def role(self) -> str:
-        """ "board" or "tracker"."""
-        return {wire.ROLE_BOARD: "board", wire.ROLE_TRACKER: "tracker"}.get(
-            self.hello.role, "unknown"
-        )
+    def role(self) -> Role | None:
+        """A board or a tracker, as its HELLO says (None for a role this app does not know)."""
+        return Role.of_hello(self.hello.role)
 
     @property
     def claimed(self) -> bool:

@@ -1,8 +1,9 @@
 """Loads the counter firmware into this Python as a board runs it: `wire`, `micropython`, `counter`.
 
-On a board, `wire` and the `counter` package sit at the top of the file system
-and `micropython` is built in. Here the app's own codec module is registered as
-`wire` (the very same module object, so its classes and errors are the app's),
+On a board, `wire`, `seal`, `framing` and the `counter` package sit at the top
+of the file system and `micropython` is built in. Here the app's own modules are
+registered under those names (the very same module objects, so their classes
+and errors are the app's),
 a small `micropython` stands in with what the firmware uses outside a board,
 and the `counter` package is loaded from the shipped `firmware/` folder without
 touching `sys.path`. The firmware modules then import only what a board has.
@@ -16,7 +17,7 @@ import sys
 import types
 from typing import Any
 
-from companion.devices import seal, wire
+from companion.devices import framing, seal, wire
 from companion.resources import shipped
 
 PACKAGE = "counter"
@@ -37,10 +38,11 @@ def micropython_shim() -> types.ModuleType:
 
 
 def install() -> None:
-    """Register `wire`, `seal` and (unless a test put its own there) `micropython` as top-level
-    modules."""
+    """Register `wire`, `seal`, `framing` and (unless a test put its own there) `micropython`
+    as top-level modules."""
     sys.modules.setdefault("wire", wire)
     sys.modules.setdefault("seal", seal)
+    sys.modules.setdefault("framing", framing)
     sys.modules.setdefault("micropython", micropython_shim())
 
 

@@ -79,6 +79,7 @@ class Link(abc.ABC):
         self._queue: asyncio.Queue[bytes | LinkClosedError] = asyncio.Queue()
         self._message_callbacks: Listeners[[bytes]] = Listeners()
         self._state_callbacks: Listeners[[LinkState]] = Listeners()
+        self._junk_callbacks: Listeners[[int]] = Listeners()
         self._lost_reason: LinkClosedError | None = None
         self._open_lock = asyncio.Lock()
         self._tasks = TaskSet(f"link {self.name}")
@@ -118,6 +119,11 @@ class Link(abc.ABC):
         # A failing consumer must not take the carrier down with it (the serial
         # transport would close the port on an exception here).
         return self._message_callbacks.add(guarded(callback, f"{self.name}: message callback"))
+
+    def on_junk(self, callback: Callable[[int], None]) -> Callable[[], None]:
+        """Call `callback(count)` when the carrier threw away `count` pieces of what it received
+        (serial frames that failed their check); returns a function that unregisters it."""
+        return self._junk_callbacks.add(guarded(callback, f"{self.name}: junk callback"))
 
     # -- life cycle --------------------------------------------------------------------
 
@@ -221,6 +227,10 @@ class Link(abc.ABC):
             self._queue.put_nowait(payload)
             return
         self._message_callbacks.emit(payload)
+
+    def _junk(self, count: int) -> None:
+        """Carriers call this when they throw received data away as damaged or foreign."""
+        self._junk_callbacks.emit(count)
 
     def _drop_soon(self, reason: str) -> None:
         """`drop()` from a synchronous carrier callback, keeping the task referenced."""

@@ -1,12 +1,16 @@
 """What each counter should show of a game: pure functions from game state and seats to messages.
 
-Nothing here sends or remembers anything: `picture()` names every message a
-counter should hold (by a key, with an identity that says when it changed),
-and the connection sends what the counter has not acknowledged yet.
+Nothing here sends or remembers anything: `table_picture()` works out, once per
+game state, every message a counter should hold (each under its `Part`, with an
+identity that says when it changed), `TablePicture.for_counter()` adds what is
+one counter's own, and the connection sends what the counter has not
+acknowledged yet.
 """
 
 from __future__ import annotations
 
+import enum
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,6 +18,21 @@ from companion.core import GameState
 from companion.devices import wire
 
 UNKNOWN_COLOUR = (200, 200, 200)  # a light grey for a colour that is not "#rrggbb"
+
+
+class Part(enum.StrEnum):
+    """One message a counter holds; a newer message of the same part replaces the older one."""
+
+    SNAPSHOT = "snapshot"
+    COLOURS_0 = "colours0"  # the colours of slots 0..3
+    COLOURS_4 = "colours4"  # the colours of slots 4..7
+    WIN_LEVEL = "win"
+    SLOT_MAP = "slots"
+    SHOW = "show"
+    BRIGHTNESS = "brightness"  # the app's setting, not the game's
+
+
+COLOURS = (Part.COLOURS_0, Part.COLOURS_4)  # by the first slot // ConfigColours.MAX_COLOURS
 
 
 @dataclass(frozen=True)
@@ -120,31 +139,50 @@ def after_absence(current: wire.Message | None) -> Desired | None:
     return None
 
 
-def table_picture(state: GameState, rev: int) -> dict[str, Desired]:
-    """What every counter of the table should hold, whichever players it shows.
+@dataclass(frozen=True)
+class TablePicture:
+    """What every counter of a table should hold, worked out once per game state."""
 
-    `rev` numbers the snapshot; keys are stable so a newer message replaces the
-    one it follows ("snapshot", "colours0", "colours4", "win").
+    parts: Mapping[Part, Desired]  # the same on every counter, whichever players it shows
+    show: Desired  # the effect to play
+
+    def for_counter(
+        self, seats: tuple[int, ...], holding: wire.Message | None = None
+    ) -> dict[Part, Desired]:
+        """Every message a counter showing `seats` should hold, by part.
+
+        `holding` is the SHOW the counter holds now: a roll on show ends by itself,
+        so no CLEAR replaces it.
+        """
+        out = dict(self.parts)
+        if seats:
+            out[Part.SLOT_MAP] = desired(wire.ConfigSlotMap(seats))
+        show = next_show(holding, self.show)
+        if show is not None:
+            out[Part.SHOW] = show
+        return out
+
+
+def table_picture(state: GameState, rev: int, roll_count: int = 0) -> TablePicture:
+    """What every counter of the table should hold; `rev` numbers the snapshot.
+
+    `roll_count` numbers the rolls seen while following the game (see `show_of`).
     """
-    out = {"snapshot": desired(snapshot_of(state, rev))}
+    parts = {Part.SNAPSHOT: desired(snapshot_of(state, rev))}
     colours = [rgb(p.colour) for p in state.players[: wire.MAX_SLOTS]]
     per_message = wire.ConfigColours.MAX_COLOURS
     for first in range(0, len(colours), per_message):
         chunk = tuple(colours[first : first + per_message])
-        out[f"colours{first}"] = desired(wire.ConfigColours(first, chunk))
-    out["win"] = desired(wire.ConfigWinLevel(min(255, state.winning_level)))
-    return out
+        parts[COLOURS[first // per_message]] = desired(wire.ConfigColours(first, chunk))
+    parts[Part.WIN_LEVEL] = desired(wire.ConfigWinLevel(min(255, state.winning_level)))
+    return TablePicture(parts, show_of(state, roll_count))
 
 
 def picture(
     state: GameState, rev: int, seats: tuple[int, ...], roll_count: int = 0
-) -> dict[str, Desired]:
-    """Every message a counter showing `seats` should hold, by key (SHOW not included):
-    the `table_picture` and, if it shows any players, their SLOT_MAP under "slots"."""
-    out = table_picture(state, rev)
-    if seats:
-        out["slots"] = desired(wire.ConfigSlotMap(seats))
-    return out
+) -> dict[Part, Desired]:
+    """Every message a counter showing `seats` should hold, by part, SHOW included."""
+    return table_picture(state, rev, roll_count).for_counter(seats)
 
 
 def default_seats(

@@ -27,7 +27,9 @@ TAG_SIZE = 3  # bytes of the tag after every sealed message
 KEY_SIZE = 32  # bytes of a session key (a whole SHA-256 output)
 TRANSCRIPT_SIZE = COUNTER_NONCE_SIZE + APP_NONCE_SIZE + 4 + LINK_ID_SIZE  # 34 bytes
 MESSAGE_LIMIT = 20  # bytes: the protocol's message budget, tag included
-MIN_TOKEN_SYMBOLS = 8  # a claim token with fewer distinct byte values is refused as weak
+# A claim token is weak (refused) unless it looks drawn, not made (docs/protocol.md §3):
+MIN_TOKEN_SYMBOLS = 12  # distinct byte values (a random token has 15.5 on average)
+MIN_TOKEN_STEPS = 12  # distinct differences between neighbouring bytes (mod 256)
 
 TO_COUNTER = 0  # direction byte of what the app sends
 TO_APP = 1  # direction byte of what the counter sends
@@ -96,10 +98,12 @@ def equal(a, b):
 
 
 def token_is_strong(token):
-    """True for a full-length token with at least MIN_TOKEN_SYMBOLS distinct byte values.
+    """True for a full-length token that looks drawn from a random source, not made up.
 
-    A random token fails this about once in 10**12 draws; all zeros, a repeated
-    byte or a short repeating pattern always fail it.
+    It needs MIN_TOKEN_SYMBOLS distinct byte values (a repeated byte or pattern has
+    few), MIN_TOKEN_STEPS distinct differences between neighbouring bytes (a run or a
+    stride has few) and a byte outside printable ASCII (a word or a typed password
+    has none). A random token fails about once in 3,000 draws; `new_token` draws again.
     """
     if isinstance(token, str):
         return False
@@ -107,9 +111,12 @@ def token_is_strong(token):
         token = bytes(token)
     except (TypeError, ValueError):
         return False
-    if len(token) != TOKEN_SIZE:
+    if len(token) != TOKEN_SIZE or len(set(token)) < MIN_TOKEN_SYMBOLS:
         return False
-    return len(set(token)) >= MIN_TOKEN_SYMBOLS
+    steps = set([(token[i + 1] - token[i]) & 0xFF for i in range(TOKEN_SIZE - 1)])
+    if len(steps) < MIN_TOKEN_STEPS:
+        return False
+    return any(byte < 0x20 or byte > 0x7E for byte in token)
 
 
 def new_token(random_bytes):

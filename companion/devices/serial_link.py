@@ -14,16 +14,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from typing import TYPE_CHECKING
+from collections.abc import Callable
 
 import serial
 from serial_asyncio_fast import SerialTransport
 
-from companion.devices import wire
-from companion.devices.link import Link, LinkOpenError, LinkState
-
-if TYPE_CHECKING:
-    from companion.devices.chaos import FaultPlan
+from companion.devices import framing
+from companion.devices.link import Link, LinkClosedError, LinkOpenError, LinkState
+from companion.devices.tasks import guarded
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -47,13 +45,12 @@ class _InlineCloseTransport(SerialTransport):
 
 
 class _Protocol(asyncio.Protocol):
-    def __init__(self, link: SerialLink, deframer: wire.Deframer) -> None:
+    def __init__(self, link: SerialLink) -> None:
         self._link = link
-        self._deframer = deframer
         self.closed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
 
     def data_received(self, data: bytes) -> None:
-        self._link._bytes_in(self._deframer, data)
+        self._link._bytes_in(data)
 
     def connection_lost(self, exc: Exception | None) -> None:
         if not self.closed.done():
@@ -67,26 +64,35 @@ class _Protocol(asyncio.Protocol):
 class SerialLink(Link):
     """A counter on a serial port (`/dev/ttyACM0`, `COM4`, or a virtual counter's pty).
 
-    Messages are framed by the shared codec (COBS + CRC-16, 0x00 delimited).
-    `faults`, if given, corrupts, drops or cuts the raw byte stream in both
-    directions for fault tests.
+    Messages are framed by the shared `framing` module (COBS + CRC-16, 0x00
+    delimited), with a fresh deframer for every connection. A link that wraps
+    this one and reads the line itself (a fault injector, a tap) takes the raw
+    bytes instead, with `on_bytes`, `feed_bytes` and `write_bytes`.
     """
 
     transport = "serial"
 
-    def __init__(
-        self,
-        port: str,
-        *,
-        baudrate: int = BAUDRATE,
-        faults: FaultPlan | None = None,
-    ) -> None:
+    def __init__(self, port: str, *, baudrate: int = BAUDRATE) -> None:
         super().__init__(port)
         self.port = port
         self.baudrate = baudrate
-        self._faults = faults
         self._transport: SerialTransport | None = None
         self._protocol: _Protocol | None = None
+        self._deframer = framing.Deframer()
+        self._bytes_receiver: Callable[[bytes], None] | None = None
+
+    def on_bytes(self, receiver: Callable[[bytes], None] | None) -> None:
+        """Hand every chunk read from the port to `receiver` instead of the deframer (None:
+        back to whole messages); the receiver passes on what it lets through (`feed_bytes`)."""
+        # A failing receiver must not take the port down (the transport closes on an exception).
+        self._bytes_receiver = guarded(receiver, f"{self.name}: bytes") if receiver else None
+
+    async def write_bytes(self, data: bytes) -> None:
+        """Put `data` on the line as it is, framed or not."""
+        if not self.is_open:
+            raise self.lost_reason or LinkClosedError(f"{self.name} is not open")
+        if self._transport is not None:
+            self._transport.write(data)
 
     async def _open(self) -> None:
         # exclusive: a second program on the same port would steal half the bytes.
@@ -101,28 +107,31 @@ class SerialLink(Link):
             port.open()
         except (serial.SerialException, OSError, ValueError) as exc:
             raise LinkOpenError(f"cannot open serial port {self.port}: {exc}") from exc
-        protocol = _Protocol(self, wire.Deframer())
+        self._deframer = framing.Deframer()  # a frame cut short by the last connection is gone
+        protocol = _Protocol(self)
         self._protocol = protocol
         self._transport = _InlineCloseTransport(asyncio.get_running_loop(), protocol, port)
 
     async def _send(self, payload: bytes) -> None:
-        data = wire.frame(payload)
-        if self._faults is not None:
-            data, cut = self._faults.mangle(data)
-            if cut:
-                await self.drop("fault injection cut the line")
-                return
         if self._transport is not None:
-            self._transport.write(data)
+            # A delimiter first: bytes something else left on the line end there
+            # instead of spoiling this frame (the counter starts its frames so too).
+            self._transport.write(b"\x00" + framing.frame(payload))
 
-    def _bytes_in(self, deframer: wire.Deframer, data: bytes) -> None:
-        if self._faults is not None:
-            data, cut = self._faults.mangle(data)
-            if cut:
-                self._drop_soon("fault injection cut the line")
-                return
-        for payload in deframer.feed(data):
+    def feed_bytes(self, data: bytes) -> None:
+        """Read `data` as if it came from the port: whole frames become messages, the rest
+        is junk (`on_junk`)."""
+        dropped = self._deframer.dropped
+        for payload in self._deframer.feed(data):
             self._deliver(payload)
+        if self._deframer.dropped > dropped:
+            self._junk(self._deframer.dropped - dropped)
+
+    def _bytes_in(self, data: bytes) -> None:
+        if self._bytes_receiver is not None:
+            self._bytes_receiver(data)
+        else:
+            self.feed_bytes(data)
 
     async def _close(self) -> None:
         transport, protocol = self._transport, self._protocol

@@ -24,6 +24,9 @@ HELLO_TIMEOUT_S = 2.0  # s: a running counter answers in ms; a board still booti
 AUTH_TIMEOUT_S = 2.0  # s: one HMAC on a microcontroller takes a few ms
 SEQ_LAST = 0xFFFF  # the highest seq a message carries (u16)
 SEQ_RESTART = 0xFF00  # a session this far into the seq space is replaced by a fresh one (§3)
+ANSWER_WINDOW_S = 2.0  # s: a counter answers in milliseconds; an ERROR about a message of ours
+# sent longer ago than this, or already answered, is not about ours (someone else's, on the line)
+UNANSWERED_KEPT = 64  # messages of ours remembered as waiting for an answer
 # The oldest counter firmware this app works with: an older one is asked to update.
 MIN_FIRMWARE = (1, 0, 0)
 
@@ -77,7 +80,10 @@ class Session:
         self.seen_as: bytes | None = None
         #: Messages that came with a wrong tag in this session (damage, or a forger).
         self.bad_tags = 0
+        #: A CHALLENGE came while the session opened (a claimed counter sends one).
+        self.challenged = False
         self._seq = 0
+        self._unanswered: dict[int, float] = {}  # seq -> when it was sent (loop time)
         self._answers: dict[int, asyncio.Future[Answer]] = {}
         self._steps: asyncio.Queue[_Step] | None = None
         self._ended: LinkClosedError | None = None
@@ -108,7 +114,20 @@ class Session:
         if self._seq >= SEQ_LAST:
             raise SessionEndedError(f"{self.link.name}: the session used up its sequence numbers")
         self._seq += 1
+        self._unanswered[self._seq] = asyncio.get_running_loop().time()
+        if len(self._unanswered) > UNANSWERED_KEPT:
+            del self._unanswered[next(iter(self._unanswered))]
         return self._seq
+
+    def answered(self, seq: int) -> None:
+        """The counter answered our message `seq` (an ACK, a PONG)."""
+        self._unanswered.pop(seq, None)
+
+    def awaits(self, seq: int) -> bool:
+        """True if `seq` is a message of ours in this session, sent moments ago and not yet
+        answered: what a counter's ERROR about it may refer to."""
+        sent = self._unanswered.get(seq)
+        return sent is not None and asyncio.get_running_loop().time() - sent <= ANSWER_WINDOW_S
 
     @property
     def sealed(self) -> bool:
@@ -146,6 +165,7 @@ class Session:
             raise LinkError(f"{self.link.name}: no answer within {timeout_s:g} s") from exc
         finally:
             self._answers.pop(seq, None)
+            self.answered(seq)
 
     # -- receiving ---------------------------------------------------------------------
 
@@ -173,6 +193,8 @@ class Session:
         counter's HELLO and CHALLENGE (or a HELLO of another protocol version).
         """
         if isinstance(item, wire.Ack | wire.Error):
+            if isinstance(item, wire.Ack):
+                self.answered(item.ref_seq)
             waiter = self._answers.pop(item.ref_seq, None)
             if waiter is not None and not waiter.done():
                 waiter.set_result(item)
@@ -193,7 +215,9 @@ class Session:
         elif isinstance(item, wire.Hello):
             if item.role == wire.ROLE_APP:
                 return False
-        elif not isinstance(item, wire.Challenge):
+        elif isinstance(item, wire.Challenge):
+            self.challenged = True
+        else:
             return False
         self._steps.put_nowait(item)
         return True
@@ -262,8 +286,9 @@ class Session:
             raise NotACounterError(f"{self.link.name} went away before its HELLO: {self._ended}")
         self._steps = asyncio.Queue()  # open until `opened()`: the CHALLENGE follows the HELLO
         try:
-            await self.send(wire.Hello(role=wire.ROLE_APP))
+            seq = await self.send(wire.Hello(role=wire.ROLE_APP))
             step = await self._step((wire.Hello, wire.Error, wire.WireError), timeout_s)
+            self.answered(seq)
         except TimeoutError as exc:
             raise NotACounterError(
                 f"{self.link.name} gave no HELLO within {timeout_s:g} s"

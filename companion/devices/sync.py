@@ -2,10 +2,11 @@
 
 `DeviceManager` follows one `Game`, holds one `CounterConnection` per counter,
 maps players to counters, and tells each connection what its counter should
-show (`projection.picture`); the connections deliver it. A button press is
-applied through the rules engine (`presses.action_for_press`) and its ACK
-waits until the action is durable (`persist`, see docs/devices.md). Virtual
-counters come from a `VirtualFleet` when no hardware answers.
+show (`projection.table_picture`, worked out once per game state); the
+connections deliver it. A button press is applied through the rules engine
+(`presses.action_for_press`) and its ACK waits until the action is durable
+(`persist`, see docs/devices.md). Any counter reached over any `Link` is
+handed over with `add_link`: a virtual one (`companion.devices.sim`) like the rest.
 
 Everything runs on the app's one asyncio loop; nothing here blocks or starts a thread.
 """
@@ -15,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Sequence
-from pathlib import Path
 
 from companion.core import Game, GameState
 from companion.core.listeners import Listeners
@@ -26,44 +26,34 @@ from companion.devices.connection import (
     PING_INTERVAL_S,
     REFRESH_INTERVAL_S,
     CounterConnection,
-    CounterStatus,
     Timing,
 )
 from companion.devices.discovery import CounterInfo, discover
-from companion.devices.fleet import VirtualFleet, VirtualSetup
 from companion.devices.link import Link
 from companion.devices.links import link_to
 from companion.devices.presses import PressRecord, action_for_press
-from companion.devices.projection import (
-    Desired,
-    default_seats,
-    desired,
-    next_show,
-    show_of,
-    table_picture,
-)
+from companion.devices.projection import Part, TablePicture, default_seats, table_picture
 from companion.devices.reconnect import Backoff
 from companion.devices.session import AUTH_TIMEOUT_S, HELLO_TIMEOUT_S
+from companion.devices.status import Access, CounterStatus, Role, counter_key
 from companion.devices.tasks import guarded
 from companion.devices.tokens import TokenStore
-from companion.devices.virtual import LedFrame, VirtualCounter
 
 _LOGGER = logging.getLogger(__name__)
 
 StatusListener = Callable[[CounterStatus], None]
-FrameCallback = Callable[[str, LedFrame], None]
 #: Makes the game's action number `sequence` durable; a press is acknowledged after it returns.
 Persist = Callable[[int], Awaitable[object]]
 
 
 class DeviceManager:
-    """All counters of this table: connections, player assignment, claims, virtual counters.
+    """All counters of this table: connections, player assignment, claims.
 
     Typical use by the app::
 
-        manager = DeviceManager(persist=store.wait_saved)
-        await manager.start(game, virtual_when_empty=True)
-        ...  # manager.statuses(), manager.on_status(cb), manager.frames()
+        manager = DeviceManager(persist=lambda seq: store.wait_durable(game_id, seq))
+        found = await manager.start(game)
+        ...  # manager.statuses(), manager.on_status(cb), manager.add_link(link)
         await manager.stop()
 
     `persist(sequence)`, if given, is awaited after a counter's press was applied
@@ -76,20 +66,16 @@ class DeviceManager:
         *,
         tokens: TokenStore | None = None,
         backend: BleBackend | None = None,
-        virtual: VirtualSetup | None = None,
         backoff: Callable[[], Backoff] | None = None,
         hello_timeout_s: float = HELLO_TIMEOUT_S,
         auth_timeout_s: float = AUTH_TIMEOUT_S,
         ack_timeout_s: float = ACK_TIMEOUT_S,
         ping_interval_s: float = PING_INTERVAL_S,
         refresh_interval_s: float = REFRESH_INTERVAL_S,
-        claim_virtual: bool = True,
         persist: Persist | None = None,
-        virtual_folder: Path | None = None,
     ) -> None:
         self._tokens = tokens
         self.backend = backend
-        self.virtual_setup = virtual or VirtualSetup()
         self._backoff = backoff
         self.timing = Timing(
             hello_timeout_s=hello_timeout_s,
@@ -98,22 +84,20 @@ class DeviceManager:
             ping_interval_s=ping_interval_s,
             refresh_interval_s=refresh_interval_s,
         )
-        self.claim_virtual = claim_virtual
         self.persist = persist
         #: While True, a counter claimed by another table may be claimed by a long press.
         self.claiming = False
         self.game: Game | None = None
         self.connections: dict[str, CounterConnection] = {}
-        self.fleet = VirtualFleet(virtual_folder)
         self.presses: list[PressRecord] = []
         self.assignments: dict[str, tuple[int, ...]] = {}
         self._unsubscribe: Callable[[], None] | None = None
         self._status_listeners: Listeners[[CounterStatus]] = Listeners()
-        self._frame_listeners: Listeners[[str, LedFrame]] = Listeners()
         self._changed = asyncio.Event()
         self._claiming_timer: asyncio.TimerHandle | None = None
         self._roll_count = 0
         self._last_state: GameState | None = None
+        self._picture: TablePicture | None = None  # of the game's latest state
 
     @property
     def tokens(self) -> TokenStore:
@@ -122,23 +106,17 @@ class DeviceManager:
             self._tokens = TokenStore()
         return self._tokens
 
-    @property
-    def virtual_counters(self) -> list[VirtualCounter]:
-        """The virtual counters this manager started, in the order they were started."""
-        return self.fleet.counters
-
     # -- the one call the app makes -----------------------------------------------------
 
     async def start(
         self,
         game: Game,
         *,
-        virtual_when_empty: bool = True,
         discover_hardware: bool = True,
         serial_ports: Sequence[str] | None = None,
         use_ble: bool = True,
-    ) -> None:
-        """Follow `game`, connect every counter that answers, or start virtual ones if none does.
+    ) -> list[CounterInfo]:
+        """Follow `game` and connect every counter that answers; returns those found.
 
         Returns once the counters are found and their connections started (not
         yet synced). Never raises for missing hardware or Bluetooth.
@@ -154,11 +132,10 @@ class DeviceManager:
                 _LOGGER.warning("looking for counters failed: %s", exc)
         for info in found:
             self.add_counter(info)
-        if not found and virtual_when_empty:
-            await self.start_virtual()
+        return found
 
     async def stop(self) -> None:
-        """Close every connection and switch the virtual counters off."""
+        """Close every connection."""
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None
@@ -166,7 +143,6 @@ class DeviceManager:
         self.connections.clear()
         for connection in connections:
             await connection.stop()
-        await self.fleet.stop()
 
     def set_game(self, game: Game) -> None:
         """Follow another game (a new or loaded one); every counter is brought to it."""
@@ -174,6 +150,7 @@ class DeviceManager:
             self._unsubscribe()
         self.game = game
         self._last_state = None
+        self._picture = None  # the last game's: worked out again below
         self._unsubscribe = game.subscribe(self._on_state)
         for connection in self.connections.values():
             self._assign_default(connection)
@@ -189,30 +166,18 @@ class DeviceManager:
             raise ValueError(f"{info.name}: {exc}") from exc
         return self.add_link(link)
 
-    def add_link(self, link: Link, *, virtual: VirtualCounter | None = None) -> CounterConnection:
+    def add_link(self, link: Link) -> CounterConnection:
         """Connect to a counter over `link` (kept open and resynced until `stop()`)."""
-        key = f"{link.transport}:{link.address}"
+        key = counter_key(link.transport, link.address)
         if key in self.connections:
             return self.connections[key]
         backoff = self._backoff() if self._backoff is not None else None
-        connection = CounterConnection(self, link, key=key, virtual=virtual, backoff=backoff)
+        connection = CounterConnection(self, link, key=key, backoff=backoff)
         self.connections[key] = connection
-        if virtual is not None:
-            virtual.on_frame(lambda frame, key=key: self._frame_listeners.emit(key, frame))
-        if self.game is not None:
-            self._desire(connection, self.game.state)
+        self._desire(connection)
         connection.start()
         self.status_changed(connection)
         return connection
-
-    async def start_virtual(self, setup: VirtualSetup | None = None) -> list[VirtualCounter]:
-        """Start virtual counters (default: `self.virtual_setup`) and connect to them."""
-        setup = setup or self.virtual_setup
-        players = len(self.game.state.players) if self.game is not None else 4
-        started = await self.fleet.start(setup, players)
-        for counter in started:
-            self.add_link(await self.fleet.link(counter), virtual=counter)
-        return started
 
     # -- for the UI -------------------------------------------------------------------
 
@@ -224,18 +189,6 @@ class DeviceManager:
         """Call `listener(status)` whenever a counter's status changes; returns an unregister."""
         return self._status_listeners.add(guarded(listener, "status listener"))
 
-    def frames(self) -> dict[str, LedFrame]:
-        """The latest LED frame of every virtual counter, by counter key."""
-        return {
-            key: connection.virtual.frame
-            for key, connection in self.connections.items()
-            if connection.virtual is not None
-        }
-
-    def on_frame(self, listener: FrameCallback) -> Callable[[], None]:
-        """Call `listener(key, frame)` on every new frame of a virtual counter."""
-        return self._frame_listeners.add(guarded(listener, "frame listener"))
-
     def assign(self, key: str, players: int | Sequence[int]) -> None:
         """Show these players (seats) on a counter: one for a tracker, several for a board."""
         connection = self.connections[key]
@@ -244,12 +197,11 @@ class DeviceManager:
         for seat in seats:
             if not 0 <= seat < min(count, wire.MAX_SLOTS):
                 raise ValueError(f"there is no player {seat + 1} at this table")
-        if connection.status.role == "tracker" and len(seats) != 1:
+        if connection.status.role is Role.TRACKER and len(seats) != 1:
             raise ValueError("a tracker shows exactly one player")
         self.assignments[key] = seats
         connection.show_players(seats)
-        if self.game is not None:
-            self._desire(connection, self.game.state)
+        self._desire(connection)
 
     async def identify(self, key: str, seconds: int = 5) -> None:
         """Blink one counter, to match it with a player."""
@@ -262,14 +214,12 @@ class DeviceManager:
             self._claiming_timer.cancel()
         self._claiming_timer = asyncio.get_running_loop().call_later(seconds, self._close_claiming)
         for connection in self.connections.values():
-            if (
-                connection.status.access == "claimed_elsewhere"
-                and connection.link.transport == "ble"
-            ):
+            access = connection.status.access
+            if access is Access.CLAIMED_ELSEWHERE and connection.link.transport == "ble":
                 # Left free for its table: a fresh session now, not when the backoff says,
                 # and that session may claim it.
                 connection.reconnect_now()
-            elif connection.status.access in ("claimed_elsewhere", "unclaimed"):
+            elif access in (Access.CLAIMED_ELSEWHERE, Access.UNCLAIMED):
                 connection.start_claim(quiet=True)
 
     def _close_claiming(self) -> None:
@@ -284,17 +234,21 @@ class DeviceManager:
 
     async def wait_ready(self, timeout_s: float = 5.0) -> None:
         """Wait until every counter is connected and ours (or plainly not ours), and synced."""
-        settled = ("ours", "unclaimed", "claimed_elsewhere", "version")
+        settled = (Access.OURS, Access.UNCLAIMED, Access.CLAIMED_ELSEWHERE, Access.VERSION)
 
         def ready_one(c: CounterConnection) -> bool:
-            if c.virtual is not None and self.claim_virtual:
-                return c.status.access == "ours" and c.synced  # claimed by the app itself
-            return c.status.access in settled and (c.status.access != "ours" or c.synced)
+            return c.status.access in settled and (not c.status.ours or c.synced)
 
-        def ready() -> bool:
-            return all(ready_one(c) for c in self.connections.values())
+        await self.wait_for(lambda: all(map(ready_one, self.connections.values())), timeout_s)
 
-        await self.wait_for(ready, timeout_s)
+    async def wait_ours(self, timeout_s: float = 5.0) -> None:
+        """Wait until every counter is this table's and shows what it should (counters being
+        claimed meanwhile, a virtual one by its stand-in for a person)."""
+
+        def ours() -> bool:
+            return all(c.status.ours and c.synced for c in self.connections.values())
+
+        await self.wait_for(ours, timeout_s)
 
     def resync(self) -> None:
         """Send every counter everything it should show again (the periodic refresh, now)."""
@@ -305,7 +259,7 @@ class DeviceManager:
         """Wait until every counter that is ours acknowledged the current state."""
 
         def synced() -> bool:
-            return all(c.synced for c in self.connections.values() if c.status.access == "ours")
+            return all(c.synced for c in self.connections.values() if c.status.ours)
 
         await self.wait_for(synced, timeout_s)
 
@@ -320,55 +274,41 @@ class DeviceManager:
             and state.revision > previous.revision
         ):
             self._roll_count += 1
-        # Worked out once for the whole table; each counter only adds its own players.
-        shared = table_picture(state, self.game.sequence) if self.game is not None else {}
-        show = show_of(state, self._roll_count)
-        for connection in self.connections.values():
-            self._desire(connection, state, shared, show)
-
-    def _desire(
-        self,
-        connection: CounterConnection,
-        state: GameState,
-        shared: dict[str, Desired] | None = None,
-        show: Desired | None = None,
-    ) -> None:
         if self.game is None:
             return
-        if shared is None:
-            shared = table_picture(state, self.game.sequence)
-        for key, wanted in shared.items():
-            connection.want(key, wanted)
+        # Worked out once for the whole table; each counter only adds its own players.
+        self._picture = table_picture(state, self.game.sequence, self._roll_count)
+        for connection in self.connections.values():
+            self._desire(connection)
+
+    def _desire(self, connection: CounterConnection) -> None:
+        """Tell `connection` everything its counter should show of the game now."""
+        if self._picture is None:
+            return
         seats = self.assignments.get(connection.key, ())
-        if seats:
-            connection.want("slots", desired(wire.ConfigSlotMap(seats)))
-        if show is None:
-            show = show_of(state, self._roll_count)
-        next_one = next_show(connection.desired("show"), show)
-        if next_one is not None:
-            connection.want("show", next_one)
+        holding = connection.desired(Part.SHOW)
+        for part, wanted in self._picture.for_counter(seats, holding).items():
+            connection.want(part, wanted)
 
     def _assign_default(self, connection: CounterConnection) -> None:
         if self.game is None or connection.key in self.assignments:
-            if self.game is not None:
-                self._desire(connection, self.game.state)
+            self._desire(connection)
             return
         hello = connection.hello
-        tracker = hello is not None and hello.role == wire.ROLE_TRACKER
         taken = {
             seats[0]
             for key, seats in self.assignments.items()
-            if key in self.connections and self.connections[key].status.role == "tracker"
+            if key in self.connections and self.connections[key].status.role is Role.TRACKER
         }
         seats = default_seats(
             len(self.game.state.players),
-            tracker=tracker,
+            tracker=connection.status.role is Role.TRACKER,
             positions=hello.slots if hello is not None else 0,
             taken=taken,
         )
         self.assignments[connection.key] = seats
         connection.show_players(seats)
-        self._desire(connection, self.game.state)
+        self._desire(connection)
 
     # -- what connections ask of their table (`connection.Table`) ---------------------------
 
@@ -395,9 +335,7 @@ class DeviceManager:
             action = action_for_press(game.state, press.intent, press.slot, seats)
             record.action = action.type
             game.apply(action)
-        except (
-            ValueError
-        ) as err:  # RuleError or a bad request: refused, the counter shows the truth
+        except ValueError as err:  # a RuleError or a bad request: the counter shows the truth
             record.refused = str(err)
             connection.note_problem(f"press refused: {err}")
             connection.refresh()

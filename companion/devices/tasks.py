@@ -33,7 +33,7 @@ def guarded(callback: Callable[P, object], what: str) -> Callable[P, None]:
     return call
 
 
-async def cancel_and_wait(*tasks: asyncio.Future[object]) -> None:
+async def cancel_and_wait(*tasks: asyncio.Future[Any]) -> None:
     """Cancel `tasks` and wait until each has finished.
 
     The tasks' own CancelledError is expected and absorbed; if the caller itself is
@@ -70,6 +70,17 @@ class TaskSet:
         self._tasks.add(task)
         task.add_done_callback(self._finished)
         return task
+
+    def spawn_while_running(
+        self, coro: Coroutine[Any, Any, Any], name: str | None = None
+    ) -> asyncio.Task[Any] | None:
+        """`spawn`, named after the coroutine unless told; with no loop running (the app is
+        closing) the coroutine is closed unstarted and None returned."""
+        try:
+            return self.spawn(coro, name or str(getattr(coro, "__name__", "task")))
+        except RuntimeError:
+            coro.close()
+            return None
 
     def _finished(self, task: asyncio.Task[Any]) -> None:
         self._tasks.discard(task)

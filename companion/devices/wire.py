@@ -1,15 +1,21 @@
-"""Wire protocol of the LED level counters: messages, serial framing, and random tokens.
+"""Wire protocol of the LED level counters: messages, and random tokens.
 
 This one module is shared by the app (``companion.devices.wire``) and the
 firmware (a top-level ``wire`` module on the board), so it is written in the
 subset of Python that both CPython and MicroPython >= 1.22 run: it imports only
 ``struct`` and ``os`` (for random tokens and nonces), and uses plain classes,
-bytes and ints. The session cryptography (proofs, keys, tags) is its neighbour
-``seal``. ``docs/protocol.md`` is the specification; the vectors in
-``tests/vectors/`` pin its bytes.
+bytes and ints. Its neighbours are ``seal`` (the session cryptography: proofs,
+keys, tags) and ``framing`` (how a message travels on a serial line).
+``docs/protocol.md`` is the specification; the vectors in ``tests/vectors/``
+pin its bytes.
 """
 
 import struct
+
+# True only for a type checker (mypy treats the name so): MicroPython has no `typing`.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # --- versions, sizes ----------------------------------------------------------
 
@@ -20,9 +26,6 @@ HEADER_SIZE = 3  # type u8 + seq u16
 MAX_BODY = MAX_MESSAGE - HEADER_SIZE
 MAX_SLOTS = 8  # player slots in a SNAPSHOT
 NO_SLOT = 0xFF  # "no player" in slot fields
-CRC_SIZE = 2
-# A COBS frame of the largest message: one code byte more than its data.
-MAX_FRAME = MAX_MESSAGE + CRC_SIZE + 1
 
 # --- BLE carrier ------------------------------------------------------------
 
@@ -331,10 +334,14 @@ class Message:
 
     TYPE = 0
     KEY = -1
-    FIELDS = ()
-    ARGS = ()
-    DEFAULTS = ()
+    FIELDS: tuple = ()
+    ARGS: tuple = ()
+    DEFAULTS: tuple = ()
     seq = 0
+
+    if TYPE_CHECKING:
+        # The fields are set from FIELDS at run time, which a type checker cannot follow.
+        def __getattr__(self, name: str) -> "Any": ...
 
     def __init__(self, *args, **kwargs):
         names = self.ARGS or [name for name, _ in self.FIELDS]
@@ -752,118 +759,6 @@ def peek_seq(data: bytes) -> int:
     if len(data) < HEADER_SIZE:
         return 0
     return data[1] | data[2] << 8
-
-
-# --- serial framing: CRC-16/CCITT-FALSE + COBS + 0x00 ---------------------------
-
-
-def crc16(data: bytes, crc: int = 0xFFFF) -> int:
-    """CRC-16/CCITT-FALSE (poly 0x1021, init 0xFFFF, no reflection, no final xor)."""
-    for byte in data:
-        crc ^= byte << 8
-        for _ in range(8):
-            crc = (crc << 1 ^ 4129) & 65535 if crc & 32768 else crc << 1 & 65535
-    return crc
-
-
-def cobs_encode(data: bytes) -> bytes:
-    """Consistent Overhead Byte Stuffing: the result contains no 0x00."""
-    out = bytearray([0])
-    code_at = 0
-    code = 1
-    for byte in data:
-        if byte == 0:
-            out[code_at] = code
-            code_at = len(out)
-            out.append(0)
-            code = 1
-        else:
-            out.append(byte)
-            code += 1
-            if code == 0xFF:
-                out[code_at] = code
-                code_at = len(out)
-                out.append(0)
-                code = 1
-    out[code_at] = code
-    return bytes(out)
-
-
-def cobs_decode(data: bytes) -> bytes:
-    """Inverse of cobs_encode; raises WireError on a malformed block."""
-    out = bytearray()
-    i = 0
-    n = len(data)
-    while i < n:
-        code = data[i]
-        if code == 0 or i + code > n:
-            raise WireError("malformed COBS block", ERR_BAD_FRAME)
-        out.extend(data[i + 1 : i + code])
-        i += code
-        if code < 0xFF and i < n:
-            out.append(0)
-    return bytes(out)
-
-
-def frame(payload: bytes) -> bytes:
-    """One serial frame: COBS(payload + CRC-16 little-endian) + 0x00."""
-    payload = bytes(payload)
-    if len(payload) > MAX_MESSAGE:
-        raise WireError(
-            f"message is {len(payload)} bytes, the limit is {MAX_MESSAGE}", ERR_OVERSIZE
-        )
-    crc = crc16(payload)
-    return cobs_encode(payload + bytes([crc & 0xFF, crc >> 8])) + b"\x00"
-
-
-class Deframer:
-    """Feed it serial bytes; it returns whole CRC-checked payloads and counts bad frames."""
-
-    def __init__(self) -> None:
-        self._buf = bytearray(MAX_FRAME)
-        self._len = 0
-        self._overflow = False
-        self.dropped = 0  # frames thrown away: bad COBS, bad CRC, too long
-
-    def reset(self) -> None:
-        """Forget a partial frame (after the carrier reconnects)."""
-        self._len = 0
-        self._overflow = False
-
-    def feed(self, data: bytes) -> list:
-        """All payloads completed by ``data``, in order."""
-        out = []
-        for byte in data:
-            if byte != 0:
-                if self._len < MAX_FRAME:
-                    self._buf[self._len] = byte
-                    self._len += 1
-                else:
-                    self._overflow = True
-                continue
-            if self._overflow:
-                self.dropped += 1
-            elif self._len:
-                payload = self._check(bytes(self._buf[: self._len]))
-                if payload is None:
-                    self.dropped += 1
-                else:
-                    out.append(payload)
-            self._len = 0
-            self._overflow = False
-        return out
-
-    def _check(self, encoded):
-        try:
-            raw = cobs_decode(encoded)
-        except WireError:
-            return None
-        if len(raw) < CRC_SIZE or len(raw) > MAX_MESSAGE + CRC_SIZE:
-            return None
-        payload = raw[:-CRC_SIZE]
-        if crc16(payload) != raw[-2] | raw[-1] << 8:
-            return None
-        return payload
 
 
 # --- randomness for tokens and nonces ---------------------------------------------

@@ -1,7 +1,8 @@
 """The app's side of the device layer: runs the `DeviceManager` beside the UI, on the same loop.
 
 The service starts with the app: it looks for counters, starts virtual ones when no
-hardware answers (unless they are switched off in Settings or by `--no-virtual`),
+hardware answers (unless they are switched off in Settings or by `--no-virtual`; a
+`VirtualFleet` beside the manager, whose links the manager takes like any other),
 follows whichever game is open, and publishes what the Devices screen shows as Kivy
 properties. Bursts of LED frames (virtual counters animate at 30 frames a second) are
 coalesced into at most `FRAME_RATE_HZ` updates of the screen.
@@ -65,6 +66,8 @@ class DeviceService(EventDispatcher):
         # A counter's press is acknowledged once this finishes for the open game's change
         # (the game recorder's `wait_durable`); None: as soon as it is applied.
         self._durable = durable
+        # The virtual counters (a `VirtualFleet`) while they run, else None.
+        self.fleet: Any = None
         self._injected = manager is not None
         self._game: Game | None = None
         self._pending_frames: dict[str, Any] = {}
@@ -86,10 +89,7 @@ class DeviceService(EventDispatcher):
         manager = self.manager
         if manager is None or not self._injected:
             manager = self.manager = self._new_manager()  # a fresh one for every run
-        self._unsubscribe = [
-            manager.on_status(lambda _status: self._statuses_trigger()),
-            manager.on_frame(self._frame),
-        ]
+        self._unsubscribe = [manager.on_status(lambda _status: self._statuses_trigger())]
         self.running = True
         try:
             if self._game is not None:
@@ -113,7 +113,13 @@ class DeviceService(EventDispatcher):
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(asyncio.shield(manager.stop()), STOP_TIMEOUT_S)
             with contextlib.suppress(Exception):
+                await asyncio.wait_for(asyncio.shield(self._stop_virtual()), STOP_TIMEOUT_S)
+            with contextlib.suppress(Exception):
                 await asyncio.wait_for(asyncio.shield(self.dice.close()), STOP_TIMEOUT_S)
+            # Nothing runs now: the screens show no counter that is gone, nor its last LEDs.
+            self._pending_frames = {}
+            self.statuses = []
+            self.frames = {}
 
     def game_changed(self, game: Game | None) -> None:
         """Counters follow the open game; with none open they keep the last one on show."""
@@ -127,9 +133,9 @@ class DeviceService(EventDispatcher):
             return
         self._apply_brightness()
         virtual = self.virtual_wanted
-        if virtual and not self.manager.virtual_counters:
+        if virtual and self.fleet is None:
             self.spawn(self._start_virtual())
-        elif not virtual and self.manager.virtual_counters:
+        elif not virtual and self.fleet is not None:
             self.spawn(self._restart(virtual=False))
 
     # -- what screens call ----------------------------------------------------------------
@@ -175,9 +181,9 @@ class DeviceService(EventDispatcher):
         if manager is None or key not in manager.connections:
             return
         manager.open_claiming()
-        connection = manager.connections[key]
-        if connection.virtual is not None:
-            connection.virtual.open_claim_window()  # the long press a person would make
+        counter = self.fleet.counter(key) if self.fleet is not None else None
+        if counter is not None:
+            counter.open_claim_window()  # the long press a person would make
 
     @property
     def tokens_problem(self) -> str:
@@ -187,16 +193,11 @@ class DeviceService(EventDispatcher):
 
     def is_virtual(self, key: str) -> bool:
         """True for a counter simulated on this computer."""
-        manager = self.manager
-        return bool(manager and key in manager.connections and manager.connections[key].virtual)
+        return self.fleet is not None and self.fleet.counter(key) is not None
 
     def spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any] | None:
-        """Run a coroutine of the device layer on the app's loop."""
-        try:
-            return self._tasks.spawn(coro, getattr(coro, "__name__", "counter task"))
-        except RuntimeError:  # no loop running: the app is closing
-            coro.close()
-            return None
+        """Run a coroutine of the device layer on the app's loop (not once the app closes)."""
+        return self._tasks.spawn_while_running(coro)
 
     # -- inside ---------------------------------------------------------------------------
     def _new_manager(self) -> Any:
@@ -220,24 +221,42 @@ class DeviceService(EventDispatcher):
         for info in found:
             manager.add_counter(info)
         if not found and virtual:
-            await manager.start_virtual()
+            await self._run_virtual()
         self._apply_brightness()
         self._publish_statuses()
 
     async def _start_virtual(self) -> None:
         self.activity = _("Starting virtual counters\u2026")
         try:
-            await self.manager.start_virtual()
+            await self._run_virtual()
             self._apply_brightness()
         finally:
             self.activity = ""
             self._publish_statuses()
+
+    async def _run_virtual(self) -> None:
+        """Start the virtual counters and hand their links to the manager."""
+        from companion.devices.sim.fleet import VirtualFleet, VirtualSetup
+
+        if self.fleet is not None:
+            return
+        fleet = self.fleet = VirtualFleet()
+        self._unsubscribe.append(fleet.on_frame(self._frame))
+        players = len(self._game.state.players) if self._game is not None else 4
+        await fleet.start(VirtualSetup(), players)
+        await fleet.join(self.manager)
+
+    async def _stop_virtual(self) -> None:
+        fleet, self.fleet = self.fleet, None
+        if fleet is not None:
+            await fleet.stop()
 
     async def _restart(self, virtual: bool) -> None:
         """Stop every counter and connect again (how virtual counters are switched off)."""
         self.activity = _("Reconnecting counters\u2026")
         try:
             await self.manager.stop()
+            await self._stop_virtual()
             self.frames = {}
             if self._game is not None:
                 self.manager.set_game(self._game)
@@ -266,10 +285,11 @@ class DeviceService(EventDispatcher):
 
     def _apply_brightness(self) -> None:
         from companion.devices import wire
+        from companion.devices.projection import Part
 
         level = int(self.app.settings.led_brightness)
         for connection in self.manager.connections.values():
-            connection.set_desired("brightness", wire.ConfigBrightness(level))
+            connection.set_desired(Part.BRIGHTNESS, wire.ConfigBrightness(level))
 
     def _frame(self, key: str, frame: Any) -> None:
         self._pending_frames[key] = frame

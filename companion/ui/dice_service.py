@@ -155,15 +155,15 @@ class DiceService(EventDispatcher):
         task = self.spawn(self._wait(seat, on_roll, on_problem, blink, on_end or _nothing))
         if task is None:
             return _nothing
-        return task.cancel
+
+        def stop() -> None:
+            task.cancel()
+
+        return stop
 
     def spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any] | None:
-        """Run a coroutine of the dice layer on the app's loop."""
-        try:
-            return self._tasks.spawn(coro, getattr(coro, "__name__", "dice task"))
-        except RuntimeError:  # no loop running: the app is closing
-            coro.close()
-            return None
+        """Run a coroutine of the dice layer on the app's loop (not once the app closes)."""
+        return self._tasks.spawn_while_running(coro)
 
     # -- inside ---------------------------------------------------------------------------
     async def _wait(

@@ -243,7 +243,8 @@ def tr(message: object) -> str:
         first = message.args[0] if len(message.args) == 1 else None
         message = first if isinstance(first, phrase_type) else str(message)
     if isinstance(message, phrase_type):
-        return str(message.spoken(_, ngettext, _card_value))
+        spoken: Callable[..., object] = message.spoken  # type: ignore[attr-defined]
+        return str(spoken(_, ngettext, _card_value))
     text = str(message)
     return _(text) if text else text
 

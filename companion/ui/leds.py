@@ -26,7 +26,7 @@ def lifted(channel: int) -> float:
 
 
 class LedPicture(Widget):
-    """Draws one `LedFrame` (from `companion.devices.virtual`): its pixels in the counter's shape.
+    """Draws one virtual counter's `LedFrame`: its pixels in the counter's shape.
 
     A level board's frame is `spaces` clusters of `positions` LEDs, space by space; a
     tracker's is its bar (`spaces` LEDs) then its status LED. `frame` None draws nothing.

@@ -177,8 +177,7 @@ class TableLinkService(EventDispatcher):
 
     def _durable(self, sequence: int) -> Any:
         # A phone's press is answered once the open game's change `sequence` is on disk.
-        session = self.app.session
-        return session.games.wait_durable(session.game_id, sequence)
+        return self.app.session.recorder.wait_durable(sequence)
 
     def _publish(self, *_args: Any) -> None:
         link = self.link

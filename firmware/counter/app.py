@@ -1,4 +1,4 @@
-"""Starts a counter on real hardware: one supervised asyncio task per concern, a watchdog."""
+"""Runs a counter on real hardware: one supervised asyncio task per concern, a watchdog fed."""
 
 import asyncio
 import gc
@@ -11,15 +11,15 @@ from counter import buttons, hw, timebase
 from counter.logic import Counter
 from counter.outbox import Outbox
 from counter.store import FileStore
-from counter.supervisor import BOOT_LIMIT, BootGuard, FaultLog, mark_stable, supervise
+from counter.supervisor import FaultLog, mark_stable, supervise
 
 _FRAME_MS = const(33)  # about 30 frames a second: smooth breathing, little CPU
 _BUTTON_MS = const(5)
 _POLL_MS = const(1000)
 _BATTERY_MS = const(60_000)
-# A main loop stuck this long resets the board; fed every _FEED_MS by its own task, so
+_FLAT_READINGS = const(2)
+# The watchdog (counter.start makes it, 8 s) is fed every _FEED_MS by its own task, so
 # any task that blocks the loop (or a loop that died) stops the feeding.
-WATCHDOG_MS = const(8000)
 _FEED_MS = const(1000)
 RUNNING = None  # the Counter of the last start, reachable from the REPL
 
@@ -58,13 +58,24 @@ async def buttons_task(counter, pins, outbox):
         await timebase.sleep_ms(_BUTTON_MS)
 
 
-async def battery_task(counter, adc, outbox, ble):
+class CellFlat(Exception):
+    """The cell read below its cut-off _FLAT_READINGS times in a row: the counter stops."""
+
+
+async def battery_task(counter, adc, outbox, radio):
+    cutoff = counter.board.battery.empty_mv
+    below = 0
     while True:
-        payload = counter.battery(adc.read_mv())
+        mv = adc.read_mv()
+        payload = counter.battery(mv)
         if payload is not None:
             outbox.put(payload)
-            if ble is not None:
-                ble.battery_percent(counter.state.battery_percent)
+            if radio["carrier"] is not None:
+                radio["carrier"].battery_percent(counter.state.battery_percent)
+        # One dip under load is no flat cell; two readings a minute apart are.
+        below = below + 1 if mv < cutoff else 0
+        if below >= _FLAT_READINGS:
+            raise CellFlat()
         await timebase.sleep_ms(_BATTERY_MS)
 
 
@@ -90,23 +101,35 @@ async def main(
     data_dir="/data",
     watchdog=None,
     guard=None,
+    radio=None,
 ):
-    """All tasks of a counter, each supervised; ``stdin``/``stdout`` default to USB serial."""
+    """All tasks of a counter, each supervised; ``stdin``/``stdout`` default to USB serial.
+
+    ``radio`` is what counter.start gave: True (Bluetooth is on), an error text (it
+    would not start: the counter runs on serial alone), or None (use Bluetooth if
+    this build has it).
+    """
     from counter.serial_link import ReplRequested
 
     board = boardmod.load(board_path)
-    try:
-        from counter.ble_link import BleCarrier
-    except ImportError:  # no bluetooth module or aioble on this build
-        BleCarrier = None
+    store = FileStore(data_dir)
+    log = FaultLog(store)
+    ble = radio is True
+    if radio is None:
+        try:
+            import counter.ble_link  # noqa: F401  (aioble and bluetooth are there)
+
+            ble = True
+        except ImportError:  # no bluetooth module or aioble on this build
+            pass
+    elif radio is not True:
+        log.add(radio)
     links = []
     if serial:
         links.append("serial")
-    if BleCarrier is not None:
+    if ble:
         links.append("ble")
     outbox = Outbox(links)
-    store = FileStore(data_dir)
-    log = FaultLog(store)
     counter = Counter(board, store=store, counter_id=hw.counter_id(), links=links)
     chains = [(hw.LedChain(section), first) for section, first in board.led_chains()]
     digits = hw.TM1637(board.display) if board.digits else None
@@ -116,19 +139,21 @@ async def main(
         ("buttons", lambda: buttons_task(counter, pins, outbox)),
         ("housekeeping", lambda: housekeeping_task(counter, outbox)),
     ]
-    ble = None
-    if BleCarrier is not None:
-        ble = BleCarrier(counter, outbox, wire.counter_name(counter.counter_id))
-        jobs.append(("ble", ble.run))
+    carrier = {"carrier": None}
+    if ble:
+        # Made inside its supervised task: a radio that fails costs the counter its
+        # Bluetooth link (logged, tried again later), never its serial line.
+        jobs.append(("ble", lambda: ble_task(counter, outbox, carrier)))
     if board.battery is not None:
         adc = hw.BatteryADC(board.battery)
-        jobs.append(("battery", lambda: battery_task(counter, adc, outbox, ble)))
+        jobs.append(("battery", lambda: battery_task(counter, adc, outbox, carrier)))
     if serial:
         from counter import serial_link
 
         jobs.append(("serial", lambda: serial_link.run(counter, outbox, stdin, stdout)))
     tasks = [
-        asyncio.create_task(supervise(name, make, log, (ReplRequested,))) for name, make in jobs
+        asyncio.create_task(supervise(name, make, log, (ReplRequested, CellFlat)))
+        for name, make in jobs
     ]
     if watchdog is not None:
         tasks.append(asyncio.create_task(watchdog_task(watchdog)))
@@ -144,36 +169,33 @@ async def main(
         counter.save()  # keep the table across the REPL visit or reset
 
 
-def boot(board_path="board.json", data_dir="/data"):
-    """Entry point from main.py: safe mode after a boot loop, else the counter with a watchdog."""
-    store = FileStore(data_dir)
-    guard = BootGuard(store)
-    try:
-        board = boardmod.load(board_path)
-    except (OSError, ValueError) as exc:
-        print("counter: safe mode, no usable %s (%s)" % (board_path, exc))
-        return "safe"
-    if guard.starting():
-        try:
-            hw.show_safe_mode(board)
-        except Exception as exc:  # the lights are a courtesy; the REPL is what matters
-            print("counter: cannot show safe mode on the LEDs:", exc)
-        print("counter: safe mode after %d short boots; the REPL is yours" % BOOT_LIMIT)
-        return "safe"
-    watchdog = hw.Watchdog(WATCHDOG_MS)
-    run(board_path, watchdog=watchdog, guard=guard, data_dir=data_dir)
-    return "repl"
+async def ble_task(counter, outbox, carrier):
+    if carrier["carrier"] is None:
+        from counter.ble_link import BleCarrier
+
+        carrier["carrier"] = BleCarrier(counter, outbox, wire.counter_name(counter.counter_id))
+    await carrier["carrier"].run()
 
 
-def run(board_path="board.json", serial=True, watchdog=None, guard=None, data_dir="/data"):
-    """Runs the counter; returns when the serial link hands back the REPL."""
+def run(
+    board_path="board.json", serial=True, watchdog=None, guard=None, data_dir="/data", radio=None
+):
+    """Runs the counter until the REPL escape ("repl") or a flat cell ("cut-off").
+
+    Started by hand at the REPL it simply returns there; counter.start resets the board
+    after it, since a watchdog it started cannot be stopped.
+    """
     from counter.serial_link import ReplRequested
 
     try:
-        asyncio.run(main(board_path, serial, data_dir=data_dir, watchdog=watchdog, guard=guard))
+        asyncio.run(
+            main(board_path, serial, data_dir=data_dir, watchdog=watchdog, guard=guard, radio=radio)
+        )
     except ReplRequested:
-        if watchdog is not None:
-            watchdog.hand_over(_FEED_MS)  # it cannot be stopped: feed it while at the REPL
         print("counter: protocol stopped, REPL is back")
+        return "repl"
+    except CellFlat:
+        return "cut-off"
     finally:
         asyncio.new_event_loop()
+    return "ended"

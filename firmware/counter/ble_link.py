@@ -8,7 +8,6 @@ import wire
 from micropython import const
 
 _ADV_INTERVAL_US = const(250_000)
-_POLL_MS = const(100)  # how often a quiet connection checks the outbox and its link
 
 
 class BleCarrier:
@@ -71,22 +70,63 @@ class BleCarrier:
             self.outbox.clear("ble")  # queued while nobody was connected: stale by now
             try:
                 await self._serve(connection, session)
+            except Exception:
+                # The app would stay connected to a counter that no longer answers it:
+                # drop the link, so that it reconnects to the restarted carrier.
+                try:
+                    await connection.disconnect()
+                except Exception:  # already gone: nothing to drop
+                    pass
+                raise
             finally:
                 self.counter.close_session(session)
 
     async def _serve(self, connection, session):
-        while connection.is_connected():
+        """Until the app disconnects: answer its writes, pass on what the outbox holds.
+
+        Nothing polls: one flag wakes this loop, set by the write handler (through
+        aioble's ``written()``, itself a flag its IRQ sets), by the outbox when a
+        message is queued, and when the link drops.
+        """
+        wake = self.outbox.watch("ble")
+        inbox = []
+        failed = []
+
+        async def listen():
             try:
-                _, data = await self.rx.written(timeout_ms=_POLL_MS)
-            except asyncio.TimeoutError:
-                data = None
-            if data:
-                for reply in self.counter.handle(data, session):
-                    self.tx.notify(connection, reply)
-            while self.outbox.has("ble"):
-                kind, payload = self.outbox.pop("ble")
-                if kind == "all" or session.authenticated:
-                    self.tx.notify(connection, session.out(payload))
+                while True:
+                    _, data = await self.rx.written()
+                    inbox.append(data)
+                    wake.set()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # handed to the loop below, which ends the link
+                failed.append(exc)
+                wake.set()
+
+        async def watch_link():
+            await connection.disconnected(timeout_ms=None)
+            wake.set()
+
+        helpers = [asyncio.create_task(listen()), asyncio.create_task(watch_link())]
+        try:
+            while True:
+                if failed:
+                    raise failed[0]
+                while inbox:
+                    for reply in self.counter.handle(inbox.pop(0), session):
+                        self.tx.notify(connection, reply)
+                while self.outbox.has("ble"):
+                    kind, payload = self.outbox.pop("ble")
+                    if kind == "all" or session.authenticated:
+                        self.tx.notify(connection, session.out(payload))
+                if not connection.is_connected():
+                    return
+                wake.clear()  # nothing awaited since the last look: no set() was missed
+                await wake.wait()
+        finally:
+            for task in helpers:
+                task.cancel()
 
 
 def _version():

@@ -1,7 +1,7 @@
-"""Real hardware behind small classes: LED chains, TM1637 digits, buttons, battery ADC.
+"""Real hardware behind small classes: LED chains, TM1637 digits, buttons, battery ADC, sleep.
 
-Only this module (and the links) touch ``machine``; everything else gets these
-objects injected, so the logic also runs on a computer.
+Only this module (and the start-up and the links) touch ``machine``; everything else
+gets these objects injected, so the logic also runs on a computer.
 """
 
 import time
@@ -146,23 +146,31 @@ class BatteryADC:
 class Watchdog:
     """The chip's hardware watchdog: once started, a missed ``feed`` resets the board.
 
-    It cannot be stopped again on the ESP32 or the RP2040, so when the counter hands
-    the serial line back to the REPL, a timer keeps feeding it (``hand_over``).
+    Only a hard reset stops it again, and a soft reset stops every ``machine.Timer``,
+    so nothing here feeds it from a timer: the REPL escape resets the board into a
+    start that makes no watchdog (counter/start.py).
     """
 
     def __init__(self, timeout_ms):
         self.wdt = machine.WDT(timeout=timeout_ms)
-        self.timer = None
 
     def feed(self):
         self.wdt.feed()
 
-    def hand_over(self, period_ms):
-        self.timer = machine.Timer(-1)
-        self.timer.init(period=period_ms, mode=machine.Timer.PERIODIC, callback=self._tick)
 
-    def _tick(self, _timer):
-        self.wdt.feed()
+def _show(board, rgb_of, digits):
+    """One steady picture: ``rgb_of(i)`` for every 4th LED of each chain, ``digits`` shown."""
+    for section, _ in board.led_chains():
+        chain = LedChain(section)
+        rgb = bytearray(section.count * 3)
+        for i in range(section.count):
+            colour = rgb_of(i)
+            if colour is not None:
+                for c in range(3):
+                    rgb[3 * i + c] = colour[c]
+        chain.show(rgb, 0)
+    if board.digits:
+        TM1637(board.display).show(digits, 64 if any(digits) else 0)
 
 
 def show_safe_mode(board):
@@ -170,21 +178,66 @@ def show_safe_mode(board):
 
     Nothing runs after this, so it is a steady picture a person can read at a glance.
     """
-    for section, _ in board.led_chains():
-        chain = LedChain(section)
-        rgb = bytearray(section.count * 3)
-        for i in range(0, section.count, 4):
-            rgb[3 * i] = 60  # amber: red and some green, dim enough for any supply
-            rgb[3 * i + 1] = 25
-        chain.show(rgb, 0)
-    if board.digits:
-        from counter import segments
+    from counter import segments
 
-        digits = bytearray(board.digits)
+    digits = bytearray(board.digits)
+    if digits:
         digits[0] = segments.LETTER_S
         if len(digits) > 1:
             digits[1] = segments.LETTER_F
-        TM1637(board.display).show(digits, 64)
+    # Amber: red and some green, dim enough for any supply.
+    _show(board, lambda i: (60, 25, 0) if i % 4 == 0 else None, digits)
+
+
+def show_low_battery(board):
+    """The cell is flat: the first LED of each chain dim red, "Lo" on the digits."""
+    from counter import segments
+
+    digits = bytearray(board.digits)
+    if digits:
+        digits[0] = segments.LETTER_L
+        if len(digits) > 1:
+            digits[1] = segments.LETTER_LOW_O
+    _show(board, lambda i: (40, 0, 0) if i == 0 else None, digits)
+
+
+def lights_out(board):
+    """Every LED dark and the digits switched off."""
+    _show(board, lambda i: None, bytearray(board.digits))
+
+
+def cut_off(board, show_ms=1500):
+    """Below the cell's cut-off: "Lo" for a moment, then dark and asleep until a button.
+
+    Asleep in deep sleep where the button's pin can wake the chip. An ESP32-C3 wakes
+    from deep sleep only on GPIO0-5 and the trackers' + is on GPIO6, so there the
+    chip sleeps light and wakes on the pin instead. A press resets the board and the
+    next start measures the cell again. Returns only on a board that cannot sleep.
+    """
+    show_low_battery(board)
+    time.sleep_ms(show_ms)
+    lights_out(board)
+    names = board.buttons.keys()
+    name = "plus" if "plus" in names else ("claim" if "claim" in names else None)
+    if name is None:
+        machine.deepsleep()  # nothing can wake it but the power switch
+    spec = board.buttons[name]
+    low = spec.active == "low"
+    pull = machine.Pin.PULL_UP if spec.pull == "up" else machine.Pin.PULL_DOWN
+    pin = machine.Pin(spec.pin, machine.Pin.IN, pull)
+    trigger = machine.Pin.IRQ_FALLING if low else machine.Pin.IRQ_RISING
+    try:
+        pin.irq(trigger=trigger, wake=machine.DEEPSLEEP)
+        machine.deepsleep()
+    except (ValueError, TypeError, AttributeError):
+        pass  # this pin cannot wake the chip from deep sleep (or the port has no such sleep)
+    try:
+        pin.irq(trigger=trigger, wake=machine.SLEEP)
+    except (ValueError, TypeError, AttributeError):
+        return
+    while pin.value() != (0 if low else 1):
+        machine.lightsleep()
+    machine.reset()
 
 
 def counter_id():

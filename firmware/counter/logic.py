@@ -387,52 +387,65 @@ class Counter:
         s = self.state
         now = self.clock()
         t = msg.TYPE
-        if t == wire.MSG_SNAPSHOT:
-            s.rev = msg.rev
+        if t == wire.MSG_SNAPSHOT or t == wire.MSG_CONFIG:
+            before = s.pack()
+            if t == wire.MSG_CONFIG:
+                self._configure(msg)
+            else:
+                self._snapshot(msg)
+            # An app sends the whole table again on every reconnect: an unchanged one
+            # is no reason to write the flash.
+            if s.pack() != before:
+                self._dirty = True
+                self._changed_at = now
+            return
+        effect = msg.KEY
+        if effect == wire.SHOW_IDENTIFY:
+            s.identify_active = msg.duration_s > 0
+            s.identify_until = timebase.ticks_add(now, msg.duration_s * 1000)
+            return
+        s.effect = effect
+        s.effect_start = now
+        s.effect_slot = wire.NO_SLOT
+        s.effect_value = 0
+        if effect == wire.SHOW_COMBAT:
+            s.effect_slot = msg.fighter
+            s.effect_value = 1 if msg.players_winning else 0
+        elif effect == wire.SHOW_ROLL:
+            s.effect_slot = msg.slot
+            s.effect_value = msg.value
+        elif effect == wire.SHOW_WIN:
+            s.effect_slot = msg.slot
+        # effects are not worth a flash write
+
+    def _snapshot(self, msg):
+        s = self.state
+        s.rev = msg.rev
+        for i in range(wire.MAX_SLOTS):
+            s.levels[i] = msg.levels[i]
+            s.flags[i] = msg.flags[i]
+
+    def _configure(self, msg):
+        s = self.state
+        key = msg.KEY
+        if key == wire.CFG_COLOURS:
+            for i in range(len(msg.colours)):
+                for c in range(3):
+                    s.colours[3 * (msg.first + i) + c] = msg.colours[i][c]
+        elif key == wire.CFG_BRIGHTNESS:
+            s.brightness = msg.brightness * s.brightness_scale // 255
+        elif key == wire.CFG_BUDGET:
+            budget = msg.budget_ma
+            s.budget_ma = s.clamp_budget(budget) if budget else s.default_budget_ma
+        elif key == wire.CFG_SLOT_MAP:
+            n = len(msg.slots)
+            if n > self.board.positions:
+                n = self.board.positions
+            s.slot_count = n
             for i in range(wire.MAX_SLOTS):
-                s.levels[i] = msg.levels[i]
-                s.flags[i] = msg.flags[i]
-        elif t == wire.MSG_CONFIG:
-            key = msg.KEY
-            if key == wire.CFG_COLOURS:
-                for i in range(len(msg.colours)):
-                    for c in range(3):
-                        s.colours[3 * (msg.first + i) + c] = msg.colours[i][c]
-            elif key == wire.CFG_BRIGHTNESS:
-                s.brightness = msg.brightness * s.brightness_scale // 255
-            elif key == wire.CFG_BUDGET:
-                budget = msg.budget_ma
-                s.budget_ma = s.clamp_budget(budget) if budget else s.default_budget_ma
-            elif key == wire.CFG_SLOT_MAP:
-                n = len(msg.slots)
-                if n > self.board.positions:
-                    n = self.board.positions
-                s.slot_count = n
-                for i in range(wire.MAX_SLOTS):
-                    s.slot_map[i] = msg.slots[i] if i < n else wire.NO_SLOT
-            elif key == wire.CFG_WIN_LEVEL:
-                s.win_level = msg.win_level
-        else:
-            effect = msg.KEY
-            if effect == wire.SHOW_IDENTIFY:
-                s.identify_active = msg.duration_s > 0
-                s.identify_until = timebase.ticks_add(now, msg.duration_s * 1000)
-                return
-            s.effect = effect
-            s.effect_start = now
-            s.effect_slot = wire.NO_SLOT
-            s.effect_value = 0
-            if effect == wire.SHOW_COMBAT:
-                s.effect_slot = msg.fighter
-                s.effect_value = 1 if msg.players_winning else 0
-            elif effect == wire.SHOW_ROLL:
-                s.effect_slot = msg.slot
-                s.effect_value = msg.value
-            elif effect == wire.SHOW_WIN:
-                s.effect_slot = msg.slot
-            return  # effects are not worth a flash write
-        self._dirty = True
-        self._changed_at = now
+                s.slot_map[i] = msg.slots[i] if i < n else wire.NO_SLOT
+        elif key == wire.CFG_WIN_LEVEL:
+            s.win_level = msg.win_level
 
     # -- buttons ----------------------------------------------------------------
 

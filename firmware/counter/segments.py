@@ -9,6 +9,7 @@ LETTER_I = 0x10
 LETTER_L = 0x38
 LETTER_S = 0x6D  # safe mode: "SF"
 LETTER_F = 0x71
+LETTER_LOW_O = 0x5C  # a flat cell: "Lo"
 DOT = 0x80
 # One segment lit at a time, round the outside: the "rolling die" spinner.
 SPIN = b"\x01\x02\x04\x08\x10\x20"

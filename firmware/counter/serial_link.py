@@ -2,23 +2,53 @@
 
 import sys
 
+import framing
 import wire
 from micropython import const
 
+from counter import timebase
 from counter.timebase import ticks_diff
 
 # 33 non-zero bytes: longer than any frame, so a stream of valid frames never
 # contains it. `firmware/deploy.py --repl` sends it; see docs/firmware.md.
 REPL_ESCAPE = b"\x03\x03\x03 counter: back to the REPL \x03\x03\x03"
+# Every frame goes out after a delimiter: text on the line before it (MicroPython's
+# "MPY: soft reboot", an ESP32's boot lines) then ends as a frame of its own, which the
+# app drops, instead of spoiling this one.
+DELIMITER = b"\x00"
 _IDLE_MS = const(5)
 # A serial line cannot tell that the app closed the port, so a session that has heard
 # nothing for this long ends (the app pings every 2 s): a program that opens the port
 # later must say HELLO and prove the token again.
 SESSION_IDLE_MS = const(10000)
+# Frames the counter had to drop (junk from another program on the port) are told to
+# the app as an unsealed ERROR BAD_FRAME, at most this often: the app cannot see what
+# reaches only the counter, and its Devices screen should say the line is disturbed.
+NOISE_REPORT_MS = const(1000)
 
 
 class ReplRequested(Exception):
     """Someone sent REPL_ESCAPE: stop the protocol and hand the port back to the REPL."""
+
+
+def _fallbacks(pattern):
+    """For each matched length, how much of the pattern still matches after a mismatch.
+
+    The escape starts with 03 03 03, so a stray 0x03 before it (or a frame ending in
+    03 bytes) must not throw away the 03s that do belong to it.
+    """
+    table = bytearray(len(pattern) + 1)
+    k = 0
+    for i in range(1, len(pattern)):
+        while k and pattern[i] != pattern[k]:
+            k = table[k]
+        if pattern[i] == pattern[k]:
+            k += 1
+        table[i + 1] = k
+    return table
+
+
+_FALLBACK = _fallbacks(REPL_ESCAPE)
 
 
 class SerialProtocol:
@@ -27,24 +57,54 @@ class SerialProtocol:
     def __init__(self, counter):
         self.counter = counter
         self.session = counter.open_session()
-        self.deframer = wire.Deframer()
+        self.deframer = framing.Deframer()
         self._matched = 0
+        self._reported = 0  # dropped frames already told to the app
+        self._reported_at = None
+
+    def close(self):
+        """The carrier stops: its session goes (a restarted carrier opens a new one)."""
+        self.counter.close_session(self.session)
 
     def feed(self, data):
         """Frames (bytes) to write back for the bytes received; raises ReplRequested."""
         out = []
+        matched = self._matched
         for byte in data:
-            if byte == REPL_ESCAPE[self._matched]:
-                self._matched += 1
-                if self._matched == len(REPL_ESCAPE):
+            while matched and byte != REPL_ESCAPE[matched]:
+                matched = _FALLBACK[matched]
+            if byte == REPL_ESCAPE[matched]:
+                matched += 1
+                if matched == len(REPL_ESCAPE):
                     self._matched = 0
                     raise ReplRequested()
-            else:
-                self._matched = 1 if byte == REPL_ESCAPE[0] else 0
+        self._matched = matched
         for payload in self.deframer.feed(data):
             for reply in self.counter.handle(payload, self.session):
-                out.append(wire.frame(reply))
+                out.append(DELIMITER + framing.frame(reply))
+        noise = self.noise(timebase.ticks_ms())
+        if noise is not None:
+            out.append(noise)
         return out
+
+    def noise(self, now):
+        """An ERROR BAD_FRAME frame when frames were dropped since the last report, or None.
+
+        Unsealed and referring to no message (ref_seq 0), so it changes nothing in a
+        session; sent to a greeted app only, and at most once per NOISE_REPORT_MS. Its
+        detail says how many frames were dropped since the last report.
+        """
+        dropped = self.deframer.dropped
+        if dropped == self._reported or not self.session.greeted:
+            return None
+        last = self._reported_at
+        if last is not None and ticks_diff(now, last) < NOISE_REPORT_MS:
+            return None
+        detail = "dropped %d" % (dropped - self._reported)
+        self._reported = dropped
+        self._reported_at = now
+        error = wire.Error(wire.ERR_BAD_FRAME, 0, detail, seq=self.counter.next_seq())
+        return DELIMITER + framing.frame(wire.encode(error))
 
     def expire(self, now, last_heard):
         """End the session when the line has been quiet for SESSION_IDLE_MS."""
@@ -59,14 +119,14 @@ class SerialProtocol:
         """
         session = self.session
         if session.authenticated or (kind == "all" and session.greeted):
-            return wire.frame(session.out(payload))
+            return DELIMITER + framing.frame(session.out(payload))
         return None
 
     def frames(self, payloads):
         """Outgoing payloads (buttons, battery) as frames, if this session may hear them."""
         if not self.session.authenticated:
             return []
-        return [wire.frame(self.session.out(p)) for p in payloads]
+        return [DELIMITER + framing.frame(self.session.out(p)) for p in payloads]
 
 
 async def run(counter, outbox, stdin=None, stdout=None):
@@ -113,6 +173,7 @@ async def run(counter, outbox, stdin=None, stdout=None):
                     stdout.write(frame)
             # Give the LED and button tasks a turn even while bytes keep coming.
             await sleep_ms(0 if got else _IDLE_MS)
-    except ReplRequested:
-        micropython.kbd_intr(3)  # the person asked for the REPL: Ctrl-C works again
-        raise
+    finally:
+        # Ctrl-C stays off: a board resets after the escape (counter/start.py), and bytes
+        # arriving meanwhile must not stop that; the REPL gets it back from main.py.
+        proto.close()

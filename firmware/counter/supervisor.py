@@ -1,11 +1,9 @@
-"""Keeps a counter running: restarts failed tasks, keeps a short fault log, guards boot loops.
+"""Keeps a counter running: restarts failed tasks, keeps a short fault log, marks good starts.
 
 The USB serial line carries the protocol, so nothing is printed while the counter
 runs; faults go to a small log file in flash (``log.txt``, newest last), which
-a person reads at the REPL. The boot-loop guard counts boots that did not last
-STABLE_MS; after BOOT_LIMIT of them in a row the next boot starts in safe mode
-(serial REPL only). The same count is the safe-mode gesture on every board:
-press reset BOOT_LIMIT times, each within STABLE_MS of the last.
+a person reads at the REPL. A start that lasted STABLE_MS tells the boot-loop
+guard (counter/start.py) so; BOOT_LIMIT shorter ones in a row start in safe mode.
 """
 
 import asyncio
@@ -16,13 +14,11 @@ from micropython import const
 
 from counter import timebase
 
-BOOT_LIMIT = const(3)  # boots in a row that end early before safe mode
-STABLE_MS = const(10000)  # a boot that ran this long was a good one
+STABLE_MS = const(10000)  # a start that ran this long was a good one
 _RESTART_MS = const(500)  # a failed task waits this long before it runs again ...
 _RESTART_MAX_MS = const(30000)  # ... doubling on each failure in a row up to this
 _LOG_FILE = "log.txt"
 _LOG_KEEP = const(1024)  # bytes of log kept in flash
-_BOOTS_FILE = "boots"
 
 
 class FaultLog:
@@ -88,35 +84,6 @@ async def supervise(name, make, log, fatal=()):
             delay = _RESTART_MS  # it ran well for a while: this is a new failure
         await timebase.sleep_ms(delay)
         delay = delay * 2 if delay < _RESTART_MAX_MS // 2 else _RESTART_MAX_MS
-
-
-class BootGuard:
-    """Counts boots in a row that ended before STABLE_MS, in a flash file."""
-
-    def __init__(self, store):
-        self.store = store
-
-    def boots(self):
-        data = self.store.read(_BOOTS_FILE)
-        if not data:
-            return 0
-        try:
-            return int(data)
-        except ValueError:
-            return 0
-
-    def starting(self):
-        """Count this boot; True when it must be a safe-mode boot (and the count restarts)."""
-        boots = self.boots() + 1
-        if boots >= BOOT_LIMIT:
-            self.store.write(_BOOTS_FILE, b"0")
-            return True
-        self.store.write(_BOOTS_FILE, str(boots).encode())
-        return False
-
-    def stable(self):
-        """This boot has lasted: the next reset starts the count from zero."""
-        self.store.write(_BOOTS_FILE, b"0")
 
 
 async def mark_stable(guard, log):

@@ -1,4 +1,10 @@
-"""Millisecond ticks: MicroPython's wrapping ticks on a board, a plain clock under CPython."""
+"""Millisecond ticks and sleeps: MicroPython's on a board, a plain clock under CPython.
+
+``use`` swaps the clock for one a test steps by hand, so that a backoff of 1.5 s is
+checked at 1499 and 1500 ms of that clock rather than by waiting for real seconds.
+Modules read ``timebase.ticks_ms`` and ``timebase.sleep_ms`` when they run, so the
+swap reaches them.
+"""
 
 try:
     from time import ticks_add, ticks_diff, ticks_ms
@@ -30,4 +36,14 @@ except AttributeError:  # CPython's asyncio has only seconds
         await asyncio.sleep(ms / 1000)
 
 
-__all__ = ["sleep_ms", "ticks_add", "ticks_diff", "ticks_ms"]
+_REAL = (ticks_ms, sleep_ms)
+
+
+def use(ticks=None, sleep=None):
+    """Ticks from ``ticks()``, sleeps from ``await sleep(ms)``; no arguments: the real ones."""
+    global ticks_ms, sleep_ms
+    ticks_ms = ticks if ticks is not None else _REAL[0]
+    sleep_ms = sleep if sleep is not None else _REAL[1]
+
+
+__all__ = ["sleep_ms", "ticks_add", "ticks_diff", "ticks_ms", "use"]

@@ -8,7 +8,6 @@ a BOM whose fuse does not match the one the power budget picks for that supply).
 
 from __future__ import annotations
 
-import argparse
 import csv
 import sys
 from dataclasses import dataclass
@@ -16,7 +15,7 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
 
-from hwdata import BOM_DIR, PinoutError, fmt_num, load_pinouts, pin_uses
+from hwdata import BOM_DIR, PinoutError, fmt_num, load_pinouts, pin_uses, tool_parser
 from power_budget import fuse_rating_ma
 
 COLUMNS = ["part", "quantity", "example_part_number", "unit_price_usd", "line_price_usd", "note"]
@@ -170,7 +169,7 @@ def check_all(
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = tool_parser(__doc__)
     parser.add_argument("--dir", type=Path, default=BOM_DIR, help="folder of BOM CSV files")
     parser.add_argument("--check", action="store_true", help="exit 1 when a BOM is wrong")
     args = parser.parse_args(argv)

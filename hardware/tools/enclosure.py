@@ -7,14 +7,13 @@ name builds to render only those. STL files are build output: they are not kept 
 
 from __future__ import annotations
 
-import argparse
 import struct
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from hwdata import HARDWARE_DIR, REPO_DIR, PinoutError, load_pinouts
+from hwdata import HARDWARE_DIR, REPO_DIR, chosen_pinouts, load_pinouts, tool_parser
 
 sys.path.insert(0, str(HARDWARE_DIR / "enclosures"))
 
@@ -85,21 +84,14 @@ def render(build: str, out_dir: Path) -> list[Rendered]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("builds", nargs="*", help="build ids (default: every pinout)")
+    parser = tool_parser(__doc__, builds=True)
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="output folder")
     args = parser.parse_args(argv)
-    try:
-        pinouts = load_pinouts()
-    except PinoutError as exc:
-        print(f"enclosure: {exc}", file=sys.stderr)
-        return 2
-    unknown = [b for b in args.builds if b not in pinouts]
-    if unknown:
-        print(f"enclosure: unknown build(s): {', '.join(unknown)}", file=sys.stderr)
+    pinouts = chosen_pinouts("enclosure", args.builds)
+    if pinouts is None:
         return 2
     try:
-        for build in args.builds or list(pinouts):
+        for build in pinouts:
             for r in render(build, args.out):
                 size = " × ".join(f"{v:.1f}" for v in r.size_mm)
                 print(f"{r.path}  {size} mm  {r.volume_cm3:.1f} cm³  {r.triangles} triangles")

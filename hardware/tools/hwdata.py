@@ -6,7 +6,10 @@ tool reads them through `load_pinouts()` so a changed pin shows up everywhere.
 
 from __future__ import annotations
 
+import argparse
 import json
+import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -116,6 +119,30 @@ def load_pinout(path: Path) -> dict[str, Any]:
 def load_pinouts(directory: Path = PINOUT_DIR) -> dict[str, dict[str, Any]]:
     """All pinouts in `directory`, keyed by build id, in name order (deterministic)."""
     return {p.stem: load_pinout(p) for p in sorted(directory.glob("*.json"))}
+
+
+def tool_parser(doc: str | None, *, builds: bool = False) -> argparse.ArgumentParser:
+    """A tool's command line, described by the first paragraph of its docstring; with `builds`,
+    it takes build ids (none: every pinout)."""
+    parser = argparse.ArgumentParser(description=(doc or "").split("\n\n")[0])
+    if builds:
+        parser.add_argument("builds", nargs="*", help="build ids (default: every pinout)")
+    return parser
+
+
+def chosen_pinouts(tool: str, builds: Sequence[str] = ()) -> dict[str, dict[str, Any]] | None:
+    """The pinouts of `builds` (every one when none is named), or None once a line on stderr,
+    prefixed with the `tool`'s name, said what is wrong (a broken pinout, an unknown build)."""
+    try:
+        pinouts = load_pinouts()
+    except PinoutError as exc:
+        print(f"{tool}: {exc}", file=sys.stderr)
+        return None
+    unknown = [build for build in builds if build not in pinouts]
+    if unknown:
+        print(f"{tool}: unknown build(s): {', '.join(unknown)}", file=sys.stderr)
+        return None
+    return {build: pinouts[build] for build in builds} if builds else pinouts
 
 
 def dev_board(pinout: dict[str, Any]) -> DevBoard:

@@ -13,12 +13,11 @@ brightness down until the LEDs fit into `power.budget_ma`.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from dataclasses import dataclass
 from typing import Any
 
-from hwdata import PinoutError, fmt_num, led_groups, load_pinouts
+from hwdata import PinoutError, chosen_pinouts, fmt_num, led_groups, tool_parser
 
 from companion.store.settings import Settings
 
@@ -250,8 +249,7 @@ def text_report(r: Budget) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("builds", nargs="*", help="build ids (default: every pinout)")
+    parser = tool_parser(__doc__, builds=True)
     parser.add_argument("--brightness", type=int, help="0..255 (default: the build's default)")
     parser.add_argument("--lit", type=int, help="lit LEDs on the strip or bar")
     parser.add_argument("--channels", type=float, help="colour channels per lit LED (1..3)")
@@ -262,14 +260,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="fail when a target is missed")
     args = parser.parse_args(argv)
 
-    try:
-        pinouts = load_pinouts()
-    except PinoutError as exc:
-        print(f"power_budget: {exc}", file=sys.stderr)
-        return 2
-    unknown = [b for b in args.builds if b not in pinouts]
-    if unknown:
-        print(f"power_budget: unknown build(s): {', '.join(unknown)}", file=sys.stderr)
+    pinouts = chosen_pinouts("power_budget", args.builds)
+    if pinouts is None:
         return 2
     for name, value, low, high in (
         ("--brightness", args.brightness, 0, 255),
@@ -284,7 +276,7 @@ def main(argv: list[str] | None = None) -> int:
             return 2
 
     results = []
-    for build in args.builds or list(pinouts):
+    for build in pinouts:
         base = default_scenario(pinouts[build])
         scenario = Scenario(
             brightness=base.brightness if args.brightness is None else args.brightness,

@@ -11,7 +11,6 @@ pinout field it comes from, e.g. `strip.pin`), so tests can read the diagram bac
 
 from __future__ import annotations
 
-import argparse
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +26,7 @@ from hwdata import (
     load_pinouts,
     pin_problems,
     pin_uses,
+    tool_parser,
 )
 from power_budget import fuse_rating_ma
 
@@ -458,7 +458,7 @@ def stale(out_dir: Path, pinouts: dict[str, dict[str, Any]]) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = tool_parser(__doc__)
     parser.add_argument("--out", type=Path, default=WIRING_DIR, help="output folder")
     parser.add_argument("--check", action="store_true", help="compare only; exit 1 if stale")
     args = parser.parse_args(argv)

@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 import pytest
 
 from companion.devices import wire
-from companion.devices.bumble_backend import VirtualPeripheral, VirtualRadio
+from companion.devices.sim.bumble_backend import VirtualPeripheral, VirtualRadio
 
 
 class EchoCounter:

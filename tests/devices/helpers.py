@@ -3,17 +3,33 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from companion.core import CLASSIC, Game, GameSetup, PlayerSetup, Sex
+from companion.devices import framing, wire
+from companion.devices.link import Link, LinkState
 from companion.devices.projection import snapshot_of
 from companion.devices.reconnect import Backoff
+from companion.devices.sim.counters import VirtualCounter
+from companion.devices.sim.fleet import VirtualFleet, VirtualSetup
 from companion.devices.sync import DeviceManager
 from companion.devices.tokens import TokenStore
-from companion.devices.virtual import VirtualCounter
 
-COLOURS = ("#ff0000", "#0000ff", "#00ff00", "#ffff00")
+COLOURS = (
+    "#ff0000",
+    "#0000ff",
+    "#00ff00",
+    "#ffff00",
+    "#ff00ff",
+    "#00ffff",
+    "#ff8000",
+    "#8000ff",
+)
+READY_S = 10.0  # s: a virtual counter is claimed and synced in milliseconds; generous when loaded
 
 
 def new_game(players: int = 3) -> Game:
@@ -40,7 +56,47 @@ def fast_manager(tmp_path: Path, **kwargs: object) -> DeviceManager:
     return DeviceManager(**options)  # type: ignore[arg-type]
 
 
-async def until(condition: Callable[[], bool], timeout_s: float = 5.0) -> None:
+@dataclass
+class VirtualTable:
+    """A game, the app's manager following it, and virtual counters whose links it took."""
+
+    game: Game
+    manager: DeviceManager
+    fleet: VirtualFleet
+
+    @property
+    def counters(self) -> list[VirtualCounter]:
+        return self.fleet.counters
+
+    async def stop(self) -> None:
+        await self.manager.stop()
+        await self.fleet.stop()
+
+
+async def virtual_table(
+    tmp_path: Path, setup: VirtualSetup, players: int = 3, **kwargs: object
+) -> VirtualTable:
+    """Start `setup`'s counters for a new game of `players` and wait until the manager holds
+    them: every one ours and synced (claimed for the user), or settled when nobody claims."""
+    game = new_game(players)
+    manager = fast_manager(tmp_path, **kwargs)
+    manager.set_game(game)
+    fleet = VirtualFleet()
+    table = VirtualTable(game, manager, fleet)
+    try:
+        await fleet.start(setup, players)
+        await fleet.join(manager)
+        if setup.claim_on_hello:
+            await manager.wait_ours(READY_S)
+        else:
+            await manager.wait_ready(READY_S)
+    except BaseException:
+        await table.stop()
+        raise
+    return table
+
+
+async def until(condition: Callable[[], bool], timeout_s: float = READY_S) -> None:
     """Poll `condition` every few milliseconds; fail the test if it never holds."""
     async with asyncio.timeout(timeout_s):
         while not condition():
@@ -67,3 +123,80 @@ def board_led(counter: VirtualCounter, level: int, position: int) -> tuple[int, 
 def bar_lit(counter: VirtualCounter) -> int:
     """How many LEDs of a tracker's bar are lit in its last frame."""
     return sum(1 for pixel in counter.frame.pixels[: counter.frame.spaces] if any(pixel))
+
+
+class PortIntruder:
+    """A second program on a serial port: opens the tty plainly (no lock) and writes frames."""
+
+    def __init__(self, path: str) -> None:
+        self.fd = os.open(path, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
+        self.deframer = framing.Deframer()
+        self.heard: list[wire.Message] = []
+
+    def send(self, payloads: list[bytes]) -> None:
+        for payload in payloads:
+            os.write(self.fd, framing.frame(payload))
+
+    def write(self, data: bytes) -> None:
+        """Raw bytes, framed or not."""
+        os.write(self.fd, data)
+
+    def read(self) -> list[wire.Message]:
+        """What it caught of the counter's answers so far (it shares them with the app)."""
+        with contextlib.suppress(BlockingIOError):
+            while data := os.read(self.fd, 512):
+                for payload in self.deframer.feed(data):
+                    with contextlib.suppress(wire.WireError):
+                        self.heard.append(wire.decode(payload))
+        return self.heard
+
+    def acks(self) -> list[wire.Ack]:
+        return [m for m in self.read() if isinstance(m, wire.Ack)]
+
+    def close(self) -> None:
+        os.close(self.fd)
+
+
+class InThePath(Link):
+    """Something between the app and its counter (a noisy radio, a relay, a platform that
+    hides addresses): it passes every message on, lets `tamper` change or drop what the
+    counter sends, keeps a copy of that, and can hand the app a copy again later (`replay`).
+    The app sees the counter at `address` (default: the inner link's)."""
+
+    def __init__(
+        self,
+        inner: Link,
+        tamper: Callable[[bytes], bytes | None] | None = None,
+        *,
+        address: str | None = None,
+    ) -> None:
+        self.transport = inner.transport
+        super().__init__(address or inner.address)
+        self.name = f"path({inner.name})"
+        self.inner = inner
+        self.tamper = tamper
+        self.heard: list[bytes] = []
+        inner.on_message(self._from_counter)
+        inner.on_state_change(self._inner_state)
+
+    def replay(self, payload: bytes) -> None:
+        self._deliver(payload)
+
+    def _from_counter(self, payload: bytes) -> None:
+        self.heard.append(payload)
+        passed = self.tamper(payload) if self.tamper is not None else payload
+        if passed is not None:
+            self._deliver(passed)
+
+    def _inner_state(self, state: LinkState) -> None:
+        if state is LinkState.LOST:
+            self._carrier_lost("the counter went away")
+
+    async def _open(self) -> None:
+        await self.inner.open()
+
+    async def _send(self, payload: bytes) -> None:
+        await self.inner.send(payload)
+
+    async def _close(self) -> None:
+        await self.inner.close()

@@ -10,6 +10,8 @@ import pytest
 from companion.devices.ble_link import BleLink
 from companion.devices.link import LinkClosedError, LinkLostError, LinkOpenError, LinkState
 
+from .helpers import until
+
 pytestmark = pytest.mark.slow
 
 
@@ -61,7 +63,7 @@ async def test_iteration_ends_when_the_counter_goes_away(radio, make_counter):
     link = await open_link(radio, counter)
     for payload in (b"a", b"b"):
         await counter.peripheral.notify(payload)
-    await asyncio.sleep(0.01)
+    await until(lambda: link._queue.qsize() == 2)  # both arrived before the counter goes
     await counter.peripheral.disconnect()
 
     received = [payload async for payload in link]

@@ -10,11 +10,13 @@ from bleak.exc import BleakError, BleakGATTProtocolError, BleakGATTProtocolError
 from bumble.att import ATT_Error, ErrorCode
 
 from companion.devices import wire
-from companion.devices.bumble_backend import (
+from companion.devices.sim.bumble_backend import (
     BumbleBleakClient,
     BumbleBleakScanner,
     VirtualPeripheral,
 )
+
+from .helpers import until
 
 pytestmark = pytest.mark.slow
 
@@ -100,8 +102,8 @@ async def test_own_disconnect_does_not_call_the_disconnected_callback(radio, mak
         radio=radio,
     )
     await client.connect()
+    # It returns once the disconnection was reported, callbacks and all.
     await client.disconnect()
-    await asyncio.sleep(0.01)
 
     assert calls == []
     assert not client.is_connected
@@ -119,11 +121,11 @@ async def test_counter_can_be_reconnected_after_a_cut(radio, make_counter):
     client = BleakClient(counter.peripheral.address, backend=BumbleBleakClient, radio=radio)
     await client.connect()
     await counter.peripheral.disconnect()
-    await asyncio.sleep(0.01)
+    await until(lambda: not client.is_connected)
 
     await client.connect()
     await client.write_gatt_char(wire.RX_CHAR_UUID, b"again", response=False)
-    await asyncio.sleep(0.01)
+    await until(lambda: bool(counter.received))
 
     assert counter.received == [b"again"]
     assert counter.peripheral.connections == 2
@@ -146,7 +148,7 @@ async def test_the_counter_hears_the_app_come_and_go(radio):
 
     await client.connect()
     await client.disconnect()
-    await asyncio.sleep(0.01)
+    await until(lambda: len(changes) == 2)
     await peripheral.stop()
 
     assert changes == [True, False]

@@ -6,11 +6,15 @@ import asyncio
 
 import pytest
 
-from companion.devices import wire
-from companion.devices.chaos import ChaosLink, FaultPlan
+from companion.devices import framing
 from companion.devices.link import Link, LinkLostError, LinkState
-from companion.devices.pty_port import PtyPort
 from companion.devices.serial_link import SerialLink
+from companion.devices.sim.faults import ChaosLink, FaultPlan, NoisyLine
+from companion.devices.sim.pty_port import PtyPort
+
+from .helpers import until
+
+END = b"end"  # sent last, on a calm line: everything before it has arrived once it does
 
 
 class LoopbackLink(Link):
@@ -33,14 +37,23 @@ class LoopbackLink(Link):
         return None
 
 
-async def drain(link: Link) -> list[bytes]:
-    """Everything received until the link has been quiet for a moment."""
+async def until_end(link: Link) -> list[bytes]:
+    """Everything received before END."""
     received = []
-    while True:
-        try:
-            received.append(await asyncio.wait_for(link.recv(), 0.05))
-        except TimeoutError:
-            return received
+    async with asyncio.timeout(5):
+        while (payload := await link.recv()) != END:
+            received.append(payload)
+    return received
+
+
+class CountingPlan(FaultPlan):
+    """A plan that also counts the chunks of bytes it was shown."""
+
+    chunks = 0
+
+    def mangle(self, data: bytes) -> tuple[bytes, bool]:
+        self.chunks += 1
+        return super().mangle(data)
 
 
 def test_the_same_seed_gives_the_same_faults():
@@ -75,7 +88,9 @@ async def test_message_faults_drop_and_damage_but_never_invent():
     async with ChaosLink(inner, plan) as link:
         for payload in sent:
             await link.send(payload)
-        received = await drain(link)
+        plan.corrupt_rate = plan.drop_rate = 0.0
+        await link.send(END)
+        received = await until_end(link)
 
     assert plan.faults["drop"] > 0 and plan.faults["corrupt"] > 0
     intact = [payload for payload in received if payload in sent]
@@ -105,16 +120,19 @@ async def test_a_cut_leaves_both_layers_lost_and_the_link_reopens():
 async def test_serial_byte_faults_are_caught_by_the_crc(tmp_path):
     port = PtyPort(tmp_path / "noisy")
     port.plug()
-    plan = FaultPlan(seed=5, corrupt_rate=0.3, drop_rate=0.2)
+    plan = CountingPlan(seed=5, corrupt_rate=0.3, drop_rate=0.2)
     sent = [f"msg{n:03d}".encode() for n in range(120)]
     try:
-        async with SerialLink(port.path, faults=plan) as link:
+        async with NoisyLine(SerialLink(port.path), plan) as link:
             for payload in sent:
-                port.write(wire.frame(payload))
-                # One frame per read, so faults hit single frames; a bare sleep(0) lets a
-                # busy machine batch many frames into one read and draw few faults.
-                await asyncio.sleep(0.001)
-            received = await drain(link)
+                seen = plan.chunks
+                port.write(framing.frame(payload))
+                # One frame per read, so faults hit single frames: the next is written once
+                # the line has read this one.
+                await until(lambda seen=seen: plan.chunks > seen)
+            plan.corrupt_rate = plan.drop_rate = 0.0
+            port.write(b"\x00" + framing.frame(END))  # a 0x00 first ends a damaged frame
+            received = await until_end(link)
     finally:
         port.close()
 

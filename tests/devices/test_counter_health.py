@@ -7,7 +7,8 @@ import pytest
 from companion.devices import firmware_host, wire
 from companion.devices.serial_link import SerialLink
 from companion.devices.session import MIN_FIRMWARE, firmware_outdated, update_advice
-from companion.devices.virtual import SerialVirtualCounter
+from companion.devices.sim.counters import SerialVirtualCounter
+from companion.devices.status import Access, Role
 
 from .helpers import fast_manager, new_game, until
 
@@ -29,13 +30,13 @@ async def test_an_outdated_counter_is_told_to_update_and_gets_nothing(
 ) -> None:
     fw = firmware_host.load()
     monkeypatch.setattr(fw.logic, "FIRMWARE_VERSION", (0, 9, 0))
-    counter = SerialVirtualCounter("board", link_path=tmp_path / "old", claim_on_hello=True)
+    counter = SerialVirtualCounter(Role.BOARD, link_path=tmp_path / "old", claim_on_hello=True)
     await counter.start()
     manager = fast_manager(tmp_path)
     try:
         manager.set_game(new_game())
-        manager.add_link(SerialLink(counter.address), virtual=counter)
-        await until(lambda: manager.statuses()[0].access == "version")
+        manager.add_link(SerialLink(counter.address))
+        await until(lambda: manager.statuses()[0].access is Access.VERSION)
         status = manager.statuses()[0]
         assert status.firmware == "0.9.0"
         assert status.last_problem == "update this counter: its firmware 0.9.0 is older than 1.0.0"
@@ -47,13 +48,13 @@ async def test_an_outdated_counter_is_told_to_update_and_gets_nothing(
 
 async def test_a_low_battery_reaches_the_status(tmp_path) -> None:
     counter = SerialVirtualCounter(
-        "tracker", link_path=tmp_path / "tracker", battery_mv=3350, claim_on_hello=True
+        Role.TRACKER, link_path=tmp_path / "tracker", battery_mv=3350, claim_on_hello=True
     )
     await counter.start()
     manager = fast_manager(tmp_path)
     try:
         manager.set_game(new_game())
-        manager.add_link(SerialLink(counter.address), virtual=counter)
+        manager.add_link(SerialLink(counter.address))
         await until(lambda: manager.statuses()[0].battery_percent is not None, 10)
         status = manager.statuses()[0]
         assert status.battery_percent < 10 and status.battery_low and not status.charging

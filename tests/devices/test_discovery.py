@@ -5,17 +5,17 @@ from __future__ import annotations
 import pytest
 from serial.tools.list_ports_common import ListPortInfo
 
-from companion.devices import wire
-from companion.devices.bumble_backend import VirtualPeripheral
+from companion.devices import framing, wire
 from companion.devices.discovery import (
     discover,
     hello,
     scan_ble,
     serial_candidates,
 )
-from companion.devices.pty_port import PtyPort
 from companion.devices.serial_link import SerialLink
 from companion.devices.session import CounterVersionError, NotACounterError
+from companion.devices.sim.bumble_backend import VirtualPeripheral
+from companion.devices.sim.pty_port import PtyPort
 
 TRACKER_HELLO = wire.Hello(
     role=wire.ROLE_TRACKER,
@@ -61,7 +61,7 @@ class PtyCounter:
     def __init__(self, path, answers: list[bytes] | None) -> None:
         self.port = PtyPort(path)
         self.answers = answers
-        self.deframer = wire.Deframer()
+        self.deframer = framing.Deframer()
         self.port.on_data(self._on_data)
         self.port.plug()
 
@@ -69,7 +69,7 @@ class PtyCounter:
         for payload in self.deframer.feed(data):
             if self.answers is not None and isinstance(wire.decode(payload), wire.Hello):
                 for answer in self.answers:
-                    self.port.write(wire.frame(answer))
+                    self.port.write(framing.frame(answer))
 
 
 @pytest.fixture

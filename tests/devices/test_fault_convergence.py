@@ -13,14 +13,14 @@ import contextlib
 
 import pytest
 
-from companion.devices import wire
+from companion.devices import framing, wire
 from companion.devices.ble_link import BleLink
-from companion.devices.bumble_backend import VirtualPeripheral
-from companion.devices.chaos import ChaosLink, FaultPlan
 from companion.devices.link import Link, LinkClosedError
-from companion.devices.pty_port import PtyPort
 from companion.devices.reconnect import Backoff, Reconnector
 from companion.devices.serial_link import SerialLink
+from companion.devices.sim.bumble_backend import VirtualPeripheral
+from companion.devices.sim.faults import ChaosLink, FaultPlan, NoisyLine
+from companion.devices.sim.pty_port import PtyPort
 
 SNAPSHOTS = 300
 FAST = Backoff(initial_s=0.005, max_s=0.02)
@@ -79,11 +79,11 @@ async def play(link: Link, plan: FaultPlan, holder: Holder) -> Reconnector:
 async def test_serial_counter_converges_through_corrupted_dropped_and_cut_lines(tmp_path):
     port = PtyPort(tmp_path / "noisy")
     holder = Holder()
-    deframer = wire.Deframer()
+    deframer = framing.Deframer()
     port.on_data(lambda data: [holder.take(payload) for payload in deframer.feed(data)])
     port.plug()
     plan = FaultPlan(seed=2024, corrupt_rate=0.05, drop_rate=0.05, cut_rate=0.02)
-    link = SerialLink(port.path, faults=plan)
+    link = NoisyLine(SerialLink(port.path), plan)
     try:
         reconnector = await play(link, plan, holder)
         await reconnector.stop()

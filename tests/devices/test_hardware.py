@@ -51,19 +51,21 @@ async def test_the_sync_manager_reaches_a_real_counter_and_keeps_it_in_step(requ
     port = request.config.getoption("--hw-port")
     if not port:
         pytest.skip("no --hw-port given")
+    from companion.devices.link import LinkState
+    from companion.devices.status import Access, Role
     from companion.devices.sync import DeviceManager
     from companion.devices.tokens import TokenStore
 
     from .helpers import new_game
 
     manager = DeviceManager(tokens=TokenStore(tmp_path / "counters.json"))
-    await manager.start(new_game(), serial_ports=[port], use_ble=False, virtual_when_empty=False)
+    await manager.start(new_game(), serial_ports=[port], use_ble=False)
     try:
         await manager.wait_ready(timeout_s=15)
         (status,) = manager.statuses()
         # A board fresh from deploy is unclaimed; one claimed by a real app is another table's.
-        assert status.access in ("unclaimed", "claimed_elsewhere", "ours")
-        assert status.role in ("board", "tracker")
-        assert status.connection == "connected"
+        assert status.access in (Access.UNCLAIMED, Access.CLAIMED_ELSEWHERE, Access.OURS)
+        assert status.role in (Role.BOARD, Role.TRACKER)
+        assert status.connection is LinkState.OPEN
     finally:
         await manager.stop()

@@ -18,7 +18,7 @@ pytestmark = pytest.mark.slow
 
 def test_benchmark_prints_action_and_bare_figures_for_both_carriers() -> None:
     result = subprocess.run(
-        [sys.executable, str(SCRIPT), "--samples", "5", "--warmup", "1", "--attempts", "1"],
+        [sys.executable, str(SCRIPT), "--samples", "5", "--warmup", "1"],
         capture_output=True,
         text=True,
         timeout=RUN_TIMEOUT_S,

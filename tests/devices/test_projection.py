@@ -7,28 +7,49 @@ import pytest
 from companion.core import EndTurn, GoUpLevel, LoseLevel, RuleError, SetLevel, Source
 from companion.devices import wire
 from companion.devices.presses import action_for_press
-from companion.devices.projection import after_absence, desired, next_show, picture, show_of
+from companion.devices.projection import (
+    Part,
+    after_absence,
+    desired,
+    next_show,
+    picture,
+    show_of,
+    table_picture,
+)
 
 from .helpers import new_game
 
 
-def test_the_picture_holds_snapshot_colours_win_level_and_slots():
+def test_the_picture_holds_snapshot_colours_win_level_slots_and_show():
     game = new_game(players=3)
     game.apply(GoUpLevel(player=1))
 
     shown = picture(game.state, game.sequence, (1,), roll_count=0)
 
-    assert list(shown) == ["snapshot", "colours0", "win", "slots"]
-    snapshot = shown["snapshot"].message
+    assert list(shown) == [Part.SNAPSHOT, Part.COLOURS_0, Part.WIN_LEVEL, Part.SLOT_MAP, Part.SHOW]
+    snapshot = shown[Part.SNAPSHOT].message
     assert isinstance(snapshot, wire.Snapshot)
     assert snapshot.rev == game.sequence and snapshot.levels[:3] == (1, 2, 1)
     assert snapshot.flags[0] & wire.FLAG_TURN
-    colours = shown["colours0"].message
+    colours = shown[Part.COLOURS_0].message
     assert isinstance(colours, wire.ConfigColours)
     assert colours.colours[0] == (255, 0, 0)
-    slots = shown["slots"].message
+    slots = shown[Part.SLOT_MAP].message
     assert isinstance(slots, wire.ConfigSlotMap) and slots.slots == (1,)
-    assert "slots" not in picture(game.state, game.sequence, (), roll_count=0)
+    assert Part.SLOT_MAP not in picture(game.state, game.sequence, (), roll_count=0)
+
+
+def test_eight_players_take_two_colour_messages():
+    game = new_game(players=8)
+    parts = table_picture(game.state, game.sequence).parts
+    assert {Part.COLOURS_0, Part.COLOURS_4} <= set(parts)
+    assert parts[Part.COLOURS_4].message.first == 4
+
+
+def test_a_counter_holding_a_roll_keeps_it_when_the_table_shows_nothing():
+    game = new_game()
+    shown = table_picture(game.state, game.sequence).for_counter((0,), wire.ShowRoll(0, 5))
+    assert Part.SHOW not in shown
 
 
 def test_a_change_of_state_changes_the_snapshot_identity_only():
@@ -37,8 +58,8 @@ def test_a_change_of_state_changes_the_snapshot_identity_only():
     game.apply(GoUpLevel(player=0))
     after = picture(game.state, game.sequence, (0,), 0)
 
-    assert before["snapshot"].ident != after["snapshot"].ident
-    assert before["colours0"].ident == after["colours0"].ident
+    assert before[Part.SNAPSHOT].ident != after[Part.SNAPSHOT].ident
+    assert before[Part.COLOURS_0].ident == after[Part.COLOURS_0].ident
 
 
 def test_a_roll_is_not_cut_short_by_a_clear_and_not_replayed_after_an_absence():

@@ -6,7 +6,7 @@ import os
 
 
 async def test_the_published_name_goes_with_the_cable_and_comes_back_with_it(tmp_path):
-    from companion.devices.pty_port import PtyPort
+    from companion.devices.sim.pty_port import PtyPort
 
     port = PtyPort(tmp_path / "counter")
     port.plug()

@@ -9,13 +9,15 @@ import random
 
 import pytest
 
-from companion.devices import wire
+from companion.devices import framing
 from companion.devices.ble_link import BleLink
 from companion.devices.link import Link, LinkState
-from companion.devices.pty_port import PtyPort
 from companion.devices.reconnect import Backoff, Reconnector
 from companion.devices.serial_link import SerialLink
 from companion.devices.session import NotACounterError
+from companion.devices.sim.pty_port import PtyPort
+
+from .helpers import until
 
 FAST = {"initial_s": 0.01, "max_s": 0.05}  # keeps the tests quick; the shape is what matters
 
@@ -59,13 +61,14 @@ async def test_serial_link_is_reopened_and_resynced_after_the_cable_comes_back(t
     reconnector.start()
     try:
         await asyncio.wait_for(reconnector.wait_open(), 1)
+        attempts = reconnector.attempts
         port.unplug()
-        await asyncio.sleep(0.1)  # several failed attempts while unplugged
+        await until(lambda: reconnector.attempts >= attempts + 2)  # it kept trying meanwhile
         assert reconnector.link.state is not LinkState.OPEN
         port.plug()
         await asyncio.wait_for(reconnector.wait_open(), 1)
 
-        deframer = wire.Deframer()
+        deframer = framing.Deframer()
         assert deframer.feed(await asyncio.wait_for(port.read(), 1)) == [b"\x02snapshot"]
         assert resyncs == [0, 1]
         assert reconnector.attempts > reconnector.opens == 2
@@ -80,7 +83,7 @@ async def test_a_port_that_is_missing_at_start_is_opened_once_it_appears(tmp_pat
     reconnector = Reconnector(SerialLink(port.path), backoff=Backoff(**FAST))
     reconnector.start()
     try:
-        await asyncio.sleep(0.05)
+        await until(lambda: reconnector.attempts >= 2)  # tried, and tried again
         assert reconnector.opens == 0
         port.plug()
         await asyncio.wait_for(reconnector.wait_open(), 1)
@@ -99,7 +102,7 @@ async def test_ble_link_reconnects_and_notifications_flow_again(radio, make_coun
     try:
         await asyncio.wait_for(reconnector.wait_open(), 2)
         await counter.peripheral.disconnect()
-        await asyncio.sleep(0.05)
+        await until(lambda: reconnector.opens == 2, 2)
         await asyncio.wait_for(reconnector.wait_open(), 2)
         await counter.peripheral.notify(b"\x05press")
 
@@ -160,9 +163,7 @@ async def test_a_setup_that_breaks_unexpectedly_is_logged_and_the_link_still_com
 
 async def until_open(reconnector: Reconnector, link: Link) -> None:
     """Wait until the second setup left the link open (the first one broke)."""
-    async with asyncio.timeout(2):
-        while reconnector.opens < 2 or not link.is_open:
-            await asyncio.sleep(0.01)
+    await until(lambda: reconnector.opens >= 2 and link.is_open, 2)
 
 
 class SwallowingLink(Link):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -110,8 +111,34 @@ def test_wrong_sizes_are_refused_with_the_field_named() -> None:
 
 
 @given(st.binary(min_size=16, max_size=16))
-def test_strength_is_about_distinct_byte_values(token: bytes) -> None:
-    assert seal.token_is_strong(token) == (len(set(token)) >= seal.MIN_TOKEN_SYMBOLS)
+def test_strength_is_the_measure_the_protocol_states(token: bytes) -> None:
+    steps = {(token[i + 1] - token[i]) % 256 for i in range(15)}
+    drawn = (
+        len(set(token)) >= 12
+        and len(steps) >= 12
+        and any(not 0x20 <= byte <= 0x7E for byte in token)
+    )
+    assert seal.token_is_strong(token) == drawn
+
+
+@pytest.mark.parametrize(
+    "made_up",
+    [
+        bytes(range(200, 208)) * 2,  # an 8-byte pattern, twice
+        b"password12345678",  # typed
+        bytes(range(1, 17)),  # a run
+        bytes(range(0, 240, 15)),  # a stride
+        bytes([0x9C, 0x11, 0xE4, 0x2A]) * 4,  # a short random-looking pattern
+    ],
+)
+def test_made_up_tokens_are_weak(made_up: bytes) -> None:
+    assert not seal.token_is_strong(made_up)
+
+
+def test_the_app_never_makes_a_weak_token() -> None:
+    tokens = [seal.new_token(os.urandom) for _ in range(2000)]
+    assert all(seal.token_is_strong(token) for token in tokens)
+    assert len(set(tokens)) == len(tokens)
 
 
 def test_text_is_never_a_token() -> None:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
 from dataclasses import replace
 from pathlib import Path
 
@@ -21,17 +20,18 @@ import pytest
 from companion.core import GoUpLevel
 from companion.devices import seal, wire
 from companion.devices.ble_link import BleLink
-from companion.devices.bumble_backend import VirtualPeripheral, VirtualRadio
-from companion.devices.chaos import ChaosLink, FaultPlan
 from companion.devices.connection import CounterConnection
-from companion.devices.link import Link
+from companion.devices.link import Link, LinkState
 from companion.devices.serial_link import SerialLink
 from companion.devices.session import SEQ_RESTART
+from companion.devices.sim.bumble_backend import VirtualPeripheral, VirtualRadio
+from companion.devices.sim.counters import BleVirtualCounter, SerialVirtualCounter, VirtualCounter
+from companion.devices.sim.faults import ChaosLink, FaultPlan
+from companion.devices.status import Access, CounterStatus, Role
 from companion.devices.sync import DeviceManager
 from companion.devices.tokens import TokenStore
-from companion.devices.virtual import BleVirtualCounter, SerialVirtualCounter, VirtualCounter
 
-from .helpers import fast_manager, new_game, shows, until
+from .helpers import InThePath, PortIntruder, fast_manager, new_game, shows, until
 
 pytestmark = pytest.mark.slow
 
@@ -69,72 +69,70 @@ def forged_payloads(first_seq: int) -> list[bytes]:
     return out
 
 
-class PortIntruder:
-    """A second program on a serial port: opens the tty plainly (no lock) and writes frames."""
-
-    def __init__(self, path: str) -> None:
-        self.fd = os.open(path, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
-        self.deframer = wire.Deframer()
-        self.heard: list[wire.Message] = []
-
-    def send(self, payloads: list[bytes]) -> None:
-        for payload in payloads:
-            os.write(self.fd, wire.frame(payload))
-
-    def read(self) -> list[wire.Message]:
-        """What it caught of the counter's answers so far (it shares them with the app)."""
-        with contextlib.suppress(BlockingIOError):
-            while data := os.read(self.fd, 512):
-                for payload in self.deframer.feed(data):
-                    with contextlib.suppress(wire.WireError):
-                        self.heard.append(wire.decode(payload))
-        return self.heard
-
-    def acks(self) -> list[wire.Ack]:
-        return [m for m in self.read() if isinstance(m, wire.Ack)]
-
-    def close(self) -> None:
-        os.close(self.fd)
-
-
 def connection_of(manager: DeviceManager) -> CounterConnection:
     (connection,) = manager.connections.values()
     return connection
 
 
 async def started_with(tmp_path: Path, counter: VirtualCounter, link: Link, game=None):
+    """The table's app holding `counter` over `link`: claimed (long-pressed for the user), then
+    left to people: nobody presses it any more unless a test does."""
     manager = fast_manager(tmp_path)
     game = game or new_game()
     manager.set_game(game)
-    manager.add_link(link, virtual=counter)
-    await manager.wait_ready(timeout_s=10)
+    counter.claim_on_hello = True
+    manager.add_link(link)
+    await manager.wait_ours(timeout_s=10)
+    counter.claim_on_hello = False
     await until(lambda: shows(counter, game))
     return manager, game
+
+
+async def a_ping_round(manager: DeviceManager) -> None:
+    """Wait for the app to measure one more round trip to its counter: whatever it sent to
+    the counter before that PING has been read there."""
+    (connection,) = manager.connections.values()
+    before = connection.status.rtt_ms
+    changed = asyncio.Event()
+
+    def heard(status: CounterStatus) -> None:
+        if status.rtt_ms is not None and status.rtt_ms != before:
+            changed.set()
+
+    remove = manager.on_status(heard)
+    try:
+        async with asyncio.timeout(10):
+            await changed.wait()
+    finally:
+        remove()
 
 
 # -- a second program on the serial port ---------------------------------------------------
 
 
 async def test_a_program_that_opens_the_port_after_the_app_writes_nothing(tmp_path):
-    board = SerialVirtualCounter("board", link_path=tmp_path / "board", animate=False)
+    board = SerialVirtualCounter(Role.BOARD, link_path=tmp_path / "board", animate=False)
     await board.start()
     manager, game = await started_with(tmp_path, board, SerialLink(board.address))
     try:
         await connection_of(manager).stop()  # the app closes the port: serial says nothing
         intruder = PortIntruder(board.address)
         try:
-            # While the app's session lasts, messages without its tag are dropped unanswered.
-            intruder.send([wire.encode(wire.Hello(wire.ROLE_APP, seq=1)), *forged_payloads(2)])
-            await asyncio.sleep(0.3)
-            assert [type(m).__name__ for m in intruder.read()] == ["Hello", "Challenge"]
+            # While the app's session lasts, messages without its tag are dropped unanswered:
+            # the answers to a HELLO before them and one after are all that comes back.
+            hello = wire.encode(wire.Hello(wire.ROLE_APP, seq=1))
+            intruder.send([hello, *forged_payloads(2), hello])
+            await until(lambda: len(intruder.read()) >= 4)
+            kinds = [type(m).__name__ for m in intruder.read()]
+            assert kinds == ["Hello", "Challenge", "Hello", "Challenge"]
             # Ten quiet seconds later the session is over; writes are refused outright.
             ticks = board.counter.clock
             board.counter.clock = lambda: ticks() + 10_500
             board.counter.poll()
             assert not board.counter.authenticated
             intruder.send(forged_payloads(10))
-            await until(lambda: len(intruder.read()) >= 2 + len(FORGED))
-            refusals = intruder.read()[2:]
+            await until(lambda: len(intruder.read()) >= 4 + len(FORGED))
+            refusals = intruder.read()[4:]
             assert {(type(m).__name__, m.code) for m in refusals} == {("Error", 5)}
             assert intruder.acks() == []
         finally:
@@ -147,7 +145,7 @@ async def test_a_program_that_opens_the_port_after_the_app_writes_nothing(tmp_pa
 
 
 async def test_a_second_writer_beside_the_app_neither_writes_nor_knocks_it_off(tmp_path):
-    board = SerialVirtualCounter("board", link_path=tmp_path / "board", animate=False)
+    board = SerialVirtualCounter(Role.BOARD, link_path=tmp_path / "board", animate=False)
     await board.start()
     manager, game = await started_with(tmp_path, board, SerialLink(board.address))
     connection = connection_of(manager)
@@ -157,18 +155,17 @@ async def test_a_second_writer_beside_the_app_neither_writes_nor_knocks_it_off(t
         # HELLOs never end the app's session: only a right AUTH could replace it.
         intruder.send([wire.encode(wire.Hello(wire.ROLE_APP, seq=i)) for i in range(1, 21)])
         intruder.send(forged_payloads(30))
-        await asyncio.sleep(0.5)
+        # The app's next snapshot reaches the counter after all of that (one line, in order).
         game.apply(GoUpLevel(player=1))
         await until(lambda: shows(board, game))
-        assert connection.status.access == "ours"
+        assert connection.status.access is Access.OURS
         assert connection.status.reconnects == reconnects
         assert intruder.acks() == []
         assert forged_accepted(board) == []
         # A flood of junk can end the session (16 wrong tags); the app opens a new one.
         intruder.send(forged_payloads(40) * 8)
-        await asyncio.sleep(0.3)
         game.apply(GoUpLevel(player=2))
-        await until(lambda: shows(board, game) and connection.status.access == "ours", 15)
+        await until(lambda: shows(board, game) and connection.status.ours, 15)
         assert intruder.acks() == []
         assert forged_accepted(board) == []
     finally:
@@ -221,6 +218,10 @@ class Relay:
             await self.upstream.send(payload)
             await self.upstream.send(payload + bytes(seal.TAG_SIZE))  # with a made-up tag
 
+    def heard_hello(self, since: int) -> bool:
+        """True if the real counter sent a HELLO (to the app, through here) after `since`."""
+        return any(p[:1] == bytes([wire.MSG_HELLO]) for p in self.from_counter[since:])
+
     def acks_to_forgeries(self) -> list[wire.Ack]:
         acks = []
         for payload in self.from_counter:
@@ -238,30 +239,10 @@ class Relay:
         await self.peripheral.stop()
 
 
-class HiddenAddress(Link):
-    """A BLE link as a platform that shows a random identifier instead of the address sees it."""
-
-    def __init__(self, inner: Link, identifier: str) -> None:
-        self.transport = inner.transport
-        super().__init__(identifier)
-        self.name = f"hidden({inner.name})"
-        self.inner = inner
-        inner.on_message(self._deliver)
-
-    async def _open(self) -> None:
-        await self.inner.open()
-
-    async def _send(self, payload: bytes) -> None:
-        await self.inner.send(payload)
-
-    async def _close(self) -> None:
-        await self.inner.close()
-
-
 @pytest.mark.parametrize("hidden", [False, True], ids=["addresses seen", "addresses hidden"])
 async def test_a_relay_gets_no_session_no_write_and_is_not_called_ours(tmp_path, hidden):
     radio = VirtualRadio()
-    real = BleVirtualCounter("tracker", radio=radio, animate=False)
+    real = BleVirtualCounter(Role.TRACKER, radio=radio, animate=False)
     await real.start()
     backend = radio.bleak_backend()
     relay: Relay | None = None
@@ -270,7 +251,7 @@ async def test_a_relay_gets_no_session_no_write_and_is_not_called_ours(tmp_path,
         # The table claims its counter where it is...
         direct: Link = await BleLink.find(real.address, backend=backend)
         if hidden:
-            direct = HiddenAddress(direct, "5F3C2A10-8E0B-4C56-9D4E-0123456789AB")
+            direct = InThePath(direct, address="5F3C2A10-8E0B-4C56-9D4E-0123456789AB")
         first, game = await started_with(tmp_path, real, direct)
         before = bytes(real.counter.state.levels)
         await first.stop()
@@ -281,20 +262,21 @@ async def test_a_relay_gets_no_session_no_write_and_is_not_called_ours(tmp_path,
         manager.set_game(game)
         fake: Link = await BleLink.find(relay.peripheral.address, backend=backend)
         if hidden:
-            fake = HiddenAddress(fake, "0A1B2C3D-0000-4000-8000-000000000000")
+            fake = InThePath(fake, address="0A1B2C3D-0000-4000-8000-000000000000")
         connection = manager.add_link(fake)
-        await manager.wait_for(lambda: connection.status.access == "mismatch", 10)
+        await manager.wait_for(lambda: connection.status.access is Access.MISMATCH, 10)
         assert "fake" in connection.status.last_problem
         assert not connection.authenticated
         await relay.forge()
-        await asyncio.sleep(0.5)
         game.apply(GoUpLevel(player=0))
-        await asyncio.sleep(0.5)
+        # The relay passes messages on in order, both ways: once the real counter answered a
+        # HELLO the app sent after the change, it has read whatever came before.
+        heard = len(relay.from_counter)
+        await until(lambda: relay.heard_hello(since=heard), 10)
         assert relay.acks_to_forgeries() == []
         assert forged_accepted(real) == []
         assert bytes(real.counter.state.levels) == before  # nothing reached it, not even ours
-        statuses = [s.access for s in manager.statuses()]
-        assert "ours" not in statuses
+        assert not any(s.ours for s in manager.statuses())
     finally:
         if manager is not None:
             await manager.stop()
@@ -306,7 +288,7 @@ async def test_a_relay_gets_no_session_no_write_and_is_not_called_ours(tmp_path,
 
 async def test_a_fake_that_only_pretends_to_be_a_claimed_counter_is_told_apart(tmp_path):
     radio = VirtualRadio()
-    real = BleVirtualCounter("tracker", radio=radio, animate=False)
+    real = BleVirtualCounter(Role.TRACKER, radio=radio, animate=False)
     await real.start()
     backend = radio.bleak_backend()
     impostor = None
@@ -317,7 +299,7 @@ async def test_a_fake_that_only_pretends_to_be_a_claimed_counter_is_told_apart(t
         await first.stop()
         tokens = TokenStore(tmp_path / "counters.json")
         # A counter of its own whose id is the real counter's, and which has its own token.
-        impostor = BleVirtualCounter("tracker", radio=radio, index=5, animate=False)
+        impostor = BleVirtualCounter(Role.TRACKER, radio=radio, index=5, animate=False)
         impostor.counter.counter_id = real.counter_id
         impostor.counter.token = seal.new_token(wire.random_bytes)
         await impostor.start()
@@ -325,7 +307,7 @@ async def test_a_fake_that_only_pretends_to_be_a_claimed_counter_is_told_apart(t
         manager = fast_manager(tmp_path)
         manager.set_game(game)
         connection = manager.add_link(await BleLink.find(impostor.address, backend=backend))
-        await manager.wait_for(lambda: connection.status.access == "mismatch", 10)
+        await manager.wait_for(lambda: connection.status.access is Access.MISMATCH, 10)
         assert not connection.authenticated
         assert impostor.counter.state.rev == 0  # the app sent the fake nothing of the game
     finally:
@@ -356,7 +338,7 @@ def press_audit(counter: VirtualCounter, manager: DeviceManager, key: str) -> di
 
 async def test_presses_under_heavy_ble_damage_are_taken_once_with_their_intent(tmp_path):
     radio = VirtualRadio()
-    tracker = BleVirtualCounter("tracker", radio=radio, animate=False)
+    tracker = BleVirtualCounter(Role.TRACKER, radio=radio, animate=False)
     await tracker.start()
     plan = FaultPlan(seed=7)
     manager = None
@@ -404,10 +386,9 @@ def blue_frames(counter: VirtualCounter, start_ms: int, span_ms: int = 1000) -> 
 
 
 async def test_a_stranger_in_the_claim_window_needs_a_full_token_and_is_seen(tmp_path):
-    board = SerialVirtualCounter("board", link_path=tmp_path / "board", animate=False)
+    board = SerialVirtualCounter(Role.BOARD, link_path=tmp_path / "board", animate=False)
     await board.start()
     manager, game = await started_with(tmp_path, board, SerialLink(board.address))
-    manager.claim_virtual = False  # from here on only people claim
     connection = connection_of(manager)
     ours = manager.tokens.get(board.counter_id)
     intruder = PortIntruder(board.address)
@@ -416,9 +397,17 @@ async def test_a_stranger_in_the_claim_window_needs_a_full_token_and_is_seen(tmp
         assert blue_frames(board, now) == 0
         board.press("claim", long=True)  # someone at the table holds the claim button
         assert blue_frames(board, board.counter.clock()) >= 5  # the whole table can see it
-        weak = [bytes(16), bytes([7]) * 16, bytes(range(4)) * 4]
+        weak = [
+            bytes(16),
+            bytes([7]) * 16,
+            bytes(range(4)) * 4,
+            bytes(range(200, 208)) * 2,  # an 8-byte pattern, twice
+            b"password12345678",  # typed, not drawn
+        ]
         intruder.send([wire.encode(wire.Claim(token, seq=i + 1)) for i, token in enumerate(weak)])
-        await asyncio.sleep(0.3)
+        # The app's next snapshot reaches the counter after the claims (one line, in order).
+        game.apply(GoUpLevel(player=0))
+        await until(lambda: shows(board, game))
         # It shares the port's answers with the app: whatever it caught is a refusal.
         codes = [
             getattr(m, "code", "ack")
@@ -428,24 +417,23 @@ async def test_a_stranger_in_the_claim_window_needs_a_full_token_and_is_seen(tmp
         assert set(codes) <= {wire.ERR_WEAK_TOKEN}
         assert board.counter.token == ours
         assert board.counter.state.claim_open(board.counter.clock())  # still the table's window
-        game.apply(GoUpLevel(player=0))
-        await until(lambda: shows(board, game))
         # A full-strength claim in the open window takes the counter (that is what the
         # window is for) and ends the table's session at once; the app says so.
         theirs = seal.new_token(wire.random_bytes)
         intruder.send([wire.encode(wire.Claim(theirs, seq=9))])
         await until(lambda: board.counter.token == theirs)
         assert blue_frames(board, board.counter.clock()) == 0  # the window closed
-        await manager.wait_for(lambda: connection.status.access == "claimed_elsewhere", 10)
+        elsewhere = Access.CLAIMED_ELSEWHERE
+        await manager.wait_for(lambda: connection.status.access is elsewhere, 10)
         levels = bytes(board.counter.state.levels)
         game.apply(GoUpLevel(player=1))
-        await asyncio.sleep(1.0)
+        await a_ping_round(manager)
         assert bytes(board.counter.state.levels) == levels  # the old session writes nothing
         assert forged_accepted(board) == []
         # The table takes it back the same way: allow claiming here, long-press the counter.
         manager.open_claiming(5)
         board.press("claim", long=True)
-        await manager.wait_for(lambda: connection.status.access == "ours", 10)
+        await manager.wait_for(lambda: connection.status.ours, 10)
         await until(lambda: shows(board, game))
         assert board.counter.token == manager.tokens.get(board.counter_id) != theirs
         assert seal.token_is_strong(board.counter.token)
@@ -457,20 +445,19 @@ async def test_a_stranger_in_the_claim_window_needs_a_full_token_and_is_seen(tmp
 
 async def test_forgetting_the_claim_ends_the_session_at_once(tmp_path):
     radio = VirtualRadio()
-    tracker = BleVirtualCounter("tracker", radio=radio, animate=False)
+    tracker = BleVirtualCounter(Role.TRACKER, radio=radio, animate=False)
     await tracker.start()
     manager = None
     try:
         link = await BleLink.find(tracker.address, backend=radio.bleak_backend())
         manager, game = await started_with(tmp_path, tracker, link)
-        manager.claim_virtual = False
         connection = connection_of(manager)
         tracker.counter.forget()  # a factory reset of the claim, on the counter
         assert not tracker.counter.authenticated
-        await manager.wait_for(lambda: connection.status.access == "unclaimed", 10)
+        await manager.wait_for(lambda: connection.status.access is Access.UNCLAIMED, 10)
         levels = bytes(tracker.counter.state.levels)
         game.apply(GoUpLevel(player=0))
-        await asyncio.sleep(0.5)
+        await a_ping_round(manager)
         assert bytes(tracker.counter.state.levels) == levels
     finally:
         if manager is not None:
@@ -483,16 +470,21 @@ async def test_forgetting_the_claim_ends_the_session_at_once(tmp_path):
 
 
 async def test_a_press_flood_past_65535_wraps_and_no_task_dies(tmp_path, caplog):
-    tracker = SerialVirtualCounter("tracker", link_path=tmp_path / "tracker", animate=False)
+    tracker = SerialVirtualCounter(Role.TRACKER, link_path=tmp_path / "tracker", animate=False)
     await tracker.start()
     manager, game = await started_with(tmp_path, tracker, SerialLink(tracker.address))
     connection = connection_of(manager)
     key = connection.key
     caplog.set_level(logging.ERROR)
     try:
-        # Where some 80,000 presses leave both sides: near the end of their u16 numbers.
+        # Where some 80,000 presses leave both sides: near the end of their u16 numbers. The
+        # app heard none of the counter's on the way, so it meets them again after a reconnect.
         while tracker.counter.next_seq() < 0xFFFF - 120:
             pass
+        tracker.unplug()
+        await manager.wait_for(lambda: connection.status.connection is LinkState.LOST)
+        tracker.plug()
+        await manager.wait_ours(10)
         session = connection.session
         assert session is not None
         while session.seq < SEQ_RESTART - 150:
@@ -531,7 +523,7 @@ async def test_a_65535_ma_budget_forged_or_honest_leaves_the_board_within_its_su
     tmp_path, pinout
 ):
     board = SerialVirtualCounter(
-        "board", link_path=tmp_path / "board", pinout=pinout, animate=False
+        Role.BOARD, link_path=tmp_path / "board", pinout=pinout, animate=False
     )
     await board.start()
     manager, _ = await started_with(tmp_path, board, SerialLink(board.address))

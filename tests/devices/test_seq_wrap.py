@@ -15,10 +15,11 @@ import logging
 import pytest
 
 from companion.core import GoUpLevel
-from companion.devices import seal, wire
-from companion.devices.pty_port import PtyPort
+from companion.devices import framing, seal, wire
 from companion.devices.serial_link import SerialLink
 from companion.devices.session import MIN_FIRMWARE
+from companion.devices.sim.fleet import VirtualFleet, VirtualSetup
+from companion.devices.sim.pty_port import PtyPort
 
 from .helpers import fast_manager, new_game, until
 
@@ -38,7 +39,7 @@ class FloodingCounter:
     def __init__(self, path) -> None:
         self.port = PtyPort(path)
         self.port.on_data(self._on_data)
-        self.deframer = wire.Deframer()
+        self.deframer = framing.Deframer()
         self.seq = 0
         self.app_seqs: list[int] = []
         self.hellos = 0
@@ -61,7 +62,7 @@ class FloodingCounter:
         payload = wire.encode(message)
         if self.sealer is not None and message.TYPE in wire.SEALED:
             payload = self.sealer.seal(payload)
-        return wire.frame(payload)
+        return framing.frame(payload)
 
     def send(self, message: wire.Message) -> None:
         message.seq = self._next()
@@ -143,7 +144,7 @@ async def test_a_press_flood_past_65535_keeps_seqs_in_range_and_every_task_alive
         with caplog.at_level(logging.WARNING):
             manager.add_link(SerialLink(counter.port.path))
             await manager.wait_ready(timeout_s=10)
-            assert manager.statuses()[0].access == "ours"  # else no press is ever acknowledged
+            assert manager.statuses()[0].ours  # else no press is ever acknowledged
             async with asyncio.timeout(FLOOD_TIMEOUT_S):
                 await counter.flood(FLOOD)
 
@@ -155,7 +156,7 @@ async def test_a_press_flood_past_65535_keeps_seqs_in_range_and_every_task_alive
             assert max(counter.app_seqs) <= 0xFFFF
             assert counter.hellos >= 2 and counter.auths >= 2
             assert manager.statuses()[0].reconnects == 0
-            assert manager.statuses()[0].access == "ours"
+            assert manager.statuses()[0].ours
 
             # Every task is still at work: pings are answered, a new press is applied
             # and acknowledged, a game change reaches the counter.
@@ -188,20 +189,22 @@ class FailingOnce:
 
 
 async def test_a_task_that_fails_is_logged_and_started_again(tmp_path, caplog):
-    from companion.devices.fleet import VirtualSetup
-
     game = new_game(2)
     setup = VirtualSetup(boards=0, trackers=1, tracker_transport="serial", animate=False)
-    manager = fast_manager(tmp_path, virtual=setup, ping_interval_s=0.05)
+    manager = fast_manager(tmp_path, ping_interval_s=0.05)
     manager.timing = FailingOnce(manager.timing)  # type: ignore[assignment]
+    manager.set_game(game)
+    fleet = VirtualFleet()
     try:
         with caplog.at_level(logging.ERROR, logger="companion.devices.tasks"):
-            await manager.start(game, discover_hardware=False)
+            await fleet.start(setup, players=2)
+            await fleet.join(manager)
             await until(lambda: "the ping task tripped" in caplog.text)
         assert ": ping failed" in caplog.text  # named, not "never retrieved"
-        await manager.wait_ready(timeout_s=10)
+        await manager.wait_ours(timeout_s=10)
         await until(lambda: manager.statuses()[0].rtt_ms is not None)  # pings run again
         game.apply(GoUpLevel(player=0))
         await manager.wait_synced(timeout_s=5)
     finally:
         await manager.stop()
+        await fleet.stop()

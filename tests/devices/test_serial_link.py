@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from companion.devices import wire
+from companion.devices import framing
 from companion.devices.link import (
     LinkClosedError,
     LinkLostError,
@@ -15,8 +15,10 @@ from companion.devices.link import (
     LinkState,
     PayloadTooLongError,
 )
-from companion.devices.pty_port import PtyPort
 from companion.devices.serial_link import SerialLink
+from companion.devices.sim.pty_port import PtyPort
+
+from .helpers import until
 
 
 @pytest.fixture
@@ -28,7 +30,7 @@ async def port(tmp_path):
 
 
 async def read_frames(port: PtyPort, count: int) -> list[bytes]:
-    deframer = wire.Deframer()
+    deframer = framing.Deframer()
     out: list[bytes] = []
     while len(out) < count:
         out += deframer.feed(await asyncio.wait_for(port.read(), 1))
@@ -39,8 +41,8 @@ async def test_messages_are_framed_on_the_way_out_and_split_on_the_way_in(port):
     async with SerialLink(port.path) as link:
         await link.send(b"\x02\x00\x01snapshot")
         await link.send(b"\x00\x00")  # zero bytes survive COBS
-        port.write(wire.frame(b"first") + wire.frame(b"second")[:4])
-        port.write(wire.frame(b"second")[4:])
+        port.write(framing.frame(b"first") + framing.frame(b"second")[:4])
+        port.write(framing.frame(b"second")[4:])
 
         assert await read_frames(port, 2) == [b"\x02\x00\x01snapshot", b"\x00\x00"]
         assert await asyncio.wait_for(link.recv(), 1) == b"first"
@@ -50,9 +52,9 @@ async def test_messages_are_framed_on_the_way_out_and_split_on_the_way_in(port):
 
 async def test_a_corrupt_frame_is_skipped_and_the_next_one_arrives(port):
     async with SerialLink(port.path) as link:
-        damaged = bytearray(wire.frame(b"lost"))
+        damaged = bytearray(framing.frame(b"lost"))
         damaged[2] ^= 0x10
-        port.write(bytes(damaged) + wire.frame(b"kept"))
+        port.write(bytes(damaged) + framing.frame(b"kept"))
 
         assert await asyncio.wait_for(link.recv(), 1) == b"kept"
 
@@ -61,10 +63,10 @@ async def test_callbacks_receive_messages_instead_of_the_queue(port):
     got: list[bytes] = []
     async with SerialLink(port.path) as link:
         unregister = link.on_message(got.append)
-        port.write(wire.frame(b"one"))
-        await asyncio.sleep(0.05)
+        port.write(framing.frame(b"one"))
+        await until(lambda: bool(got))
         unregister()
-        port.write(wire.frame(b"two"))
+        port.write(framing.frame(b"two"))
         assert await asyncio.wait_for(link.recv(), 1) == b"two"
     assert got == [b"one"]
 
@@ -115,7 +117,7 @@ async def test_serial_io_runs_on_the_loop_without_threads(port):
 
     async with SerialLink(port.path) as link:
         await link.send(b"x")
-        port.write(wire.frame(b"y"))
+        port.write(framing.frame(b"y"))
         assert await asyncio.wait_for(link.recv(), 1) == b"y"
         port.unplug()
         with pytest.raises(LinkLostError):
@@ -137,8 +139,7 @@ async def test_reopening_while_the_old_connection_still_closes_keeps_the_new_one
                     await link.open()
                 except LinkOpenError:
                     await asyncio.sleep(0)
-        await dropping
-        await asyncio.sleep(0.001)
+        await dropping  # the old connection has finished closing: it reported what it had to
         assert link.is_open
 
     await link.send(b"still here")

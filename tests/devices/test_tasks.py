@@ -8,6 +8,8 @@ import pytest
 
 from companion.devices.tasks import TaskSet, cancel_and_wait
 
+from .helpers import until
+
 
 async def test_the_tasks_are_cancelled_and_waited_for():
     finished: list[str] = []
@@ -55,7 +57,7 @@ async def test_a_task_set_reports_a_failed_task_and_stops_the_rest(caplog) -> No
 
     forever = tasks.spawn(asyncio.sleep(3600), "ping")
     tasks.spawn(fail(), "push")
-    await asyncio.sleep(0.01)
+    await until(lambda: bool(failures))
     assert failures == [("counter 1: push", "notify on a dropped link")]
     assert "counter 1: push failed" in caplog.text
     assert len(tasks) == 1

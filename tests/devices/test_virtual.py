@@ -9,7 +9,7 @@ import pytest
 from companion.devices import wire
 from companion.devices.discovery import hello
 from companion.devices.serial_link import SerialLink
-from companion.devices.virtual import LedFrame, SerialVirtualCounter
+from companion.devices.sim.counters import LedFrame, SerialVirtualCounter
 
 
 async def test_a_serial_virtual_counter_answers_on_its_pty_like_hardware(tmp_path):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from companion.devices import firmware_host, seal, wire
+from companion.devices import firmware_host, framing, seal, wire
 from companion.resources import shipped
 
 VECTORS = json.loads((Path(__file__).parents[1] / "vectors" / "messages.json").read_text())
@@ -36,8 +36,8 @@ def test_decode_gives_the_pinned_message(vector: dict) -> None:
 @pytest.mark.parametrize("vector", MESSAGES, ids=[v["name"] for v in MESSAGES])
 def test_frame_gives_the_pinned_bytes_and_deframes_back(vector: dict) -> None:
     payload = bytes.fromhex(vector["hex"])
-    assert wire.frame(payload).hex() == vector["frame"]
-    deframer = wire.Deframer()
+    assert framing.frame(payload).hex() == vector["frame"]
+    deframer = framing.Deframer()
     assert deframer.feed(bytes.fromhex(vector["frame"])) == [payload]
     assert deframer.dropped == 0
 
@@ -72,18 +72,18 @@ def test_decode_rejects_with_the_pinned_error_code(vector: dict) -> None:
     "vector", VECTORS["frame_rejections"], ids=[v["name"] for v in VECTORS["frame_rejections"]]
 )
 def test_deframer_drops_and_counts_bad_frames(vector: dict) -> None:
-    deframer = wire.Deframer()
+    deframer = framing.Deframer()
     good = bytes.fromhex(MESSAGES[0]["hex"])
     # A bad frame must not disturb the next good one.
-    assert deframer.feed(bytes.fromhex(vector["frame"]) + wire.frame(good)) == [good]
+    assert deframer.feed(bytes.fromhex(vector["frame"]) + framing.frame(good)) == [good]
     assert deframer.dropped == 1
 
 
 def test_deframer_reassembles_frames_split_anywhere() -> None:
     payloads = [bytes.fromhex(v["hex"]) for v in MESSAGES]
-    stream = b"".join(wire.frame(p) for p in payloads)
+    stream = b"".join(framing.frame(p) for p in payloads)
     for chunk in (1, 2, 3, 7, 64):
-        deframer = wire.Deframer()
+        deframer = framing.Deframer()
         got = []
         for i in range(0, len(stream), chunk):
             got.extend(deframer.feed(stream[i : i + chunk]))
@@ -97,27 +97,30 @@ def test_no_single_bit_flip_of_any_vector_frame_is_accepted() -> None:
             for bit in range(8):
                 bad = bytearray(good)
                 bad[i] ^= 1 << bit
-                deframer = wire.Deframer()
+                deframer = framing.Deframer()
                 assert deframer.feed(bytes(bad)) == [], (vector["name"], i, bit)
 
 
 @pytest.mark.parametrize("vector", VECTORS["crc"])
 def test_crc16_ccitt_false(vector: dict) -> None:
-    assert wire.crc16(bytes.fromhex(vector["data"])) == vector["crc"]
+    assert framing.crc16(bytes.fromhex(vector["data"])) == vector["crc"]
 
 
 @pytest.mark.parametrize("vector", VECTORS["cobs"])
 def test_cobs_round_trip(vector: dict) -> None:
     data = bytes.fromhex(vector["data"])
-    assert wire.cobs_encode(data).hex() == vector["encoded"]
-    assert 0 not in wire.cobs_encode(data)
-    assert wire.cobs_decode(bytes.fromhex(vector["encoded"])) == data
+    assert framing.cobs_encode(data).hex() == vector["encoded"]
+    assert 0 not in framing.cobs_encode(data)
+    assert framing.cobs_decode(bytes.fromhex(vector["encoded"])) == data
 
 
 def test_frame_refuses_an_oversize_payload() -> None:
-    with pytest.raises(wire.WireError) as caught:
-        wire.frame(bytes(21))
-    assert caught.value.code == wire.ERR_OVERSIZE
+    with pytest.raises(framing.FrameError, match="limit is 20"):
+        framing.frame(bytes(21))
+
+
+def test_framing_and_the_codec_agree_on_the_message_budget() -> None:
+    assert framing.MAX_PAYLOAD == wire.MAX_MESSAGE
 
 
 def test_new_tokens_and_nonces_are_fresh_and_tokens_strong() -> None:

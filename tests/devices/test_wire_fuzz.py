@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from companion.devices import wire
+from companion.devices import framing, wire
 
 ANY_BYTES = st.binary(max_size=40)
 
@@ -33,12 +33,12 @@ def test_decode_of_known_types_raises_only_wire_error(kind: int, rest: bytes) ->
 
 @given(st.lists(st.binary(max_size=30), max_size=8))
 def test_deframer_never_raises_and_returns_only_crc_checked_payloads(chunks: list) -> None:
-    deframer = wire.Deframer()
+    deframer = framing.Deframer()
     for chunk in chunks:
         for payload in deframer.feed(chunk):
             assert len(payload) <= wire.MAX_MESSAGE
             # Re-framing what came out reproduces a frame whose CRC holds.
-            assert wire.Deframer().feed(wire.frame(payload)) == [payload]
+            assert framing.Deframer().feed(framing.frame(payload)) == [payload]
 
 
 @settings(derandomize=True, max_examples=400)
@@ -47,14 +47,14 @@ def test_deframer_never_raises_and_returns_only_crc_checked_payloads(chunks: lis
     st.data(),
 )
 def test_corrupted_frames_are_never_accepted(payload: bytes, data: st.DataObject) -> None:
-    good = wire.frame(payload)
+    good = framing.frame(payload)
     body = bytearray(good[:-1])
     # Change one to three bytes (a burst the CRC is sure to catch) inside the frame.
     start = data.draw(st.integers(0, len(body) - 1))
     width = data.draw(st.integers(1, min(2, len(body) - start)))
     for i in range(start, start + width):
         body[i] ^= data.draw(st.integers(1, 255))
-    deframer = wire.Deframer()
+    deframer = framing.Deframer()
     got = deframer.feed(bytes(body) + b"\x00")
     assert got == []
     assert deframer.dropped >= 1
@@ -62,6 +62,6 @@ def test_corrupted_frames_are_never_accepted(payload: bytes, data: st.DataObject
 
 @given(st.binary(min_size=0, max_size=wire.MAX_MESSAGE))
 def test_any_payload_survives_framing(payload: bytes) -> None:
-    framed = wire.frame(payload)
+    framed = framing.frame(payload)
     assert framed.endswith(b"\x00") and 0 not in framed[:-1]
-    assert wire.Deframer().feed(framed) == [payload]
+    assert framing.Deframer().feed(framed) == [payload]

@@ -1,11 +1,15 @@
 """The whole firmware in MicroPython's WebAssembly VM, its USB serial line on a pty.
 
 `BoardVM` stages exactly what `firmware/deploy.py` puts on a board, starts
-`firmware/vm/board.mjs` with the fake `machine` and `neopixel` of `vmboard/`,
-and bridges the VM's serial line to a `PtyPort`: the app opens `path` as it
-opens `/dev/ttyACM0`. Events the VM reports (boots, resets, state) arrive on
-`events`; `send()` gives it a command. The VM's `os` has no urandom, which a board's
-has; `vmside/vmrandom.py` stands in for it.
+`firmware/vm/board.mjs` with the board of `vmboard/` (its `machine`, `neopixel`,
+`bluetooth`, aioble on the flash, and `runboard.py`, which boots and resets it as the
+port does and speaks the REPL that mpremote drives), and bridges the VM's serial line
+to a `PtyPort`: the app, mpremote or `deploy.py` opens `path` as it opens
+`/dev/ttyACM0`. Which port the board runs (`PORTS`: timer ids, heap and Bluetooth's
+share of it, deep-sleep wake pins, what reaches the serial line at a reset) follows the
+pin map's MCU. Events the VM reports (boots, resets, state) arrive on `events`;
+`send()` gives it a command. The VM's `os` has no urandom, which a board's has;
+`vmside/vmrandom.py` stands in for it.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import asyncio
 import contextlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -21,28 +26,48 @@ from typing import Any
 
 import deploy
 from mpvm import VM_DIR, VM_PACKAGE, node_binary
+from ports import port_of
 
-from companion.devices.pty_port import PtyPort
+from companion.devices.sim.pty_port import PtyPort
 
 HERE = Path(__file__).parent
 
 
 class BoardVM:
-    """One board: firmware staged for ``pinout``, running in the VM, reachable at ``path``."""
+    """One board: firmware staged for ``pinout``, running in the VM, reachable at ``path``.
+
+    ``stage=False`` leaves the flash empty but for aioble (a board fresh from
+    MicroPython's installer, for deploy.py to fill); ``port`` overrides parts of the
+    port's profile.
+    """
 
     def __init__(
-        self, tmp_path: Path, pinout: str, *, mpy: bool = True, heap_bytes: int = 256 * 1024
+        self,
+        tmp_path: Path,
+        pinout: str,
+        *,
+        mpy: bool = True,
+        heap_bytes: int = 256 * 1024,
+        stage: bool = True,
+        port: dict[str, Any] | None = None,
     ) -> None:
         if not VM_PACKAGE.exists():
             raise RuntimeError("the MicroPython VM is not installed: run ./tasks test once")
         self.flash = tmp_path / "flash"
         self.flash.mkdir()
-        deploy.stage(pinout, mpy, self.flash)
+        if stage:
+            deploy.stage(pinout, mpy, self.flash)
+        # aioble as `mip install aioble` leaves it, in /lib (here the VM board's own).
+        shutil.copytree(HERE / "vmboard" / "lib", self.flash / "lib")
+        self.profile = port_of(pinout) | (port or {})
+        self._profile_file = tmp_path / "profile.json"
+        self._profile_file.write_text(json.dumps(self.profile))
         self.port = PtyPort(tmp_path / "ttyACM-vm")
         self.events: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         self.seen: list[dict[str, Any]] = []
         self.heap_bytes = heap_bytes
         self._proc: subprocess.Popen[bytes] | None = None
+        self.serial_log = b""
         self._fds: list[int] = []
         self._err = b""
 
@@ -69,6 +94,8 @@ class BoardVM:
             f"/fakes={HERE / 'vmboard'}",
             "--copy",
             f"/fakes/vmrandom.py={HERE / 'vmside' / 'vmrandom.py'}",
+            "--copy",
+            f"/fakes/profile.json={self._profile_file}",
             "/fakes/runboard.py",
         ]
         env = dict(os.environ)
@@ -107,6 +134,11 @@ class BoardVM:
         self.send(cmd="state")
         return await self.expect("state")
 
+    async def files(self) -> dict[str, str | None]:
+        """Every path on the board's flash: a file's SHA-256, None for a folder."""
+        self.send(cmd="files")
+        return (await self.expect("files"))["files"]
+
     def _on_serial(self) -> None:
         try:
             data = os.read(self._from_board, 4096)
@@ -114,6 +146,8 @@ class BoardVM:
             return
         if data:
             self.port.write(data)
+            # What the board said, for a failing test to show (the newest 64 KB).
+            self.serial_log = (self.serial_log + data)[-65536:]
 
     def _on_stderr(self) -> None:
         assert self._proc is not None and self._proc.stderr is not None

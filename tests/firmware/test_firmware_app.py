@@ -10,11 +10,20 @@ import pytest
 from boardfakes import Wires
 from mpvm import PINOUTS
 
-from companion.devices import seal, wire
+from companion.devices import framing, seal, wire
 
 pytestmark = pytest.mark.slow
 
 HOLD_S = 1.7  # a little over the firmware's long press
+TOKEN = bytes.fromhex("e2177a03c95d48b1f60e2c9b73a45d18")  # a strong claim token, drawn once
+WAIT_S = 10.0  # s: only reached when something is broken
+
+
+async def until(condition, timeout_s: float = WAIT_S) -> None:
+    """Wait until ``condition()`` holds (the firmware's tasks run meanwhile)."""
+    async with asyncio.timeout(timeout_s):
+        while not condition():
+            await asyncio.sleep(0.01)
 
 
 class Host:
@@ -26,11 +35,11 @@ class Host:
         os.set_blocking(self.r_out, False)
         self.stdin = open(r_in, "rb", buffering=0)  # noqa: SIM115  (closed in close())
         self.stdout = open(w_out, "wb", buffering=0)  # noqa: SIM115
-        self.deframer = wire.Deframer()
+        self.deframer = framing.Deframer()
         self.seq = 0
         self.sealer: seal.Sealer | None = None  # once a session is open
 
-    async def expect(self, count: int, timeout_s: float = 3.0) -> list[wire.Message]:
+    async def expect(self, count: int, timeout_s: float = WAIT_S) -> list[wire.Message]:
         got: list[wire.Message] = []
         loop = asyncio.get_running_loop()
         end = loop.time() + timeout_s
@@ -51,7 +60,7 @@ class Host:
         payload = wire.encode(msg)
         if self.sealer is not None and msg.TYPE in wire.SEALED:
             payload = self.sealer.seal(payload)
-        os.write(self.w_in, wire.frame(payload))
+        os.write(self.w_in, framing.frame(payload))
         return await self.expect(replies)
 
     async def authenticate(self, token: bytes, seq: int) -> None:
@@ -127,31 +136,35 @@ async def test_level_board_claims_shows_the_snapshot_and_gives_back_the_repl(
         await hold(board_env.wires, [0], HOLD_S)  # the BOOT button is the claim button
         (opened,) = await host.expect(1)
         assert isinstance(opened, wire.ClaimOpen)
-        (ack,) = await host.send(wire.Claim(bytes(range(16)), seq=3))
+        (ack,) = await host.send(wire.Claim(TOKEN, seq=3))
         assert isinstance(ack, wire.Ack)
         refused = await host.send(wire.Snapshot(1, [2], seq=4))  # a claim opens no session
         assert refused[0].code == wire.ERR_NOT_AUTHENTICATED
-        await host.authenticate(bytes(range(16)), seq=5)
+        await host.authenticate(TOKEN, seq=5)
         await host.send(wire.ConfigBrightness(255, seq=7))
         await host.send(wire.ConfigBudget(5000, seq=8))
         (ack,) = await host.send(wire.Snapshot(7, [3], seq=9))
         assert ack.ref_type == wire.MSG_SNAPSHOT
-        await asyncio.sleep(0.1)
         (strip,) = board_env.strips
         k = (3 - 1) * 6 * 3  # slot 0 at level 3: space 3, first LED
-        assert strip.buf[k : k + 3] == bytes([30, 230, 30])  # red in GRB order
+        await until(lambda: strip.buf[k : k + 3] == bytes([30, 230, 30]))  # red in GRB order
         assert sum(strip.buf) == 290 and strip.writes >= 2  # dark at start, then the table
         # A steady picture is not sent again: ten frames later the strip saw no write.
+        counter = board_env.app.RUNNING
+        frames = []
+        render = counter.frame
+        counter.frame = lambda now=None: frames.append(1) or render(now)
         writes = strip.writes
-        await asyncio.sleep(0.35)
+        await until(lambda: len(frames) >= 10)
         assert strip.writes == writes
         os.write(host.w_in, b"\x00" + b"\x03\x03\x03 counter: back to the REPL \x03\x03\x03")
         from counter.serial_link import ReplRequested
 
         with pytest.raises(ReplRequested):
             await asyncio.wait_for(task, 2)
-        assert board_env.kbd == [-1, 3]  # Ctrl-C is back for the REPL
-        assert (data / "token.bin").read_bytes() == bytes(range(16))
+        # Ctrl-C stays off while the board resets; main.py gives it back to the REPL.
+        assert board_env.kbd == [-1]
+        assert (data / "token.bin").read_bytes() == TOKEN
         assert (data / "state.bin").exists()
     finally:
         task.cancel()
@@ -175,11 +188,11 @@ async def test_tracker_chord_claims_and_the_digits_show_the_level(board_env, tmp
         assert isinstance(opened, wire.ClaimOpen)
         (weak,) = await host.send(wire.Claim(bytes(16), seq=2))
         assert weak.code == wire.ERR_WEAK_TOKEN
-        token = bytes(range(100, 116))
+        token = TOKEN
         await host.send(wire.Claim(token, seq=3))
         await host.authenticate(token, seq=4)
         await host.send(wire.Snapshot(1, [7], seq=6))
-        await asyncio.sleep(0.1)
+        await until(lambda: [0xC0, 0x00, 0x07] in tm1637_bytes(board_env.wires.log, 4, 5))
         shown = tm1637_bytes(board_env.wires.log, clk=4, dio=5)
         assert [0xC0, 0x40, 0x40] in shown  # address 0, then "--" before any snapshot
         assert shown[-2] == [0xC0, 0x00, 0x07]  # and now " 7"
@@ -202,7 +215,7 @@ def test_boot_after_two_short_boots_is_safe_mode_shown_on_the_strip(
     data = tmp_path / "data"
     data.mkdir()
     (data / "boots").write_text(boots_before)
-    assert board_env.app.boot(str(PINOUTS / f"{pinout}.json"), str(data)) == expected
+    assert board_env.start.boot(str(PINOUTS / f"{pinout}.json"), str(data)) == expected
     if pinout == "x":  # no pin map at all: nothing to drive, the REPL stays
         assert board_env.strips == []
         return
@@ -218,7 +231,7 @@ def test_safe_mode_on_a_tracker_says_sf_on_its_digits(board_env, tmp_path: Path)
     data = tmp_path / "data"
     data.mkdir()
     (data / "boots").write_text("2")
-    assert board_env.app.boot(str(PINOUTS / "tracker-esp32c3.json"), str(data)) == "safe"
+    assert board_env.start.boot(str(PINOUTS / "tracker-esp32c3.json"), str(data)) == "safe"
     shown = tm1637_bytes(board_env.wires.log, clk=4, dio=5)
     assert [0xC0, 0x6D, 0x71] in shown
 
@@ -232,9 +245,9 @@ async def test_the_watchdog_is_fed_while_the_counter_runs_and_a_good_boot_resets
     monkeypatch.setattr(supervisor, "STABLE_MS", 300)
     host = Host()
     data = tmp_path / "data"
-    guard = supervisor.BootGuard(FileStore(str(data)))
-    guard.starting()
-    watchdog = board_env.app.hw.Watchdog(board_env.app.WATCHDOG_MS)
+    guard = board_env.start.BootGuard(FileStore(str(data)))
+    guard.starting(board_env.wires.cause)
+    watchdog = board_env.app.hw.Watchdog(board_env.start.WATCHDOG_MS)
     task = asyncio.create_task(
         board_env.app.main(
             str(PINOUTS / "tracker-esp32c3-bar.json"),
@@ -246,9 +259,7 @@ async def test_the_watchdog_is_fed_while_the_counter_runs_and_a_good_boot_resets
         )
     )
     try:
-        async with asyncio.timeout(5):
-            while (data / "boots").read_text() != "0":  # after STABLE_MS of running
-                await asyncio.sleep(0.05)
+        await until(lambda: (data / "boots").read_text() == "0")  # after STABLE_MS of running
         assert board_env.wires.watchdog_ms == 8000 and board_env.wires.feeds >= 1
     finally:
         task.cancel()

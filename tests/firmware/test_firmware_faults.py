@@ -9,14 +9,15 @@ from pathlib import Path
 
 import counterchecks
 import pytest
-from counter import board, buttons, supervisor
+from counter import board, buttons, supervisor, timebase
 from counter.logic import BUDGET_FLOOR_MA, OFFLINE_AFTER_MS, Counter, budget_limits
 from counter.outbox import Outbox
 from counter.serial_link import SESSION_IDLE_MS, SerialProtocol
 from counter.store import MemoryStore
 from mpvm import PINOUTS
+from steppedclock import SteppedClock
 
-from companion.devices import seal, wire
+from companion.devices import framing, seal, wire
 
 BOARD = str(PINOUTS / "levelboard-esp32s3.json")
 TRACKER = str(PINOUTS / "tracker-esp32c3.json")
@@ -176,53 +177,66 @@ def test_a_claim_prompt_queued_with_nobody_on_the_line_is_never_sent() -> None:
     proto = SerialProtocol(c)
     (prompt,) = c.press("claim", True)
     assert proto.deliver("all", prompt) is None  # nobody said HELLO
-    proto.feed(wire.frame(wire.encode(wire.Hello(wire.ROLE_APP, seq=1))))
-    assert proto.deliver("all", prompt) == wire.frame(prompt)
+    proto.feed(framing.frame(wire.encode(wire.Hello(wire.ROLE_APP, seq=1))))
+    assert proto.deliver("all", prompt) == b"\x00" + framing.frame(prompt)
     assert proto.deliver("auth", prompt) is None
 
 
 def test_a_quiet_serial_session_ends_so_the_next_program_must_authenticate() -> None:
     c, clock = counterchecks.make(BOARD)
     proto = SerialProtocol(c)
-    proto.feed(wire.frame(wire.encode(wire.Hello(wire.ROLE_APP, seq=1))))
+    proto.feed(framing.frame(wire.encode(wire.Hello(wire.ROLE_APP, seq=1))))
     c.press("claim", True)
-    proto.feed(wire.frame(wire.encode(wire.Claim(counterchecks.TOKEN, seq=2))))
+    proto.feed(framing.frame(wire.encode(wire.Claim(counterchecks.TOKEN, seq=2))))
     assert not proto.session.authenticated  # a claim opens no session: HELLO and AUTH do
-    frames = proto.feed(wire.frame(wire.encode(wire.Hello(wire.ROLE_APP, seq=3))))
-    challenge = wire.decode(wire.Deframer().feed(frames[1])[0])
+    frames = proto.feed(framing.frame(wire.encode(wire.Hello(wire.ROLE_APP, seq=3))))
+    challenge = wire.decode(framing.Deframer().feed(frames[1])[0])
     script = counterchecks.script_of(c, challenge.nonce)
     proof = seal.app_proof(counterchecks.TOKEN, script)
-    proto.feed(wire.frame(wire.encode(wire.Auth(counterchecks.APP_NONCE, proof, seq=4))))
+    proto.feed(framing.frame(wire.encode(wire.Auth(counterchecks.APP_NONCE, proof, seq=4))))
     assert proto.session.authenticated
     heard = clock.now
     proto.expire(heard + SESSION_IDLE_MS - 1, heard)
     assert proto.session.authenticated
     proto.expire(heard + SESSION_IDLE_MS, heard)
     assert not proto.session.authenticated and not proto.session.greeted
-    (reply,) = proto.feed(wire.frame(wire.encode(wire.Snapshot(9, [9], seq=5))))
-    (payload,) = wire.Deframer().feed(reply)
+    (reply,) = proto.feed(framing.frame(wire.encode(wire.Snapshot(9, [9], seq=5))))
+    (payload,) = framing.Deframer().feed(reply)
     assert wire.decode(payload).code == wire.ERR_NOT_AUTHENTICATED
 
 
 # -- supervision and the boot-loop guard --------------------------------------------------
 
 
-async def test_a_failing_task_is_logged_and_started_again() -> None:
+async def test_a_failing_task_is_logged_and_started_again_after_its_backoff() -> None:
+    clock = SteppedClock()
+    timebase.use(clock.ticks_ms, clock.sleep_ms)
     log = supervisor.FaultLog(MemoryStore())
     runs = []
+    forever = asyncio.Event()
 
     async def flaky() -> None:
-        runs.append(1)
+        runs.append(clock.now)
         if len(runs) < 3:
             raise OSError(19, "notify on a dropped link")
-        await asyncio.sleep(10)
+        await forever.wait()
 
     task = asyncio.create_task(supervisor.supervise("ble", flaky, log))
-    await asyncio.sleep(1.8)  # 0.5 s, then 1 s between restarts
-    task.cancel()
-    assert len(runs) == 3
+    try:
+        await clock.advance(499)
+        assert runs == [0]
+        await clock.advance(1)  # 0.5 s after the first failure
+        assert runs == [0, 500]
+        await clock.advance(999)
+        assert len(runs) == 2
+        await clock.advance(1)  # then twice as long: 1 s
+        assert runs == [0, 500, 1500]
+    finally:
+        task.cancel()
+        timebase.use()
     failures = [line for line in log.lines() if "ble failed" in line]
     assert len(failures) == 2 and "OSError" in failures[0]
+    assert failures[0].startswith("0 ") and failures[1].startswith("500 ")  # logged on its clock
 
 
 async def test_a_fatal_exception_passes_through_the_supervisor() -> None:
@@ -247,10 +261,12 @@ def test_the_fault_log_keeps_only_its_newest_kilobyte() -> None:
     assert log.lines()[-1] == "7 task 199 failed"
 
 
-def test_three_short_boots_in_a_row_make_the_next_one_safe() -> None:
-    guard = supervisor.BootGuard(MemoryStore())
-    assert [guard.starting() for _ in range(supervisor.BOOT_LIMIT)] == [False, False, True]
-    assert guard.starting() is False  # safe mode restarts the count: next boot tries again
+def test_three_short_boots_in_a_row_make_the_next_one_safe(board_env) -> None:
+    start = board_env.start
+    guard = start.BootGuard(MemoryStore())
+    crash = start.machine.WDT_RESET
+    assert [guard.starting(crash) for _ in range(start.BOOT_LIMIT)] == ["run", "run", "safe"]
+    assert guard.starting(crash) == "run"  # safe mode restarts the count: next boot tries again
     guard.stable()
     assert guard.boots() == 0
 
@@ -269,10 +285,30 @@ def test_main_switches_ctrl_c_off_before_it_imports_anything(
     monkeypatch.setitem(sys.modules, "micropython", _fake_micropython(calls))
     import counter
 
-    fake_app = types.ModuleType("counter.app")
-    fake_app.boot = lambda path: calls.append(("boot", path))
-    monkeypatch.setitem(sys.modules, "counter.app", fake_app)
-    monkeypatch.setattr(counter, "app", fake_app, raising=False)
+    fake_start = types.ModuleType("counter.start")
+    fake_start.boot = lambda path: calls.append(("boot", path))
+    monkeypatch.setitem(sys.modules, "counter.start", fake_start)
+    monkeypatch.setattr(counter, "start", fake_start, raising=False)
     source = (Path(counterchecks.__file__).parents[3] / "firmware" / "main.py").read_text()
     exec(compile(source, "main.py", "exec"), {"__name__": "__main__"})
     assert calls == [("kbd_intr", -1), ("boot", "board.json"), ("kbd_intr", 3)]
+
+
+def test_junk_on_the_serial_line_is_told_to_the_app_at_most_once_a_second() -> None:
+    c, _ = counterchecks.make(BOARD)
+    clock = SteppedClock()
+    timebase.use(clock.ticks_ms, clock.sleep_ms)
+    try:
+        proto = SerialProtocol(c)
+        assert proto.feed(b"junk\x00") == []  # nobody said HELLO: nobody to tell
+        frames = proto.feed(framing.frame(wire.encode(wire.Hello(wire.ROLE_APP, seq=1))))
+        replies = [wire.decode(p) for f in frames for p in framing.Deframer().feed(f)]
+        reports = [(r.code, r.ref_seq, r.detail) for r in replies if isinstance(r, wire.Error)]
+        assert reports == [(wire.ERR_BAD_FRAME, 0, "dropped 1")]  # told once greeted
+        assert proto.feed(b"more\x00junk\x00") == []  # within the second: kept for later
+        assert proto.noise(clock.ticks_ms() + 999) is None
+        (later,) = framing.Deframer().feed(proto.noise(clock.ticks_ms() + 1000))
+        assert wire.decode(later).detail == "dropped 2"
+        assert proto.noise(clock.ticks_ms() + 5000) is None  # nothing new was dropped
+    finally:
+        timebase.use()

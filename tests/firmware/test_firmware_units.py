@@ -13,7 +13,7 @@ from counter.serial_link import REPL_ESCAPE, ReplRequested, SerialProtocol
 from counter.store import FileStore, MemoryStore
 from mpvm import PINOUTS
 
-from companion.devices import wire
+from companion.devices import framing, wire
 
 ALL_PINOUTS = sorted(PINOUTS.glob("*.json"))
 
@@ -130,13 +130,15 @@ def _counter(clock: list[int] | None = None) -> Counter:
 def test_serial_protocol_answers_frames_and_survives_ctrl_c_bytes() -> None:
     proto = SerialProtocol(_counter())
     # A Ctrl-C byte inside a frame is data, not an interrupt.
-    hello = wire.frame(wire.encode(wire.Hello(wire.ROLE_APP, seq=3)))
-    ping = wire.frame(wire.encode(wire.Ping(0x03030303, seq=4)))
+    hello = framing.frame(wire.encode(wire.Hello(wire.ROLE_APP, seq=3)))
+    ping = framing.frame(wire.encode(wire.Ping(0x03030303, seq=4)))
     replies = proto.feed(b"\x03\x03" + b"\x00" + hello + ping)
-    deframer = wire.Deframer()
+    deframer = framing.Deframer()
     messages = [wire.decode(p) for r in replies for p in deframer.feed(r)]
-    assert [type(m).__name__ for m in messages] == ["Hello", "Pong"]
+    assert [type(m).__name__ for m in messages] == ["Hello", "Pong", "Error"]
     assert messages[1].token == 0x03030303
+    # The two bytes before the first delimiter were a frame of junk: told, not acted on.
+    assert (messages[2].code, messages[2].ref_seq) == (wire.ERR_BAD_FRAME, 0)
 
 
 def test_serial_protocol_hands_back_the_repl_on_the_escape_even_split() -> None:
@@ -144,7 +146,7 @@ def test_serial_protocol_hands_back_the_repl_on_the_escape_even_split() -> None:
     proto.feed(REPL_ESCAPE[:10])
     with pytest.raises(ReplRequested):
         proto.feed(REPL_ESCAPE[10:])
-    assert len(REPL_ESCAPE) > wire.MAX_FRAME and 0 not in REPL_ESCAPE
+    assert len(REPL_ESCAPE) > framing.MAX_FRAME and 0 not in REPL_ESCAPE
 
 
 def test_serial_protocol_sends_intents_only_to_an_authenticated_app() -> None:
@@ -177,7 +179,7 @@ def test_forgetting_the_claim_needs_a_new_claim() -> None:
     counter.handle(wire.encode(wire.Hello(wire.ROLE_APP, seq=1)))
     weak = wire.decode(counter.handle(wire.encode(wire.Claim(bytes(16), seq=2)))[0])
     assert weak.code == wire.ERR_WEAK_TOKEN and not counter.claimed
-    token = bytes(range(1, 17))
+    token = bytes.fromhex("e2177a03c95d48b1f60e2c9b73a45d18")
     assert wire.decode(counter.handle(wire.encode(wire.Claim(token, seq=3)))[0]).TYPE == 6
     assert counter.claimed
     counter.forget()

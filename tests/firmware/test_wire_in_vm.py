@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from mpvm import MicroPythonVM
 
-from companion.devices import wire
+from companion.devices import framing, wire
 
 pytestmark = pytest.mark.slow
 
@@ -18,7 +18,7 @@ pytestmark = pytest.mark.slow
 @pytest.fixture(scope="module")
 def vm() -> Iterator[MicroPythonVM]:
     machine = MicroPythonVM()
-    machine.run("import vmchecks\nimport wire\nimport seal")
+    machine.run("import vmchecks\nimport wire\nimport seal\nimport framing")
     yield machine
     machine.close()
 
@@ -91,7 +91,7 @@ def test_micropython_decoder_on_known_types(vm: MicroPythonVM, inputs: list) -> 
 def test_micropython_deframer_never_accepts_a_corrupted_frame(vm: MicroPythonVM, cases) -> None:
     corrupted = []
     for payload, where in cases:
-        good = bytearray(wire.frame(payload))
+        good = bytearray(framing.frame(payload))
         i = where % (len(good) - 1)
         good[i] ^= 1 << (where % 8)
         corrupted.append(bytes(good))
@@ -105,7 +105,7 @@ def test_micropython_deframer_survives_garbage(vm: MicroPythonVM, inputs: list[b
     results = vm.call(f"vmchecks.fuzz_deframe({json.dumps([d.hex() for d in inputs])})")
     for data, got in zip(inputs, results, strict=True):
         assert not isinstance(got, str), got
-        assert got == [p.hex() for p in wire.Deframer().feed(data)]
+        assert got == [p.hex() for p in framing.Deframer().feed(data)]
 
 
 def test_micropython_without_urandom_refuses_to_make_tokens(vm: MicroPythonVM) -> None:

@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 
+from companion.devices.link import LinkState
+from companion.devices.status import Access, CounterStatus, Role
 from tests.ui.conftest import Harness
 
 pytestmark = pytest.mark.slow
@@ -53,9 +55,7 @@ async def test_virtual_counters_are_assigned_and_show_level_changes(ui: Harness)
     try:
         await until(
             ui,
-            lambda: (
-                len(service.statuses) == 5 and all(s.access == "ours" for s in service.statuses)
-            ),
+            lambda: len(service.statuses) == 5 and all(s.ours for s in service.statuses),
             "a level board and four trackers are connected and claimed",
         )
         await service.manager.wait_synced(timeout_s=WAIT_S)
@@ -69,12 +69,13 @@ async def test_virtual_counters_are_assigned_and_show_level_changes(ui: Harness)
             "every counter's LEDs are pictured",
         )
         statuses = {s.key: s for s in service.statuses}
-        trackers = [s for s in statuses.values() if s.role == "tracker"]
-        (board,) = [s for s in statuses.values() if s.role == "board"]
+        trackers = [s for s in statuses.values() if s.role is Role.TRACKER]
+        (board,) = [s for s in statuses.values() if s.role is Role.BOARD]
         assert sorted(s.players[0] for s in trackers) == [0, 1, 2, 3]
         assert board.players == (0, 1, 2, 3)
         assert {s.transport for s in statuses.values()} == {"serial", "ble"}
         assert "connected" in screen.rows[board.key].detail
+        assert "virtual" in screen.rows[board.key].detail  # a fleet's counter, said so
 
         # Hand Anna's tracker to Bram with a tap.
         annas = next(s for s in trackers if s.players == (0,))
@@ -158,7 +159,7 @@ async def test_switching_virtual_counters_off_and_on_again(ui: Harness) -> None:
 
     def all_ours(count: int) -> bool:
         statuses = service.statuses
-        return len(statuses) == count and all(s.access == "ours" for s in statuses)
+        return len(statuses) == count and all(s.ours for s in statuses)
 
     try:
         await until(ui, lambda: all_ours(3), "a board and a tracker per player are ours")
@@ -167,7 +168,7 @@ async def test_switching_virtual_counters_off_and_on_again(ui: Harness) -> None:
         ui.tap(screen.ids.virtual)
         await until(
             ui,
-            lambda: not service.statuses and not service.manager.virtual_counters,
+            lambda: not service.statuses and service.fleet is None,
             "the virtual counters are gone",
         )
         assert screen.rows == {} and "No counters" in screen.count_text
@@ -181,7 +182,6 @@ async def test_switching_virtual_counters_off_and_on_again(ui: Harness) -> None:
 
 
 def test_a_counter_that_is_not_the_one_claimed_here_says_so() -> None:
-    from companion.devices.connection import CounterStatus
     from companion.ui.screens.devices import status_line
 
     status = CounterStatus(
@@ -189,8 +189,51 @@ def test_a_counter_that_is_not_the_one_claimed_here_says_so() -> None:
         transport="ble",
         name="MCounter-1234",
         address="C0:00:00:00:00:09",
-        connection="connected",
-        access="mismatch",
+        connection=LinkState.OPEN,
+        access=Access.MISMATCH,
         last_problem="answers at C0:00:00:00:00:09 but was claimed at C0:00:00:00:00:01",
     )
     assert "not the counter claimed here" in status_line(status)
+
+
+async def test_the_devices_screen_says_when_another_program_is_on_a_counters_line(
+    ui: Harness,
+) -> None:
+    import os
+
+    from companion.devices import framing, wire
+
+    ui.start_game(["Anna", "Bram"])
+    service = ui.app.devices
+    assert service is not None
+    running = asyncio.ensure_future(service.run())
+    intruder = None
+    try:
+        await until(
+            ui,
+            lambda: len(service.statuses) == 3 and all(s.ours for s in service.statuses),
+            "a board and a tracker per player are ours",
+        )
+        ui.nav("devices")
+        screen = ui.screen("devices")
+        board = next(s for s in service.statuses if s.role is Role.BOARD)
+        assert board.transport == "serial"
+        assert "disturbed" not in screen.rows[board.key].detail
+        # Another program opens the board's port and writes AUTHs with no body: the board
+        # answers each with an error about that program's message, not the app's.
+        intruder = os.open(board.address, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
+        sent = [0]
+
+        def disturbed() -> bool:
+            sent[0] += 1
+            os.write(intruder, framing.frame(bytes([wire.MSG_AUTH, sent[0] % 250 + 1, 0])))
+            return "disturbed" in screen.rows[board.key].detail
+
+        await until(ui, disturbed, "the board's row says its line is disturbed")
+        status = next(s for s in service.statuses if s.key == board.key)
+        assert status.ours and status.reconnects == board.reconnects  # nothing knocked off
+    finally:
+        if intruder is not None:
+            os.close(intruder)
+        running.cancel()
+        await asyncio.gather(running, return_exceptions=True)

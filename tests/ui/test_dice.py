@@ -31,8 +31,8 @@ async def until(ui: Harness, check: Callable[[], bool], what: str) -> None:
 async def table(ui: Harness) -> AsyncIterator[dict[str, Any]]:
     """Two players, a fight the fighter cannot win, the dice service on a virtual radio."""
     from companion.core import MonsterSpec, StartCombat
-    from companion.devices.bumble_backend import VirtualRadio
     from companion.devices.dice import DiceHub
+    from companion.devices.sim.bumble_backend import VirtualRadio
     from companion.ui.dice_service import dice_service
 
     ui.start_game(["Anna", "Bram"])
@@ -92,7 +92,7 @@ def logged_dice(ui: Harness) -> list[str]:
 async def test_a_pixels_die_rolls_for_the_fighter_and_the_screen_logs_it(
     ui: Harness, table: dict[str, Any]
 ) -> None:
-    from companion.devices.dice.virtual import VirtualGoDice, VirtualPixelsDie
+    from companion.devices.sim.dice import VirtualGoDice, VirtualPixelsDie
 
     ruby = VirtualPixelsDie(table["radio"], "Ruby")
     bram_die = VirtualGoDice(table["radio"])
@@ -120,7 +120,7 @@ async def test_a_pixels_die_rolls_for_the_fighter_and_the_screen_logs_it(
 async def test_a_die_lost_mid_roll_leaves_the_on_screen_roll(
     ui: Harness, table: dict[str, Any]
 ) -> None:
-    from companion.devices.dice.virtual import VirtualPixelsDie
+    from companion.devices.sim.dice import VirtualPixelsDie
 
     ruby = VirtualPixelsDie(table["radio"], "Ruby")
     await connect(ui, table, ruby, seat=0)
@@ -141,7 +141,7 @@ async def test_a_d20_is_refused_and_the_screen_keeps_waiting(
     ui: Harness, table: dict[str, Any]
 ) -> None:
     from companion.devices.dice import DieType
-    from companion.devices.dice.virtual import VirtualPixelsDie
+    from companion.devices.sim.dice import VirtualPixelsDie
 
     big = VirtualPixelsDie(table["radio"], "Big", die_type=DieType.D20)
     await connect(ui, table, big, seat=0)
@@ -156,7 +156,7 @@ async def test_a_d20_is_refused_and_the_screen_keeps_waiting(
 async def test_the_devices_screen_finds_connects_and_assigns_a_die(
     ui: Harness, table: dict[str, Any]
 ) -> None:
-    from companion.devices.dice.virtual import VirtualPixelsDie
+    from companion.devices.sim.dice import VirtualPixelsDie
 
     ruby = VirtualPixelsDie(table["radio"], "Ruby", battery_percent=64)
     await ruby.start()
@@ -195,7 +195,7 @@ async def test_the_dice_screen_takes_the_current_players_die(
     ui: Harness, table: dict[str, Any]
 ) -> None:
     from companion.core import RollDie
-    from companion.devices.dice.virtual import VirtualGoDice
+    from companion.devices.sim.dice import VirtualGoDice
 
     die = VirtualGoDice(table["radio"])
     await connect(ui, table, die, seat=0)  # Anna's turn: her die
@@ -222,7 +222,7 @@ async def test_a_godice_shell_is_set_on_the_devices_screen(
     ui: Harness, table: dict[str, Any]
 ) -> None:
     from companion.devices.dice import DieType
-    from companion.devices.dice.virtual import VirtualGoDice
+    from companion.devices.sim.dice import VirtualGoDice
 
     die = VirtualGoDice(table["radio"])
     await connect(ui, table, die, seat=0)

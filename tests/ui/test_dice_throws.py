@@ -63,7 +63,7 @@ async def test_two_dice_roll_for_the_first_player_and_a_tie_throws_again(
     ui: Harness, table: dict[str, Any]
 ) -> None:
     from companion.core.game import action_record
-    from companion.devices.dice.virtual import VirtualGoDice, VirtualPixelsDie
+    from companion.devices.sim.dice import VirtualGoDice, VirtualPixelsDie
 
     ruby = VirtualPixelsDie(table["radio"], "Ruby")
     cube = VirtualGoDice(table["radio"])
@@ -105,7 +105,7 @@ async def test_a_whoever_is_rolling_die_breaks_a_looting_tie_in_seat_order(
 ) -> None:
     from companion.core import Die, LootTheBody
     from companion.devices.dice import ANYONE
-    from companion.devices.dice.virtual import VirtualPixelsDie
+    from companion.devices.sim.dice import VirtualPixelsDie
 
     ui.start_game(["Anna", "Bram", "Cara"])
     ruby = VirtualPixelsDie(table["radio"], "Ruby")
@@ -135,7 +135,7 @@ async def test_a_whoever_is_rolling_die_breaks_a_looting_tie_in_seat_order(
 async def test_a_die_lost_mid_throws_is_finished_on_screen(
     ui: Harness, table: dict[str, Any]
 ) -> None:
-    from companion.devices.dice.virtual import VirtualPixelsDie
+    from companion.devices.sim.dice import VirtualPixelsDie
 
     ruby = VirtualPixelsDie(table["radio"], "Ruby")
     jade = VirtualPixelsDie(table["radio"], "Jade")

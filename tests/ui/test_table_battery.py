@@ -6,7 +6,8 @@ import pytest
 from kivy.event import EventDispatcher
 from kivy.properties import ListProperty
 
-from companion.devices.connection import CounterStatus
+from companion.devices.link import LinkState
+from companion.devices.status import Access, CounterStatus, Role
 from tests.ui.conftest import Harness
 
 pytestmark = pytest.mark.slow
@@ -24,9 +25,9 @@ def tracker(key: str, seat: int, *, low: bool) -> CounterStatus:
         transport="serial",
         name=key,
         address=key,
-        connection="connected",
-        access="ours",
-        role="tracker",
+        connection=LinkState.OPEN,
+        access=Access.OURS,
+        role=Role.TRACKER,
         battery_percent=5 if low else 80,
         battery_low=low,
         players=(seat,),

@@ -7,17 +7,23 @@ from __future__ import annotations
 from functools import singledispatch
 from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import BeforeValidator, Field
 
 from companion.core.errors import RuleError
 from companion.core.models import Frozen
+from companion.core.names import NAME_MAX, log_name
 from companion.core.phrase import Phrase, plural_phrase
 from companion.core.state import GameState
 
 Seat = Annotated[int, Field(ge=0, le=7)]
 D6 = Annotated[int, Field(ge=1, le=6)]
 # Which smart die gave a roll ("Ruby (d6)"); empty for the app's own roll or a typed value.
-DieName = Annotated[str, Field(max_length=80)]
+# A die names itself, so its name is made to fit the log, never a reason to refuse a roll.
+DieName = Annotated[
+    str,
+    BeforeValidator(lambda name: log_name(name, NAME_MAX) if isinstance(name, str) else name),
+    Field(max_length=NAME_MAX),
+]
 Override = Annotated[str, Field(min_length=1, max_length=200)] | None
 
 _BY_TYPE: dict[str, type[BaseAction]] = {}

@@ -13,6 +13,8 @@ import abc
 import logging
 from typing import Any, ClassVar
 
+from bleak import BleakClient
+from bleak.backends.characteristic import BleakGATTCharacteristic
 from bleak.backends.device import BLEDevice
 
 from companion.devices.ble_link import BleBackend, BleLink
@@ -29,23 +31,48 @@ CONNECT_ATTEMPTS = 2  # tries per reconnect round: the reconnect loop retries an
 
 
 class DieLink(BleLink):
-    """The message link to one die: one message per GATT write or notification."""
+    """The message link to one die: one message per GATT write or notification.
+
+    A maker may have changed its service over the years: the link takes the first
+    (write, notify) pair of ``characteristics`` the die offers. Writes wait for the
+    die's response where the characteristic allows it, as every maker's own client
+    writes (bleak's ``response=None`` rule): on Linux a write of a kind the
+    characteristic does not declare is refused, and the die would seem lost.
+    """
 
     peer_kind = "dice"
 
     def __init__(
-        self, device: BLEDevice, *, backend: BleBackend | None, write_uuid: str, notify_uuid: str
+        self,
+        device: BLEDevice,
+        *,
+        backend: BleBackend | None,
+        characteristics: tuple[tuple[str, str], ...],
     ) -> None:
         super().__init__(device, backend=backend, max_attempts=CONNECT_ATTEMPTS)
-        self.write_char_uuid = write_uuid
-        self.notify_char_uuid = notify_uuid
+        self.characteristics = characteristics
+        self.write_char_uuid, self.notify_char_uuid = characteristics[0]
+
+    def _characteristics(
+        self, client: BleakClient
+    ) -> tuple[BleakGATTCharacteristic | None, BleakGATTCharacteristic | None]:
+        for write_uuid, notify_uuid in self.characteristics:
+            write = client.services.get_characteristic(write_uuid)
+            notify = client.services.get_characteristic(notify_uuid)
+            if write is not None and notify is not None:
+                self.write_char_uuid, self.notify_char_uuid = write_uuid, notify_uuid
+                return write, notify
+        return None, None
+
+    def _write_with_response(self, char: BleakGATTCharacteristic) -> bool:
+        return "write" in char.properties
 
 
 class BleDieSource(DiceSource):
     """A die over BLE; subclasses decode its messages and run its handshake."""
 
-    write_uuid: ClassVar[str]
-    notify_uuid: ClassVar[str]
+    #: The (write, notify) characteristic pairs the maker's dice offer, the preferred first.
+    characteristics: ClassVar[tuple[tuple[str, str], ...]]
 
     def __init__(
         self,
@@ -56,9 +83,7 @@ class BleDieSource(DiceSource):
         die_type: DieType = DieType.UNKNOWN,
     ) -> None:
         super().__init__(device.address, name or device.name or device.address, die_type)
-        self.link = DieLink(
-            device, backend=backend, write_uuid=self.write_uuid, notify_uuid=self.notify_uuid
-        )
+        self.link = DieLink(device, backend=backend, characteristics=self.characteristics)
         self.link.on_message(self._on_bytes)
         self.link.on_state_change(self._on_link_state)
         self._reconnector = Reconnector(

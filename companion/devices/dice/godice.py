@@ -22,8 +22,7 @@ class GoDiceSource(BleDieSource):
     """
 
     maker = "GoDice"
-    write_uuid = proto.WRITE_CHAR_UUID
-    notify_uuid = proto.NOTIFY_CHAR_UUID
+    characteristics = ((proto.WRITE_CHAR_UUID, proto.NOTIFY_CHAR_UUID),)
 
     def __init__(
         self,

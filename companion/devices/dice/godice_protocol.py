@@ -103,9 +103,7 @@ def decode(data: bytes) -> Message:
     head3, head2 = data[:3], data[:2]
     if head3 == b"Bat":
         _need(data, 4, "battery")
-        if data[3] > 100:
-            raise DecodeError(f"GoDice: battery level {data[3]} % is over 100 %")
-        return Battery(data[3])
+        return Battery(min(data[3], 100))  # a gauge may overshoot while charging
     if head3 == b"Col":
         _need(data, 4, "colour")
         try:

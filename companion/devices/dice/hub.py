@@ -11,6 +11,7 @@ wait (the player rolled on screen instead) leaves nothing behind.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -63,7 +64,7 @@ class DiceHub:
         self._removers[source.die_id] = [
             source.rolls.add(self._on_roll),
             source.changes.add(self.changes.emit),
-            source.lost.add(lambda mid_roll, die=source: self._on_lost(die, mid_roll)),
+            source.lost.add(functools.partial(self._on_lost, source)),
         ]
         await source.start()
         self.changes.emit()

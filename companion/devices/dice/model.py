@@ -5,6 +5,8 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
+from companion.core.names import NAME_MAX, log_name
+
 
 class DiceError(Exception):
     """Base of every error the dice layer raises."""
@@ -87,13 +89,29 @@ class SettledRoll:
         """
         if not self.die_type.is_d6:
             raise NotAD6Error(
-                f"{self.die_name} is a {self.die_type.value}, not a d6: roll a d6 or roll on screen"
+                f"{self.name} is a {self.die_type.value}, not a d6: roll a d6 or roll on screen"
             )
         if self.face is None or not 1 <= self.face <= 6:
-            raise NotAD6Error(f"{self.die_name} reported face {self.face}, which no d6 has")
+            raise NotAD6Error(f"{self.name} reported face {self.face}, which no d6 has")
         return self.face
+
+    @property
+    def name(self) -> str:
+        """The die's own name as a person reads it: kept to the log's rule for names."""
+        return log_name(self.die_name, NAME_MAX)
 
     @property
     def label(self) -> str:
         """How the game log and the screen name the die: maker's name and shape."""
-        return f"{self.die_name} ({self.die_type.value})"
+        return die_label(self.die_name, self.die_type)
+
+
+def die_label(name: str, die_type: DieType) -> str:
+    """A die's name and shape as the log holds it: the name is the die's own report of itself,
+    so it is made to keep the log's rule for names (and fit its field, shape included).
+
+    >>> die_label("Ruby", DieType.D6)
+    'Ruby (d6)'
+    """
+    shape = f" ({die_type.value})"
+    return log_name(name, NAME_MAX - len(shape)) + shape

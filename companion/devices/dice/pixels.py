@@ -10,7 +10,7 @@ from bleak.backends.device import BLEDevice
 from companion.devices.ble_link import BleBackend
 from companion.devices.dice import pixels_protocol as proto
 from companion.devices.dice.ble_source import IDENTIFY_TIMEOUT_S, BleDieSource
-from companion.devices.dice.model import Motion
+from companion.devices.dice.model import DieType, Motion
 from companion.devices.dice.source import BLINK_COLOUR, RollGate, loop_time
 from companion.devices.link import Link, LinkOpenError
 
@@ -18,17 +18,22 @@ BLINK_DURATION_MS = 1200  # ms: two soft flashes, long enough to spot across a t
 
 
 class PixelsSource(BleDieSource):
-    """A Pixels die: WhoAreYou on every connect, then RollState messages."""
+    """A Pixels die: WhoAreYou on every connect, then RollState messages.
+
+    The identity's firmware build time decides the corrections older firmware needs
+    (`pixels_protocol.face_value`, `pixels_protocol.tilted_is_crooked`).
+    """
 
     maker = "Pixels"
-    write_uuid = proto.WRITE_CHAR_UUID
-    notify_uuid = proto.NOTIFY_CHAR_UUID
+    characteristics = proto.CHARACTERISTICS
 
     def __init__(
         self, device: BLEDevice, *, backend: BleBackend | None = None, name: str | None = None
     ) -> None:
         super().__init__(device, backend=backend, name=name)
         self.pixel_id: int | None = None
+        self.build_timestamp = 0  # the firmware's build time, from the die's identity
+        self.led_count = 0
         # The state reported on connecting may be an old roll: only motion arms the gate.
         self._gate = RollGate(armed=False)
         self._identified: asyncio.Event = asyncio.Event()
@@ -39,13 +44,15 @@ class PixelsSource(BleDieSource):
     def handle(self, message: Any) -> None:
         if isinstance(message, proto.IAmADie):
             self._gate.rested()
+            self.build_timestamp = message.build_timestamp
+            self.led_count = message.led_count
             self._report(
                 die_type=message.die_type,
                 pixel_id=message.pixel_id,
                 name=message.name or self.name,
                 battery_percent=message.battery_percent,
                 motion=message.roll_state.motion,
-                last_face=proto.face_value(message.die_type, message.face_index),
+                last_face=self._face(message.die_type, message.face_index),
             )
             self._identified.set()
         elif isinstance(message, proto.RollStateMessage):
@@ -53,9 +60,16 @@ class PixelsSource(BleDieSource):
         elif isinstance(message, proto.BatteryLevel):
             self._report(battery_percent=message.percent)
 
+    def _face(self, die_type: DieType, face_index: int) -> int:
+        return proto.face_value(die_type, face_index, self.build_timestamp)
+
     def _roll_state(self, message: proto.RollStateMessage) -> None:
         motion = message.state.motion
-        face = proto.face_value(self.die_type, message.face_index)
+        face = self._face(self.die_type, message.face_index)
+        if motion is Motion.CROOKED and proto.tilted_is_crooked(
+            self.led_count, self.build_timestamp
+        ):
+            motion = Motion.SETTLED  # that firmware's name for a roll that ended a little tilted
         if motion is Motion.SETTLED:
             self._report_settled(face, self._gate.settled(), loop_time())
             return

@@ -1,23 +1,49 @@
 """The Pixels dice message layouts: bytes from a die into messages, and the few we send.
 
-Layouts follow the maker's published communications protocol: every message is
-one GATT write or notification, little endian, its first byte the message id.
-Only what a roll needs is decoded (who the die is, its roll state, its battery);
-any other message id decodes to `OtherMessage`. Bytes that break a layout raise
-`DecodeError`, never anything else.
+Layouts follow the maker's published communications protocol and its own client
+library (pixels-js): every message is one GATT write or notification, little
+endian, its first byte the message id. Only what a roll needs is decoded (who
+the die is, its roll state, its battery); any other message id decodes to
+`OtherMessage`. Bytes that break a layout raise `DecodeError`, never anything
+else; values merely out of range (a battery over 100 %, a die type this app
+does not know) are read as the maker's library reads them.
+
+Firmware built up to 2023-11-17 computed its faces from wrong normals (a d6
+reports 2 and 5, 3 and 4 swapped), and firmware built before 2024-05-22 reports
+a slightly tilted roll of a 6-LED die as crooked: `face_value` and
+`tilted_is_crooked` correct both from the build time in the die's identity.
 """
 
 from __future__ import annotations
 
 import enum
 import struct
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from companion.devices.dice.model import DecodeError, DieType, Motion
 
-SERVICE_UUID = "6e400001-b5a3-f393-e0a9-e50e24dcca9e"
-NOTIFY_CHAR_UUID = "6e400001-b5a3-f393-e0a9-e50e24dcca9e"  # the same UUID as the service
-WRITE_CHAR_UUID = "6e400002-b5a3-f393-e0a9-e50e24dcca9e"
+# Firmware built since late 2024 offers this service; older firmware (the
+# 2024-11-07 release included) offers the LEGACY_ set. A die offers one of them.
+SERVICE_UUID = "a6b90001-7a5a-43f2-a962-350c8edc9b5b"
+NOTIFY_CHAR_UUID = "a6b90002-7a5a-43f2-a962-350c8edc9b5b"
+WRITE_CHAR_UUID = "a6b90003-7a5a-43f2-a962-350c8edc9b5b"
+LEGACY_SERVICE_UUID = "6e400001-b5a3-f393-e0a9-e50e24dcca9e"
+LEGACY_NOTIFY_CHAR_UUID = "6e400001-b5a3-f393-e0a9-e50e24dcca9e"  # the service's own UUID
+LEGACY_WRITE_CHAR_UUID = "6e400002-b5a3-f393-e0a9-e50e24dcca9e"
+SERVICE_UUIDS = (SERVICE_UUID, LEGACY_SERVICE_UUID)
+#: (write, notify) characteristic pairs, the current set first.
+CHARACTERISTICS = (
+    (WRITE_CHAR_UUID, NOTIFY_CHAR_UUID),
+    (LEGACY_WRITE_CHAR_UUID, LEGACY_NOTIFY_CHAR_UUID),
+)
+# Advertising: the die's id and build time are service data under Device Information's
+# 16-bit UUID; its state is manufacturer data under one of these company ids.
+INFO_SERVICE_DATA_UUID = "0000180a-0000-1000-8000-00805f9b34fb"
+COMPANY_IDS = (0xFFFF, 0x0D39)  # unassigned (the firmware's), Systemic Games
+
+BAD_NORMALS_BUILT_BY = 1_704_150_000  # s: firmware built up to this (2023-11-17 builds)
+CROOKED_FIX_BUILT_AT = 1_716_336_000  # s: 2024-05-22 00:00 UTC
 
 # Message ids (the first byte), as numbered by the firmware.
 WHO_ARE_YOU = 1
@@ -30,6 +56,7 @@ BATTERY_LEVEL = 34
 
 LEGACY_I_AM_A_DIE_SIZE = 22  # bytes: the flat layout of firmware before chunked identities
 SERVICE_DATA_SIZE = 8  # bytes: Pixel id and firmware build time, in the advertisement
+MANUFACTURER_DATA_SIZE = 5  # bytes: LED count, design, roll state, face index, battery
 ALL_FACES = 0xFFFF_FFFF  # face mask: light every face
 CHARGING_BIT = 0x80  # in the advertised battery byte; the low seven bits are the percent
 
@@ -74,21 +101,57 @@ DIE_TYPES = {
 }
 DIE_TYPE_CODES = {die_type: code for code, die_type in DIE_TYPES.items()}
 
-# Firmware too old to send its die type: the LED count tells the shapes that matter here.
-_TYPE_BY_LED_COUNT = {6: DieType.D6, 21: DieType.D6_PIPPED, 20: DieType.D20}
+# A die type code this app does not know, or "unknown": the maker's library estimates
+# the shape from the LED count.
+_TYPE_BY_LED_COUNT = {
+    4: DieType.D4,
+    6: DieType.D6,
+    8: DieType.D8,
+    10: DieType.D10,
+    12: DieType.D12,
+    20: DieType.D20,
+    21: DieType.D6_PIPPED,
+}
+# Firmware with wrong normals: face index -> number, for the shapes it got wrong.
+_BAD_NORMALS = {
+    DieType.D6: {4: 2, 3: 3, 2: 4, 1: 5},
+    DieType.D4: {3: 2, 2: 3, 5: 4},
+}
 
 
-def face_value(die_type: DieType, face_index: int) -> int:
+def face_value(die_type: DieType, face_index: int, build_timestamp: int = 0) -> int:
     """The number on a face, from the 0-based face index a Pixels die reports.
+
+    ``build_timestamp`` is the die's firmware build time (from its identity or its
+    advertisement); firmware built up to BAD_NORMALS_BUILT_BY reports d6 and d4
+    faces from wrong normals, which this undoes as the maker's library does.
 
     >>> face_value(DieType.D6, 0), face_value(DieType.D10, 0), face_value(DieType.D00, 3)
     (1, 0, 30)
+    >>> face_value(DieType.D6, 1), face_value(DieType.D6, 1, build_timestamp=1_700_000_000)
+    (2, 5)
     """
+    if 0 < build_timestamp <= BAD_NORMALS_BUILT_BY and die_type in _BAD_NORMALS:
+        fixes = _BAD_NORMALS[die_type]
+        if die_type is DieType.D4:
+            return fixes.get(face_index, 1)
+        return fixes.get(face_index, face_index + 1)
     if die_type is DieType.D10:
         return face_index
     if die_type is DieType.D00:
         return face_index * 10
+    if die_type is DieType.UNKNOWN:
+        return face_index
     return face_index + 1
+
+
+def tilted_is_crooked(led_count: int, build_timestamp: int) -> bool:
+    """True for a 6-LED die whose firmware reports a slightly tilted roll as crooked.
+
+    Firmware built before 2024-05-22 does so; such a "crooked" state after a
+    roll carries the face that is up and counts as the roll's result.
+    """
+    return led_count == 6 and 0 < build_timestamp < CROOKED_FIX_BUILT_AT
 
 
 @dataclass(frozen=True)
@@ -169,15 +232,13 @@ def _roll_state(value: int) -> RollState:
 
 
 def _percent(value: int) -> int:
-    if value > 100:
-        raise DecodeError(f"Pixels: battery level {value} % is over 100 %")
-    return value
+    """A battery reading held to 0..100 (a gauge may overshoot while charging)."""
+    return value if value <= 100 else 100
 
 
 def _die_type(code: int, led_count: int) -> DieType:
-    if code not in DIE_TYPES:
-        raise DecodeError(f"Pixels: die type {code} is not one the protocol defines")
-    die_type = DIE_TYPES[code]
+    """The die type of a code; unknown (or one newer than this app): from the LED count."""
+    die_type = DIE_TYPES.get(code, DieType.UNKNOWN)
     if die_type is DieType.UNKNOWN:
         return _TYPE_BY_LED_COUNT.get(led_count, DieType.UNKNOWN)
     return die_type
@@ -192,6 +253,15 @@ def _legacy_identity(data: bytes) -> IAmADie:
     (_, leds, _colour, type_code, _hash, pixel_id, _flash, built, roll, face, battery, state) = (
         _LEGACY.unpack(data)
     )
+    return _identity(type_code, leds, pixel_id, built, (roll, face, battery, state))
+
+
+def _identity(
+    type_code: int, leds: int, pixel_id: int, built: int, status: tuple[int, ...], name: str = ""
+) -> IAmADie:
+    """The record both identity layouts decode to; ``status`` is roll state, face index,
+    battery percent and battery state as the die sent them."""
+    roll, face, battery, battery_state = status
     return IAmADie(
         die_type=_die_type(type_code, leds),
         led_count=leds,
@@ -200,7 +270,8 @@ def _legacy_identity(data: bytes) -> IAmADie:
         roll_state=_roll_state(roll),
         face_index=face,
         battery_percent=_percent(battery),
-        battery_state=state,
+        battery_state=battery_state,
+        name=name,
     )
 
 
@@ -229,16 +300,13 @@ def _chunked_identity(data: bytes) -> IAmADie:
     (built,) = struct.unpack_from("<I", version, 3)
     pixel_id, _chip, type_code, leds = struct.unpack_from("<IBBB", die, 1)
     battery, battery_state, roll, face = status[1:5]
-    return IAmADie(
-        die_type=_die_type(type_code, leds),
-        led_count=leds,
-        pixel_id=pixel_id,
-        build_timestamp=built,
-        roll_state=_roll_state(roll),
-        face_index=face,
-        battery_percent=_percent(battery),
-        battery_state=battery_state,
-        name=_text(chunks["die name"]),
+    return _identity(
+        type_code,
+        leds,
+        pixel_id,
+        built,
+        (roll, face, battery, battery_state),
+        _text(chunks["die name"]),
     )
 
 
@@ -289,8 +357,27 @@ def decode_blink(data: bytes) -> tuple[int, int, tuple[int, int, int]]:
 # -- what a die advertises ---------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class Advert:
+    """What a Pixels die says about itself in its advertisement, before any connection."""
+
+    pixel_id: int
+    build_timestamp: int
+    led_count: int
+    die_type: DieType
+    roll_state: RollState
+    face_index: int
+    battery_percent: int
+    charging: bool
+
+    @property
+    def face(self) -> int:
+        """The number on the face that is up (build-time corrections applied)."""
+        return face_value(self.die_type, self.face_index, self.build_timestamp)
+
+
 def service_data(pixel_id: int, build_timestamp: int) -> bytes:
-    """The Pixels service data of an advertisement: Pixel id and firmware build time."""
+    """The service data a die advertises under INFO_SERVICE_DATA_UUID: its id and build time."""
     return struct.pack("<II", pixel_id, build_timestamp)
 
 
@@ -299,6 +386,57 @@ def pixel_id_from_service_data(data: bytes) -> int:
     if len(data) < SERVICE_DATA_SIZE:
         raise DecodeError(f"Pixels: service data is {SERVICE_DATA_SIZE} bytes, got {len(data)}")
     return int(struct.unpack_from("<I", data)[0])
+
+
+def manufacturer_data(
+    *,
+    led_count: int,
+    die_type: DieType,
+    roll_state: RollState,
+    face_index: int,
+    battery_percent: int,
+    charging: bool = False,
+    colourway: int = 0,
+) -> bytes:
+    """The manufacturer data a die advertises: its state in 5 bytes."""
+    design = (DIE_TYPE_CODES[die_type] << 4) | (colourway & 0x0F)
+    battery = (battery_percent & 0x7F) | (CHARGING_BIT if charging else 0)
+    return bytes([led_count, design, roll_state, face_index, battery])
+
+
+def parse_advert(
+    service_data_by_uuid: Mapping[str, bytes], manufacturer_data_by_company: Mapping[int, bytes]
+) -> Advert | None:
+    """A die's advertisement (bleak's ``service_data`` and ``manufacturer_data``), or None.
+
+    None when the advertisement does not carry both parts (the service data often
+    comes in the scan response, a moment after the first packet).
+    """
+    info = service_data_by_uuid.get(INFO_SERVICE_DATA_UUID)
+    state = next(
+        (manufacturer_data_by_company[c] for c in COMPANY_IDS if c in manufacturer_data_by_company),
+        None,
+    )
+    if info is None or len(info) < SERVICE_DATA_SIZE:
+        return None
+    if state is None or len(state) < MANUFACTURER_DATA_SIZE:
+        return None
+    pixel_id, built = struct.unpack_from("<II", info)
+    leds, design, roll, face, battery = state[:MANUFACTURER_DATA_SIZE]
+    try:
+        roll_state = RollState(roll)
+    except ValueError:
+        roll_state = RollState.UNKNOWN
+    return Advert(
+        pixel_id=pixel_id,
+        build_timestamp=built,
+        led_count=leds,
+        die_type=_die_type(design >> 4, leds),
+        roll_state=roll_state,
+        face_index=face,
+        battery_percent=_percent(battery & 0x7F),
+        charging=bool(battery & CHARGING_BIT),
+    )
 
 
 def identity(

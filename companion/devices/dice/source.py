@@ -13,7 +13,7 @@ import abc
 import asyncio
 
 from companion.core.listeners import Listeners
-from companion.devices.dice.model import DieType, Motion, SettledRoll
+from companion.devices.dice.model import DieType, Motion, SettledRoll, die_label
 
 BLINK_COLOUR = (255, 160, 0)  # amber: "this is the die the app is waiting for"
 
@@ -72,7 +72,7 @@ class DiceSource(abc.ABC):
     @property
     def label(self) -> str:
         """The die's name and shape, as screens and the game log show it."""
-        return f"{self.name} ({self.die_type.value})"
+        return die_label(self.name, self.die_type)
 
     @abc.abstractmethod
     async def start(self) -> None:

@@ -13,6 +13,8 @@ from kivy.properties import (
 )
 from kivy.uix.boxlayout import BoxLayout
 
+from companion.devices.link import LinkState
+from companion.devices.status import Access, CounterStatus, Role
 from companion.ui.device_service import DeviceService
 from companion.ui.dice_service import DiceService, dice_service
 from companion.ui.i18n import N_, _, ngettext, tr
@@ -22,30 +24,30 @@ from companion.ui.theme import colour
 # Brightness moves in sixteenths of full scale, as on the Settings screen.
 BRIGHTNESS_STEP = 16
 
-CONNECTION: dict[str, str] = {
-    "connecting": N_("connecting"),
-    "connected": N_("connected"),
-    "reconnecting": N_("reconnecting"),
-    "stopped": N_("stopped"),
+CONNECTION: dict[LinkState, str] = {
+    LinkState.OPENING: N_("connecting"),
+    LinkState.OPEN: N_("connected"),
+    LinkState.LOST: N_("reconnecting"),
+    LinkState.CLOSED: N_("stopped"),
 }
-ACCESS: dict[str, str] = {
-    "unknown": N_("saying hello"),
-    "ours": N_("ours"),
-    "unclaimed": N_("not claimed: long-press it to add it"),
-    "claiming": N_("claiming"),
-    "claimed_elsewhere": N_("claimed by another table"),
+ACCESS: dict[Access, str] = {
+    Access.UNKNOWN: N_("saying hello"),
+    Access.OURS: N_("ours"),
+    Access.UNCLAIMED: N_("not claimed: long-press it to add it"),
+    Access.CLAIMING: N_("claiming"),
+    Access.CLAIMED_ELSEWHERE: N_("claimed by another table"),
     # It answers with the id of a counter claimed here but could not prove it is that
     # counter there (a fake, or one passing messages on): never used; the details say why.
-    "mismatch": N_("not the counter claimed here"),
-    "version": N_("needs a firmware update"),
+    Access.MISMATCH: N_("not the counter claimed here"),
+    Access.VERSION: N_("needs a firmware update"),
 }
+ROLES: dict[Role, str] = {Role.BOARD: N_("level board"), Role.TRACKER: N_("tracker")}
 TRANSPORTS: dict[str, str] = {"serial": N_("USB serial"), "ble": N_("Bluetooth LE")}
 
 
-def status_line(status: Any) -> str:
+def status_line(status: CounterStatus) -> str:
     """Connection, access, battery and link quality of one counter in words."""
-    parts = [_(CONNECTION.get(status.connection, status.connection))]
-    parts.append(_(ACCESS.get(status.access, status.access)))
+    parts = [_(CONNECTION[status.connection]), _(ACCESS[status.access])]
     if status.battery_percent is not None:
         battery = _("battery {percent} %").format(percent=status.battery_percent)
         if status.charging:
@@ -57,6 +59,9 @@ def status_line(status: Any) -> str:
         parts.append(_("{ms:.0f} ms").format(ms=status.rtt_ms))
     if status.errors:
         parts.append(ngettext("{n} error", "{n} errors", status.errors).format(n=status.errors))
+    if status.disturbed:
+        # Junk on its line, another program's messages, the app's own lost on the way.
+        parts.append(_("disturbed: something else is on its line"))
     return " \u00b7 ".join(parts)
 
 
@@ -285,16 +290,18 @@ class DevicesScreen(CompanionScreen):
             else _("No counters yet.")
         )
 
-    def _fill_row(self, row: CounterRow, status: Any, state: Any, service: Any) -> None:
-        kind = {"board": _("level board"), "tracker": _("tracker")}.get(status.role or "", "")
+    def _fill_row(
+        self, row: CounterRow, status: CounterStatus, state: Any, service: DeviceService | None
+    ) -> None:
+        kind = _(ROLES[status.role]) if status.role is not None else ""
         where = _(TRANSPORTS.get(status.transport, status.transport))
-        if status.virtual:
+        if service is not None and service.is_virtual(status.key):
             where = _("virtual") + ", " + where
         row.title = f"{status.name}  \u00b7  {kind}" if kind else status.name
         row.detail = f"{where}  \u00b7  {status_line(status)}"
-        row.problem = status.last_problem if status.access != "ours" else ""
-        row.ours = status.access == "ours"
-        row.tracker = status.role == "tracker"
+        row.problem = status.last_problem if not status.ours else ""
+        row.ours = status.ours
+        row.tracker = status.role is Role.TRACKER
         names = []
         if state is not None:
             names = [state.players[s].name for s in status.players if s < len(state.players)]
@@ -350,7 +357,7 @@ class DevicesScreen(CompanionScreen):
         box = self.ids.found
         box.clear_widgets()
         for index, info in enumerate(self._found):
-            role = {"board": _("level board"), "tracker": _("tracker")}.get(info.role, info.role)
+            role = _(ROLES[info.role]) if info.role is not None else "?"
             claimed = _("claimed") if info.claimed else _("free")
             box.add_widget(
                 FoundRow(

@@ -354,10 +354,13 @@ class TableScreen(CompanionScreen):
         if self._devices_followed is not devices:
             devices.bind(statuses=lambda *_a: self._state_changed(None, None))
             self._devices_followed = devices
+        # Here, not at the top: the Table draws its first frame before the device layer loads.
+        from companion.devices.status import Role
+
         return {
             seat
             for status in devices.statuses
-            if status.role == "tracker" and status.battery_low
+            if status.role is Role.TRACKER and status.battery_low
             for seat in status.players
         }
 

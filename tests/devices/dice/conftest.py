@@ -1,4 +1,5 @@
-"""Fixtures for the dice: a virtual radio, virtual dice on it, a hub connected to them."""
+"""Fixtures for the dice: virtual dice on the virtual radio (`radio`, from the device tests' own
+fixtures), a hub connected to them."""
 
 from __future__ import annotations
 
@@ -7,20 +8,13 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 
 import pytest
 
-from companion.devices.bumble_backend import VirtualRadio
 from companion.devices.dice import DiceHub, DieType
 from companion.devices.dice.ble_source import BleDieSource
 from companion.devices.dice.scan import FoundDie, open_source, scan
-from companion.devices.dice.virtual import VirtualDie
+from companion.devices.sim.bumble_backend import VirtualRadio
+from companion.devices.sim.dice import VirtualDie
 
 CONNECT_TIMEOUT_S = 10.0  # s: generous for a loaded machine; it takes milliseconds
-
-
-@pytest.fixture
-async def radio() -> AsyncIterator[VirtualRadio]:
-    radio = VirtualRadio()
-    yield radio
-    await radio.close()
 
 
 @pytest.fixture
@@ -68,10 +62,3 @@ async def find(radio: VirtualRadio, address: str) -> FoundDie:
             if found.device.address == address:
                 return found
     raise AssertionError(f"no die at {address} was heard")
-
-
-async def until(predicate: Callable[[], bool], timeout_s: float = CONNECT_TIMEOUT_S) -> None:
-    """Wait until `predicate()` holds."""
-    async with asyncio.timeout(timeout_s):
-        while not predicate():
-            await asyncio.sleep(0.005)

@@ -17,7 +17,6 @@ from companion.core import (
     Sex,
     StartCombat,
 )
-from companion.devices.bumble_backend import VirtualPeripheral, VirtualRadio
 from companion.devices.dice import (
     ANYONE,
     DiceHub,
@@ -27,11 +26,14 @@ from companion.devices.dice import (
     NoDieError,
     NotAD6Error,
     godice_protocol,
+    pixels_protocol,
 )
 from companion.devices.dice.scan import GODICE, PIXELS, scan
-from companion.devices.dice.virtual import VirtualGoDice, VirtualPixelsDie
+from companion.devices.sim.bumble_backend import VirtualPeripheral, VirtualRadio
+from companion.devices.sim.dice import VirtualGoDice, VirtualPixelsDie
 
-from .conftest import Connect, until
+from ..helpers import until
+from .conftest import Connect
 
 pytestmark = pytest.mark.slow
 
@@ -131,7 +133,9 @@ async def test_tumbling_then_settled_counts_once(
     await die.settle(2)  # the die repeats itself: still the same roll
     await until(lambda: len(rolls) == 1)
     waiting = await _next(hub, 0)
-    await asyncio.sleep(0.05)
+    # A tumble sent after the repeat is seen only once the repeat has been read.
+    await die.tumble(1)
+    await until(lambda: source.motion is Motion.ROLLING)
     assert not waiting.done()  # the repeat did not answer a new wait
     await die.roll(6)
     assert (await asyncio.wait_for(waiting, ROLL_TIMEOUT_S)).face == 6
@@ -231,9 +235,12 @@ async def test_malformed_notifications_are_counted_not_fatal(
 ) -> None:
     die = VirtualPixelsDie(radio, "Ruby")
     source = await connect(die, seat=0)
-    for junk in (b"\x03", b"\x03\x09\x00", b"\x02\xff", b"\x22\xff\x00"):
+    for junk in (b"\x03", b"\x03\x09\x00", b"\x02\xff", b"\x22\x05"):
         await die.peripheral.notify(junk)
     await until(lambda: source.malformed == 4)
+    await die.peripheral.notify(b"\x22\xff\x00")  # a gauge over 100 %: held to 100, not refused
+    await until(lambda: source.battery_percent == 100)
+    assert source.malformed == 4
     waiting = await _next(hub, 0)
     await die.roll(1)
     assert (await asyncio.wait_for(waiting, ROLL_TIMEOUT_S)).face == 1
@@ -263,3 +270,42 @@ async def test_the_awaited_die_blinks(radio: VirtualRadio, hub: DiceHub, connect
     assert godice.blinks == []  # only the die the app waits for lights up
     waiting.cancel()
     assert await asyncio.gather(waiting, return_exceptions=True)
+
+
+class BoastfulPixelsDie(VirtualPixelsDie):
+    """A Pixels die whose IAmADie gives it a long name with a text-direction override in it
+    (the name chunk's size byte allows some 200 characters in one notification)."""
+
+    def __init__(self, radio: VirtualRadio, long_name: str) -> None:
+        super().__init__(radio, "Boast")
+        notify = self.peripheral.notify
+        name = long_name.encode() + b"\0"
+        at = 1 + 15 + 9 + 2  # the id, then the version, die and design chunks
+
+        async def boast(payload: bytes) -> None:
+            if payload[:1] == bytes([pixels_protocol.I_AM_A_DIE]):
+                chunk = bytes([1 + len(name)]) + name
+                payload = payload[:at] + chunk + payload[at + payload[at] :]
+            await notify(payload)
+
+        self.peripheral.notify = boast  # type: ignore[method-assign]
+
+
+async def test_a_die_that_names_itself_at_length_still_rolls_into_the_log(
+    radio: VirtualRadio, hub: DiceHub, connect: Connect
+) -> None:
+    long_name = "Ruby \u202eelbuod\u202c of the " + "very " * 24 + "long name"
+    die = BoastfulPixelsDie(radio, long_name)
+    source = await connect(die, seat=0)
+    assert source.name.startswith("Ruby") and len(source.name) > 100  # what it says of itself
+    game = _game()
+    game.apply(StartCombat(fighter=0, monsters=(MonsterSpec(name="Slime", level=20),)))
+    waiting = await _next(hub, 0)
+    await die.roll(4)
+    roll = await asyncio.wait_for(waiting, ROLL_TIMEOUT_S)
+
+    game.apply(RunAway(fighter=0, monster=0, roll=roll.d6(), die=roll.label))  # not refused
+    logged = game.log[-1]
+    assert isinstance(logged, RunAway) and logged.roll == 4
+    assert logged.die.startswith("Ruby elbuod of the very") and logged.die.endswith("\u2026 (d6)")
+    assert len(logged.die) <= 80 and "\u202e" not in logged.die and "\u202c" not in logged.die

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
+from companion.devices.dice import pixels_protocol
 from companion.devices.dice.model import DieType, NotAD6Error, SettledRoll
-from companion.devices.dice.pixels_protocol import SERVICE_UUID as PIXELS_UUID
 from companion.devices.dice.source import RollGate
 
 
@@ -67,14 +67,21 @@ def _adv(name: str, uuids: list[str], service_data: dict, maker: dict) -> tuple[
     return device, adv
 
 
+INFO = pixels_protocol.INFO_SERVICE_DATA_UUID
+NEW, OLD = pixels_protocol.SERVICE_UUID, pixels_protocol.LEGACY_SERVICE_UUID
+
+
 @pytest.mark.parametrize(
     ("name", "uuids", "service_data", "maker", "expected"),
     [
         ("GoDice_1A2B3C_R_v03", [], {}, {}, "GoDice"),  # by its name, whatever it advertises
-        ("Ruby", [PIXELS_UUID], {PIXELS_UUID: bytes(8)}, {}, "Pixels"),
-        ("Ruby", [PIXELS_UUID], {}, {0xFFFF: bytes([6, 1, 1, 0, 87])}, "Pixels"),
-        ("Ruby", [PIXELS_UUID], {PIXELS_UUID: b"\x01"}, {}, None),  # broken service data
-        ("UART-thing", [PIXELS_UUID], {}, {}, None),  # the shared UART service alone
+        ("Ruby", [NEW], {INFO: bytes(8)}, {}, "Pixels"),  # firmware since late 2024
+        ("Ruby", [OLD], {INFO: bytes(8)}, {}, "Pixels"),  # the 2024-11-07 release and before
+        ("Ruby", [OLD], {}, {0xFFFF: bytes([6, 0x21, 1, 0, 87])}, "Pixels"),
+        ("Ruby", [NEW], {}, {0x0D39: bytes([6, 0x21, 1, 0, 87])}, "Pixels"),
+        ("Ruby", [OLD], {INFO: b"\x01"}, {}, None),  # broken service data
+        ("Ruby", [OLD], {}, {0x004C: bytes(5)}, None),  # someone else's maker data
+        ("UART-thing", [OLD], {}, {}, None),  # the shared UART service alone
         ("Ruby", [], {}, {0xFFFF: bytes(5)}, None),  # no Pixels service
     ],
 )

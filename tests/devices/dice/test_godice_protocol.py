@@ -69,7 +69,7 @@ def test_encoders_round_trip() -> None:
 
 @pytest.mark.parametrize(
     "data",
-    [b"", b"S", b"S\x01\x02", b"FS\x01\x02", b"Bat", b"Bat\xff", b"Col", b"Col\x09", b"S\0\0\0"],
+    [b"", b"S", b"S\x01\x02", b"FS\x01\x02", b"Bat", b"Col", b"Col\x09", b"S\0\0\0"],
 )
 def test_malformed_raise_decode_error(data: bytes) -> None:
     with pytest.raises(DecodeError):
@@ -78,3 +78,7 @@ def test_malformed_raise_decode_error(data: bytes) -> None:
 
 def test_unknown_events_are_not_errors() -> None:
     assert gd.decode(b"\x7fxyz") == gd.OtherMessage(0x7F)
+
+
+def test_a_battery_over_100_percent_is_held_to_100_not_refused() -> None:
+    assert gd.decode(b"Bat" + bytes([255])) == gd.Battery(100)

@@ -120,12 +120,10 @@ def test_other_message_ids_are_not_errors() -> None:
         bytes([3]),
         bytes([3, 1]),
         bytes([3, 9, 0]),  # no such roll state
-        bytes([34, 101, 0]),  # more than 100 %
         bytes([34, 5]),
         bytes([2]),
         bytes([2, 0]),  # a chunk of size 0
         bytes([2, 200, 1, 2]),  # a chunk longer than the message
-        struct.pack("<BBBBIIHIBBBB", 2, 6, 0, 42, 0, 0, 0, 0, 1, 0, 50, 0),  # no die type 42
     ],
 )
 def test_malformed_raise_decode_error(data: bytes) -> None:
@@ -137,3 +135,85 @@ def test_advertised_service_data_carries_the_pixel_id() -> None:
     assert px.pixel_id_from_service_data(px.service_data(77, 5)) == 77
     with pytest.raises(DecodeError):
         px.pixel_id_from_service_data(b"\x01\x02")
+
+
+def test_a_battery_over_100_percent_is_held_to_100() -> None:
+    assert px.decode(bytes([34, 101, 0])) == px.BatteryLevel(100, 0)
+
+
+@pytest.mark.parametrize(
+    ("leds", "die_type"),
+    [
+        (6, DieType.D6),
+        (20, DieType.D20),
+        (21, DieType.D6_PIPPED),
+        (8, DieType.D8),
+        (7, DieType.UNKNOWN),
+    ],
+)
+def test_a_die_type_this_app_does_not_know_is_estimated_from_the_led_count(
+    leds: int, die_type: DieType
+) -> None:
+    data = struct.pack("<BBBBIIHIBBBB", 2, leds, 0, 42, 0, 7, 0, 0, 1, 0, 50, 0)
+    message = px.decode(data)
+    assert isinstance(message, px.IAmADie) and message.die_type is die_type
+
+
+@pytest.mark.parametrize(
+    ("die_type", "index", "old", "new"),
+    [
+        (DieType.D6, 0, 1, 1),
+        (DieType.D6, 1, 5, 2),  # 2 and 5 swapped by the wrong normals ...
+        (DieType.D6, 4, 2, 5),
+        (DieType.D6, 2, 4, 3),  # ... and 3 and 4
+        (DieType.D6, 3, 3, 4),
+        (DieType.D6, 5, 6, 6),
+        (DieType.D4, 3, 2, 4),
+        (DieType.D4, 5, 4, 6),
+        (DieType.D20, 7, 8, 8),  # other shapes were right
+    ],
+)
+def test_firmware_built_with_wrong_normals_is_corrected_from_its_build_time(
+    die_type: DieType, index: int, old: int, new: int
+) -> None:
+    assert px.face_value(die_type, index, build_timestamp=px.BAD_NORMALS_BUILT_BY) == old
+    assert px.face_value(die_type, index, build_timestamp=px.BAD_NORMALS_BUILT_BY + 1) == new
+    assert px.face_value(die_type, index) == new  # no build time known: as current firmware
+
+
+def test_a_tilted_roll_is_crooked_only_on_6_led_dice_built_before_2024_05_22() -> None:
+    assert px.tilted_is_crooked(6, px.CROOKED_FIX_BUILT_AT - 1)
+    assert not px.tilted_is_crooked(6, px.CROOKED_FIX_BUILT_AT)
+    assert not px.tilted_is_crooked(20, px.CROOKED_FIX_BUILT_AT - 1)
+    assert not px.tilted_is_crooked(6, 0)  # unknown build time
+
+
+def test_the_advertisement_carries_id_and_build_time_under_180a_and_state_as_maker_data() -> None:
+    info = px.service_data(0x1234ABCD, 1_700_000_000)
+    state = px.manufacturer_data(
+        led_count=6,
+        die_type=DieType.D6,
+        roll_state=px.RollState.ON_FACE,
+        face_index=1,
+        battery_percent=77,
+        charging=True,
+        colourway=3,
+    )
+    assert state == bytes([6, 0x23, 5, 1, 0x80 | 77])
+    for company in px.COMPANY_IDS:
+        advert = px.parse_advert({px.INFO_SERVICE_DATA_UUID: info}, {company: state})
+        assert advert == px.Advert(
+            pixel_id=0x1234ABCD,
+            build_timestamp=1_700_000_000,
+            led_count=6,
+            die_type=DieType.D6,
+            roll_state=px.RollState.ON_FACE,
+            face_index=1,
+            battery_percent=77,
+            charging=True,
+        )
+        assert advert.face == 5  # that firmware's wrong normals, corrected
+    # Under the service UUID, or under someone else's company id, it is not a Pixels advert.
+    assert px.parse_advert({px.SERVICE_UUID: info}, {0xFFFF: state}) is None
+    assert px.parse_advert({px.INFO_SERVICE_DATA_UUID: info}, {0x004C: state}) is None
+    assert px.parse_advert({px.INFO_SERVICE_DATA_UUID: info}, {0xFFFF: state[:4]}) is None

@@ -1,4 +1,5 @@
 # Runs inside MicroPython's WebAssembly VM: the `neopixel` of a board; it counts writes.
+# One entry per pin: a new driver on a pin that had one drives the same LEDs.
 STRIPS = []
 
 
@@ -8,6 +9,10 @@ class NeoPixel:
         self.n = n
         self.buf = bytearray(3 * n)
         self.writes = 0
+        for i, strip in enumerate(STRIPS):
+            if strip.pin.n == pin.n:
+                STRIPS[i] = self
+                return
         STRIPS.append(self)
 
     def write(self):

@@ -6,7 +6,7 @@ from counter import buttons
 from counter.logic import Counter
 from counter.store import MemoryStore
 
-TOKEN = bytes(range(1, 17))
+TOKEN = bytes.fromhex("6c4e74921325222e31a1cd13be12ed42")  # a strong token, drawn once
 APP_NONCE = bytes(range(8))  # fixed, so that both VMs compute the same session
 
 
@@ -165,7 +165,7 @@ def security(path):
     hello = c.handle(wire.encode(wire.Hello(wire.ROLE_APP, seq=20)))
     r["hello_claimed"] = names(hello)
     nonce = wire.decode(hello[1]).nonce
-    other = bytes(range(16, 32))
+    other = bytes.fromhex("e2177a03c95d48b1f60e2c9b73a45d18")  # another strong token
     wrong = seal.app_proof(other, script_of(c, nonce))
     r["wrong_token"] = send(c, wire.Auth(APP_NONCE, wrong, seq=21))
     right = seal.app_proof(TOKEN, script_of(c, nonce))

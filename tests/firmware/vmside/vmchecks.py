@@ -1,6 +1,7 @@
 # Runs inside MicroPython (and CPython): checks the codec against the shared vectors.
 import json
 
+import framing
 import wire
 
 
@@ -35,9 +36,9 @@ def check_vectors(path):
                 failures.append("decode " + v["name"])
             if json.dumps(back.to_dict()) != json.dumps(msg.to_dict()):
                 failures.append("to_dict " + v["name"])
-            if _hex(wire.frame(_unhex(v["hex"]))) != v["frame"]:
+            if _hex(framing.frame(_unhex(v["hex"]))) != v["frame"]:
                 failures.append("frame " + v["name"])
-            if wire.Deframer().feed(_unhex(v["frame"])) != [_unhex(v["hex"])]:
+            if framing.Deframer().feed(_unhex(v["frame"])) != [_unhex(v["hex"])]:
                 failures.append("deframe " + v["name"])
         except Exception as exc:
             failures.append("raised {!r} on {}".format(exc, v["name"]))
@@ -49,14 +50,14 @@ def check_vectors(path):
             if exc.code != getattr(wire, v["error"]):
                 failures.append(f"wrong code {exc.code} for {v['name']}")
     for v in vectors["frame_rejections"]:
-        d = wire.Deframer()
+        d = framing.Deframer()
         if d.feed(_unhex(v["frame"])) != [] or d.dropped != 1:
             failures.append("frame accepted " + v["name"])
     for v in vectors["crc"]:
-        if wire.crc16(_unhex(v["data"])) != v["crc"]:
+        if framing.crc16(_unhex(v["data"])) != v["crc"]:
             failures.append("crc " + v["data"])
     for v in vectors["cobs"]:
-        if _hex(wire.cobs_encode(_unhex(v["data"]))) != v["encoded"]:
+        if _hex(framing.cobs_encode(_unhex(v["data"]))) != v["encoded"]:
             failures.append("cobs " + v["data"])
     return failures
 
@@ -80,7 +81,7 @@ def fuzz_deframe(hex_list):
     """Feeds each input to a fresh Deframer: accepted payloads as hex, or "LEAK:..."."""
     out = []
     for text in hex_list:
-        d = wire.Deframer()
+        d = framing.Deframer()
         try:
             out.append([_hex(p) for p in d.feed(_unhex(text))])
         except Exception as exc:

@@ -4,7 +4,7 @@ A serial one answers on a pseudo-terminal (`PtyPort`), so the app opens its
 path exactly as it opens `/dev/ttyACM0`; a BLE one is a GATT server on the
 in-process Bumble radio (`VirtualPeripheral`), reached through the app's real
 bleak code. Both run the very modules that run on a board (`counter.logic`,
-`counter.render`, the serial framing of `counter.serial_link`); only the pins
+`counter.render`, `counter.serial_link` and its `framing`); only the pins
 are replaced: the LED frame goes to `LedFrame` listeners (the app's Devices
 screen, the terminal) instead of a WS2812 chain, and buttons are pressed by
 calling `press()`.
@@ -21,18 +21,18 @@ from pathlib import Path
 from typing import Any
 
 from companion.core.listeners import Listeners
-from companion.devices import firmware_host, seal, wire
-from companion.devices.bumble_backend import VirtualPeripheral, VirtualRadio
-from companion.devices.pty_port import PtyPort
+from companion.devices import firmware_host, framing, seal, wire
+from companion.devices.sim.bumble_backend import VirtualPeripheral, VirtualRadio
+from companion.devices.sim.pty_port import PtyPort
+from companion.devices.status import Role, counter_key
 from companion.devices.tasks import TaskSet, guarded
 from companion.resources import shipped
 
 _LOGGER = logging.getLogger(__name__)
 
-ROLES = ("board", "tracker")
 # The pin maps virtual counters are built from: a 10-space level board, and a
 # tracker whose level shows on a 10-LED bar (a bar draws better than digits).
-DEFAULT_PINOUTS = {"board": "levelboard-esp32s3", "tracker": "tracker-esp32c3-bar"}
+DEFAULT_PINOUTS = {Role.BOARD: "levelboard-esp32s3", Role.TRACKER: "tracker-esp32c3-bar"}
 POLL_INTERVAL_S = 1.0  # s: the firmware's housekeeping period (resends, flash)
 BATTERY_INTERVAL_S = 60.0  # s: the firmware reports its battery once a minute
 ANIMATION_INTERVAL_S = 1 / 30  # s: the firmware's LED task runs at about 30 frames a second
@@ -50,7 +50,7 @@ class LedFrame:
     """
 
     name: str
-    role: str
+    role: Role
     rgb: bytes
     text: str
     rev: int
@@ -69,7 +69,7 @@ class LedFrame:
         cells = []
         pixels = self.pixels
         for index, (r, g, b) in enumerate(pixels):
-            if self.role == "board" and index and index % self.positions == 0:
+            if self.role is Role.BOARD and index and index % self.positions == 0:
                 cells.append("\x1b[0m ")  # a gap between level spaces
             if r | g | b:
                 cells.append(f"\x1b[38;2;{_lift(r)};{_lift(g)};{_lift(b)}m\u2588")
@@ -101,7 +101,7 @@ class VirtualCounter(abc.ABC):
 
     def __init__(
         self,
-        role: str = "board",
+        role: Role | str = Role.BOARD,
         *,
         index: int = 0,
         pinout: str | None = None,
@@ -111,8 +111,9 @@ class VirtualCounter(abc.ABC):
         battery_mv: int = 4000,
         claim_on_hello: bool = False,
     ) -> None:
-        if role not in ROLES:
+        if role not in tuple(Role):
             raise ValueError(f"a counter is a board or a tracker, not {role!r}")
+        role = Role(role)
         fw = firmware_host.load()
         pinout = pinout or DEFAULT_PINOUTS[role]
         board = fw.board.load(str(shipped("hardware/pinouts") / f"{pinout}.json"))
@@ -121,7 +122,7 @@ class VirtualCounter(abc.ABC):
         self.role = role
         self.index = index
         if counter_id is None:
-            counter_id = VIRTUAL_ID_BASE + (0x100 if role == "tracker" else 0) + index
+            counter_id = VIRTUAL_ID_BASE + (0x100 if role is Role.TRACKER else 0) + index
         links = ("ble",) if self.transport == "ble" else ("serial",)
         self.counter = fw.logic.Counter(
             board, store=fw.store.MemoryStore(), counter_id=counter_id, links=links
@@ -156,6 +157,11 @@ class VirtualCounter(abc.ABC):
     def address(self) -> str:
         """Where the app finds this counter: a serial path or a BLE address."""
 
+    @property
+    def key(self) -> str:
+        """How the app names this counter (`CounterStatus.key`) once connected."""
+        return counter_key(self.transport, self.address)
+
     def on_frame(self, listener: FrameListener) -> Callable[[], None]:
         """Call `listener(frame)` with every new frame; returns an unregister function."""
         return self._listeners.add(guarded(listener, f"{self.name}: frame listener"))
@@ -170,6 +176,13 @@ class VirtualCounter(abc.ABC):
                 self.sent_presses.append((button_press.seq, button_press.intent))
         self._send(payloads, to_all=(button == "claim"))
         self._render()
+
+    def report_battery(self, millivolts: int) -> None:
+        """The cell reads `millivolts` now: the firmware reports it to an app that may hear it."""
+        self.battery_mv = millivolts
+        payload = self.counter.battery(millivolts)
+        if payload is not None:
+            self._send([payload], to_all=False)
 
     def open_claim_window(self) -> None:
         """The long press that lets an app claim this counter (+ and - together, or claim)."""
@@ -248,10 +261,7 @@ class VirtualCounter(abc.ABC):
             self._send(self.counter.poll(), to_all=False)
             if loop.time() >= battery_due:
                 battery_due += BATTERY_INTERVAL_S
-                self.battery_mv = max(3300, self.battery_mv - 5)  # a slowly emptying cell
-                battery = self.counter.battery(self.battery_mv)
-                if battery is not None:
-                    self._send([battery], to_all=False)
+                self.report_battery(max(3300, self.battery_mv - 5))  # a slowly emptying cell
 
     async def _animation(self) -> None:
         while True:
@@ -276,7 +286,9 @@ class SerialVirtualCounter(VirtualCounter):
 
     transport = "serial"
 
-    def __init__(self, role: str = "board", *, link_path: str | Path, **kwargs: Any) -> None:
+    def __init__(
+        self, role: Role | str = Role.BOARD, *, link_path: str | Path, **kwargs: Any
+    ) -> None:
         super().__init__(role, **kwargs)
         self.port = PtyPort(link_path)
         self._serial = firmware_host.load().serial_link
@@ -301,7 +313,10 @@ class SerialVirtualCounter(VirtualCounter):
         out = []
         try:
             for payload in self._protocol.deframer.feed(data):
-                out += [wire.frame(reply) for reply in self._replies(payload, session)]
+                out += [framing.frame(reply) for reply in self._replies(payload, session)]
+            noise = self._protocol.noise(self._serial.timebase.ticks_ms())
+            if noise is not None:
+                out.append(noise)
         except self._serial.ReplRequested:
             _LOGGER.info("%s: the REPL escape has no REPL to go to here", self.name)
         if out:
@@ -311,7 +326,7 @@ class SerialVirtualCounter(VirtualCounter):
         # CLAIM_OPEN goes to everyone; the rest only to an authenticated app.
         session = self._protocol.session
         if to_all:
-            frames = [wire.frame(session.out(p)) for p in payloads]
+            frames = [framing.frame(session.out(p)) for p in payloads]
         else:
             frames = self._protocol.frames(payloads)
         for chunk in frames:
@@ -329,7 +344,9 @@ class BleVirtualCounter(VirtualCounter):
 
     transport = "ble"
 
-    def __init__(self, role: str = "board", *, radio: VirtualRadio, **kwargs: Any) -> None:
+    def __init__(
+        self, role: Role | str = Role.BOARD, *, radio: VirtualRadio, **kwargs: Any
+    ) -> None:
         super().__init__(role, **kwargs)
         self.radio = radio
         self._session: Any = None

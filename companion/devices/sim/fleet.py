@@ -2,7 +2,9 @@
 
 A `VirtualFleet` owns what its counters share: the folder their pseudo-terminals
 are published in (a temporary one unless given) and the in-process BLE radio,
-each made on first need and taken down by `stop()`.
+each made on first need and taken down by `stop()`. It hands the app's link to
+each counter to a device manager like any other link (`join`), and passes on the
+counters' LED frames by the key the app knows each counter by.
 """
 
 from __future__ import annotations
@@ -10,26 +12,45 @@ from __future__ import annotations
 import shutil
 import tempfile
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
+from companion.core.listeners import Listeners
 from companion.devices.ble_link import BleBackend
 from companion.devices.link import Link
 from companion.devices.links import find_link
-from companion.devices.virtual import BleVirtualCounter, SerialVirtualCounter, VirtualCounter
+from companion.devices.sim.counters import (
+    BleVirtualCounter,
+    LedFrame,
+    SerialVirtualCounter,
+    VirtualCounter,
+)
+from companion.devices.status import Role
+from companion.devices.tasks import guarded
 
 if TYPE_CHECKING:
-    from companion.devices.bumble_backend import VirtualRadio
+    from companion.devices.sim.bumble_backend import VirtualRadio
 
 MAX_VIRTUAL_TRACKERS = 8  # one per player of the largest table a board shows
+
+FrameCallback = Callable[[str, LedFrame], None]
+
+
+class LinkTaker(Protocol):
+    """Whoever a fleet hands its counters' links to (a `DeviceManager` is one)."""
+
+    def add_link(self, link: Link) -> object: ...
 
 
 @dataclass(frozen=True)
 class VirtualSetup:
     """Which virtual counters the app starts when no hardware answers.
 
-    `trackers` None means one per player (at most 8). Transports are "serial" or "ble".
+    `trackers` None means one per player (at most 8). Transports are "serial" or
+    "ble". With `claim_on_hello` each counter is long-pressed for the user when an
+    app says HELLO to it unclaimed: nobody is there to press a virtual one.
     """
 
     boards: int = 1
@@ -37,13 +58,14 @@ class VirtualSetup:
     board_transport: str = "serial"
     tracker_transport: str = "ble"
     animate: bool = True
+    claim_on_hello: bool = True
 
-    def plan(self, players: int) -> list[tuple[str, str]]:
+    def plan(self, players: int) -> list[tuple[Role, str]]:
         """(role, transport) of every counter to start for a table of `players`."""
         trackers = self.trackers if self.trackers is not None else players
         trackers = min(trackers, MAX_VIRTUAL_TRACKERS)
-        plan = [("board", self.board_transport)] * self.boards
-        return plan + [("tracker", self.tracker_transport)] * trackers
+        plan = [(Role.BOARD, self.board_transport)] * self.boards
+        return plan + [(Role.TRACKER, self.tracker_transport)] * trackers
 
 
 class VirtualFleet:
@@ -55,13 +77,14 @@ class VirtualFleet:
         self._made_folder = False
         self._prefix = prefix
         self._radio: VirtualRadio | None = None
-        self._indexes: dict[str, int] = {}
+        self._indexes: dict[Role, int] = {}
+        self._frame_listeners: Listeners[[str, LedFrame]] = Listeners()
 
     @property
     def radio(self) -> VirtualRadio:
         """The in-process BLE radio the BLE counters advertise on (made on first use)."""
         if self._radio is None:
-            from companion.devices.bumble_backend import VirtualRadio
+            from companion.devices.sim.bumble_backend import VirtualRadio
 
             self._radio = VirtualRadio()
         return self._radio
@@ -81,15 +104,28 @@ class VirtualFleet:
             weakref.finalize(self, shutil.rmtree, self._folder, ignore_errors=True)
         return self._folder
 
+    def counter(self, key: str) -> VirtualCounter | None:
+        """The fleet's counter the app knows by `key` (`CounterStatus.key`), if it is one."""
+        return next((c for c in self.counters if c.key == key), None)
+
+    def frames(self) -> dict[str, LedFrame]:
+        """The latest LED frame of every counter, by the key the app knows it by."""
+        return {counter.key: counter.frame for counter in self.counters}
+
+    def on_frame(self, listener: FrameCallback) -> Callable[[], None]:
+        """Call `listener(key, frame)` on every new frame of any counter; returns an unregister."""
+        return self._frame_listeners.add(guarded(listener, "frame listener"))
+
     async def add(
         self,
-        role: str,
+        role: Role | str,
         transport: str,
         *,
         animate: bool = False,
         claim_on_hello: bool = False,
     ) -> VirtualCounter:
         """Start one more counter of `role` on `transport` ("serial" or "ble")."""
+        role = Role(role)
         index = self._indexes.get(role, 0)
         counter: VirtualCounter
         if transport == "ble":
@@ -109,18 +145,27 @@ class VirtualFleet:
         self._indexes[role] = index + 1
         await counter.start()
         self.counters.append(counter)
+        key = counter.key
+        counter.on_frame(lambda frame: self._frame_listeners.emit(key, frame))
         return counter
 
     async def start(self, setup: VirtualSetup, players: int) -> list[VirtualCounter]:
         """Start the counters `setup` asks for a table of `players`."""
         return [
-            await self.add(role, transport, animate=setup.animate)
+            await self.add(
+                role, transport, animate=setup.animate, claim_on_hello=setup.claim_on_hello
+            )
             for role, transport in setup.plan(players)
         ]
 
     async def link(self, counter: VirtualCounter) -> Link:
         """The app's link to one of this fleet's counters."""
         return await find_link(counter.transport, counter.address, backend=self.backend)
+
+    async def join(self, taker: LinkTaker, counters: list[VirtualCounter] | None = None) -> None:
+        """Hand the app's link to each counter (default: all of them) to `taker`."""
+        for counter in self.counters if counters is None else counters:
+            taker.add_link(await self.link(counter))
 
     async def stop(self) -> None:
         """Switch every counter off, then the radio; remove a folder the fleet made."""

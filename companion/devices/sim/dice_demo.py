@@ -6,11 +6,11 @@ from __future__ import annotations
 import asyncio
 import random
 
-from companion.devices.bumble_backend import VirtualRadio
 from companion.devices.dice.hub import ANYONE, DiceHub
 from companion.devices.dice.scan import open_source, scan
 from companion.devices.dice.source import DiceSource
-from companion.devices.dice.virtual import VirtualDie, VirtualGoDice, VirtualPixelsDie
+from companion.devices.sim.bumble_backend import VirtualRadio
+from companion.devices.sim.dice import VirtualDie, VirtualGoDice, VirtualPixelsDie
 from companion.devices.tasks import TaskSet
 
 PIXELS_NAMES = ("Ruby", "Onyx", "Jade", "Opal")

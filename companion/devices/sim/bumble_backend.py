@@ -113,7 +113,7 @@ class VirtualRadio:
             number = next(self._addresses)
             address = f"C0:00:00:00:{number >> 8:02X}:{number & 0xFF:02X}"
         controller = Controller(name, link=self.link, public_address=address)
-        host = Host(controller, AsyncPipeSink(controller))  # type: ignore[no-untyped-call]
+        host = Host(controller, AsyncPipeSink(controller))
         device = Device(name=name, address=hci.Address(address), host=host)
         self._controllers[device] = controller
         return device
@@ -229,6 +229,7 @@ class VirtualPeripheral:
         battery: Callable[[], int] | None = None,
         advertising_extra: tuple[tuple[int, bytes], ...] = (),
         att_mtu: int = DEFAULT_ATT_MTU,
+        write_without_response: bool = True,
     ) -> None:
         self.radio = radio
         # More advertising structures after the name (service data, manufacturer data),
@@ -245,16 +246,20 @@ class VirtualPeripheral:
         self._notify_char = Characteristic(
             notify_uuid, Characteristic.Properties.NOTIFY, Characteristic.READABLE, b""
         )
-        write_char = Characteristic(
+        # A peripheral may declare write with response only (as some dice do).
+        write_kinds = Characteristic.Properties.WRITE
+        if write_without_response:
+            write_kinds |= Characteristic.Properties.WRITE_WITHOUT_RESPONSE
+        write_char: Characteristic[bytes] = Characteristic(
             write_uuid,
-            Characteristic.Properties.WRITE_WITHOUT_RESPONSE | Characteristic.Properties.WRITE,
+            write_kinds,
             Characteristic.WRITEABLE,
             CharacteristicValue(write=self._written),
         )
         self.device.add_service(Service(service_uuid, [write_char, self._notify_char]))
         if battery is not None:
             # The standard Battery service, as the firmware offers it beside its own.
-            level = Characteristic(
+            level: Characteristic[bytes] = Characteristic(
                 f"{wire.BATTERY_LEVEL_CHAR_UUID:04X}",
                 Characteristic.Properties.READ,
                 Characteristic.READABLE,
@@ -552,11 +557,7 @@ class BumbleBleakClient(BaseBleakClient):
                     char_proxy,
                     char_proxy.handle,
                     bleak_uuid(char_proxy.uuid),
-                    [  # type: ignore[misc]
-                        name
-                        for flag, name in _PROPERTY_NAMES.items()
-                        if char_proxy.properties & flag
-                    ],
+                    _property_names(char_proxy.properties),
                     lambda: self.mtu_size - ATT_HEADER,
                     service,
                 )
@@ -629,6 +630,9 @@ class BumbleBleakClient(BaseBleakClient):
         self, characteristic: BleakGATTCharacteristic, data: SizedBuffer, response: bool
     ) -> None:
         self._require_connection()
+        if not response and "write-without-response" not in characteristic.properties:
+            # BlueZ refuses a write the characteristic does not declare, before it is sent.
+            raise BleakError(f"{characteristic.uuid}: write without response not permitted")
         proxy: CharacteristicProxy[bytes] = characteristic.obj
         try:
             await proxy.write_value(bytes(data), with_response=response)

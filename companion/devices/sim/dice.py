@@ -16,10 +16,12 @@ import random
 
 from bumble.core import UUID, AdvertisingData
 
-from companion.devices.bumble_backend import VirtualPeripheral, VirtualRadio
 from companion.devices.dice import godice_protocol, pixels_protocol
 from companion.devices.dice.model import DecodeError, DieType
+from companion.devices.sim.bumble_backend import VirtualPeripheral, VirtualRadio
 
+_LEDS = {DieType.D6_PIPPED: 21, DieType.D8: 8, DieType.D10: 10, DieType.D00: 10}
+_LEDS |= {DieType.D12: 12, DieType.D20: 20}  # d6, fudge d6 and d4: 6 LEDs
 DIE_ATT_MTU = 247  # bytes: dice firmware raises its MTU, a Pixels identity is longer than 20
 TUMBLES = 3  # rolling notifications before a settle: real dice send a few per roll
 
@@ -28,9 +30,10 @@ class VirtualDie(abc.ABC):
     """A die on the virtual radio that rolls when told to."""
 
     maker = ""
-    service_uuid = pixels_protocol.SERVICE_UUID  # both makers advertise this one
+    service_uuid = ""
     write_uuid = ""
     notify_uuid = ""
+    write_without_response = True  # what its write characteristic declares
 
     def __init__(
         self,
@@ -61,6 +64,7 @@ class VirtualDie(abc.ABC):
             address=address,
             advertising_extra=self._advertising_extra(),
             att_mtu=DIE_ATT_MTU,
+            write_without_response=self.write_without_response,
         )
 
     @property
@@ -122,12 +126,19 @@ class VirtualDie(abc.ABC):
 
 
 class VirtualPixelsDie(VirtualDie):
-    """A Pixels die: answers WhoAreYou, reports its roll states, blinks."""
+    """A Pixels die: answers WhoAreYou, reports its roll states, blinks.
+
+    As the real dice: firmware built since late 2024 offers the current service,
+    older firmware (``legacy_service``) the 6e400001 one; the advertisement carries
+    the id and build time under 180a and the state as manufacturer data. Firmware
+    built by `pixels_protocol.BAD_NORMALS_BUILT_BY` reports d6 and d4 faces through
+    its wrong normals, and before 2024-05-22 a 6-LED die calls a tilted settle crooked.
+    """
 
     maker = "Pixels"
-    write_uuid = pixels_protocol.WRITE_CHAR_UUID
-    notify_uuid = pixels_protocol.NOTIFY_CHAR_UUID
     BLINK_ACK = 30
+    BUILT = 1_735_689_600  # s: a firmware build of 2025-01-01, on the current service
+    LEGACY_BUILT = 1_730_937_600  # s: the 2024-11-07 release, on the legacy service
 
     def __init__(
         self,
@@ -137,12 +148,26 @@ class VirtualPixelsDie(VirtualDie):
         die_type: DieType = DieType.D6,
         pixel_id: int | None = None,
         legacy_identity: bool = False,
+        legacy_service: bool = False,
+        build_timestamp: int | None = None,
+        led_count: int | None = None,
         **kwargs: object,
     ) -> None:
         self.die_type = die_type
         self.pixel_id = pixel_id if pixel_id is not None else random.Random(name).getrandbits(32)
         self.legacy_identity = legacy_identity
         self.state = pixels_protocol.RollState.ON_FACE
+        if legacy_service:
+            self.service_uuid = pixels_protocol.LEGACY_SERVICE_UUID
+            self.write_uuid = pixels_protocol.LEGACY_WRITE_CHAR_UUID
+            self.notify_uuid = pixels_protocol.LEGACY_NOTIFY_CHAR_UUID
+        else:
+            self.service_uuid = pixels_protocol.SERVICE_UUID
+            self.write_uuid = pixels_protocol.WRITE_CHAR_UUID
+            self.notify_uuid = pixels_protocol.NOTIFY_CHAR_UUID
+        default_built = self.LEGACY_BUILT if legacy_service else self.BUILT
+        self.build_timestamp = build_timestamp if build_timestamp is not None else default_built
+        self.led_count = led_count if led_count is not None else _LEDS.get(die_type, 6)
         super().__init__(radio, name, **kwargs)  # type: ignore[arg-type]
 
     @property
@@ -151,23 +176,46 @@ class VirtualPixelsDie(VirtualDie):
             self.die_type, 6
         )
 
+    def _index(self, face: int) -> int:
+        """The face index this die's firmware reports for ``face`` (wrong normals and all)."""
+        if 0 < self.build_timestamp <= pixels_protocol.BAD_NORMALS_BUILT_BY:
+            if self.die_type is DieType.D6:
+                return {2: 4, 3: 3, 4: 2, 5: 1}.get(face, face - 1)
+            if self.die_type is DieType.D4:
+                return {2: 3, 3: 2, 4: 5}.get(face, 0)
+        return face - 1
+
     def _advertising_extra(self) -> tuple[tuple[int, bytes], ...]:
-        data = UUID(self.service_uuid).to_bytes() + pixels_protocol.service_data(self.pixel_id, 0)
-        return ((AdvertisingData.SERVICE_DATA_128_BIT_UUID, data),)
+        info = pixels_protocol.service_data(self.pixel_id, self.build_timestamp)
+        state = pixels_protocol.manufacturer_data(
+            led_count=self.led_count,
+            die_type=self.die_type,
+            roll_state=self.state,
+            face_index=self._index(self.face),
+            battery_percent=self.battery_percent,
+        )
+        company = pixels_protocol.COMPANY_IDS[0].to_bytes(2, "little")
+        return (
+            (AdvertisingData.SERVICE_DATA_16_BIT_UUID, UUID("180A").to_bytes() + info),
+            (AdvertisingData.MANUFACTURER_SPECIFIC_DATA, company + state),
+        )
 
     async def tumble(self, tumbles: int = TUMBLES) -> None:
-        await self._state(pixels_protocol.RollState.HANDLING, self.face - 1)
+        await self._state(pixels_protocol.RollState.HANDLING, self._index(self.face))
         for _ in range(tumbles):
             await self._state(pixels_protocol.RollState.ROLLING, self.rng.randrange(self.faces))
 
-    async def settle(self, face: int) -> None:
+    async def settle(self, face: int, *, tilted: bool = False) -> None:
+        """Come to rest on ``face``; ``tilted``: slightly leaning, still clearly on that face."""
         self.face = face
-        await self._state(pixels_protocol.RollState.ROLLED, face - 1)
+        crooked = tilted and pixels_protocol.tilted_is_crooked(self.led_count, self.build_timestamp)
+        state = pixels_protocol.RollState.CROOKED if crooked else pixels_protocol.RollState.ROLLED
+        await self._state(state, self._index(face))
 
     async def rest(self, face: int) -> None:
         """Turned by hand onto `face` without a roll."""
         self.face = face
-        await self._state(pixels_protocol.RollState.ON_FACE, face - 1)
+        await self._state(pixels_protocol.RollState.ON_FACE, self._index(face))
 
     async def set_battery(self, percent: int) -> None:
         self.battery_percent = percent
@@ -186,15 +234,16 @@ class VirtualPixelsDie(VirtualDie):
                     name=self.name,
                     pixel_id=self.pixel_id,
                     die_type=self.die_type,
-                    led_count=self.faces,
+                    led_count=self.led_count,
                     roll_state=self.state,
-                    face_index=self.face - 1,
+                    face_index=self._index(self.face),
                     battery_percent=self.battery_percent,
+                    build_timestamp=self.build_timestamp,
                     legacy=self.legacy_identity,
                 )
             )
         elif payload[0] == pixels_protocol.REQUEST_ROLL_STATE:
-            await self._state(self.state, self.face - 1)
+            await self._state(self.state, self._index(self.face))
         elif payload[0] == pixels_protocol.REQUEST_BATTERY_LEVEL:
             await self.set_battery(self.battery_percent)
         elif payload[0] == pixels_protocol.BLINK:
@@ -207,11 +256,17 @@ class VirtualPixelsDie(VirtualDie):
 
 
 class VirtualGoDice(VirtualDie):
-    """A GoDice: "R" when thrown, "S" and a gravity vector when it settles."""
+    """A GoDice: "R" when thrown, "S" and a gravity vector when it settles.
+
+    Its RX characteristic takes writes with response only, as the maker's clients
+    write: on Linux a write without response to it is refused before it is sent.
+    """
 
     maker = "GoDice"
+    service_uuid = godice_protocol.SERVICE_UUID
     write_uuid = godice_protocol.WRITE_CHAR_UUID
     notify_uuid = godice_protocol.NOTIFY_CHAR_UUID
+    write_without_response = False
     JITTER = 6  # accelerometer noise on a die lying flat, in the die's units
 
     def __init__(

@@ -2,10 +2,11 @@
 
 A `FaultPlan` decides, from its own seeded random generator, what goes wrong
 with each chunk of bytes or each message, so a failing fault test replays
-exactly. It works at two levels:
+exactly. Each level is a link that wraps a real one, so the production links
+know nothing of faults:
 
-* bytes, under the serial framing (`SerialLink(faults=plan)`): the deframer
-  must resynchronise and reject what the CRC catches;
+* bytes, under the serial framing (`NoisyLine(SerialLink(port), plan)`): the
+  deframer must resynchronise and reject what the CRC catches;
 * messages, around any link (`ChaosLink(link, plan)`): whole messages vanish
   or arrive damaged, and the link is cut now and then, as on a flaky radio.
 """
@@ -16,7 +17,9 @@ import random
 from collections import Counter
 from dataclasses import dataclass, field
 
+from companion.devices import framing
 from companion.devices.link import Link, LinkOpenError, LinkState
+from companion.devices.serial_link import SerialLink
 
 
 @dataclass
@@ -77,22 +80,42 @@ class FaultPlan:
         return self._rng.random() < rate
 
 
-class ChaosLink(Link):
-    """Wraps any link and lets `plan` drop, damage or cut its messages in both directions."""
+class _Wrapper(Link):
+    """A link over another one: opened, closed and lost with it, under the same transport
+    and address (so the app keys the counter as it would the bare link)."""
 
-    def __init__(self, inner: Link, plan: FaultPlan) -> None:
+    def __init__(self, inner: Link, plan: FaultPlan, kind: str) -> None:
         self.transport = inner.transport
         super().__init__(inner.address)
-        self.name = f"chaos({inner.name})"
+        self.name = f"{kind}({inner.name})"
         self.inner = inner
         self.plan = plan
-        inner.on_message(self._incoming)
         inner.on_state_change(self._inner_state)
+        inner.on_junk(self._junk)
 
     async def _open(self) -> None:
         await self.inner.open()
         if not self.inner.is_open:
             raise LinkOpenError(f"cannot open {self.inner.name}")
+
+    def _inner_state(self, state: LinkState) -> None:
+        if state is LinkState.LOST:
+            reason = self.inner.lost_reason
+            self._carrier_lost(str(reason) if reason else "carrier lost")
+
+    async def _close(self) -> None:
+        if self.state is LinkState.LOST:
+            await self.inner.drop("fault injection cut the link")
+        else:
+            await self.inner.close()
+
+
+class ChaosLink(_Wrapper):
+    """Wraps any link and lets `plan` drop, damage or cut its messages in both directions."""
+
+    def __init__(self, inner: Link, plan: FaultPlan) -> None:
+        super().__init__(inner, plan, "chaos")
+        inner.on_message(self._incoming)
 
     async def _send(self, payload: bytes) -> None:
         mangled, cut = self.plan.mangle_message(payload)
@@ -110,13 +133,27 @@ class ChaosLink(Link):
         if mangled is not None:
             self._deliver(mangled)
 
-    def _inner_state(self, state: LinkState) -> None:
-        if state is LinkState.LOST:
-            reason = self.inner.lost_reason
-            self._carrier_lost(str(reason) if reason else "carrier lost")
 
-    async def _close(self) -> None:
-        if self.state is LinkState.LOST:
-            await self.inner.drop("fault injection cut the link")
-        else:
-            await self.inner.close()
+class NoisyLine(_Wrapper):
+    """Wraps a serial link and lets `plan` flip bits, delete spans and cut the line, in both
+    directions, under the framing: the frames themselves arrive damaged, as on a bad cable."""
+
+    def __init__(self, inner: SerialLink, plan: FaultPlan) -> None:
+        super().__init__(inner, plan, "noisy")
+        self.serial = inner
+        inner.on_bytes(self._incoming)
+        inner.on_message(self._deliver)  # what its deframer makes of the damaged bytes
+
+    async def _send(self, payload: bytes) -> None:
+        data, cut = self.plan.mangle(framing.frame(payload))
+        if cut:
+            await self.drop("fault injection cut the line")
+            return
+        await self.serial.write_bytes(data)
+
+    def _incoming(self, data: bytes) -> None:
+        data, cut = self.plan.mangle(data)
+        if cut:
+            self._drop_soon("fault injection cut the line")
+            return
+        self.serial.feed_bytes(data)
