@@ -97,11 +97,22 @@ def test_saved_games_export_import_resume_delete(ui: Harness, tmp_path: Path) ->
 
     ui.tap(_button(rows[0], "Export\u2026"))  # a folder chooser, no typed path
     choose(ui, games.chooser, tmp_path)
-    exported = tmp_path / f"{first_id}.json"
-    assert exported.exists()
+    # Named by its players and day, not by a number a player cannot read.
+    (exported,) = tmp_path.glob("Anna-Bram *.json")
     assert json.loads(exported.read_text())  # a readable game log
+    ui.tap(_button(games.rows()[0], "Export\u2026"))
+    choose(ui, games.chooser, tmp_path)
+    assert len(list(tmp_path.glob("Anna-Bram * (2).json"))) == 1  # the first is kept
 
-    ui.tap(games.ids.import_button)  # a file chooser
+    ui.tap(games.ids.import_button)  # the same game again: already saved, nothing added
+    choose(ui, games.chooser, exported)
+    assert "already saved" in ui.banner()
+    assert len(games.rows()) == 1
+
+    ui.tap(_button(games.rows()[0], "Resume"))  # the game goes on after its export
+    ui.tap(ui.screen("table").tiles[0].ids.level.ids.plus)
+    ui.nav("games")
+    ui.tap(games.ids.import_button)  # the export is now another game than the saved one
     choose(ui, games.chooser, exported)
     rows = games.rows()
     assert len(rows) == 2
@@ -109,7 +120,7 @@ def test_saved_games_export_import_resume_delete(ui: Harness, tmp_path: Path) ->
     ui.tap(_button(imported, "Resume"))
     assert ui.app.session.game_id == imported.game_id
     assert ui.app.manager.current == "table"
-    assert ui.app.session.state.players[0].level == 2
+    assert ui.app.session.state.players[0].level == 2  # as exported
 
     ui.nav("games")
     rows = games.rows()
