@@ -245,3 +245,36 @@ def test_an_unexpected_error_is_shown_not_a_crash(ui: Harness) -> None:
     ui.pump()
     assert "the dog ate the dice" in ui.banner()
     assert guard.handle_exception(KeyboardInterrupt()) == ExceptionManager.RAISE
+
+
+def test_the_file_chooser_shows_its_folder_and_thumb_sized_rows(ui: Harness) -> None:
+    """Export opens in the app's own exports folder (made when missing, never a silent
+    fall-back to the home folder), says which folder it is, and every row is >= 48 dp."""
+    import shutil
+
+    from kivy.metrics import dp
+
+    from companion.ui.screens.games import EXPORTS_DIR
+
+    ui.start_game(["Anna", "Bram"])
+    exports = ui.app.session.games.root / EXPORTS_DIR
+    shutil.rmtree(exports, ignore_errors=True)
+    (exports / "older games").mkdir(parents=True)
+    shutil.rmtree(exports)  # gone again: the chooser must make it
+    ui.nav("games")
+    games = ui.screen("games")
+    ui.tap(_button(games.rows()[0], "Export\u2026"))
+    ui.pump()
+    popup = games.chooser
+    try:
+        assert popup.ids.chooser.path == str(exports)
+        assert str(exports) in popup.ids.folder.text
+        (exports / "Anna-Bram 2026-01-01.json").write_text("{}")
+        popup.ids.chooser._update_files()
+        ui.pump(frames=4)
+        entries = [w for w in popup.walk() if type(w).__name__ == "FileListEntry"]
+        assert entries
+        assert all(entry.height >= dp(48) - 1 for entry in entries)
+    finally:
+        popup.dismiss()
+        ui.pump(0.4)
