@@ -14,6 +14,8 @@ from kivy.properties import BooleanProperty, ObjectProperty, StringProperty
 from kivy.uix.modalview import ModalView
 from kivy.utils import platform
 
+from companion.ui.i18n import _
+
 log = logging.getLogger(__name__)
 
 # Platforms whose own chooser plyer drives well; on desktops Kivy's chooser is used.
@@ -30,6 +32,8 @@ class ChooserPopup(ModalView):
     action_text = StringProperty("")
     folders_only = BooleanProperty(False)
     start = StringProperty("")
+    # Said under the folder line when the folder asked for could not be shown.
+    note = StringProperty("")
     on_chosen = ObjectProperty(None)
 
     def choose(self) -> None:
@@ -59,11 +63,20 @@ def choose_path(
     """
     if platform in NATIVE_PLATFORMS and _native(on_chosen, folders_only):
         return None
+    note = ""
+    try:  # the app's own folder for exports may not exist yet: it is made, not skipped
+        start.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        log.info("%s cannot be made: %s", start, exc)
+    if not start.is_dir():
+        note = _("{folder} cannot be opened: showing the home folder.").format(folder=start)
+        start = Path.home()
     popup = ChooserPopup(
         title=title,
         action_text=action_text,
         folders_only=folders_only,
-        start=str(start if start.is_dir() else Path.home()),
+        start=str(start),
+        note=note,
     )
     popup.on_chosen = on_chosen
     popup.open()

@@ -29,6 +29,9 @@ class Navigation(Protocol):
     # The title of the screen on show (a screen may change it, e.g. to a player's name).
     screen_title: str
 
+    def replace(self, name: str, **params: Any) -> Any:
+        """Go to a screen in place of the one on show ("back" does not return to it)."""
+
 
 class Host(Protocol):
     """The members of the app that screens use."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from companion.core import GameState, Phase, PlayerState, Sex
+from companion.core import Edition, GameState, Phase, PlayerState, Sex
 from companion.ui.i18n import N_, _, card_name
 
 PHASES: dict[str, str] = {
@@ -54,3 +54,26 @@ def traits_line(player: PlayerState, has_races: bool) -> str:
     if player.ally is not None:
         parts.append(_("Ally: {name}").format(name=card_name(player.ally.name)))
     return " \u00b7 ".join(parts)
+
+
+# The built-in editions by the names their boxes carry (product names: not translated).
+# The app's own names for them ("Classic fantasy", ...) describe the setting instead.
+EDITION_TITLES = {
+    "classic": "Munchkin",
+    "fu": "Munchkin Fu",
+    "oz": "Munchkin Oz",
+    "adventure_time": "Munchkin Adventure Time",
+    "disney": "Munchkin Disney",
+}
+
+
+def edition_title(edition: Edition) -> str:
+    """An edition by the name a player knows it by: its box's, or (an edition from a card
+    pack) its own name in the player's language."""
+    return EDITION_TITLES.get(edition.id, card_name(edition.name))
+
+
+def edition_detail(edition: Edition) -> str:
+    """A line that tells editions apart: the setting and its classes."""
+    classes = ", ".join(card_name(name) for name in edition.classes)
+    return f"{card_name(edition.name)} \u00b7 {classes}" if classes else card_name(edition.name)

@@ -111,6 +111,15 @@ class Navigator(EventDispatcher):
         self._shown(name)
         return screen
 
+    def replace(self, name: str, **params: Any) -> CompanionScreen | None:
+        """Go to a screen in place of the one on show: "back" does not return to that one
+        (a Game over whose win was undone, say)."""
+        kept = len(self._back)
+        screen = self.show(name, **params)
+        del self._back[kept:]
+        self.can_go_back = bool(self._back)
+        return screen
+
     def show_before_start(self, name: str) -> CompanionScreen:
         """Put a screen on show before the app is loaded (the cover of the game to resume);
         the caller fills it in. Taps go nowhere until `enabled`."""

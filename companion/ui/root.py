@@ -1,4 +1,5 @@
-"""The frame around the screens: top bar (back, title, Undo, Redo), banner, screens, nav bar."""
+"""The frame around the screens: top bar (back, title or a message, Undo, Redo), screens,
+nav bar."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ from typing import Any
 
 from kivy.app import App
 from kivy.lang import Builder
-from kivy.properties import BooleanProperty, ListProperty
+from kivy.metrics import dp
+from kivy.properties import BooleanProperty, ListProperty, NumericProperty
 from kivy.uix.floatlayout import FloatLayout
 
 from companion.ui.i18n import _
@@ -17,6 +19,8 @@ from companion.ui.theme import Theme
 from companion.ui.widgets import Banner, NavButton
 
 KV_FILE = Path(__file__).with_suffix(".kv")
+# Room left at the top right for the Board's own "Leave full screen" button.
+FULL_SCREEN_BUTTON_DP = dp(170)
 
 
 def load_layout() -> None:
@@ -33,11 +37,43 @@ class AppRoot(FloatLayout):
     full_screen = BooleanProperty(False)
     # Left, top, right, bottom: what the system bars cover (`companion.ui.system_ui`).
     insets = ListProperty([0, 0, 0, 0])
+    # How tall the message on show is (0 when none): the top bar grows to hold it.
+    message_height = NumericProperty(0)
 
     def __init__(self, **kwargs: Any) -> None:
         self._behind_more: set[str] = set()
         self._current = ""
         super().__init__(**kwargs)
+        banner = self.ids.banner
+        banner.bind(texture_size=self._measure_message, shown=self._measure_message)
+
+    def _measure_message(self, *_args: Any) -> None:
+        banner = self.ids.banner
+        self.message_height = banner.texture_size[1] + dp(8) if banner.shown else 0
+
+    def on_full_screen(self, _root: Any, full: bool) -> None:
+        """With no top bar (the Board on a TV) a message shows at the top left, clear of
+        the Board's own button at the top right."""
+        banner = self.ids.banner
+        banner.parent.remove_widget(banner)
+        if full:
+            banner.size_hint = (None, None)
+            banner.pos_hint = {"x": 0, "top": 1}
+            self._fit_overlay()
+            self.bind(width=self._fit_overlay)
+            banner.bind(texture_size=self._fit_overlay)
+            self.add_widget(banner)
+        else:
+            self.unbind(width=self._fit_overlay)
+            banner.unbind(texture_size=self._fit_overlay)
+            banner.size_hint = (1, 1)
+            banner.pos_hint = {"x": 0, "y": 0}
+            self.ids.title_slot.add_widget(banner)
+
+    def _fit_overlay(self, *_args: Any) -> None:
+        banner = self.ids.banner
+        banner.width = max(dp(120), self.width - FULL_SCREEN_BUTTON_DP)
+        banner.height = max(dp(48), banner.texture_size[1] + dp(12))
 
     def build_nav(
         self, entries: dict[str, ScreenEntry], show: Callable[..., Any], wide: bool

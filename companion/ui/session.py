@@ -264,6 +264,9 @@ class GameSession(EventDispatcher):
         from companion.store import StoreError
 
         self.save()
+        if dest.is_dir():
+            summary = next((i for i in self.games.list() if i.id == game_id), None)
+            dest = export_name(summary, dest)
         try:
             written = self.games.export(game_id, dest)
         except (StoreError, OSError) as exc:
@@ -279,13 +282,29 @@ class GameSession(EventDispatcher):
         if not src.is_file():
             self._notify(_("File not found: {path}").format(path=src), True)
             return None
+        from companion.store import imports
+
         try:
+            same = self._saved_copy_of(imports.read_json(src))
+            if same is not None:
+                self._notify(_("This game is already saved: nothing was added."), False)
+                return same
             game_id = self.games.import_file(src)
         except (StoreError, OSError) as exc:
             self._notify(tr(exc), True)
             return None
         self._notify(_("Game imported."), False)
         return game_id
+
+    def _saved_copy_of(self, game: Game) -> str | None:
+        """The id of a saved game with the very same log, if any (an import done twice)."""
+        text = game.to_json()
+        players = tuple(p.name for p in game.state.setup.players)
+        for item in self.games.list():
+            same_table = item.problem is None and item.players == players
+            if same_table and self.games.load(item.id).to_json() == text:
+                return item.id
+        return None
 
     def recover(self) -> bool:
         """Bring back what can still be read of a damaged copy of the saved games kept
@@ -401,3 +420,21 @@ def _later(delay_s: float, callback: Callable[[], None]) -> None:
     """When the recorder tries a failed save again: on the UI thread, after `delay_s`
     (Kivy's clock may be asked from the writer thread)."""
     Clock.schedule_once(lambda _dt: callback(), delay_s)
+
+
+def export_name(item: Any, folder: Path) -> Path:
+    """A file in `folder` named by the game's players and its day ("Anna-Bram 2026-11-24.json"),
+    not yet taken: a second export of the day gets "(2)"."""
+    import re
+
+    names = "-".join(item.players) if item is not None and item.players else "game"
+    # Only what every file system accepts: letters of any script, digits, - and _.
+    stem = re.sub(r"[^\w-]+", "_", names).strip("_")[:60] or "game"
+    day = item.updated.astimezone().strftime("%Y-%m-%d") if item is not None else ""
+    base = f"{stem} {day}".strip()
+    path = folder / f"{base}.json"
+    n = 2
+    while path.exists():
+        path = folder / f"{base} ({n}).json"
+        n += 1
+    return path

@@ -49,6 +49,11 @@ AA_NORMAL = 4.5
 AA_LARGE = 3.0
 # How far a pressed button's face moves towards its words' colour, tried in turn.
 PRESS_SHADES = (0.3, 0.22, 0.15, 0.08)
+# A disabled button still says what it would do: its words keep at least this contrast
+# (WCAG exempts disabled controls; a table reading "End, no kill" greyed out does not).
+DISABLED_TEXT = 3.0
+# How much of a disabled button's own colour shows over the screen behind it.
+DISABLED_FACE_ALPHA = 0.5
 
 # Colours offered for players: distinct on a dark table and on the LED counters.
 PLAYER_COLOURS: tuple[str, ...] = (
@@ -105,6 +110,15 @@ class Theme(EventDispatcher):
                 return (r, g, b, 1.0)
         away = (1.0, 1.0, 1.0) if relative_luminance(ink) < 0.5 else (0.0, 0.0, 0.0)
         r, g, b = composite(away, face, PRESS_SHADES[0])
+        return (r, g, b, 1.0)
+
+    def disabled_face(self, background: Any) -> tuple[float, float, float, float]:
+        """A disabled button's colour: its own, faded into the screen behind it."""
+        return (*composite(background, self.bg, DISABLED_FACE_ALPHA), 1.0)  # type: ignore[return-value]
+
+    def faded_on(self, background: Any) -> tuple[float, float, float, float]:
+        """Words on a disabled button: visibly fainter than `on`, still readable."""
+        r, g, b = faded_ink(background)[:3]
         return (r, g, b, 1.0)
 
     def apply(self, name: str) -> None:
@@ -172,3 +186,23 @@ def ink_on(background: Sequence[float]) -> tuple[float, float, float, float]:
     dark = contrast_ratio(INK_DARK, background)
     light = contrast_ratio(INK_LIGHT, background)
     return INK_DARK if dark >= light else INK_LIGHT
+
+
+def faded_ink(background: Sequence[float], ratio: float = DISABLED_TEXT + 0.3) -> tuple[float, ...]:
+    """The ink of `background` mixed toward it until only `ratio`:1 contrast is left (or
+    the ink itself when it has no more than that): fainter than normal words, never blank.
+
+    >>> round(contrast_ratio(faded_ink((1, 1, 1)), (1, 1, 1)), 1)
+    3.3
+    """
+    ink = ink_on(background)
+    if contrast_ratio(ink, background) <= ratio:
+        return ink
+    near, far = 0.0, 1.0  # how much of the ink is kept: far reads, near does not
+    for _step in range(20):
+        middle = (near + far) / 2
+        if contrast_ratio(composite(ink, background, middle), background) >= ratio:
+            far = middle
+        else:
+            near = middle
+    return (*composite(ink, background, far), 1.0)

@@ -7,6 +7,9 @@ in seat order; players still tied throw again, as the rules ask. A player with n
 a die that goes away, never holds the table up: "Roll the rest here" rolls what is left on
 screen. With no die for anyone who has to throw, nothing here runs and the screen rolls
 as before.
+
+Whoever goes first, the table sees every throw that decided it, on dice or on screen,
+until someone taps OK.
 """
 
 from __future__ import annotations
@@ -28,23 +31,17 @@ from companion.ui.i18n import _
 Builder.load_file(str(Path(__file__).with_suffix(".kv")))
 
 Groups = Sequence[Sequence[int]]
-ThrowsDone = Callable[[tuple[int, ...], tuple[str, ...]], None]  # (rolls, die per roll)
+# (rolls, die per roll) -> what they decided, in words (shown when the pop-up stays open).
+ThrowsDone = Callable[[tuple[int, ...], tuple[str, ...]], str | None]
 
 
 class _Short(Exception):
     """The rolls so far do not settle the order yet."""
 
 
-def next_thrower(groups: Groups, rolls: Sequence[int]) -> int | None:
-    """The seat whose throw the order needs next after `rolls`, or None once they settle it.
-
-    >>> next_thrower([[0, 1]], [4])
-    1
-    >>> next_thrower([[0, 1]], [4, 4, 2])  # a tie: both throw again
-    1
-    >>> next_thrower([[0, 1]], [4, 4, 2, 5]) is None
-    True
-    """
+def _throwers(groups: Groups, rolls: Sequence[int]) -> tuple[list[int], bool]:
+    """Who throws, in order, as far as `rolls` go (plus whoever is next), and whether the
+    rolls settle the order."""
     given = iter(rolls)
     seats: list[int] = []
 
@@ -57,8 +54,31 @@ def next_thrower(groups: Groups, rolls: Sequence[int]) -> int | None:
     try:
         rules.order_by_rolls(groups, draw, thrower=seats.append)
     except _Short:
-        return seats[-1]
-    return None
+        return seats, False
+    return seats, True
+
+
+def thrown_by(groups: Groups, rolls: Sequence[int]) -> list[int]:
+    """The seat that made each throw of `rolls` (ties throw again, in seat order).
+
+    >>> thrown_by([[0, 1, 2]], [3, 5, 5, 2, 6])
+    [0, 1, 2, 1, 2]
+    """
+    return _throwers(groups, rolls)[0][: len(rolls)]
+
+
+def next_thrower(groups: Groups, rolls: Sequence[int]) -> int | None:
+    """The seat whose throw the order needs next after `rolls`, or None once they settle it.
+
+    >>> next_thrower([[0, 1]], [4])
+    1
+    >>> next_thrower([[0, 1]], [4, 4, 2])  # a tie: both throw again
+    1
+    >>> next_thrower([[0, 1]], [4, 4, 2, 5]) is None
+    True
+    """
+    seats, settled = _throwers(groups, rolls)
+    return None if settled else seats[-1]
 
 
 class ThrowsPopup(ModalView):
@@ -69,7 +89,21 @@ class ThrowsPopup(ModalView):
     problem = StringProperty("")
     thrown = StringProperty("")  # one line per throw: "Anna: 5 on Ruby (d6)"
     done = BooleanProperty(False)
-    collector = ObjectProperty(None)  # the ThrowCollector its buttons speak to
+    # What the throws decided ("Bram goes first."), shown with an OK button once done.
+    result = StringProperty("")
+    collector = ObjectProperty(None, allownone=True)  # the ThrowCollector its buttons speak to
+
+    def cancel(self) -> None:
+        """The Cancel button: the collector gives up (nothing is applied)."""
+        if self.collector is not None:
+            self.collector.cancel()
+        else:
+            self.dismiss()
+
+    def roll_rest_here(self) -> None:
+        """The "Roll the rest here" button."""
+        if self.collector is not None:
+            self.collector.roll_rest_here()
 
 
 class ThrowCollector:
@@ -83,6 +117,7 @@ class ThrowCollector:
         title: str,
         on_done: ThrowsDone,
         rng: RandomSource | None = None,
+        keep_open: bool = False,
     ) -> None:
         self.dice = dice
         self.groups = [list(group) for group in groups]
@@ -93,6 +128,8 @@ class ThrowCollector:
         self.dice_named: list[str] = []
         self.seats: list[int] = []  # who made each throw
         self.popup = ThrowsPopup(title=title, collector=self)
+        # Stay on show once done, for the table to read every throw (then OK).
+        self.keep_open = keep_open
         self.popup.bind(on_dismiss=lambda *_a: self.stop())
         self._stop: Callable[[], None] = _nothing
 
@@ -153,11 +190,7 @@ class ThrowCollector:
         self.rolls.append(value)
         self.dice_named.append(label)
         self.seats.append(seat)
-        name = self.names[seat]
-        if label:
-            line = _("{name}: {value} on {die}").format(name=name, value=value, die=label)
-        else:
-            line = _("{name}: {value} rolled here").format(name=name, value=value)
+        line = throw_line(self.names[seat], value, label)
         self.popup.thrown = "\n".join(filter(None, (self.popup.thrown, line)))
 
     def _problem(self, text: str) -> None:
@@ -170,8 +203,21 @@ class ThrowCollector:
     def _finish(self) -> None:
         self.popup.done = True
         self.popup.waiting_text = ""
-        self.popup.dismiss()
-        self.on_done(tuple(self.rolls), tuple(self.dice_named))
+        if not self.keep_open:
+            self.popup.dismiss()
+        said = self.on_done(tuple(self.rolls), tuple(self.dice_named))
+        if self.keep_open:
+            if said:
+                self.popup.result = said
+            else:  # refused (and said why): nothing to read here
+                self.popup.dismiss()
+
+
+def throw_line(name: str, value: int, die: str) -> str:
+    """One throw in words: on which die, or rolled on screen."""
+    if die:
+        return _("{name}: {value} on {die}").format(name=name, value=value, die=die)
+    return _("{name}: {value} rolled here").format(name=name, value=value)
 
 
 def _nothing() -> None:
@@ -179,7 +225,12 @@ def _nothing() -> None:
 
 
 def collect_throws(
-    app: Any, groups: Groups, names: Sequence[str], title: str, on_done: ThrowsDone
+    app: Any,
+    groups: Groups,
+    names: Sequence[str],
+    title: str,
+    on_done: ThrowsDone,
+    keep_open: bool = False,
 ) -> ThrowCollector | None:
     """Start collecting the throws for `groups` when a die serves anyone who has to throw.
 
@@ -190,15 +241,16 @@ def collect_throws(
     throwers = {seat for group in groups if len(group) > 1 for seat in group}
     if dice is None or not any(dice.has_dice_for(seat) for seat in throwers):
         return None
-    collector = ThrowCollector(dice, groups, names, title, on_done)
+    collector = ThrowCollector(dice, groups, names, title, on_done, keep_open=keep_open)
     collector.start()
     return collector
 
 
-def first_player_with_dice(app: Any, said: Callable[[], None]) -> ThrowCollector | None:
-    """Roll for the first player with the dice; `said()` runs once the roll is applied.
+def first_player_with_dice(app: Any) -> ThrowCollector | None:
+    """Roll for the first player with the dice; once the roll is applied the pop-up says
+    who goes first and stays until OK.
 
-    None: no die serves anyone, the caller rolls on screen.
+    None: no die serves anyone, the caller rolls on screen (then `show_first_player_roll`).
     """
     session = app.session
     state = session.game.state if session.game is not None else None
@@ -206,13 +258,57 @@ def first_player_with_dice(app: Any, said: Callable[[], None]) -> ThrowCollector
         return None
     names = [p.name for p in state.players]
 
-    def done(rolls: tuple[int, ...], dice: tuple[str, ...]) -> None:
+    def done(rolls: tuple[int, ...], dice: tuple[str, ...]) -> str | None:
         if session.act(RollForFirstPlayer(rolls=rolls, dice=dice)):
-            said()
+            return _first_words(session.game.state)
+        return None
 
-    return collect_throws(
-        app, [range(len(names))], names, _("Everyone rolls for the first player"), done
+    return collect_throws(app, [range(len(names))], names, _first_title(), done, keep_open=True)
+
+
+def show_first_player_roll(app: Any) -> ThrowsPopup | None:
+    """After the first player was rolled for on screen: every throw and who goes first, on
+    show until OK (the last action must be that roll)."""
+    game = app.session.game
+    if game is None or not game.revision:
+        return None
+    action = game.action_at(game.revision - 1)
+    if not isinstance(action, RollForFirstPlayer) or action.rolls is None:
+        return None
+    state = game.state
+    names = [p.name for p in state.players]
+    seats = thrown_by([range(len(names))], action.rolls)
+    popup = ThrowsPopup(
+        title=_first_title(),
+        thrown="\n".join(round_lines(names, seats, action.rolls)),
+        done=True,
+        result=_first_words(state),
     )
+    popup.open()
+    return popup
+
+
+def round_lines(names: Sequence[str], seats: Sequence[int], rolls: Sequence[int]) -> list[str]:
+    """The throws a round to a line ("Anna 3 · Bram 5 · Cleo 5"), then each round of the
+    tied throwing again ("Tie: Bram 2 · Cleo 6")."""
+    rounds: list[list[str]] = []
+    seen: set[int] = set()
+    for seat, value in zip(seats, rolls, strict=False):
+        if not rounds or seat in seen:
+            rounds.append([])
+            seen = set()
+        seen.add(seat)
+        rounds[-1].append(_("{name} {value}").format(name=names[seat], value=value))
+    lines = [" \u00b7 ".join(throws) for throws in rounds]
+    return lines[:1] + [_("Tie: {throws}").format(throws=line) for line in lines[1:]]
+
+
+def _first_title() -> str:
+    return _("Everyone rolls for the first player")
+
+
+def _first_words(state: Any) -> str:
+    return _("{name} goes first.").format(name=state.current_player.name)
 
 
 def loot_with_dice(app: Any, dead: int, looted: Callable[[], None]) -> ThrowCollector | None:
@@ -227,9 +323,10 @@ def loot_with_dice(app: Any, dead: int, looted: Callable[[], None]) -> ThrowColl
     state = session.game.state
     names = [p.name for p in state.players]
 
-    def done(rolls: tuple[int, ...], dice: tuple[str, ...]) -> None:
+    def done(rolls: tuple[int, ...], dice: tuple[str, ...]) -> str | None:
         session.act(LootTheBody(player=dead, rolls=rolls, dice=dice))
         looted()
+        return None
 
     groups = rules.loot_groups(state.players, dead)
     title = _("Ties roll for {name}'s body").format(name=names[dead])

@@ -24,6 +24,9 @@ WIDE_ROW = 10
 NARROW_ROW = 5
 # Below this width-to-height ratio the track uses the narrow rows.
 LANDSCAPE_RATIO = 1.2
+# Nor does a wide row leave a space narrower than this (a phone's short, wide track
+# under a long legend): its number and tokens would not fit.
+MIN_SPACE_DP = 44
 
 
 @dataclass(frozen=True)
@@ -79,7 +82,8 @@ class LevelTrack(Widget):
     def per_row(self) -> int:
         """Spaces in one row of the track for the widget's current shape."""
         landscape = self.width >= self.height * LANDSCAPE_RATIO
-        return min(int(self.spaces), WIDE_ROW if landscape else NARROW_ROW)
+        roomy = (self.width - dp(6) * (WIDE_ROW + 1)) / WIDE_ROW >= dp(MIN_SPACE_DP)
+        return min(int(self.spaces), WIDE_ROW if landscape and roomy else NARROW_ROW)
 
     def space_rect(self, level: int) -> tuple[float, float, float, float]:
         """x, y, width, height of the space for `level` (1-based), in widget coordinates."""
@@ -139,19 +143,24 @@ class LevelTrack(Widget):
                     Line(rounded_rectangle=(x, y, w, h, dp(10)), width=dp(2.5))
         # Labels are made outside the `with` blocks: a widget created inside one would put
         # its own canvas into this widget's.
+        digits = len(str(spaces))
         for level in range(1, spaces + 1):
             x, y, w, h = self.space_rect(level)
             band = min(h * 0.3, dp(44))
+            pad = min(dp(8), w * 0.1)
+            # Every number on one line: as large as the widest one fits (a bold digit is
+            # about 0.6 em), never wrapped into "1" over "0".
+            fits = (w - 2 * pad) / (0.62 * digits)
             number = Label(
                 text=str(level),
                 bold=True,
-                font_size=min(h * 0.24, w * 0.4, dp(40)),
+                font_size=max(1.0, min(h * 0.24, fits, dp(40))),
                 color=self.goal_colour if level == spaces else self.number_colour,
                 size=(w, band),
                 pos=(x, y + h - band),
                 halign="left",
                 valign="middle",
-                padding=(dp(8), 0),
+                padding=(pad, 0),
             )
             number.text_size = number.size
             self._numbers.append(number)

@@ -65,19 +65,47 @@ class FlatButton(ButtonBehavior, Label):
         super().texture_update(*largs)
 
     def _fitting_font_size(self) -> float:
-        size = float(self.font_size)
-        room = self.text_size[0]
-        words = self.text.split()
-        if not self.wrap or self.markup or not room or not words:
-            return size
-        while size > SMALLEST_BUTTON_FONT:
-            self._label.options["font_size"] = size
-            widest = max(self._label.get_extents(word)[0] for word in words)
-            if widest <= room:
-                break
-            # Glyph widths do not scale exactly with the size: step down until it fits.
-            size = max(SMALLEST_BUTTON_FONT, min(size - 1, math.floor(size * room / widest)))
+        if not self.wrap or self.markup:
+            return float(self.font_size)
+        return widest_word_fits(self, float(self.font_size), SMALLEST_BUTTON_FONT)
+
+
+def widest_word_fits(label: Label, size: float, smallest: float) -> float:
+    """The largest font size, from `size` down to `smallest`, at which the longest word of
+    the label fits its wrapping width (a word wider than that would be cut in two)."""
+    room = label.text_size[0]
+    words = label.text.split()
+    if not room or not words:
         return size
+    while size > smallest:
+        label._label.options["font_size"] = size
+        widest = max(label._label.get_extents(word)[0] for word in words)
+        if widest <= room:
+            break
+        # Glyph widths do not scale exactly with the size: step down until it fits.
+        size = max(smallest, min(size - 1, math.floor(size * room / widest)))
+    return size
+
+
+class FitLabel(Label):
+    """Words wrapped at spaces within the label's width, drawn smaller when a word would
+    not fit the width or the lines the height: a name is never cut in the middle."""
+
+    # The smallest size the words are drawn at (still readable).
+    smallest = NumericProperty(sp(11))
+
+    def on_height(self, *_args: Any) -> None:
+        self._trigger_texture()
+
+    def texture_update(self, *largs: Any) -> None:
+        options = self._label.options
+        size = widest_word_fits(self, float(self.font_size), float(self.smallest))
+        options["font_size"] = size
+        super().texture_update(*largs)
+        while self.texture_size[1] > self.height + 1 and size > self.smallest:
+            size = max(float(self.smallest), size - 1)
+            options["font_size"] = size
+            super().texture_update(*largs)
 
 
 class NavButton(FlatButton):
@@ -106,11 +134,12 @@ class Stepper(BoxLayout):
         """Default handler: the owner binds to `on_step`."""
 
 
-class PlayerTile(ButtonBehavior, BoxLayout):
-    """One player at a glance: colour, name, big level, gear, strength, traits and markers.
+class PlayerFace(ButtonBehavior, BoxLayout):
+    """What every picture of a player on the Table shows: colour, name, level, gear,
+    strength, traits and markers (a tile, or a line when the table is full).
 
-    Dispatches `on_level_step(delta)` and `on_gear_step(delta)` from its steppers; a tap on the
-    tile itself is an ordinary `on_release`.
+    Dispatches `on_level_step(delta)` and `on_gear_step(delta)` from its steppers; a tap on
+    the picture itself is an ordinary `on_release`.
     """
 
     index = NumericProperty(0)
@@ -125,8 +154,6 @@ class PlayerTile(ButtonBehavior, BoxLayout):
     turn = BooleanProperty(False)
     # The player's tracker reports a low battery.
     battery_low = BooleanProperty(False)
-    # True: a fixed height (the table scrolls); False: share the table's height.
-    compact = BooleanProperty(True)
 
     def __init__(self, **kwargs: object) -> None:
         self.register_event_type("on_level_step")
@@ -148,11 +175,21 @@ class PlayerTile(ButtonBehavior, BoxLayout):
         """Default handler: the table screen binds to `on_gear_step`."""
 
 
+class PlayerTile(PlayerFace):
+    """One player at a glance: colour, name, big level, gear, strength, traits and markers."""
+
+    # True: a fixed height (the table scrolls); False: share the table's height.
+    compact = BooleanProperty(True)
+
+
 class Banner(Label):
-    """A message across the top of the app; rule errors show here in red, then fade."""
+    """A message in the top bar (in the title's place); rule errors show here in red, then
+    go. It covers no control, and a tap on it puts it away and still reaches what is under."""
 
     error = BooleanProperty(False)
     shown = BooleanProperty(False)
+    # The colour under the words (red for an error).
+    face = ColorProperty([0.17, 0.18, 0.22, 1])
 
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)
@@ -163,21 +200,19 @@ class Banner(Label):
         self.text = text
         self.error = error
         self.shown = True
-        self.opacity = 1
         self._hide.cancel()
         self._hide.timeout = BANNER_ERROR_S if error else BANNER_INFO_S
         self._hide()
 
     def hide(self, *_args: object) -> None:
         """Take the banner away (also on a tap)."""
+        self._hide.cancel()
         self.shown = False
-        self.opacity = 0
 
     def on_touch_down(self, touch: object) -> bool:
         if self.shown and self.collide_point(*touch.pos):  # type: ignore[attr-defined]
             self.hide()
-            return True
-        return False
+        return False  # the tap goes on to whatever is under the message
 
 
 # Pip positions on a 3x3 grid (column, row) for each face.

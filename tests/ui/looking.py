@@ -42,7 +42,8 @@ def on_screen(widget: Any) -> bool:
 
 
 def visible_labels(root: Any) -> Iterator[Any]:
-    """Every label with words that a player can see now (inactive screens are skipped)."""
+    """Every label with words that a player can see now, disabled ones included (inactive
+    screens are skipped). `root` may be the Window: the app and every pop-up on it."""
     from kivy.uix.label import Label
     from kivy.uix.screenmanager import ScreenManager
 
@@ -54,13 +55,22 @@ def visible_labels(root: Any) -> Iterator[Any]:
             if current is not None:
                 yield from walk(current)
             return
-        seen = isinstance(widget, Label) and widget.text.strip() and not widget.disabled
+        seen = isinstance(widget, Label) and widget.text.strip()
         if seen and effective_opacity(widget) > 0.05 and on_screen(widget):
             yield widget
         for child in widget.children:
             yield from walk(child)
 
-    yield from walk(root)
+    if hasattr(root, "opacity"):
+        yield from walk(root)
+    else:  # the Window: what is drawn last is on top, but every layer is looked at
+        for layer in reversed(root.children):
+            yield from walk(layer)
+
+
+def text_colour(label: Any) -> tuple[float, ...]:
+    """The colour a label's words are drawn in (Kivy draws a disabled one in another)."""
+    return tuple(label.disabled_color if label.disabled else label.color)
 
 
 def _fill_of(widget: Any) -> tuple[float, ...] | None:
@@ -90,24 +100,39 @@ def _fill_of(widget: Any) -> tuple[float, ...] | None:
 
 
 def background_of(widget: Any) -> tuple[float, ...]:
-    """The opaque colour drawn behind a widget: its own fill, or its nearest parent's."""
+    """The opaque colour a player sees behind a widget: the nearest fill painted under it,
+    faded by that widget's opacity into what is behind it in turn."""
     from kivy.uix.screenmanager import Screen
 
     node = widget
     while node is not None:
-        if not isinstance(node, Screen):
-            fill = _fill_of(node)
-            if fill is not None:
+        fill = None if isinstance(node, Screen) else _fill_of(node)
+        parent = node.parent if node.parent is not node else None
+        if fill is not None:
+            alpha = effective_opacity(node)
+            if alpha >= 0.999 or parent is None:
                 return fill
-        if node.parent is node:
-            break
-        node = node.parent
+            return (*composite(fill, background_of(parent), alpha), 1.0)
+        node = parent
     return (0.0, 0.0, 0.0, 1.0)
 
 
+def seen_text(label: Any) -> tuple[float, ...]:
+    """The colour of a label's words as the eye gets it, over what is behind them."""
+    colour = text_colour(label)
+    return composite(colour, background_of(label), colour[3] * effective_opacity(label))
+
+
+def composite(top: Any, under: Any, alpha: float) -> tuple[float, ...]:
+    """`top` drawn at `alpha` over an opaque `under`."""
+    return tuple(alpha * t + (1 - alpha) * u for t, u in zip(top[:3], under[:3], strict=True))
+
+
 def is_large(label: Any) -> bool:
-    """WCAG "large text": at least 18 pt (24 px), or 14 pt (18.66 px) bold."""
-    return label.font_size >= 24 or (label.bold and label.font_size >= 18.66)
+    """WCAG "large text": at least 18 pt (24 px), or 14 pt (18.66 px) bold (the size drawn:
+    a button's words may be drawn smaller than asked to fit)."""
+    size = float(label._label.options.get("font_size") or label.font_size)
+    return size >= 24 or (label.bold and size >= 18.66)
 
 
 def clipped(label: Any) -> bool:

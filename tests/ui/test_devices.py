@@ -215,3 +215,16 @@ async def test_the_devices_screen_says_when_another_program_is_on_a_counters_lin
             os.close(intruder)
         running.cancel()
         await asyncio.gather(running, return_exceptions=True)
+
+
+def test_find_dice_without_bluetooth_says_so(ui: Harness, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A phone or computer with no Bluetooth in the app: the tap is answered, not ignored."""
+    from companion.ui.screens import devices
+
+    monkeypatch.setattr(devices, "dice_service", lambda app: None)
+    ui.app.show("devices")
+    ui.pump()
+    screen = ui.screen("devices")
+    screen.find_dice()
+    ui.pump()
+    assert "Bluetooth is not available" in ui.banner()

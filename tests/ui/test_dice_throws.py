@@ -85,7 +85,11 @@ async def test_two_dice_roll_for_the_first_player_and_a_tie_throws_again(
     assert action.dice == ("Ruby (d6)", gd, "Ruby (d6)", gd)
     state = ui.app.session.game.state
     assert state.current == 1
-    assert "Bram goes first" in ui.banner()
+    # Every throw stays on show with who goes first, until the table taps OK.
+    shown = popup()
+    assert shown.result == "Bram goes first."
+    assert "Anna: 2 on Ruby (d6)" in shown.thrown
+    ui.tap(shown.ids.ok)
     await ui.until(lambda: popup() is None, "the pop-up closes")
     record = action_record(action)
     assert record["dice"] == ["Ruby (d6)", gd, "Ruby (d6)", gd]  # the log names each die
@@ -148,6 +152,8 @@ async def test_a_die_lost_mid_throws_is_finished_on_screen(
     assert action.dice[0] == "Ruby (d6)"
     assert action.dice[1:] == ("",) * (len(action.rolls) - 1)  # the rest rolled here
     assert len(action.rolls) >= 2
+    assert "Bram: " in popup().thrown and "rolled here" in popup().thrown
+    ui.tap(popup().ids.ok)
     await ui.until(lambda: popup() is None, "the pop-up closes")
 
 
@@ -155,7 +161,15 @@ async def test_without_dice_the_first_player_is_rolled_on_screen(
     ui: Harness, table: dict[str, Any]
 ) -> None:
     start_rolling_for_first(ui, ["Anna", "Bram"])
-    assert popup() is None
     (action,) = first_rolls(ui)
     assert action.dice == ()
     assert len(action.rolls) >= 2
+    # Each player's roll is shown, not just who won it.
+    shown = popup()
+    first = ui.app.session.game.state.current_player.name
+    assert shown.result == f"{first} goes first."
+    assert f"Anna {action.rolls[0]}" in shown.thrown
+    assert f"Bram {action.rolls[1]}" in shown.thrown
+    ui.tap(shown.ids.ok)
+    ui.pump()
+    assert popup() is None

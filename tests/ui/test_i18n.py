@@ -137,6 +137,8 @@ def test_translations_keep_every_placeholder_and_plural_form(language: str) -> N
             continue
         if isinstance(entry.id, tuple):
             assert isinstance(entry.string, tuple) and len(entry.string) == forms, entry.id
+            if not any(entry.string):
+                continue  # not translated yet: the completeness test names it
             allowed = set(_fields(entry.id[0])) | set(_fields(entry.id[1]))
             for form in entry.string:
                 assert set(_fields(form)) <= allowed, (language, entry.id, form)

@@ -111,6 +111,11 @@ def test_a_short_list_stays_at_the_top_when_pushed(ui: Harness) -> None:
     assert entry.to_window(*entry.center) == where
 
 
+def level_of(tile: Any) -> Any:
+    """The label showing a player's Level, on a tile or on a line."""
+    return tile.ids.level.ids.value if "value" in tile.ids.level.ids else tile.ids.level
+
+
 @pytest.mark.parametrize(("names", "smallest"), [(FOUR, 48), (EIGHT, 32)])
 def test_level_is_the_biggest_thing_on_a_tile(ui: Harness, names: list[str], smallest: int):
     from kivy.metrics import sp
@@ -120,11 +125,72 @@ def test_level_is_the_biggest_thing_on_a_tile(ui: Harness, names: list[str], sma
     table = ui.screen("table")
     ui.pump(frames=6)
     for tile in table.tiles:
-        level = tile.ids.level.ids.value
+        level = level_of(tile)
         assert level.font_size >= sp(smallest), (len(names), level.font_size)
         assert level.font_size > tile.ids.gear.ids.value.font_size
         assert level.font_size > tile.ids.strength.font_size
         assert not clipped(level)
+
+
+LONG_NAMES = ["Anna", "Maximiliane Hohenberg", "Cleo", "Konstantinos", "Emil", "Fay", "Gus"]
+
+
+@pytest.mark.parametrize("count", range(2, 9))
+@pytest.mark.parametrize("language", ["en", "de"])
+def test_every_level_is_on_screen_without_scrolling(ui: Harness, count: int, language: str):
+    """From 2 to 8 players on a 360x640 phone, every player's Level (at least 32 sp) and
+    its − and + are on screen at once, whoever's turn it is; with 5 or more players each
+    player is a line of its own (with 5 to 8 only two tiles fitted before)."""
+    from kivy.metrics import dp, sp
+
+    from companion.ui import i18n
+
+    names = [*LONG_NAMES[: count - 1], "Josephine-Charlotte"]
+    try:
+        i18n.set_language(language)
+        ui.start_game(names)
+        table = ui.screen("table")
+        for turn in range(count + 1):
+            ui.pump(frames=4)
+            assert table.ids.tiles.height <= table.ids.scroll.height + 1, "the table scrolls"
+            for tile in table.tiles:
+                level = level_of(tile)
+                assert fully_on_screen(level), f"{tile.name}'s Level is off screen ({turn=})"
+                assert level.font_size >= sp(32)
+                assert not clipped(level)
+                steps = (
+                    (tile.ids.minus, tile.ids.plus)
+                    if table.lines
+                    else (
+                        tile.ids.level.ids.minus,
+                        tile.ids.level.ids.plus,
+                    )
+                )
+                for button in steps:
+                    assert fully_on_screen(button) and button.height >= dp(48) - 1
+            assert table.lines == (count >= 5)
+            assert ui.app.session.act(EndTurn)
+    finally:
+        i18n.set_language("en")
+        ui.pump()
+
+
+def test_a_line_opens_for_gear_and_the_player_screen_is_one_more_tap(ui: Harness) -> None:
+    ui.start_game(EIGHT[:6])
+    table = ui.screen("table")
+    ui.pump(frames=4)
+    current = table.tiles[0]
+    assert current.opened  # the current player's line, with room for Gear
+    assert [t.opened for t in table.tiles[1:]] == [False] * 5
+    ui.tap(current.ids.gear.ids.plus)
+    assert ui.app.session.state.players[0].gear_bonus == 1
+    ui.tap(table.tiles[3].ids.name)  # a tap on another line opens that one instead
+    ui.wait_until(lambda: table.tiles[3].opened)  # a scroll view hands a tap on after 0.2 s
+    assert not current.opened
+    assert fully_on_screen(table.tiles[3].ids.details)
+    ui.tap(table.tiles[3].ids.details)
+    assert ui.app.manager.current == "player"
+    assert ui.screen("player").seat == 3
 
 
 def test_with_eight_players_the_current_tile_is_always_on_screen(ui: Harness) -> None:
@@ -167,17 +233,19 @@ def test_phase_line_follows_the_fight_and_charity_only_when_it_applies(ui: Harne
     ui.app.show("table")
     ui.pump()
     assert table.phase_text == "Combat: monsters win 4 to 1"
-    assert table.ids.charity.height == 0
+    assert table.ids.charity.parent is None
     ui.app.session.undo()
     ui.pump()
     assert table.phase_text == "Kick open the door: you must"
     assert ui.app.session.act(AdvancePhase) and ui.app.session.act(AdvancePhase)
     ui.pump()
     assert ui.app.session.state.phase == "charity"
-    assert table.charity_phase and table.ids.charity.height > 0
+    assert table.charity_phase and fully_on_screen(table.ids.give)
+    assert fully_on_screen(table.ids.end_turn) and table.ids.next_phase.parent is None
     ui.app.session.act(Die, player=0)  # a dead player gives no charity
     ui.pump()
-    assert not table.charity_phase and table.ids.charity.height == 0
+    assert not table.charity_phase and table.ids.charity.parent is None
+    assert fully_on_screen(table.ids.next_phase)
 
 
 # -- combat -------------------------------------------------------------------------------

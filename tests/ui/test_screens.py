@@ -97,11 +97,22 @@ def test_saved_games_export_import_resume_delete(ui: Harness, tmp_path: Path) ->
 
     ui.tap(_button(rows[0], "Export\u2026"))  # a folder chooser, no typed path
     choose(ui, games.chooser, tmp_path)
-    exported = tmp_path / f"{first_id}.json"
-    assert exported.exists()
+    # Named by its players and day, not by a number a player cannot read.
+    (exported,) = tmp_path.glob("Anna-Bram *.json")
     assert json.loads(exported.read_text())  # a readable game log
+    ui.tap(_button(games.rows()[0], "Export\u2026"))
+    choose(ui, games.chooser, tmp_path)
+    assert len(list(tmp_path.glob("Anna-Bram * (2).json"))) == 1  # the first is kept
 
-    ui.tap(games.ids.import_button)  # a file chooser
+    ui.tap(games.ids.import_button)  # the same game again: already saved, nothing added
+    choose(ui, games.chooser, exported)
+    assert "already saved" in ui.banner()
+    assert len(games.rows()) == 1
+
+    ui.tap(_button(games.rows()[0], "Resume"))  # the game goes on after its export
+    ui.tap(ui.screen("table").tiles[0].ids.level.ids.plus)
+    ui.nav("games")
+    ui.tap(games.ids.import_button)  # the export is now another game than the saved one
     choose(ui, games.chooser, exported)
     rows = games.rows()
     assert len(rows) == 2
@@ -109,7 +120,7 @@ def test_saved_games_export_import_resume_delete(ui: Harness, tmp_path: Path) ->
     ui.tap(_button(imported, "Resume"))
     assert ui.app.session.game_id == imported.game_id
     assert ui.app.manager.current == "table"
-    assert ui.app.session.state.players[0].level == 2
+    assert ui.app.session.state.players[0].level == 2  # as exported
 
     ui.nav("games")
     rows = games.rows()
@@ -225,3 +236,36 @@ def test_an_unexpected_error_is_shown_not_a_crash(ui: Harness) -> None:
     ui.pump()
     assert "the dog ate the dice" in ui.banner()
     assert guard.handle_exception(KeyboardInterrupt()) == ExceptionManager.RAISE
+
+
+def test_the_file_chooser_shows_its_folder_and_thumb_sized_rows(ui: Harness) -> None:
+    """Export opens in the app's own exports folder (made when missing, never a silent
+    fall-back to the home folder), says which folder it is, and every row is >= 48 dp."""
+    import shutil
+
+    from kivy.metrics import dp
+
+    from companion.ui.screens.games import EXPORTS_DIR
+
+    ui.start_game(["Anna", "Bram"])
+    exports = ui.app.session.games.root / EXPORTS_DIR
+    shutil.rmtree(exports, ignore_errors=True)
+    (exports / "older games").mkdir(parents=True)
+    shutil.rmtree(exports)  # gone again: the chooser must make it
+    ui.nav("games")
+    games = ui.screen("games")
+    ui.tap(_button(games.rows()[0], "Export\u2026"))
+    ui.pump()
+    popup = games.chooser
+    try:
+        assert popup.ids.chooser.path == str(exports)
+        assert str(exports) in popup.ids.folder.text
+        (exports / "Anna-Bram 2026-01-01.json").write_text("{}")
+        popup.ids.chooser._update_files()
+        ui.pump(frames=4)
+        entries = [w for w in popup.walk() if type(w).__name__ == "FileListEntry"]
+        assert entries
+        assert all(entry.height >= dp(48) - 1 for entry in entries)
+    finally:
+        popup.dismiss()
+        ui.pump(0.4)

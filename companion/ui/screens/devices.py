@@ -164,9 +164,14 @@ class DevicesScreen(CompanionScreen):
 
     # -- actions ----------------------------------------------------------------------
     def find_dice(self) -> None:
-        """Look for smart dice in range."""
+        """Look for smart dice in range (or say why they cannot be looked for)."""
         if self.dice is not None:
             self.dice.scan()
+        else:
+            self.app.notify(
+                _("Dice cannot be looked for: Bluetooth is not available in this app."),
+                error=True,
+            )
 
     def connect_die(self, index: int) -> None:
         """Connect a die found by the dice scan."""

@@ -173,6 +173,12 @@ class GameOverScreen(CompanionScreen):
         """Back to the table (to look, or to undo the winning move)."""
         self.app.show("table")
 
+    def _back_to_the_table(self) -> None:
+        state = self.session.live_state
+        on_show = self.manager is not None and self.manager.current == self.name
+        if on_show and state is not None and not state.winners:
+            self.app.navigator.replace("table")
+
     def refresh(self) -> None:
         game = self.session.game
         state = self.state
@@ -180,11 +186,13 @@ class GameOverScreen(CompanionScreen):
         box.clear_widgets()
         if game is None or state is None:
             return
+        if not state.winners:
+            # The win was undone: the game goes on at the Table (on the next frame, not in
+            # the middle of this screen being shown).
+            Clock.schedule_once(lambda _dt: self._back_to_the_table(), 0)
+            return
         names = [state.players[i].name for i in state.winners]
-        if names:
-            self.winner_text = _("{names} won!").format(names=" & ".join(names))
-        else:
-            self.winner_text = _("No winner yet")
+        self.winner_text = _("{names} won!").format(names=" & ".join(names))
         stats = game_statistics(game)
         turns = ngettext("{n} turn", "{n} turns", state.turn).format(n=state.turn)
         actions = ngettext("{n} action", "{n} actions", len(game.log)).format(n=len(game.log))

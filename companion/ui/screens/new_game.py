@@ -1,4 +1,11 @@
-"""New game: players (add, rename, colour, sex, reorder, shuffle), who starts, rules."""
+"""New game: players (add, rename, colour, sex, class, race and role card, reorder,
+shuffle), who starts, rules.
+
+The rules sit below the players, outside their scrolling list: every switch is on
+screen at once on a phone. The edition is picked from a list, each by its box's name.
+A class and race chosen here are the game's first actions (the log keeps them as any
+other); a role or character card is part of the set-up, as the rulebooks deal it.
+"""
 
 from __future__ import annotations
 
@@ -17,7 +24,9 @@ from pydantic import ValidationError
 
 from companion.core import (
     EDITIONS,
+    CardRules,
     Edition,
+    GainTrait,
     GameSetup,
     PlayerSetup,
     RollForFirstPlayer,
@@ -25,8 +34,9 @@ from companion.core import (
     Variants,
 )
 from companion.core.errors import first_validation_error
-from companion.ui.i18n import _, ngettext
-from companion.ui.labels import sex_name
+from companion.ui.i18n import _, card_name, ngettext
+from companion.ui.labels import edition_detail, edition_title, sex_name
+from companion.ui.picker import Choice, ListPicker, pick_one
 from companion.ui.screens.base import CompanionScreen
 from companion.ui.theme import PLAYER_COLOURS, colour
 
@@ -48,12 +58,19 @@ class PlayerRow(BoxLayout):
     colour = ColorProperty([1, 1, 1, 1])
     sex = StringProperty("")
     first = BooleanProperty(False)
+    # The class, race and role card chosen, in words ("" hides a choice the edition
+    # does not have).
+    class_text = StringProperty("")
+    race_text = StringProperty("")
+    role_text = StringProperty("")
 
 
 class NewGameScreen(CompanionScreen):
     """Set up the table, then start."""
 
     edition_name = StringProperty("")
+    # The pop-up list on show (an edition, a class, a race or a role to pick), if any.
+    picker = ObjectProperty(None, allownone=True)
     epic = BooleanProperty(False)
     no_limit = BooleanProperty(False)
     shared_victory = BooleanProperty(False)
@@ -84,8 +101,10 @@ class NewGameScreen(CompanionScreen):
     def _seed_players(self) -> None:
         state = self.session.state
         if state is not None:
+            # The same table again: new characters (no class, race or role yet).
             self.players = [
-                {"name": p.name, "colour": p.colour, "sex": p.sex} for p in state.setup.players
+                _fresh({"name": p.name, "colour": p.colour, "sex": p.sex})
+                for p in state.setup.players
             ]
         else:
             self.players = []
@@ -96,7 +115,7 @@ class NewGameScreen(CompanionScreen):
     def _new_player(self, n: int) -> dict[str, Any]:
         used = {p["colour"] for p in self.players}
         free = [c for c in PLAYER_COLOURS if c not in used] or list(PLAYER_COLOURS)
-        return {"name": _("Player {n}").format(n=n + 1), "colour": free[0], "sex": Sex.NONE}
+        return _fresh({"name": _("Player {n}").format(n=n + 1), "colour": free[0], "sex": Sex.NONE})
 
     def add_player(self) -> None:
         """Add a seat at the end of the table."""
@@ -180,12 +199,84 @@ class NewGameScreen(CompanionScreen):
         self.first = ROLL_FOR_FIRST if nxt >= len(self.players) else nxt
         self._rebuild()
 
+    # -- class, race and role card ---------------------------------------------------
+    def choose_class(self, index: int) -> ListPicker:
+        """The edition's classes to pick one from (or none) for a player."""
+        return self._choose_trait(index, "class", _("Class"), _("No class"))
+
+    def choose_race(self, index: int) -> ListPicker:
+        """The edition's races to pick one from (or Human) for a player."""
+        return self._choose_trait(index, "race", _("Race"), _("Human"))
+
+    def _choose_trait(self, index: int, kind: str, title: str, nothing: str) -> ListPicker:
+        edition = EDITIONS[self.edition_id]
+        choices = [Choice(None, nothing)]
+        choices += [Choice(name, card_name(name)) for name in edition.traits(kind)]  # type: ignore[arg-type]
+        player = self.players[index]
+        heading = f"{title}: {player['name']}"
+        self.picker = pick_one(
+            heading, choices, player[kind], lambda name: self._set(index, kind, name)
+        )
+        return self.picker
+
+    def choose_role(self, index: int) -> ListPicker:
+        """The role (or character) cards the app knows for the edition, or none."""
+        player = self.players[index]
+        choices = [Choice(None, _("None"))]
+        choices += [Choice(role, card_name(role.name), _role_detail(role)) for role in self.roles()]
+        chosen = player["role"]
+        heading = f"{self.role_heading}: {player['name']}"
+        self.picker = pick_one(
+            heading, choices, chosen, lambda role: self._set(index, "role", role)
+        )
+        return self.picker
+
+    @property
+    def role_heading(self) -> str:
+        """ "Role" or "Character", as the edition calls the cards it deals."""
+        return _("Character") if EDITIONS[self.edition_id].role_cards == "character" else _("Role")
+
+    def roles(self) -> list[CardRules]:
+        """The edition's own role cards, then those of the card packs."""
+        found = [card for card in EDITIONS[self.edition_id].cards if card.kind == "role"]
+        cards = self.app.cards
+        if cards is not None:
+            from companion.cards import Role
+
+            names = {card.name.casefold() for card in found}
+            for role in cards.of_type(Role):
+                if role.name.casefold() not in names:
+                    found.append(role.to_rules())
+                    names.add(role.name.casefold())
+        return found
+
+    def _set(self, index: int, key: str, value: Any) -> None:
+        if 0 <= index < len(self.players):
+            self.players[index][key] = value
+            self._rebuild()
+
     # -- edition and variants --------------------------------------------------------
-    def next_edition(self) -> None:
-        """Cycle through the editions."""
-        at = self.edition_ids.index(self.edition_id)
-        self.edition_id = self.edition_ids[(at + 1) % len(self.edition_ids)]
-        self._update_texts()
+    def choose_edition(self) -> ListPicker:
+        """Every edition, by its box's name, to pick one from."""
+        choices = [
+            Choice(edition_id, edition_title(edition), edition_detail(edition))
+            for edition_id, edition in EDITIONS.items()
+        ]
+        self.picker = pick_one(_("Edition"), choices, self.edition_id, self.use_edition)
+        return self.picker
+
+    def use_edition(self, edition_id: str) -> None:
+        """Play this edition: classes, races and roles it does not have are dropped."""
+        edition = EDITIONS[edition_id]
+        self.edition_id = edition_id
+        for player in self.players:
+            if player["class"] not in edition.classes:
+                player["class"] = None
+            if player["race"] not in edition.races:
+                player["race"] = None
+            if edition.role_cards is None:
+                player["role"] = None
+        self._rebuild()
 
     def cycle_limit(self) -> None:
         """Play to Level 10, then Epic (20), then no limit, then back to 10."""
@@ -204,7 +295,8 @@ class NewGameScreen(CompanionScreen):
     def setup(self) -> GameSetup:
         """The setup the screen describes (raises ValueError when it is not valid)."""
         seats = tuple(
-            PlayerSetup(name=p["name"], colour=p["colour"], sex=p["sex"]) for p in self.players
+            PlayerSetup(name=p["name"], colour=p["colour"], sex=p["sex"], role=p["role"])
+            for p in self.players
         )
         edition: Edition = EDITIONS[self.edition_id]
         variants = Variants(
@@ -225,18 +317,16 @@ class NewGameScreen(CompanionScreen):
             return
         self._remember_choices()
         self.session.start(setup)
+        for seat, player in enumerate(self.players):
+            for kind in ("class", "race"):
+                if player[kind]:
+                    self.session.act(GainTrait, player=seat, kind=kind, name=player[kind])
         if self.first != ROLL_FOR_FIRST:
             return
-        from companion.ui.throws import first_player_with_dice
+        from companion.ui.throws import first_player_with_dice, show_first_player_roll
 
-        with_dice = first_player_with_dice(self.app, self._say_first)
-        if with_dice is None and self.session.act(RollForFirstPlayer):
-            self._say_first()
-
-    def _say_first(self) -> None:
-        state = self.session.game.state if self.session.game else None
-        if state is not None:
-            self.app.notify(_("{name} goes first.").format(name=state.current_player.name))
+        if first_player_with_dice(self.app) is None and self.session.act(RollForFirstPlayer):
+            show_first_player_roll(self.app)
 
     def _remember_choices(self) -> None:
         settings = self.app.settings
@@ -266,12 +356,26 @@ class NewGameScreen(CompanionScreen):
                     colour=colour(player["colour"]),
                     sex=sex_name(player["sex"]),
                     first=self.first == index,
+                    **self._character_texts(player),
                 )
             )
         self._update_texts()
 
+    def _character_texts(self, player: dict[str, Any]) -> dict[str, str]:
+        edition = EDITIONS[self.edition_id]
+        klass, race, role = player["class"], player["race"], player["role"]
+        return {
+            "class_text": _("Class: {name}").format(name=card_name(klass) if klass else _("none")),
+            "race_text": _("Race: {name}").format(name=card_name(race) if race else _("Human"))
+            if edition.races
+            else "",
+            "role_text": f"{self.role_heading}: {card_name(role.name) if role else _('none')}"
+            if edition.role_cards
+            else "",
+        }
+
     def _update_texts(self) -> None:
-        self.edition_name = EDITIONS[self.edition_id].name
+        self.edition_name = edition_title(EDITIONS[self.edition_id])
         self.count_text = ngettext("{n} player", "{n} players", len(self.players)).format(
             n=len(self.players)
         )
@@ -282,6 +386,21 @@ class NewGameScreen(CompanionScreen):
             self.first_text = _("Roll dice for who goes first")
         else:
             self.first_text = _("{name} goes first").format(name=self.players[self.first]["name"])
+
+
+def _fresh(player: dict[str, Any]) -> dict[str, Any]:
+    """A seat with no class, race or role card chosen yet."""
+    return {**player, "class": None, "race": None, "role": None}
+
+
+def _role_detail(role: CardRules) -> str:
+    """What a role card gives, in numbers: "+1 to run away", "+2 in combat"."""
+    parts = []
+    if role.bonus:
+        parts.append(_("{bonus:+d} in combat").format(bonus=role.bonus))
+    if role.run_away:
+        parts.append(_("{bonus:+d} to run away").format(bonus=role.run_away))
+    return " · ".join(parts)
 
 
 def _setup_problem(exc: ValidationError) -> str:

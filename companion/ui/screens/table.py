@@ -1,5 +1,9 @@
 """Table: a tile per player with level and gear steppers, whose turn it is, the phase.
 
+When the tiles would not all fit (5 to 8 players on a phone), each player is a line of
+its own instead: name, strength, − Level + — every Level on screen without scrolling;
+the current player's line opens to show Gear and traits too when there is room.
+
 What the Table shows is first made into plain values (`table_view`); the same values,
 handed to the game's recorder as it draws them and saved with the game, are the game's
 cover (`companion.store.cover`): the next start draws the Table from them in its very
@@ -15,15 +19,22 @@ from collections.abc import Callable
 from typing import Any
 
 from kivy.clock import Clock
-from kivy.metrics import dp
+from kivy.metrics import dp, sp
 from kivy.properties import BooleanProperty, NumericProperty, StringProperty
 
 from companion.ui.i18n import _, language, ngettext
 from companion.ui.screens.base import CompanionScreen
 from companion.ui.theme import colour
-from companion.ui.widgets import PlayerTile
+from companion.ui.widgets import PlayerFace, PlayerTile
 
 CHARITY_MAX_CARDS = 20
+# From this many players on, a phone shows a line per player rather than a tile.
+LINES_FROM_PLAYERS = 5
+# A line is never lower than a thumb's tap (its − and + buttons), nor its Level smaller
+# than LEVEL_MIN_SP.
+LINE_MIN_DP = 48
+LEVEL_MIN_SP = 32
+LEVEL_MAX_SP = 52
 # A cover shows at most this many players (a game has 2 to 8, the editions allow 10).
 MAX_COVER_TILES = 12
 _COLOUR_RE = re.compile(r"^#[0-9a-fA-F]{6}$")
@@ -148,6 +159,42 @@ def _charity_words(state: Any) -> str:
     return _("Charity: {given}").format(given=given)
 
 
+class PlayerLine(PlayerFace):
+    """One player in a line of its own (see the module's docstring)."""
+
+    # The height of the line's main part (name, strength, − Level +).
+    line_height = NumericProperty(dp(LINE_MIN_DP))
+    level_size = NumericProperty(sp(LEVEL_MIN_SP))
+    name_size = NumericProperty(sp(18))
+    # Showing Gear, the traits and the way to the player's screen too.
+    opened = BooleanProperty(False)
+    # How much taller the line is when opened.
+    more_height = NumericProperty(0)
+
+    def on_line_height(self, *_args: Any) -> None:
+        self.level_size = max(sp(LEVEL_MIN_SP), min(sp(LEVEL_MAX_SP), self.line_height * 0.72))
+
+    def __init__(self, **kwargs: Any) -> None:
+        self.register_event_type("on_details")
+        super().__init__(**kwargs)
+        # Held here: `ids` are weak, and a closed line leaves this part out altogether
+        # (a part only folded away would still catch the taps meant for the line).
+        self._more = self.ids.more.__self__
+        self._more.bind(minimum_height=self.setter("more_height"))
+        self.more_height = self._more.minimum_height
+        self.on_opened()
+
+    def on_opened(self, *_args: Any) -> None:
+        more = self._more
+        if self.opened and more.parent is None:
+            self.add_widget(more)
+        elif not self.opened and more.parent is not None:
+            self.remove_widget(more)
+
+    def on_details(self) -> None:
+        """Default handler: the table screen binds to `on_details` (the player's screen)."""
+
+
 class TableScreen(CompanionScreen):
     """Everyone at a glance; the buttons below run the current turn."""
 
@@ -163,14 +210,25 @@ class TableScreen(CompanionScreen):
     can_end_turn = BooleanProperty(True)
     columns = NumericProperty(2)
     fill = BooleanProperty(False)
+    # A line per player rather than a tile (see the module's docstring).
+    lines = BooleanProperty(False)
+    give_text = StringProperty("")
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.tiles: list[PlayerTile] = []
+        self.tiles: list[PlayerFace] = []
         self._shown_current = -1
-        self.app.bind(wide=lambda *_a: self._layout())
-        self.ids.scroll.bind(height=lambda *_a: self._layout())
+        # The line opened by a tap (None: the current player's, when there is room).
+        self._opened: int | None = None
+        self._layout_trigger = Clock.create_trigger(lambda _dt: self._layout())
+        self.app.bind(wide=lambda *_a: self._make_tiles(len(self.tiles)))
+        self.ids.scroll.bind(height=lambda *_a: self._layout_trigger())
         self._devices_followed: Any = None
+        self._bar_parts = {
+            name: self.ids[name].__self__ for name in ("charity", "next_phase", "fight", "end_turn")
+        }
+        self.on_excess()
+        self.on_charity_phase()
 
     # -- actions --------------------------------------------------------------------
     # While only the cover is on show (the split second before the game is loaded), a
@@ -218,6 +276,24 @@ class TableScreen(CompanionScreen):
         """The stepper of cards over the hand limit."""
         self.excess = max(1, min(CHARITY_MAX_CARDS, self.excess + delta))
 
+    def on_excess(self, *_args: Any) -> None:
+        self.give_text = ngettext("Give {n} card away", "Give {n} cards away", self.excess).format(
+            n=self.excess
+        )
+
+    def on_charity_phase(self, *_args: Any) -> None:
+        # `ids` hold weak references: the parts off the bar are kept here.
+        parts = self._bar_parts
+        names = (
+            ("charity", "end_turn") if self.charity_phase else ("next_phase", "fight", "end_turn")
+        )
+        wanted = [parts[name] for name in names]
+        bar = self.ids.bar
+        if list(reversed(bar.children)) != wanted:
+            bar.clear_widgets()
+            for widget in wanted:
+                bar.add_widget(widget)
+
     def give_charity(self) -> None:
         """The current player gives the excess cards away (the rules pick who gets them)."""
         from companion.core import Charity
@@ -260,8 +336,12 @@ class TableScreen(CompanionScreen):
                 setattr(tile, key, colour(shown[key]) if key == "colour" else shown[key])
         current = view["current"]
         if current != self._shown_current:
-            # Whose turn it is must be on screen without scrolling (5-8 players on a phone).
+            # Whose turn it is must be on screen without scrolling (5-8 players on a phone);
+            # an opened line follows the turn.
             self._shown_current = current
+            self._opened = None
+            if self.lines:
+                self._layout()  # the current player's line opens, when there is room
             Clock.schedule_once(lambda _dt: self.show_current(), 0)
         for key in _SCREEN_FIELDS:
             setattr(self, key, view[key])
@@ -293,6 +373,15 @@ class TableScreen(CompanionScreen):
         if self.ids.tiles.height > scroll.height:
             scroll.scroll_to(self.tiles[current], padding=dp(4), animate=False)
 
+    def open_line(self, seat: int) -> None:
+        """A tap on a player's line: open it (Gear, traits, details), or close it again."""
+        opened = self._opened if self._opened is not None else self._shown_current
+        self._opened = -1 if opened == seat else seat
+        self._layout()
+        line = self.tiles[seat]
+        if self.ids.tiles.height > self.ids.scroll.height:
+            self.ids.scroll.scroll_to(line, padding=dp(4), animate=False)
+
     def on_pre_enter(self, *args: Any) -> None:
         self._shown_current = -1  # coming back: show whose turn it is again
         super().on_pre_enter(*args)
@@ -301,18 +390,33 @@ class TableScreen(CompanionScreen):
         grid = self.ids.tiles
         grid.clear_widgets()
         self.tiles = []
+        self.lines = not self.app.wide and count >= LINES_FROM_PLAYERS
+        self._opened = None
         for seat in range(count):
-            tile = PlayerTile(index=seat)
+            tile: PlayerFace
+            if self.lines:
+                # A tap on a line opens it; its Details button goes to the player's screen.
+                tile = PlayerLine(index=seat)
+                tile.bind(
+                    on_release=lambda t: self.open_line(t.index),
+                    on_details=lambda t: self.open_player(t.index),
+                )
+                tile.bind(more_height=lambda *_a: self._layout_trigger())
+            else:
+                tile = PlayerTile(index=seat)
+                tile.bind(on_release=lambda t: self.open_player(t.index))
             tile.bind(
                 on_level_step=lambda t, d: self.change_level(t.index, d),
                 on_gear_step=lambda t, d: self.change_gear(t.index, d),
-                on_release=lambda t: self.open_player(t.index),
             )
             grid.add_widget(tile)
             self.tiles.append(tile)
         self._layout()
 
     def _layout(self) -> None:
+        if self.lines:
+            self._layout_lines()
+            return
         count = max(1, len(self.tiles))
         if self.app.wide:
             self.columns = min(4, count) if count not in (5, 6) else 3
@@ -325,3 +429,26 @@ class TableScreen(CompanionScreen):
         for tile in self.tiles:
             tile.compact = not fits
         self.fill = fits
+
+    def _layout_lines(self) -> None:
+        """Every line shares the height there is; the opened one gets room for Gear first."""
+        self.columns = 1
+        self.fill = False
+        lines: list[PlayerLine] = self.tiles
+        if not lines:
+            return
+        room = self.ids.scroll.height - dp(2) * (len(lines) - 1)
+        opened = self._opened if self._opened is not None else self._shown_current
+        if self._opened is None and 0 <= opened < len(lines):
+            more = lines[opened].more_height
+            if room < len(lines) * dp(LINE_MIN_DP) + more:
+                opened = -1  # the current player's line stays closed: every Level comes first
+        for seat, line in enumerate(lines):
+            line.opened = seat == opened
+        extra = [line.more_height if line.opened else 0.0 for line in lines]
+        main = max(dp(LINE_MIN_DP), (room - sum(extra)) / len(lines))
+        for line, more in zip(lines, extra, strict=True):
+            line.line_height = main
+            line.height = main + more
+        if main * len(lines) + sum(extra) <= room + 1:
+            self.ids.scroll.scroll_y = 1  # all of it in view: nothing to scroll

@@ -1,0 +1,45 @@
+"""The New game screen on a phone: the edition, each player's class and race picked from
+lists by taps, and what was picked is the game's from its first turn."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.ui.conftest import Harness
+
+pytestmark = pytest.mark.slow
+
+
+def tap_row(ui: Harness, picker: Any, text: str) -> None:
+    row = picker.row(text)
+    assert row is not None, f"{text!r} is not in the list on show"
+    ui.tap(row)
+    ui.pump(0.4)  # the list fades out before the screen takes touches again
+
+
+def test_class_race_and_edition_are_picked_from_lists(ui: Harness) -> None:
+    from companion.core import EDITIONS
+
+    screen = ui.set_up_game(["Anna", "Bram"])
+    edition = screen.choose_edition()
+    ui.pump()
+    # Each edition by its box's name, the one in use marked.
+    assert edition.row("Munchkin").selected
+    tap_row(ui, edition, "Munchkin")  # the one in use: nothing changes
+    assert screen.edition_id == "classic"
+    row = next(r for r in screen.ids.rows.children if r.index == 0)
+    classic = EDITIONS["classic"]
+    klass, race = classic.classes[0], classic.races[0]
+    ui.tap(row.ids.klass)
+    tap_row(ui, screen.picker, klass)
+    row = next(r for r in screen.ids.rows.children if r.index == 0)
+    assert klass in row.class_text
+    ui.tap(row.ids.race)
+    tap_row(ui, screen.picker, race)
+    ui.tap(screen.ids.start)
+    ui.pump()
+    anna = ui.app.session.state.players[0]
+    assert anna.traits("class") == (klass,) and anna.traits("race") == (race,)
+    assert ui.app.session.state.players[1].traits("class") == ()
