@@ -387,6 +387,11 @@ def _session_app() -> Iterator[Harness]:
     data_dir = Path(tempfile.mkdtemp(prefix="companion-ui-"))
     app = CompanionApp(data_dir=data_dir)
     app._run_prepare()  # what App.run() does before the main loop
+    from kivy.core.window import Window
+
+    # A test module that imported Kivy's window first made it before the size was set.
+    if tuple(Window.size) != PHONE:
+        Window.size = PHONE
     harness = Harness(app, data_dir, clock)
     deadline = time.monotonic() + 30
     while not app.ready:  # the rules engine and the saved games load after the first frame

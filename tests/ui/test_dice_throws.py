@@ -171,5 +171,4 @@ async def test_without_dice_the_first_player_is_rolled_on_screen(
     assert f"Anna {action.rolls[0]}" in shown.thrown
     assert f"Bram {action.rolls[1]}" in shown.thrown
     ui.tap(shown.ids.ok)
-    ui.pump()
-    assert popup() is None
+    await ui.until(lambda: popup() is None, "the pop-up closes")

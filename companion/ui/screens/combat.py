@@ -13,6 +13,7 @@ from typing import Any
 from kivy.metrics import dp
 from kivy.properties import BooleanProperty, ColorProperty, NumericProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
+from kivy.uix.widget import Widget
 
 from companion.core import (
     AddEnhancer,
@@ -103,6 +104,7 @@ class CombatScreen(CompanionScreen):
 
         self.helper_menu = DropDown(auto_width=False, width=dp(240))
         self.bad_stuff_buttons: dict[str, FlatButton] = {}
+        self._add_caption: Widget | None = None
         self._build_level_grid()
         self._build_bad_stuff_strip()
         self.app.bind(wide=self._arrange)
@@ -132,6 +134,18 @@ class CombatScreen(CompanionScreen):
             strip.add_widget(button)
             self.bad_stuff_buttons[key] = button
         self.on_quick_bad(self, self.quick_bad)
+
+    def _show_add_caption(self, show: bool) -> None:
+        """Before the first monster the verdict line already says to tap a level: the
+        caption would only push the level grid's last row below a phone's fold."""
+        if self._add_caption is None:  # kept here: out of the tree, only this holds it
+            self._add_caption = self.ids.add_caption.__self__
+        caption = self._add_caption
+        if show and caption.parent is None:
+            block = self.ids.block_add
+            block.add_widget(caption, index=len(block.children))
+        elif not show and caption.parent is not None:
+            caption.parent.remove_widget(caption)
 
     def choose_quick_bad_stuff(self, key: str) -> None:
         """One tap: the Bad Stuff of the next monster entered by its level."""
@@ -454,6 +468,7 @@ class CombatScreen(CompanionScreen):
             return
         combat = state.combat
         self.active = combat is not None
+        self._show_add_caption(self.active)
         box = self.ids.monsters
         box.clear_widgets()
         if combat is None:
