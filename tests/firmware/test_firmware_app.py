@@ -11,19 +11,13 @@ from boardfakes import Wires
 from mpvm import PINOUTS
 
 from companion.devices import framing, seal, wire
+from tests.waiting import until
 
 pytestmark = pytest.mark.slow
 
 HOLD_S = 1.7  # a little over the firmware's long press
 TOKEN = bytes.fromhex("e2177a03c95d48b1f60e2c9b73a45d18")  # a strong claim token, drawn once
 WAIT_S = 10.0  # s: only reached when something is broken
-
-
-async def until(condition, timeout_s: float = WAIT_S) -> None:
-    """Wait until ``condition()`` holds (the firmware's tasks run meanwhile)."""
-    async with asyncio.timeout(timeout_s):
-        while not condition():
-            await asyncio.sleep(0.01)
 
 
 class Host:

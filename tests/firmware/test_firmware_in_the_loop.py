@@ -21,6 +21,7 @@ from companion.devices.reconnect import Backoff
 from companion.devices.serial_link import SerialLink
 from companion.devices.sync import DeviceManager
 from companion.devices.tokens import TokenStore
+from tests.waiting import until
 
 pytestmark = pytest.mark.slow
 
@@ -54,13 +55,6 @@ def bar_lit(state: dict) -> int:
     """LEDs of the bar (the first strip) that are lit."""
     buf = state["strips"][0]["buf"]
     return sum(1 for i in range(0, len(buf), 3) if any(buf[i : i + 3]))
-
-
-async def until(condition, timeout_s: float = WAIT_S) -> None:
-    """Poll an app-side ``condition`` until it holds."""
-    async with asyncio.timeout(timeout_s):
-        while not condition():
-            await asyncio.sleep(0.05)
 
 
 async def until_state(vm: BoardVM, check, timeout_s: float = WAIT_S) -> dict:
