@@ -386,8 +386,10 @@ def report(carrier: str, figures: Figures, *, what: str) -> Attempt:
     if "link" in figures:
         link50, link99 = percentiles(figures["link"])
         print(f"{carrier}: link   p50 {link50:7.3f} ms  p99 {link99:7.3f} ms")
-    p99s = {}
+    p99s = {"frame": 0.0}  # no one-way row where the counters' frames are not watched
     for name, label in (("action", f"action -> {what} acknowledged"), ("frame", "one way")):
+        if name not in figures:
+            continue
         p50, p99 = percentiles(figures[name])
         ratio = p99 / bare99 if bare99 else float("inf")
         print(
@@ -417,10 +419,11 @@ def summarize(carrier: str, attempts: list[Attempt]) -> bool:
         f"{carrier}: action p99 over {len(attempts)} attempts: "
         + spread([a.action_p99 for a in attempts])
     )
-    print(
-        f"{carrier}: frame  p99 over {len(attempts)} attempts: "
-        + spread([a.frame_p99 for a in attempts])
-    )
+    if any(a.frame_p99 for a in attempts):
+        print(
+            f"{carrier}: frame  p99 over {len(attempts)} attempts: "
+            + spread([a.frame_p99 for a in attempts])
+        )
     print(
         f"{carrier}: bound      over {len(attempts)} attempts: "
         + spread([a.bound for a in attempts])
