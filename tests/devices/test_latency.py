@@ -67,3 +67,21 @@ def _benchmark() -> ModuleType:
     sys.modules[spec.name] = module  # dataclasses look the module up while building
     spec.loader.exec_module(module)
     return module
+
+
+@pytest.mark.slow
+def test_in_app_benchmark_taps_the_table_and_prints_every_attempt() -> None:
+    script = SCRIPT.parent / "app_latency.py"
+    args = ["--samples", "4", "--warmup", "1", "--attempts", "2", "--actions", "10"]
+    result = subprocess.run(
+        [sys.executable, str(script), *args],
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT_S,
+        check=False,
+    )
+    assert result.returncode in (0, 1), result.stdout + result.stderr  # 1 = target missed
+    for figure in ("bare", "action"):
+        assert_figure(result.stdout, "in the app, 10 actions", figure)
+    assert result.stdout.count("in the app, 10 actions: this attempt") == 2
+    assert "in the app, 10 actions: action p99 over 2 attempts: median" in result.stdout
