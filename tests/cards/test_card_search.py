@@ -119,3 +119,18 @@ def test_benchmark_prints_both_searches(capsys: pytest.CaptureFixture[str]) -> N
     bench.main(["--cards", "300", "--queries", "40"])
     out = capsys.readouterr().out
     assert "name index" in out and "naive difflib scan" in out and "target" in out
+    assert "first keystroke on a fresh table" in out
+
+
+def test_rapidfuzz_baseline_is_the_fastest_scorer_at_equal_recall() -> None:
+    bench = _benchmark()
+    trials = [
+        bench.Trial("WRatio", 0.66, 16.0),
+        bench.Trial("partial_ratio", 1.0, 8.0),
+        bench.Trial("QRatio", 0.85, 0.4),
+        bench.Trial("slow_exact", 1.0, 20.0),
+    ]
+    assert bench.best_scorer(trials, 0.99).scorer == "partial_ratio"
+    assert bench.best_scorer(trials, 0.8).scorer == "QRatio"
+    # None as good as the index: the most accurate one stands in.
+    assert bench.best_scorer(trials[:1] + trials[2:3], 0.99).scorer == "QRatio"
