@@ -98,11 +98,17 @@ def test_a_trade_with_the_fighter_is_refused_with_the_reason(ui: Harness) -> Non
 
 def start_in(ui: Harness, edition: str) -> Any:
     """A game of three in `edition`, set up on the New game screen; Anna's Player screen."""
+    from companion.core import EDITIONS
+    from companion.ui.labels import edition_title
     from tests.ui.conftest import _rows
+    from tests.ui.test_new_game import tap_row
 
     screen = ui.set_up_game(NAMES)
-    while screen.edition_id != edition:
-        ui.tap(screen.ids.edition)
+    if screen.edition_id != edition:  # picked from the list, by the name on its box
+        picker = screen.choose_edition()
+        ui.pump()
+        tap_row(ui, picker, edition_title(EDITIONS[edition]))
+    assert screen.edition_id == edition
     ui.tap(_rows(screen)[0].ids.first)
     ui.tap(screen.ids.start)
     ui.pump()

@@ -16,7 +16,8 @@ def tap_row(ui: Harness, picker: Any, text: str) -> None:
     row = picker.row(text)
     assert row is not None, f"{text!r} is not in the list on show"
     ui.tap(row)
-    ui.pump(0.4)  # the list fades out before the screen takes touches again
+    # The list fades out before the screen takes touches again.
+    ui.wait_until(lambda: picker.parent is None)
 
 
 def test_class_race_and_edition_are_picked_from_lists(ui: Harness) -> None:
