@@ -23,7 +23,7 @@ being drawn: a bound made from it is kinder than one made from the Kivy-free bar
 trip of `latency.py`, which is why the medians are printed beside it.
 Every attempt is printed; each figure is the median attempt with its spread.
 Target: action p99 <= 1.5 x bare p99 + 2 ms of the same attempt, judged on the
-median attempt; exit status 1 on a miss.
+median attempt; exit status 1 on a miss, 2 when the app could not be measured.
 """
 
 from __future__ import annotations
@@ -105,7 +105,7 @@ CHILD = textwrap.dedent(
 
         async def action(step):
             seat = 0  # up and down on the first tile: 8 tiles do not all fit on a phone
-            button = table.tiles[seat].ids.level.ids["plus" if step % 2 == 0 else "minus"]
+            button = table.tiles[seat].level_button(1 if step % 2 == 0 else -1)
             x, y = button.to_window(*button.center)
             finger = Finger("bench", next(touches), (x / Window.width, y / Window.height))
             game = app.session.game
@@ -233,4 +233,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except RuntimeError as error:  # the app could not be measured: not a missed target
+        print(f"app_latency: {error}", file=sys.stderr)
+        sys.exit(2)

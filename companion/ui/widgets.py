@@ -160,6 +160,11 @@ class PlayerFace(ButtonBehavior, BoxLayout):
         self.register_event_type("on_gear_step")
         super().__init__(**kwargs)
 
+    def level_button(self, delta: int) -> Any:
+        """The button that steps the Level by `delta` (+1 or -1), on a tile or a line."""
+        name = "plus" if delta > 0 else "minus"
+        return self.ids[name] if name in self.ids else self.ids.level.ids[name]
+
     def step_level(self, delta: int) -> None:
         """Called by the level stepper."""
         self.dispatch("on_level_step", delta)

@@ -80,7 +80,8 @@ def test_in_app_benchmark_taps_the_table_and_prints_every_attempt() -> None:
         timeout=RUN_TIMEOUT_S,
         check=False,
     )
-    assert result.returncode in (0, 1), result.stdout + result.stderr  # 1 = target missed
+    # 1 = the target was missed; 2 = the app gave no figures.
+    assert result.returncode in (0, 1), result.stdout + result.stderr
     for figure in ("bare", "action"):
         assert_figure(result.stdout, "in the app, 10 actions", figure)
     assert result.stdout.count("in the app, 10 actions: this attempt") == 2

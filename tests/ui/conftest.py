@@ -154,6 +154,7 @@ class Harness:
         from kivy.core.window import Window
 
         self.pump()
+        assert widget.get_root_window() is not None, f"{widget} is not on the screen"
         scroller = scroller_of(widget)
         # A player waits for the screen to settle before touching it: a list laid out
         # again (after a language change, say) takes a few frames to find its place.

@@ -71,7 +71,7 @@ async def test_an_hour_of_play_with_nine_counters_logs_far_less_than_a_megabyte(
             seat = action % len(PLAYERS)
             level = ui.app.session.state.players[seat].level
             tile = table.tiles[seat]  # a line per player from five players on, else a tile
-            ui.tap(tile.ids.plus if "plus" in tile.ids else tile.ids.level.ids.plus)
+            ui.tap(tile.level_button(1))
             key = trackers[seat]
             await ui.until(
                 lambda key=key, level=level: lit_bar(service.frames[key]) == level + 1,

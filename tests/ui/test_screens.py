@@ -226,6 +226,24 @@ def test_desktop_window_uses_wide_layouts(ui: Harness) -> None:
     assert combat.ids.block_shots.parent == combat.ids.left  # under the monsters
 
 
+def test_turned_wide_and_back_new_game_gives_the_players_their_room_again(ui: Harness) -> None:
+    """A phone turned sideways and upright again: the players' list is as tall as before,
+    not squeezed by the rules box's stretched height."""
+    from kivy.core.window import Window
+
+    screen = ui.set_up_game(["Anna", "Bram", "Cleo", "Dev"])
+    ui.pump()
+    before = (screen.ids.players_scroll.height, screen.ids.right.height)
+    try:
+        Window.size = (1280, 800)
+        ui.pump(frames=5)
+        assert ui.app.wide
+    finally:
+        Window.size = (360, 640)
+        ui.pump(frames=5)
+    assert (screen.ids.players_scroll.height, screen.ids.right.height) == before
+
+
 def test_an_unexpected_error_is_shown_not_a_crash(ui: Harness) -> None:
     from kivy.base import ExceptionManager
 
@@ -268,4 +286,4 @@ def test_the_file_chooser_shows_its_folder_and_thumb_sized_rows(ui: Harness) -> 
         assert all(entry.height >= dp(48) - 1 for entry in entries)
     finally:
         popup.dismiss()
-        ui.pump(0.4)
+        ui.wait_until(lambda: popup.parent is None)

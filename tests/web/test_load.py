@@ -22,7 +22,9 @@ SECONDS = 20.0
 async def test_eight_seats_and_two_boards_under_load_lose_nothing() -> None:
     result = await run_load(SECONDS)
     assert result.problems == []
-    assert result.presses >= 8 * 5 * SECONDS * 0.8
+    # Every seat kept pressing through its drops (how many a second a machine manages is
+    # benchmarks/web_load.py's figure, not this test's).
+    assert result.presses >= 8 * 10
     assert result.drops >= 8
     assert result.applied > 0 and result.refused > 0
     # Flat: after the first seconds, the sockets are those of the 10 pages (give or take
