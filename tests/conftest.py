@@ -1,8 +1,14 @@
-"""Shared pytest options: opt-in hardware tests skip unless a board is named."""
+"""Shared pytest options: opt-in hardware tests skip unless a board is named; figures
+that tests measure are printed together at the end of the run."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
+
+FIGURE = "figure"
+_figures: list[str] = []
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -27,3 +33,26 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if "hw" in item.keywords:
             item.add_marker(skip)
+
+
+@pytest.fixture
+def figure(record_property: Callable[[str, object], None]) -> Callable[[str], None]:
+    """Report a measured figure (heap bytes, install cuts...): printed under "figures" at
+    the end of the run, from whichever worker process measured it."""
+
+    def report(text: str) -> None:
+        record_property(FIGURE, text)
+
+    return report
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if report.when == "call":
+        _figures.extend(str(value) for key, value in report.user_properties if key == FIGURE)
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    if _figures:
+        terminalreporter.section("figures")
+        for text in _figures:
+            terminalreporter.write_line(text)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import counterchecks
 import pytest
@@ -85,24 +85,23 @@ def test_unauthenticated_writes_change_nothing_in_micropython(vm: MicroPythonVM)
     [BOARD, "levelboard-esp32s3-epic.json", "tracker-esp32c3.json", "tracker-esp32c3-bar.json"],
 )
 def test_heap_after_start_up_and_per_frame(
-    vm: MicroPythonVM, pinout: str, capsys: pytest.CaptureFixture
+    vm: MicroPythonVM, pinout: str, figure: Callable[[str], None]
 ) -> None:
     figures = vm.call(f"counterchecks.heap('/pinouts/{pinout}')")
-    with capsys.disabled():
-        per_frame = {k: v / figures["frames"] for k, v in figures["growth_bytes"].items()}
-        print(
-            f"\n[heap, MicroPython VM] {pinout}: a Counter with its buffers takes "
-            f"{figures['counter_bytes']} bytes, opening a session "
-            f"{figures['session_bytes']} more (temporaries the VM's conservative collector "
-            f"keeps included); growth per rendered frame {per_frame}"
-        )
+    per_frame = {k: v / figures["frames"] for k, v in figures["growth_bytes"].items()}
+    figure(
+        f"[heap, MicroPython VM] {pinout}: a Counter with its buffers takes "
+        f"{figures['counter_bytes']} bytes, opening a session "
+        f"{figures['session_bytes']} more (temporaries the VM's conservative collector "
+        f"keeps included); growth per rendered frame {per_frame}"
+    )
     assert figures["counter_bytes"] < 16 * 1024
     assert figures["session_bytes"] < 24 * 1024
     assert figures["growth_bytes"] == {k: 0 for k in figures["growth_bytes"]}
 
 
 @pytest.mark.parametrize("pinout", [BOARD, "tracker-esp32c3.json"])
-def test_heap_of_a_fresh_start(pinout: str, capsys: pytest.CaptureFixture) -> None:
+def test_heap_of_a_fresh_start(pinout: str, figure: Callable[[str], None]) -> None:
     fresh = MicroPythonVM()
     try:
         fresh.run("import gc\ngc.collect()\nBASE = gc.mem_alloc()")
@@ -116,11 +115,10 @@ def test_heap_of_a_fresh_start(pinout: str, capsys: pytest.CaptureFixture) -> No
         used = fresh.call("gc.mem_alloc() - BASE")
     finally:
         fresh.close()
-    with capsys.disabled():
-        print(
-            f"\n[heap, MicroPython VM] {pinout}: {used} bytes in use after start-up "
-            "(codec + firmware logic compiled from source, counter built, one frame drawn)"
-        )
+    figure(
+        f"[heap, MicroPython VM] {pinout}: {used} bytes in use after start-up "
+        "(codec + firmware logic compiled from source, counter built, one frame drawn)"
+    )
     assert used < 96 * 1024
 
 

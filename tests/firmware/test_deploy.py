@@ -15,7 +15,7 @@ import signal
 import sys
 import time
 import types
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import deploy
@@ -302,7 +302,7 @@ async def test_deploy_over_a_board_whose_watchdog_a_timer_feeds(tmp_path: Path) 
 
 @pytest.mark.slow
 async def test_twenty_installs_over_a_running_counter_each_cut_short_and_run_again(
-    tmp_path: Path, capsys: pytest.CaptureFixture
+    tmp_path: Path, figure: Callable[[str], None]
 ) -> None:
     seed = int(os.environ.get("DEPLOY_SEED", random.randrange(1 << 30)))
     rng = random.Random(seed)
@@ -350,9 +350,8 @@ async def test_twenty_installs_over_a_running_counter_each_cut_short_and_run_aga
         assert not [e for e in vm.seen if e.get("how") == "reset:watchdog"]
     finally:
         vm.close()
-    with capsys.disabled():
-        print(
-            f"\n[deploy] {INSTALLS} installs, each cut short first (seed {seed}; "
-            f"{took['same']:.1f} s over the same build, {took['other']:.1f} s over the "
-            f"other): {', '.join(cuts)}; {len(boots)} starts of the board"
-        )
+    figure(
+        f"[deploy] {INSTALLS} installs, each cut short first (seed {seed}; "
+        f"{took['same']:.1f} s over the same build, {took['other']:.1f} s over the "
+        f"other): {', '.join(cuts)}; {len(boots)} starts of the board"
+    )

@@ -10,6 +10,7 @@ fails, a reset in the middle of the game, a hang that the watchdog ends.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -68,7 +69,7 @@ async def until_state(vm: BoardVM, check, timeout_s: float = WAIT_S) -> dict:
 
 
 async def test_the_whole_firmware_plays_a_game_with_the_app(
-    tmp_path: Path, capsys: pytest.CaptureFixture
+    tmp_path: Path, figure: Callable[[str], None]
 ) -> None:
     vm = BoardVM(tmp_path, PINOUT, mpy=True)
     vm.start()
@@ -133,13 +134,12 @@ async def test_the_whole_firmware_plays_a_game_with_the_app(
     finally:
         await manager.stop()
         vm.close()
-    with capsys.disabled():
-        print(
-            f"\n[heap, MicroPython VM, whole firmware, .mpy] {PINOUT}: "
-            f"{started['heap_used']} bytes allocated at start-up, "
-            f"{after['heap_used']} after a game with a reset and a watchdog reset "
-            "(this VM frees nothing while one call runs, so both count garbage: upper bounds)"
-        )
+    figure(
+        f"[heap, MicroPython VM, whole firmware, .mpy] {PINOUT}: "
+        f"{started['heap_used']} bytes allocated at start-up, "
+        f"{after['heap_used']} after a game with a reset and a watchdog reset "
+        "(this VM frees nothing while one call runs, so both count garbage: upper bounds)"
+    )
     assert started["heap_used"] < 160 * 1024
     # Unchanged frames are not sent: a few writes since the last boot, not 30 a second.
     assert after["strips"][0]["writes"] < after["ticks"] // 33 // 4

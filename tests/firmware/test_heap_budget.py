@@ -18,6 +18,7 @@ says what only a real board can confirm.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import deploy
@@ -121,7 +122,7 @@ def growth_left(live: int, port: dict) -> int:
 
 @pytest.mark.slow
 def test_the_firmware_fits_beside_bluetooth_on_every_board(
-    tmp_path: Path, capsys: pytest.CaptureFixture
+    tmp_path: Path, figure: Callable[[str], None]
 ) -> None:
     sources, compiled = measure(tmp_path, mpy=False), measure(tmp_path, mpy=True)
     lines = []
@@ -132,11 +133,10 @@ def test_the_firmware_fits_beside_bluetooth_on_every_board(
             f"  {step:<22} {py:>7} {py - previous['py']:>+7}   {mpy:>7} {mpy - previous['mpy']:>+7}"
         )
         previous = {"py": py, "mpy": mpy}
-    with capsys.disabled():
-        print(
-            "\n[heap, MicroPython VM] live bytes after each step of a start "
-            f"({PINOUT}), sources | .mpy (total, this step):\n" + "\n".join(lines)
-        )
+    figure(
+        "[heap, MicroPython VM] live bytes after each step of a start "
+        f"({PINOUT}), sources | .mpy (total, this step):\n" + "\n".join(lines)
+    )
     for figures in (sources, compiled):
         before, after = figures["before Bluetooth"], figures["after start"]
         for mcu, port in PORTS.items():

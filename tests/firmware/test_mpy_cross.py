@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import counterchecks
@@ -38,7 +39,7 @@ def test_compiles_for_the_oldest_supported_micropython(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_compiled_firmware_runs_in_the_vm_like_the_sources(
-    tmp_path: Path, capsys: pytest.CaptureFixture
+    tmp_path: Path, figure: Callable[[str], None]
 ) -> None:
     placed = deploy.stage("levelboard-esp32s3", True, tmp_path)
     assert not [p for p in placed if p.startswith("counter/") and p.endswith(".py")]
@@ -62,11 +63,10 @@ def test_compiled_firmware_runs_in_the_vm_like_the_sources(
         vm.close()
     board_json = str(PINOUTS / "levelboard-esp32s3.json")
     assert got == json.loads(json.dumps(counterchecks.security(board_json)))
-    with capsys.disabled():
-        print(
-            f"\n[heap, MicroPython VM, .mpy] levelboard-esp32s3: {startup} bytes in use after "
-            f"start-up; growth over {figures['frames']} frames {figures['growth_bytes']}"
-        )
+    figure(
+        f"[heap, MicroPython VM, .mpy] levelboard-esp32s3: {startup} bytes in use after "
+        f"start-up; growth over {figures['frames']} frames {figures['growth_bytes']}"
+    )
     # 48 KB before sealed sessions; the session module and the 2.0 handshake add about
     # 2 KB at start-up (the cryptography itself loads with the first session).
     assert startup < 52 * 1024

@@ -374,6 +374,23 @@ def _rows(screen: Any) -> list[Any]:
     return list(reversed(screen.ids.rows.children))
 
 
+def draw_only_for_screenshots(window: Any) -> None:
+    """The tests read sizes, positions, colours and texts, never pixels, except in a
+    screenshot: the window paints only for one. Software painting is about a quarter of a
+    UI test's time otherwise. Everything else about a frame stays: the layout, the labels'
+    textures, and `on_flip`, which the app's saving and start-up wait for.
+    (COMPANION_TEST_DRAW=1 paints every frame, to watch a test run.)"""
+    paint = window.on_draw
+    take = window.screenshot
+
+    def screenshot(*args: Any, **kwargs: Any) -> Any:
+        paint()
+        return take(*args, **kwargs)
+
+    window.on_draw = lambda *_args: None
+    window.screenshot = screenshot
+
+
 @pytest.fixture(scope="session")
 def _session_app() -> Iterator[Harness]:
     from kivy.config import Config
@@ -393,6 +410,8 @@ def _session_app() -> Iterator[Harness]:
     # A test module that imported Kivy's window first made it before the size was set.
     if tuple(Window.size) != PHONE:
         Window.size = PHONE
+    if not os.environ.get("COMPANION_TEST_DRAW"):
+        draw_only_for_screenshots(Window)
     harness = Harness(app, data_dir, clock)
     deadline = time.monotonic() + 30
     while not app.ready:  # the rules engine and the saved games load after the first frame
