@@ -18,6 +18,7 @@ from companion.core.errors import validation_error_line
 from companion.ui.i18n import N_, _, card_name, tr
 from companion.ui.labels import sex_name
 from companion.ui.sheets import Sheet
+from companion.ui.weak import weakly
 from companion.ui.widgets import FlatButton
 
 Builder.load_file(str(Path(__file__).with_suffix(".kv")))
@@ -181,7 +182,7 @@ class AddItemSheet(Sheet):
                 offered.append((kind, words))
         for kind, words in offered:
             button = FlatButton(text=_(words), font_size=self.app.theme.body)
-            button.bind(on_release=lambda _b, k=kind: self.choose_kind(k))
+            button.bind(on_release=weakly(self.choose_kind, kind))
             grid.add_widget(button)
             self.kind_buttons[kind] = button
         self.choose_kind("")
@@ -204,7 +205,7 @@ class AddItemSheet(Sheet):
             names = []
         for value, words in names:
             button = FlatButton(text=words, font_size=self.app.theme.body)
-            button.bind(on_release=lambda _b, v=value: self.choose_value(v))
+            button.bind(on_release=weakly(self.choose_value, value))
             grid.add_widget(button)
             self.value_buttons[value] = button
 

@@ -20,6 +20,7 @@ from kivy.uix.modalview import ModalView
 
 from companion.ui.i18n import card_name
 from companion.ui.questions import allowance_text
+from companion.ui.weak import weakly
 from companion.ui.widgets import FlatButton
 
 Builder.load_file(str(Path(__file__).with_suffix(".kv")))
@@ -84,7 +85,7 @@ class ChoiceSheet(Sheet):
         grid = self.ids.options
         for key, label in options:
             button = option_button(label)
-            button.bind(on_release=lambda _b, k=key: self.pick(k))
+            button.bind(on_release=weakly(self.pick, key))
             grid.add_widget(button)
             self.buttons[key] = button
 
@@ -157,7 +158,7 @@ class ItemSheet(Sheet):
         for seat, name, allowed in players:
             button = option_button(name)
             button.dimmed = not allowed
-            button.bind(on_release=lambda _b, s=seat: self.give(s))
+            button.bind(on_release=weakly(self.give, seat))
             grid.add_widget(button)
             self.receivers[seat] = button
         if not players:

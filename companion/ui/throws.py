@@ -27,6 +27,7 @@ from companion.core.chapters.rolls import d6
 from companion.core.dice import RandomSource, SecretsDice
 from companion.ui.dice_service import DiceService, dice_service
 from companion.ui.i18n import _
+from companion.ui.weak import weakly
 
 Builder.load_file(str(Path(__file__).with_suffix(".kv")))
 
@@ -130,7 +131,7 @@ class ThrowCollector:
         self.popup = ThrowsPopup(title=title, collector=self)
         # Stay on show once done, for the table to read every throw (then OK).
         self.keep_open = keep_open
-        self.popup.bind(on_dismiss=lambda *_a: self.stop())
+        self.popup.bind(on_dismiss=weakly(self.stop))
         self._stop: Callable[[], None] = _nothing
 
     # -- what the pop-up's buttons call -----------------------------------------------------

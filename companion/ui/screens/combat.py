@@ -33,6 +33,7 @@ from companion.core import (
 from companion.ui.i18n import _, card_name, ngettext, quick_monster_name, tr
 from companion.ui.questions import QUICK_BAD_STUFF, quick_bad_stuff_of
 from companion.ui.screens.base import CompanionScreen
+from companion.ui.weak import weakly
 from companion.ui.widgets import FlatButton
 
 ONE_SHOT_VALUES = (1, 2, 3, 5, 10)
@@ -116,7 +117,7 @@ class CombatScreen(CompanionScreen):
         for level in range(1, GRID_LEVELS + 1):
             button = FlatButton(text=str(level), font_size=self.app.theme.button)
             button.level = level
-            button.bind(on_release=lambda b: self.add_level(b.level))
+            button.bind(on_release=weakly(self.add_level, level))
             grid.add_widget(button)
             self.level_buttons[level] = button
 
@@ -130,7 +131,7 @@ class CombatScreen(CompanionScreen):
                 texture_size=lambda b, size: setattr(b, "width", max(dp(56), size[0] + dp(22)))
             )
             button.bad_stuff = key
-            button.bind(on_release=lambda b: self.choose_quick_bad_stuff(b.bad_stuff))
+            button.bind(on_release=weakly(self.choose_quick_bad_stuff, key))
             strip.add_widget(button)
             self.bad_stuff_buttons[key] = button
         self.on_quick_bad(self, self.quick_bad)
@@ -220,7 +221,7 @@ class CombatScreen(CompanionScreen):
             button = FlatButton(text=text, size_hint_y=None, height=dp(52))
             button.selected = seat == combat.helper
             button.seat = seat
-            button.bind(on_release=lambda b: self.pick_helper(b.seat))
+            button.bind(on_release=weakly(self.pick_helper, seat))
             menu.add_widget(button)
         menu.width = max(dp(200), self.ids.helper.width)
         menu.open(self.ids.helper)
@@ -299,7 +300,7 @@ class CombatScreen(CompanionScreen):
                 text=label, size_hint_y=None, height=dp(48), font_size=self.app.theme.body
             )
             button.card_id = card.id
-            button.bind(on_release=lambda b: self.add_card(b.card_id))
+            button.bind(on_release=weakly(self.add_card, card.id))
             box.add_widget(button)
 
     def add_card(self, card_id: str) -> None:

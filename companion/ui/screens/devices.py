@@ -132,19 +132,20 @@ class DevicesScreen(CompanionScreen):
         self._dice_bound: DiceService | None = None
         self._found_dice: list[Any] = []
         self.die_cards: dict[str, DieCard] = {}
-        self.session.bind(state=lambda *_a: self._update_rows())
+        self.session.bind(state=self._game_changed)  # held weakly, as a method
 
     @property
     def service(self) -> DeviceService | None:
         """The app's device service (None in an app started without one)."""
         service = self.app.devices
         if service is not None and service is not self._bound:
+            # Methods, which Kivy holds weakly: the service outlives this screen.
             service.bind(
-                statuses=lambda *_a: self._update_rows(),
+                statuses=self._game_changed,
                 frames=self._frames_changed,
-                found=lambda *_a: self._update_found(),
-                activity=lambda *_a: self._update_texts(),
-                scanning=lambda *_a: self._update_texts(),
+                found=self._found_changed,
+                activity=self._texts_changed,
+                scanning=self._texts_changed,
             )
             self._bound = service
         return service
@@ -154,11 +155,8 @@ class DevicesScreen(CompanionScreen):
         """The app's smart dice (None in an app started without the device service)."""
         dice = dice_service(self.app)
         if dice is not None and dice is not self._dice_bound:
-            dice.bind(
-                rows=lambda *_a: self._update_dice(),
-                found=lambda *_a: self._update_dice(),
-                scanning=lambda *_a: self._update_dice(),
-            )
+            changed = self._dice_changed
+            dice.bind(rows=changed, found=changed, scanning=changed)
             self._dice_bound = dice
         return dice
 
@@ -273,6 +271,18 @@ class DevicesScreen(CompanionScreen):
             self.activity = "\n".join(
                 t for t in (service.activity, tr(service.tokens_problem)) if t
             )
+
+    def _game_changed(self, *_args: Any) -> None:
+        self._update_rows()
+
+    def _found_changed(self, *_args: Any) -> None:
+        self._update_found()
+
+    def _texts_changed(self, *_args: Any) -> None:
+        self._update_texts()
+
+    def _dice_changed(self, *_args: Any) -> None:
+        self._update_dice()
 
     def _update_rows(self) -> None:
         service = self.service

@@ -17,6 +17,7 @@ from kivy.properties import BooleanProperty, NumericProperty, StringProperty
 from companion.ui.i18n import _, ngettext
 from companion.ui.link_service import TableLinkService, table_link
 from companion.ui.screens.base import CompanionScreen
+from companion.ui.weak import weakly
 from companion.ui.widgets import FlatButton
 
 if TYPE_CHECKING:
@@ -153,7 +154,7 @@ class InviteScreen(CompanionScreen):
                 button.bind(
                     texture_size=lambda b, size: setattr(b, "width", max(dp(72), size[0] + dp(24)))
                 )
-                button.bind(on_release=lambda _b, seat=index - 1: self.choose(seat))
+                button.bind(on_release=weakly(self.choose, index - 1))
                 row.add_widget(button)
         for index, button in enumerate(reversed(row.children)):
             button.selected = index - 1 == self.chosen

@@ -9,6 +9,7 @@ from kivy.metrics import dp
 from companion.ui.i18n import _
 from companion.ui.screens import nav_params, split_nav
 from companion.ui.screens.base import CompanionScreen
+from companion.ui.weak import weakly
 from companion.ui.widgets import FlatButton
 
 
@@ -27,7 +28,7 @@ class MoreScreen(CompanionScreen):
         for entry in rest:
             button = FlatButton(text=_(entry.title), size_hint_y=None, height=dp(60))
             button.screen_name = entry.name
-            button.bind(on_release=lambda b: self.open(b.screen_name))
+            button.bind(on_release=weakly(self.open, entry.name))
             box.add_widget(button)
             self.buttons[entry.name] = button
 

@@ -46,6 +46,7 @@ from companion.core.models import TraitKind
 from companion.ui.i18n import N_, _, card_name, ngettext, tr
 from companion.ui.labels import sex_name
 from companion.ui.screens.base import CompanionScreen
+from companion.ui.weak import weakly
 from companion.ui.widgets import FlatButton
 
 TRAIT_KINDS: tuple[tuple[str, str, str], ...] = (
@@ -447,13 +448,13 @@ class PlayerScreen(CompanionScreen):
             for name in names:
                 button = FlatButton(text=card_name(name), font_size=self.app.theme.body)
                 button.selected = name in player.traits(kind)
-                button.bind(on_release=lambda _b, k=kind, n=name: self.toggle_trait(k, n))
+                button.bind(on_release=weakly(self.toggle_trait, kind, name))
                 grid.add_widget(button)
             if kind in BOOSTS:
                 attr, label = BOOSTS[kind]
                 button = FlatButton(text=_(label), font_size=self.app.theme.small)
                 button.selected = getattr(player, attr)
-                button.bind(on_release=lambda _b, k=kind: self.toggle_boost(k))
+                button.bind(on_release=weakly(self.toggle_boost, kind))
                 grid.add_widget(button)
             box.add_widget(grid)
             bonuses = {b.name: b.bonus for b in player.trait_bonuses if b.kind == kind}
@@ -462,9 +463,7 @@ class PlayerScreen(CompanionScreen):
                     value=f"{bonuses.get(name, 0):+d}",
                     caption=_("{trait}: bonus in every combat").format(trait=card_name(name)),
                 )
-                stepper.bind(
-                    on_step=lambda _s, delta, k=kind, n=name: self.step_trait_bonus(k, n, delta)
-                )
+                stepper.bind(on_step=weakly(self.step_trait_bonus, kind, name))
                 box.add_widget(stepper)
 
     def _show_items(self, state: Any, player: Any) -> None:

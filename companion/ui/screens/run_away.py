@@ -26,6 +26,7 @@ from companion.ui.questions import (
 )
 from companion.ui.screens.base import CompanionScreen
 from companion.ui.sheets import option_button
+from companion.ui.weak import weakly
 
 # Options of one question side by side: a name each still reads on a phone.
 OPTION_COLUMNS = 2
@@ -309,7 +310,7 @@ class RunAwayScreen(CompanionScreen):
             for key, label in question.options:
                 button = option_button(card_name(label), self.app.theme.body)
                 button.selected = key in shown.chosen
-                button.bind(on_release=lambda _b, q=question, k=key: self.pick_loss(q, k))
+                button.bind(on_release=weakly(self.pick_loss, question, key))
                 grid.add_widget(button)
             box.add_widget(grid)
 

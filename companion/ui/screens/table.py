@@ -221,7 +221,9 @@ class TableScreen(CompanionScreen):
         # The line opened by a tap (None: the current player's, when there is room).
         self._opened: int | None = None
         self._layout_trigger = Clock.create_trigger(lambda _dt: self._layout())
-        self.app.bind(wide=lambda *_a: self._make_tiles(len(self.tiles)))
+        # Methods, not lambdas: Kivy holds a bound method weakly, so a screen dropped after
+        # a language change is not kept alive (and rebuilt on every turn of the phone).
+        self.app.bind(wide=self._wide_changed)
         self.ids.scroll.bind(height=lambda *_a: self._layout_trigger())
         self._devices_followed: Any = None
         self._bar_parts = {
@@ -346,13 +348,19 @@ class TableScreen(CompanionScreen):
         for key in _SCREEN_FIELDS:
             setattr(self, key, view[key])
 
+    def _wide_changed(self, *_args: Any) -> None:
+        self._make_tiles(len(self.tiles))
+
+    def _statuses_changed(self, *_args: Any) -> None:
+        self._state_changed(None, None)
+
     def _low_battery_seats(self) -> set[int]:
         """Seats whose tracker reports a low battery (and follow the counters from now on)."""
         devices = self.app.devices
         if devices is None:
             return set()
         if self._devices_followed is not devices:
-            devices.bind(statuses=lambda *_a: self._state_changed(None, None))
+            devices.bind(statuses=self._statuses_changed)
             self._devices_followed = devices
         # Here, not at the top: the Table draws its first frame before the device layer loads.
         from companion.devices.status import Role
