@@ -267,7 +267,9 @@ class Game:
         try:
             check_action(self._state, fill_rolls(action, self._state, _StandInDice()))
         except RuleError as err:
-            return err
+            # Kept in the cache: without its traceback, which would keep every frame that
+            # asked alive (a whole screen, as long as the game is open).
+            return err.with_traceback(None)
         return None
 
     def undo(self, steps: int = 1) -> GameState:

@@ -17,6 +17,14 @@ from kivy.properties import NumericProperty
 STEP_S = 0.1  # how often the seconds left are redrawn
 
 
+def _never() -> bool:
+    return False
+
+
+def _nothing() -> None:
+    return None
+
+
 class KillCountdown(EventDispatcher):
     """Seconds left before the kill is final (`remaining`; 0 when none runs)."""
 
@@ -25,8 +33,8 @@ class KillCountdown(EventDispatcher):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._tick: Any = None
-        self._still_winning: Callable[[], bool] = lambda: False
-        self._finish: Callable[[], None] = lambda: None
+        self._still_winning: Callable[[], bool] = _never
+        self._finish: Callable[[], None] = _nothing
 
     @property
     def running(self) -> bool:
@@ -41,11 +49,11 @@ class KillCountdown(EventDispatcher):
         off and `finish` is never called.
         """
         self.stop()
-        self._still_winning = still_winning
-        self._finish = finish
         if seconds <= 0:
             finish()
             return
+        self._still_winning = still_winning
+        self._finish = finish
         self.remaining = seconds
         self._tick = Clock.schedule_interval(self._count, STEP_S)
 
@@ -55,6 +63,13 @@ class KillCountdown(EventDispatcher):
             self._tick.cancel()
             self._tick = None
         self.remaining = 0.0
+        self._release()
+
+    def _release(self) -> None:
+        # Held only while counting: what started it (a Combat screen since dropped for a
+        # new language, say) is not kept alive by a countdown that is over.
+        self._still_winning = _never
+        self._finish = _nothing
 
     def _count(self, dt: float) -> bool:
         if not self._still_winning():
@@ -63,6 +78,8 @@ class KillCountdown(EventDispatcher):
         self.remaining = max(0.0, self.remaining - dt)
         if self.remaining <= 0:
             self._tick = None
-            self._finish()
+            finish = self._finish
+            self._release()
+            finish()
             return False
         return True
