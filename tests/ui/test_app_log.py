@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Callable
 
 import pytest
 
@@ -48,7 +49,7 @@ def lit_bar(frame: object) -> int:
 
 
 async def test_an_hour_of_play_with_nine_counters_logs_far_less_than_a_megabyte(
-    ui: Harness,
+    ui: Harness, figure: Callable[[str], None]
 ) -> None:
     ui.start_game(PLAYERS)
     service = ui.app.devices
@@ -94,6 +95,6 @@ async def test_an_hour_of_play_with_nine_counters_logs_far_less_than_a_megabyte(
         f"({per_action:.0f} B/action; {per_hour_at_pace / 1e6:.2f} MB/h at this pace, "
         f"{per_hour_by_actions / 1e6:.2f} MB/h at a tap a second); loggers: {counter.names}"
     )
-    print(told)
+    figure(f"[app log, 1 board + 8 trackers] {told}")
     assert per_hour_at_pace < HOUR_BUDGET / MARGIN, told
     assert per_hour_by_actions < HOUR_BUDGET / MARGIN, told
