@@ -1,10 +1,12 @@
 """The helper's share of the treasure on the Combat screen of a 360x640 phone: how many of
-the treasures the helper takes and who picks first, agreed with taps, given with the kill,
-recorded and shown; the row is there only while someone helps."""
+the treasures the helper takes and who picks first, agreed with taps, given with the kill
+(or with "End, no kill" where the edition still gives treasure), recorded and shown; the
+row is there only while someone helps."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -71,3 +73,40 @@ def test_without_an_agreement_the_kill_gives_no_share(ui: Harness) -> None:
     assert (result.helper_treasure, result.helper_picks_first) == (0, False)
     ui.wait_until(lambda: combat.result_text != "", timeout_s=5)
     assert combat.result_text.endswith(".") and "takes" not in combat.result_text
+
+
+def share_then_end_without_a_kill(ui: Harness, combat: Any) -> Any:
+    press(ui, combat.ids.helper_share.ids.plus)
+    press(ui, combat.ids.helper_share.ids.plus)
+    press(ui, combat.ids.helper_first)
+    press(ui, combat.ids.defeat)
+    session = ui.app.session
+    ui.wait_until(lambda: session.live_state.combat is None, timeout_s=10)
+    return session.live_state.last_combat
+
+
+def test_where_a_monster_removed_without_a_kill_gives_treasure_the_helper_shares_it(
+    ui: Harness,
+) -> None:
+    """Fu: a monster a card eliminates still gives its treasure, so the share agreed goes
+    with "End, no kill" too."""
+    from tests.ui.test_items_rules import start_in
+
+    start_in(ui, "fu")
+    session = ui.app.session
+    monster = MonsterSpec(name="Potted Plant", level=1, treasure=3)
+    assert session.act(StartCombat(fighter=0, monsters=(monster,)))
+    assert session.act(AddHelper(helper=1))
+    combat = ui.app.show("combat")
+    ui.pump(frames=4)
+    result = share_then_end_without_a_kill(ui, combat)
+    assert (result.outcome, result.treasure) == ("defeat", 3)
+    assert (result.helper_treasure, result.helper_picks_first) == (2, True)
+
+
+def test_where_it_gives_none_there_is_nothing_to_share(ui: Harness) -> None:
+    """Classic (rules of today): no treasure without a kill, so no share is recorded."""
+    combat = helped_fight(ui, treasure=3)
+    result = share_then_end_without_a_kill(ui, combat)
+    assert (result.outcome, result.treasure) == ("defeat", 0)
+    assert (result.helper_treasure, result.helper_picks_first) == (0, False)

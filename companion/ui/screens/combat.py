@@ -30,6 +30,7 @@ from companion.core import (
     SetWinsTies,
     StartCombat,
 )
+from companion.core.chapters.combat import without_kill_gives_treasure
 from companion.ui.i18n import _, card_name, ngettext, quick_monster_name, tr
 from companion.ui.questions import QUICK_BAD_STUFF, quick_bad_stuff_of
 from companion.ui.screens.base import CompanionScreen
@@ -409,9 +410,22 @@ class CombatScreen(CompanionScreen):
         self.app.notify(_("Wait! Someone interferes."))
 
     def defeat(self) -> None:
-        """A card removes the monsters without a kill: no levels."""
+        """A card removes the monsters without a kill: no levels. Where that still gives
+        treasure (the edition's rule, or monsters a card removed earlier), the helper's
+        share goes with it as agreed."""
         self.app.countdown.stop()
-        self.session.act(ResolveCombat, outcome="defeat")
+        state = self.session.live_state
+        if state is None or state.combat is None:
+            return
+        combat = state.combat
+        total = combat.treasure if without_kill_gives_treasure(state) else combat.removed_treasure
+        share = min(int(self.helper_share), total) if self.has_helper else 0
+        first = bool(self.helper_first) and self.has_helper and total > 0
+        if self.session.act(
+            ResolveCombat, outcome="defeat", helper_treasure=share, helper_first=first
+        ):
+            self.helper_share = 0
+            self.helper_first = False
 
     def run_away(self) -> None:
         """The fighters cannot win: go and roll to run away (or hear why not)."""
