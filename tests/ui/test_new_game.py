@@ -44,3 +44,32 @@ def test_class_race_and_edition_are_picked_from_lists(ui: Harness) -> None:
     anna = ui.app.session.state.players[0]
     assert anna.traits("class") == (klass,) and anna.traits("race") == (race,)
     assert ui.app.session.state.players[1].traits("class") == ()
+
+
+def test_a_role_card_is_dealt_from_a_list_in_the_editions_that_deal_them(ui: Harness) -> None:
+    """Disney deals a Role to each player (Adventure Time a Character): picked from a list
+    that names what each gives, it is the player's from the first action; an edition that
+    deals none offers no such choice."""
+    from companion.core import EDITIONS
+    from companion.ui.labels import edition_title
+
+    screen = ui.set_up_game(["Anna", "Bram"])
+    row = next(r for r in screen.ids.rows.children if r.index == 0)
+    assert screen.edition_id == "classic" and row.role_text == ""
+    editions = screen.choose_edition()
+    ui.pump()
+    tap_row(ui, editions, edition_title(EDITIONS["disney"]))
+    assert screen.edition_id == "disney"
+    row = next(r for r in screen.ids.rows.children if r.index == 0)
+    assert row.role_text == "Role: none"
+    ui.tap(row.ids.role)
+    ui.pump()
+    assert screen.picker.row("Sidekick") is not None  # the edition's own role
+    tap_row(ui, screen.picker, "Lucky Charm Bearer")  # one from the card packs
+    row = next(r for r in screen.ids.rows.children if r.index == 0)
+    assert row.role_text == "Role: Lucky Charm Bearer"
+    ui.tap(screen.ids.start)
+    ui.pump()
+    anna, bram = ui.app.session.state.players
+    assert anna.role is not None and anna.role.name == "Lucky Charm Bearer"
+    assert anna.role.run_away == 1 and bram.role is None
