@@ -1,70 +1,96 @@
-"""Screens dropped after a language change are gone: not kept alive by the app, the game or
-the counters, and not rebuilt on every later change (a turned phone, a tap on a Level)."""
+"""What a screen or sheet hands to longer-lived objects does not keep it alive after it is
+dropped (a language change rebuilds every screen; a sheet closes): callbacks bound to its
+buttons, the kill countdown it starts, and the game's cached answers to its questions."""
 
 from __future__ import annotations
 
 import gc
-import types
 import weakref
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
+from companion.core import (
+    MonsterSpec,
+    ResolveCombat,
+    StartCombat,
+)
 from tests.ui.conftest import Harness
 
 pytestmark = pytest.mark.slow
 
-# The screens that follow the game, the counters or the window. (The Combat screen after a
-# kill, and the Dice and More screens, are still kept by a reference not found yet: none
-# reachable from a module, so one held where Python's collector does not look.)
-SCREENS = ("table", "run_away", "player", "devices", "history")
+
+def owner_with_a_button(bind: Any) -> weakref.ref[Any]:
+    """A box whose button calls back into it, bound by `bind`; the box is then dropped."""
+    from kivy.uix.boxlayout import BoxLayout
+    from kivy.uix.button import Button
+
+    class Owner(BoxLayout):
+        taps: ClassVar[list[str]] = []
+
+        def tapped(self, what: str) -> None:
+            self.taps.append(what)
+
+    owner = Owner()
+    button = Button()
+    bind(owner, button)
+    owner.add_widget(button)
+    button.dispatch("on_release")
+    assert Owner.taps == ["tap"]
+    Owner.taps.clear()
+    return weakref.ref(owner)
 
 
-def test_screens_dropped_by_a_language_change_are_let_go(ui: Harness) -> None:
-    ui.start_game(["Anna", "Bram", "Cleo"])
-    assert ui.app.devices is not None  # the counters' service the Table and Devices follow
-    built = {name: weakref.ref(ui.screen(name)) for name in SCREENS}
-    # A kill, whose countdown outlives the Combat screen that started it.
-    ui.tap(ui.screen("table").tiles[0].level_button(1))  # Anna 2 against a level 1 monster
-    ui.nav("combat")
-    combat = ui.screen("combat")
-    ui.tap(combat.ids.add_monster)
-    ui.tap(combat.ids.kill)
-    ui.wait_until(lambda: not ui.app.countdown.running)
-    assert ui.app.session.state.players[0].level == 3
-    del combat
-    ui.nav("table")
-    settings = ui.screen("settings")
-    try:
-        settings.use_language("de")
-        ui.pump()
-    finally:
-        settings.use_language("en")
-        ui.pump()
+def test_a_button_bound_weakly_lets_its_screen_go(ui: Harness) -> None:
+    from companion.ui.weak import weakly
+
+    def weak(owner: Any, button: Any) -> None:
+        button.bind(on_release=weakly(owner.tapped, "tap"))
+
+    gone = owner_with_a_button(weak)
     gc.collect()
-    kept = {name: holders(screen()) for name, screen in built.items() if screen() is not None}
-    assert kept == {}
-    # The screens built again still follow the game.
-    ui.tap(ui.screen("table").tiles[0].level_button(1))
-    assert ui.app.session.state.players[0].level == 4
+    assert gone() is None
 
 
-def holders(obj: Any) -> list[str]:
-    """What still refers to `obj`, in words a person can follow to the code."""
-    found = []
-    for ref in gc.get_referrers(obj):
-        if isinstance(ref, types.FrameType):
-            continue
-        if isinstance(ref, types.CellType):
-            for closure in gc.get_referrers(ref):
-                for function in gc.get_referrers(closure):
-                    if isinstance(function, types.FunctionType):
-                        code = function.__code__
-                        found.append(
-                            f"closure {code.co_qualname} {code.co_filename}:{code.co_firstlineno}"
-                        )
-        elif isinstance(ref, types.MethodType):
-            found.append(f"bound method {ref.__func__.__qualname__}")
-        else:
-            found.append(type(ref).__name__)
-    return found
+def test_the_kill_countdown_lets_go_of_what_started_it_once_over(ui: Harness) -> None:
+    class Starter:
+        finished = 0
+
+        def still_winning(self) -> bool:
+            return True
+
+        def finish(self) -> None:
+            Starter.finished += 1
+
+    starter = Starter()
+    countdown = ui.app.countdown
+    countdown.start(0.3, starter.still_winning, starter.finish)
+    gone = weakref.ref(starter)
+    del starter
+    gc.collect()
+    assert gone() is not None  # held while it counts: the kill must still happen
+    ui.wait_until(lambda: not countdown.running)
+    assert Starter.finished == 1
+    gc.collect()
+    assert gone() is None
+
+
+def test_a_refusal_the_game_remembers_keeps_no_caller_alive() -> None:
+    from tests.web.conftest import new_game
+
+    game = new_game(2)
+    game.apply(StartCombat(fighter=0, monsters=(MonsterSpec(name="Rat", level=5),)))
+
+    class Asker:
+        def ask(self) -> Any:
+            return game.check(ResolveCombat(outcome="kill"))
+
+    asker = Asker()
+    refusal = asker.ask()
+    assert refusal is not None and refusal.rule == "fighters_losing"
+    assert refusal.__traceback__ is None
+    gone = weakref.ref(asker)
+    del asker
+    gc.collect()
+    assert gone() is None
+    assert game.check(ResolveCombat(outcome="kill")) is refusal  # still remembered
