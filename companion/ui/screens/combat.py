@@ -30,7 +30,7 @@ from companion.core import (
     SetWinsTies,
     StartCombat,
 )
-from companion.core.chapters.combat import without_kill_gives_treasure
+from companion.core.chapters.combat import resolved_treasure
 from companion.ui.i18n import _, card_name, ngettext, quick_monster_name, tr
 from companion.ui.questions import QUICK_BAD_STUFF, quick_bad_stuff_of
 from companion.ui.screens.base import CompanionScreen
@@ -414,18 +414,7 @@ class CombatScreen(CompanionScreen):
         treasure (the edition's rule, or monsters a card removed earlier), the helper's
         share goes with it as agreed."""
         self.app.countdown.stop()
-        state = self.session.live_state
-        if state is None or state.combat is None:
-            return
-        combat = state.combat
-        total = combat.treasure if without_kill_gives_treasure(state) else combat.removed_treasure
-        share = min(int(self.helper_share), total) if self.has_helper else 0
-        first = bool(self.helper_first) and self.has_helper and total > 0
-        if self.session.act(
-            ResolveCombat, outcome="defeat", helper_treasure=share, helper_first=first
-        ):
-            self.helper_share = 0
-            self.helper_first = False
+        self._resolve("defeat")
 
     def run_away(self) -> None:
         """The fighters cannot win: go and roll to run away (or hear why not)."""
@@ -454,10 +443,21 @@ class CombatScreen(CompanionScreen):
         return state is not None and state.combat is not None and state.combat.fighters_winning
 
     def _finish_kill(self) -> None:
-        share = int(self.helper_share) if self.has_helper else 0
-        first = bool(self.helper_first) and self.has_helper
+        self._resolve("kill")
+
+    def _resolve(self, outcome: str) -> None:
+        """End the combat with the helper's share as agreed, capped to the treasure the
+        rules give for `outcome` (none, say, for a defeat where that gives no treasure)."""
+        state = self.session.live_state
+        if state is None or state.combat is None:
+            return
+        share, first = 0, False
+        if self.has_helper:
+            ending = ResolveCombat(outcome=outcome)
+            total = resolved_treasure(ending, state, state.combat)
+            share, first = min(int(self.helper_share), total), bool(self.helper_first) and total > 0
         if self.session.act(
-            ResolveCombat, outcome="kill", helper_treasure=share, helper_first=first
+            ResolveCombat, outcome=outcome, helper_treasure=share, helper_first=first
         ):
             self.helper_share = 0
             self.helper_first = False

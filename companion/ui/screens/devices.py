@@ -132,7 +132,7 @@ class DevicesScreen(CompanionScreen):
         self._dice_bound: DiceService | None = None
         self._found_dice: list[Any] = []
         self.die_cards: dict[str, DieCard] = {}
-        self.session.bind(state=self._game_changed)  # held weakly, as a method
+        self.session.bind(state=self._rows_changed)  # held weakly, as a method
 
     @property
     def service(self) -> DeviceService | None:
@@ -141,7 +141,7 @@ class DevicesScreen(CompanionScreen):
         if service is not None and service is not self._bound:
             # Methods, which Kivy holds weakly: the service outlives this screen.
             service.bind(
-                statuses=self._game_changed,
+                statuses=self._rows_changed,
                 frames=self._frames_changed,
                 found=self._found_changed,
                 activity=self._texts_changed,
@@ -272,7 +272,7 @@ class DevicesScreen(CompanionScreen):
                 t for t in (service.activity, tr(service.tokens_problem)) if t
             )
 
-    def _game_changed(self, *_args: Any) -> None:
+    def _rows_changed(self, *_args: Any) -> None:
         self._update_rows()
 
     def _found_changed(self, *_args: Any) -> None:
