@@ -80,12 +80,12 @@ async def test_the_whole_firmware_plays_a_game_with_the_app(
         started = await until_state(vm, lambda s: s["feeds"] > 0)
         manager.set_game(game)
         manager.add_link(SerialLink(vm.path))
-        await until(lambda: manager.statuses()[0].access == "unclaimed")
+        await until(lambda: manager.statuses()[0].access == "unclaimed", timeout_s=WAIT_S)
 
         # Claim: the app is told to accept, a person holds + and - on the tracker.
         manager.open_claiming()
         vm.send(cmd="press", pins=[PLUS, MINUS], ms=CHORD_MS)
-        await until(lambda: manager.statuses()[0].access == "ours")
+        await until(lambda: manager.statuses()[0].access == "ours", timeout_s=WAIT_S)
         (status,) = manager.statuses()
         assert (status.role, status.firmware) == ("tracker", "1.0.0")
 
@@ -97,7 +97,7 @@ async def test_the_whole_firmware_plays_a_game_with_the_app(
 
         # A press of + is a request; the app applies it by the rules and answers.
         vm.send(cmd="press", pins=[PLUS], ms=PRESS_MS)
-        await until(lambda: game.state.players[0].level == 4)
+        await until(lambda: game.state.players[0].level == 4, timeout_s=WAIT_S)
         assert [(p.action, p.refused) for p in manager.presses] == [("go_up_level", "")]
         await until_state(vm, lambda s: bar_lit(s) == 4)
 
@@ -115,7 +115,7 @@ async def test_the_whole_firmware_plays_a_game_with_the_app(
         await vm.expect("boot", number=2)
         game.apply(GoUpLevel(player=0))
         await until_state(vm, lambda s: s["levels"][:1] == [6] and bar_lit(s) == 6)
-        await until(lambda: manager.statuses()[0].access == "ours")
+        await until(lambda: manager.statuses()[0].access == "ours", timeout_s=WAIT_S)
         assert manager.statuses()[0].reconnects >= 1
 
         await until_state(vm, lambda s: s["boots"] == "0")  # this boot lasted: a good one

@@ -84,6 +84,8 @@ BUILTIN = set(sys.modules)  # what a soft reset keeps: built-in and frozen modul
 
 STEPS = [0]
 RELEASES = []  # (ticks, pin) of pins to let go
+PRESSES = []  # (ticks, pin, ms) of presses waiting for a finger still on that button
+LIFT_MS = 80  # a thumb lifts off a button for at least this long before it presses again
 STEP_MAX_MS = 20  # never sleep longer than this between looks at the test's commands
 IDLE_MS = 2  # the REPL's wait for the next byte
 MODE = ["friendly"]  # pyexec_mode_kind: survives a soft reset, not a hard one
@@ -186,9 +188,18 @@ def command(text):
     what = cmd["cmd"]
     now = time.ticks_ms()
     if what == "press":
-        for pin in cmd["pins"]:
-            machine.LEVELS[pin] = 0  # active low
-            RELEASES.append((time.ticks_add(now, cmd["ms"]), pin))
+        # A button still held (by an earlier press, say the claim chord) cannot be pressed
+        # again: the new press starts once the finger has lifted off it.
+        start = now
+        for due, pin in RELEASES + [(p[0], p[1]) for p in PRESSES]:
+            if pin in cmd["pins"] and time.ticks_diff(time.ticks_add(due, LIFT_MS), start) > 0:
+                start = time.ticks_add(due, LIFT_MS)
+        if start == now:
+            for pin in cmd["pins"]:
+                push(pin, now, cmd["ms"])
+        else:
+            for pin in cmd["pins"]:
+                PRESSES.append((start, pin, cmd["ms"]))
     elif what == "fail":
         counter = firmware_app().RUNNING
         real = counter.frame
@@ -238,12 +249,21 @@ def command(text):
         report(event="error", error="unknown command " + what)
 
 
+def push(pin, now, ms):
+    machine.LEVELS[pin] = 0  # active low
+    RELEASES.append((time.ticks_add(now, ms), pin))
+
+
 def housekeeping():
     now = time.ticks_ms()
     for item in RELEASES[:]:
         if time.ticks_diff(now, item[0]) >= 0:
             machine.LEVELS[item[1]] = 1
             RELEASES.remove(item)
+    for item in PRESSES[:]:
+        if time.ticks_diff(now, item[0]) >= 0:
+            PRESSES.remove(item)
+            push(item[1], now, item[2])
     for timer in machine.TIMERS[:]:
         timer.tick(now)
     machine.check_watchdog(now)
@@ -532,6 +552,7 @@ def power_down():
     machine.STATE["wdt"] = None
     machine.LEVELS.clear()
     del RELEASES[:]
+    del PRESSES[:]
     MODE[0] = "friendly"
 
 
