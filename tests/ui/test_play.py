@@ -233,6 +233,29 @@ def test_winning_shows_game_over_with_chart(ui: Harness) -> None:
     assert len(over.ids.stats.children) == 2
 
 
+def win_by_a_kill(ui: Harness, names: list[str]) -> Any:
+    """A game of `names` where the first player goes to 9 and kills a level 1 monster."""
+    ui.start_game(names)
+    tap_level(ui, 0, times=8)
+    ui.nav("combat")
+    combat = ui.screen("combat")
+    ui.tap(combat.ids.add_monster)
+    ui.tap(combat.ids.kill)
+    ui.wait_until(lambda: ui.app.manager.current == "game_over")
+    return ui.screen("game_over")
+
+
+def test_game_over_lists_the_players_of_the_game_won_last(ui: Harness) -> None:
+    # The screen keeps its lines from one showing to the next: a game with more players,
+    # then one with fewer, each lists exactly its own players with their own numbers.
+    for names in (NAMES[:2], NAMES[:4], NAMES[1:3]):
+        over = win_by_a_kill(ui, names)
+        lines = list(reversed(over.ids.stats.children))
+        assert [line.name for line in lines] == names
+        assert lines[0].detail.startswith("Level 10 (best 10) · 1 kill")
+        assert all(line.detail.startswith("Level 1 (best 1) · 0 kills") for line in lines[1:])
+
+
 def test_ally_sacrifice_escapes_every_monster(ui: Harness) -> None:
     ui.start_game(NAMES[:2])
     ui.tap(tile(ui, 0))

@@ -183,10 +183,11 @@ class GameOverScreen(CompanionScreen):
         game = self.session.game
         state = self.state
         box = self.ids.stats
-        box.clear_widgets()
         if game is None or state is None:
+            box.clear_widgets()
             return
         if not state.winners:
+            box.clear_widgets()
             # The win was undone: the game goes on at the Table (on the next frame, not in
             # the middle of this screen being shown).
             Clock.schedule_once(lambda _dt: self._back_to_the_table(), 0)
@@ -200,7 +201,16 @@ class GameOverScreen(CompanionScreen):
         self.winning_level = state.winning_level
         colours = [colour(p.colour) for p in state.players]
         self.series = [(colours[seat], stats["levels"][seat]) for seat in range(len(state.players))]
-        for seat, player in enumerate(state.players):
+        # One line per player, kept from the last showing: building a line costs more than
+        # the win's whole frame may (its rules applied, its labels made); a line whose
+        # words did not change is not even rendered again.
+        lines = list(reversed(box.children))
+        while len(lines) > len(state.players):
+            box.remove_widget(lines.pop())
+        while len(lines) < len(state.players):
+            lines.append(Factory.StatLine())
+            box.add_widget(lines[-1])
+        for seat, (player, line) in enumerate(zip(state.players, lines, strict=True)):
             kills, deaths = stats["kills"][seat], stats["deaths"][seat]
             text = " · ".join(
                 (
@@ -212,6 +222,4 @@ class GameOverScreen(CompanionScreen):
                 )
             )
             # Properties declared in kv exist only once the rule applied: set them after.
-            line = Factory.StatLine()
             line.name, line.detail, line.swatch = player.name, text, colours[seat]
-            box.add_widget(line)
