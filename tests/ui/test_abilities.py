@@ -307,3 +307,19 @@ def test_every_bad_stuff_choice_shows_on_a_phone(ui: Harness) -> None:
     last = combat.bad_stuff_buttons["death"]
     press(ui, last)
     assert combat.quick_bad == "death"
+
+
+def test_charming_the_only_monster_ends_the_fight_without_a_kill(ui: Harness) -> None:
+    combat = fight(ui, MonsterSpec(name="Slime", level=12, treasure=3), classes={0: "Wizard"})
+    session = ui.app.session
+    press(ui, combat.ability_buttons[(0, "charm")])  # one monster: only the hand is asked
+    hand = sheet_on_show(ui)
+    assert hand.title == "Anna charms Slime"
+    press(ui, option(hand, "3 cards"))
+    assert closed(ui, hand)
+    ui.pump(frames=4)
+    state = session.live_state
+    assert state.combat is None and state.players[0].level == 1
+    result = state.last_combat
+    assert (result.outcome, result.treasure) == ("defeat", 3)
+    assert combat.result_text == "Ended without a kill: Slime."
