@@ -90,7 +90,8 @@ def _with_change(state: GameState, choice: Choice) -> Choice:
     change = _strength_change(state, choice.action)
     if not change:
         return choice
-    return Choice(choice.action, f"{choice.text}: {change:+d}".replace("-", "\u2212"))
+    sign = "+" if change > 0 else "\u2212"  # a true minus, as the one-shot buttons have
+    return Choice(choice.action, f"{choice.text}: {sign}{abs(change)}")
 
 
 def combat_offers(game: Game) -> list[Offer]:
