@@ -323,3 +323,17 @@ def test_charming_the_only_monster_ends_the_fight_without_a_kill(ui: Harness) ->
     result = state.last_combat
     assert (result.outcome, result.treasure) == ("defeat", 3)
     assert combat.result_text == "Ended without a kill: Slime."
+
+
+def test_with_nothing_small_to_steal_the_thief_hears_why(ui: Harness) -> None:
+    ui.start_game(NAMES)
+    session = ui.app.session
+    assert session.act(GainTrait(player=0, kind="class", name="Thief"))
+    screen = ui.app.show("player", seat=0)
+    ui.pump(frames=4)
+    press(ui, screen.ids.steal)
+    assert ui.banner() == "Nobody has an item to steal."
+    assert session.act(GainItem(player=2, item=ItemSpec(name="Anvil", bonus=3, big=True)))
+    ui.app.root.ids.banner.hide()
+    press(ui, screen.ids.steal)
+    assert ui.banner() == "Only small items can be stolen, not Big ones"
