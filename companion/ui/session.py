@@ -173,7 +173,7 @@ class GameSession(EventDispatcher):
             self._notify(_("Nothing to undo."), False)
             return
         steps = max(1, min(steps, game.revision))
-        last = self._last_in_words(game)
+        last = self.last_in_words(game)
         game.undo(steps)
         if steps == 1:
             self._notify(_("Undone: {what}").format(what=last), False)
@@ -194,7 +194,7 @@ class GameSession(EventDispatcher):
         steps = max(1, min(steps, game.recorded - game.revision))
         game.redo(steps)
         if steps == 1:
-            self._notify(_("Redone: {what}").format(what=self._last_in_words(game)), False)
+            self._notify(_("Redone: {what}").format(what=self.last_in_words(game)), False)
         else:
             self._notify(
                 ngettext(
@@ -204,7 +204,8 @@ class GameSession(EventDispatcher):
             )
 
     @staticmethod
-    def _last_in_words(game: Game) -> str:
+    def last_in_words(game: Game) -> str:
+        """The action the game recorded last, in the player's language."""
         from companion.core import describe
 
         revision = game.revision - 1

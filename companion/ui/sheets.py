@@ -1,5 +1,6 @@
 """Sheets over a screen for one decision: which of several things a player gives up (an
-allowance that went), and what to do with one item (wear, sell, give, discard)."""
+allowance that went, or an ability's choice), what to do with one item (wear, sell, give,
+discard), and the quote that unlocks a Magic card."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from kivy.properties import (
 )
 from kivy.uix.modalview import ModalView
 
-from companion.ui.i18n import card_name
+from companion.ui.i18n import _, card_name, tr
 from companion.ui.questions import allowance_text
 from companion.ui.weak import weakly
 from companion.ui.widgets import FlatButton
@@ -183,3 +184,43 @@ class ItemSheet(Sheet):
         """It leaves play."""
         self.dismiss()
         self.owner.discard(self.item_id)
+
+
+class QuoteSheet(Sheet):
+    """Magic by quoting: the player types what they quote, and the rules refuse a quote
+    already said in this game; the sheet then stays open with the reason, to try another."""
+
+    title = StringProperty("")
+    problem = StringProperty("")
+
+    def __init__(self, session: Any, seat: int, **kwargs: Any) -> None:
+        """`session`: the game session that checks and records the quote."""
+        super().__init__(**kwargs)
+        self.session = session
+        self.seat = seat
+
+    def say(self) -> None:
+        """Record the quote, or say why the rules refuse it."""
+        from pydantic import ValidationError
+
+        from companion.core import SayQuote
+        from companion.core.errors import validation_error_line
+
+        text = self.ids.quote.text.strip()
+        game = self.session.game
+        if game is None:
+            return
+        if not text:
+            self.problem = _("Type the quote first.")
+            return
+        try:
+            action = SayQuote(player=self.seat, quote=text)
+        except ValidationError as exc:
+            self.problem = validation_error_line(exc)
+            return
+        refused = game.check(action)
+        if refused is not None:
+            self.problem = tr(refused)
+            return
+        if self.session.act(action):
+            self.dismiss()

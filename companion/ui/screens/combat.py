@@ -31,9 +31,11 @@ from companion.core import (
     StartCombat,
 )
 from companion.core.chapters.combat import resolved_treasure
+from companion.ui.abilities import Choice, Offer, charm_hands, combat_offers
 from companion.ui.i18n import _, card_name, ngettext, quick_monster_name, tr
 from companion.ui.questions import QUICK_BAD_STUFF, quick_bad_stuff_of
 from companion.ui.screens.base import CompanionScreen
+from companion.ui.sheets import ChoiceSheet, QuoteSheet, option_button
 from companion.ui.weak import weakly
 from companion.ui.widgets import FlatButton
 
@@ -94,6 +96,8 @@ class CombatScreen(CompanionScreen):
     helper_share = NumericProperty(0)
     helper_first = BooleanProperty(False)
     share_text = StringProperty("")
+    # Someone in this fight has an ability (or the edition's Magic) to use.
+    has_abilities = BooleanProperty(False)
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -107,6 +111,9 @@ class CombatScreen(CompanionScreen):
         self.helper_menu = DropDown(auto_width=False, width=dp(240))
         self.bad_stuff_buttons: dict[str, FlatButton] = {}
         self._add_caption: Widget | None = None
+        # The ability buttons on show, by (seat, ability); "quote" for Magic by quoting.
+        self.ability_buttons: dict[tuple[int, str], FlatButton] = {}
+        self.sheet: Any = None  # the sheet on show over the screen, if any
         self._build_level_grid()
         self._build_bad_stuff_strip()
         self.app.bind(wide=self._arrange)
@@ -126,7 +133,11 @@ class CombatScreen(CompanionScreen):
         strip = self.ids.bad_stuff_strip
         for key, label, _kind, _count in QUICK_BAD_STUFF:
             button = FlatButton(
-                text=_(label), font_size=self.app.theme.body, wrap=False, size_hint_x=None
+                text=_(label),
+                font_size=self.app.theme.body,
+                wrap=False,
+                size_hint=(None, None),
+                height=dp(48),
             )
             button.bind(
                 texture_size=lambda b, size: setattr(b, "width", max(dp(56), size[0] + dp(22)))
@@ -476,6 +487,116 @@ class CombatScreen(CompanionScreen):
         self.helper_first = not self.helper_first
         self.refresh()
 
+    # -- abilities -------------------------------------------------------------------
+    def _offer(self, seat: int, ability: str) -> Offer | None:
+        game = self.session.game
+        if game is None:
+            return None
+        return next(
+            (o for o in combat_offers(game) if o.seat == seat and o.ability == ability), None
+        )
+
+    def use_ability(self, seat: int, ability: str) -> None:
+        """An ability's button: what it needs (cards, a victim, a monster) is asked on a
+        sheet offering only what the rules accept; refused now, the tap says why."""
+        offer = self._offer(seat, ability)
+        state = self.session.live_state
+        if offer is None or state is None:
+            return
+        if not offer.usable:
+            if offer.problem is not None:
+                self.app.notify(tr(offer.problem), error=True)
+            return
+        name = state.players[seat].name
+        if ability == "charm":
+            if len(offer.choices) == 1:
+                self._ask_hand(offer.choices[0], name)
+            else:
+                question = _("Which monster does {name} charm away?").format(name=name)
+                self._ask(offer, question, lambda choice: self._ask_hand(choice, name))
+        elif ability == "backstab":
+            if len(offer.choices) == 1:
+                self.session.act(offer.choices[0].action)
+            else:
+                question = _("Whom does {name} backstab?").format(name=name)
+                self._ask(offer, question, self._apply)
+        else:
+            question = _("How many cards does {name} discard for it?").format(name=name)
+            self._ask(offer, question, self._apply)
+
+    def _ask(self, offer: Offer, question: str, answered: Any) -> None:
+        choices = offer.choices
+        self.sheet = ChoiceSheet(
+            title=offer.text,
+            question=question,
+            options=[(str(i), c.text) for i, c in enumerate(choices)],
+            count=1,
+            answered=lambda keys: answered(choices[int(keys[0])]),
+        )
+        self.sheet.open()
+
+    def _ask_hand(self, charm: Choice, name: str) -> None:
+        """A charm takes the whole hand: how many cards that is goes into the log."""
+        game = self.session.game
+        if game is None:
+            return
+        hands = charm_hands(game, charm.action)  # type: ignore[arg-type]
+        self.sheet = ChoiceSheet(
+            title=_("{name} charms {monster}").format(name=name, monster=charm.text),
+            question=_("How many cards are in {name}'s hand? All of them go.").format(name=name),
+            options=[(str(i), c.text) for i, c in enumerate(hands)],
+            count=1,
+            answered=lambda keys: self._apply(hands[int(keys[0])]),
+        )
+        self.sheet.open()
+
+    def _apply(self, choice: Choice) -> None:
+        self.session.act(choice.action)
+
+    def say_quote(self, seat: int) -> QuoteSheet:
+        """Magic by quoting: the quote a player in the fight says, checked by the rules."""
+        state = self.session.live_state
+        name = state.players[seat].name if state is not None else ""
+        self.sheet = QuoteSheet(
+            self.session, seat, title=_("{name}: Magic quote").format(name=name)
+        )
+        self.sheet.open()
+        return self.sheet
+
+    def _show_abilities(self, state: Any) -> None:
+        """A button per ability someone could use in this fight, dimmed when the rules
+        refuse it now, and one per player in the fight for the edition's Magic quotes."""
+        grid = self.ids.abilities
+        grid.clear_widgets()
+        self.ability_buttons = {}
+        game = self.session.game
+        if game is None or state.combat is None:
+            self.has_abilities = False
+            return
+        shown: list[tuple[int, str, str, bool]] = [
+            (o.seat, o.ability, o.text, o.usable) for o in combat_offers(game)
+        ]
+        if state.setup.edition.magic_quotes:
+            shown += [
+                (
+                    seat,
+                    "quote",
+                    _("{name}: Magic quote").format(name=state.players[seat].name),
+                    True,
+                )
+                for seat in state.combat.fighters
+            ]
+        for seat, ability, text, usable in shown:
+            button = option_button(text, self.app.theme.body)
+            button.dimmed = not usable
+            if ability == "quote":
+                button.bind(on_release=weakly(self.say_quote, seat))
+            else:
+                button.bind(on_release=weakly(self.use_ability, seat, ability))
+            grid.add_widget(button)
+            self.ability_buttons[(seat, ability)] = button
+        self.has_abilities = bool(shown)
+
     # -- drawing --------------------------------------------------------------------
     def refresh(self) -> None:
         state = self.state
@@ -484,6 +605,7 @@ class CombatScreen(CompanionScreen):
         combat = state.combat
         self.active = combat is not None
         self._show_add_caption(self.active)
+        self._show_abilities(state)
         box = self.ids.monsters
         box.clear_widgets()
         if combat is None:

@@ -106,6 +106,10 @@ class PlayerScreen(CompanionScreen):
     # The player may sell one item a turn at double price (the classic Halfling), and does.
     can_double = BooleanProperty(False)
     double = BooleanProperty(False)
+    # The player may try to steal items (the classic Thief).
+    can_steal = BooleanProperty(False)
+    # The edition's Magic is unlocked by quoting (a quote once a game).
+    can_quote = BooleanProperty(False)
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -340,6 +344,43 @@ class PlayerScreen(CompanionScreen):
         if self.session.act(DiscardItem, player=self.seat, item_id=item_id):
             self._sale.discard(item_id)
 
+    def steal(self) -> Any:
+        """The thief picks another player's item the rules let them try for; the game
+        rolls the die and the result is shown. Returns the list on show, if any."""
+        from companion.ui.abilities import steal_choices
+        from companion.ui.picker import Choice, pick_one
+
+        game = self.session.game
+        if game is None:
+            return None
+        choices, problem = steal_choices(game, self.seat)
+        if not choices:
+            why = tr(problem) if problem is not None else _("Nobody has an item to steal.")
+            self.app.notify(why, True)
+            return None
+        self.sheet = pick_one(
+            _("Steal which item?"),
+            [Choice(key=i, text=c.text) for i, c in enumerate(choices)],
+            None,
+            lambda index: self._try_theft(choices[index].action),
+        )
+        return self.sheet
+
+    def _try_theft(self, action: Any) -> None:
+        game = self.session.game
+        if game is not None and self.session.act(action):
+            self.app.notify(self.session.last_in_words(game))
+
+    def say_quote(self) -> Any:
+        """Magic by quoting: the quote this player says, checked by the rules."""
+        from companion.ui.sheets import QuoteSheet
+
+        self.sheet = QuoteSheet(
+            self.session, self.seat, title=_("{name}: Magic quote").format(name=self.name_text)
+        )
+        self.sheet.open()
+        return self.sheet
+
     def _typed_gold(self) -> int | None:
         try:
             return int(self.ids.gold.text or "0")
@@ -421,6 +462,8 @@ class PlayerScreen(CompanionScreen):
         self.run_bonus = player.run_away_bonus
         self.strength = player.strength
         self.dead = player.dead
+        self.can_steal = "theft" in player.abilities
+        self.can_quote = state.setup.edition.magic_quotes
         self.ally_text = (
             _("Ally: {name} ({bonus:+d})").format(
                 name=card_name(player.ally.name), bonus=player.ally.bonus
