@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kivy.app import App
-from kivy.base import ExceptionHandler, ExceptionManager
+from kivy.base import EventLoop, ExceptionHandler, ExceptionManager
 from kivy.clock import Clock
 from kivy.core.window import Window
 from kivy.metrics import dp
@@ -493,7 +493,7 @@ async def run_app(app: CompanionApp) -> None:
     ExceptionManager.add_handler(guard)
     try:
         # A counter's round trip is not cut in two by a frame (see `frames`).
-        with frames_after_ready_work(Clock):
+        with frames_after_ready_work(Clock, EventLoop):
             await asyncio.gather(ui(), devices(), table_link())
     finally:
         ExceptionManager.remove_handler(guard)

@@ -6,7 +6,8 @@ software rendering takes a good part of a frame's time. A counter's round trip i
 chain of many short steps on that loop (the link, the virtual radio, the counter's
 answer); a frame that starts in the middle of such a chain makes the rest wait for
 the whole of it, and the release of a button a frame later makes it wait again. So
-before each frame, while steps are ready to run, they run first, for at most
+before each frame the touches are handled, and while steps are ready to run, they run
+first, for at most
 `FRAME_WAIT_S`: a chain of a few milliseconds ends before the frame, and a loop that
 never goes quiet delays a frame by that much at most. A frame is never skipped, only
 started a little later; nothing waits for a counter that is not answering (nothing
@@ -39,13 +40,23 @@ async def ready_work_done(budget_s: float = FRAME_WAIT_S) -> None:
 
 
 @contextmanager
-def frames_after_ready_work(clock: Any, budget_s: float = FRAME_WAIT_S) -> Iterator[None]:
+def frames_after_ready_work(
+    clock: Any, events: Any = None, budget_s: float = FRAME_WAIT_S
+) -> Iterator[None]:
     """While in the block, every tick of Kivy's `clock` (the start of a frame) first lets
-    ready work on the loop finish (`ready_work_done`)."""
+    ready work on the loop finish (`ready_work_done`).
+
+    With Kivy's `events` loop given, the touches that came since the last frame are
+    handled first: a tap's messages to the counters then go out, and their round
+    trips run, before the frame that shows the tap is drawn, not after it (Kivy
+    would handle them at the start of the frame and draw at once; it finds none
+    left to handle then)."""
     tick: Callable[[], Awaitable[None]] = clock.async_tick
 
     async def tick_after_ready_work() -> None:
         await tick()
+        if events is not None and not events.quit:
+            events.dispatch_input()
         await ready_work_done(budget_s)
 
     clock.async_tick = tick_after_ready_work

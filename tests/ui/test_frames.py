@@ -68,3 +68,36 @@ async def test_the_clock_ticks_as_before_outside_the_block() -> None:
     chain(steps, 50)
     await clock.async_tick()
     assert len(steps) < 50  # no longer waited for
+
+
+class FakeEvents:
+    """Kivy's event loop as far as the frames see it: touches handled on demand."""
+
+    def __init__(self, steps: list[int]) -> None:
+        self.quit = False
+        self.steps = steps
+        self.dispatched = 0
+
+    def dispatch_input(self) -> None:
+        # A tap applied: its messages to the counters start a round trip on the loop.
+        self.dispatched += 1
+        chain(self.steps, 100)
+
+
+async def test_a_tap_round_trip_runs_before_the_frame_that_shows_it() -> None:
+    clock = FakeClock()
+    steps: list[int] = []
+    events = FakeEvents(steps)
+    with frames_after_ready_work(clock, events, budget_s=5.0):
+        await clock.async_tick()
+    assert events.dispatched == 1
+    assert len(steps) == 100  # the round trip ended before the frame is drawn
+
+
+async def test_no_touch_is_handled_once_the_app_quits() -> None:
+    clock = FakeClock()
+    events = FakeEvents([])
+    events.quit = True
+    with frames_after_ready_work(clock, events):
+        await clock.async_tick()
+    assert events.dispatched == 0
