@@ -68,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
     os.environ.setdefault("SDL_VIDEODRIVER", "offscreen")
     from companion.commands.app import prepare_kivy
 
-    prepare_kivy(sizes[0])
+    prepare_kivy(sizes[0], smooth_edges=True)
     with tempfile.TemporaryDirectory(prefix="companion-shots-") as data:
         written = take_screenshots(
             out, sizes[0], Path(data), args.screen, args.theme, args.language

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kivy.app import App
-from kivy.base import ExceptionHandler, ExceptionManager
+from kivy.base import EventLoop, ExceptionHandler, ExceptionManager
 from kivy.clock import Clock
 from kivy.core.window import Window
 from kivy.metrics import dp
@@ -35,6 +35,7 @@ from companion.resources import SETTINGS_FILE, user_data_dir
 from companion.ui.app_log import keep_log_quiet
 from companion.ui.awake import keep_awake
 from companion.ui.countdown import KillCountdown
+from companion.ui.frames import frames_after_ready_work
 from companion.ui.i18n import _, language, on_change, set_language, start_language
 from companion.ui.navigator import HOME_SCREEN, START_SCREEN, Navigator
 from companion.ui.root import AppRoot, load_layout
@@ -491,6 +492,8 @@ async def run_app(app: CompanionApp) -> None:
     guard = KeepPlaying(app)
     ExceptionManager.add_handler(guard)
     try:
-        await asyncio.gather(ui(), devices(), table_link())
+        # A counter's round trip is not cut in two by a frame (see `frames`).
+        with frames_after_ready_work(Clock, EventLoop):
+            await asyncio.gather(ui(), devices(), table_link())
     finally:
         ExceptionManager.remove_handler(guard)
