@@ -92,6 +92,10 @@ def first_look(data_dir: Path | None) -> tuple[str, str | None]:
     )
 
 
+# s after a game opens: its Game over screen is built then, when nobody is tapping yet.
+GAME_OVER_AHEAD_S = 1.0
+
+
 class CompanionApp(App):
     """Wires the session, the navigator, the root widget, the settings and the counters."""
 
@@ -375,6 +379,18 @@ class CompanionApp(App):
         if game is not None and self.ready:
             self.show("game_over" if game.state.winners else HOME_SCREEN)
             self.navigator.forget_back()
+        if game is not None and not game.state.winners:
+            Clock.schedule_once(lambda _dt: self._game_over_ahead(game), GAME_OVER_AHEAD_S)
+
+    def _game_over_ahead(self, game: Game) -> None:
+        """Build the Game over screen and its lines for `game` while the table looks on,
+        so the frame after the winning tap only fills them in."""
+        from companion.ui.screens.game_over import GameOverScreen
+
+        if self.session.game is game and self.ready and not game.state.winners:
+            screen = self.screen("game_over")
+            if isinstance(screen, GameOverScreen):
+                screen.lines_for(len(game.setup.players))
 
     def _game_won(self, _session: GameSession) -> None:
         if self.manager.current != "game_over":

@@ -245,6 +245,17 @@ def win_by_a_kill(ui: Harness, names: list[str]) -> Any:
     return ui.screen("game_over")
 
 
+def test_the_game_over_screen_is_ready_before_the_win(ui: Harness) -> None:
+    # Built while the table looks on, so the winning tap's frame only fills it in.
+    from companion.ui.app import GAME_OVER_AHEAD_S
+
+    ui.start_game(NAMES[:3])
+    ui.advance(GAME_OVER_AHEAD_S + 0.1)
+    assert ui.app.manager.has_screen("game_over")
+    assert ui.app.manager.current == "table"
+    assert len(ui.screen("game_over").ids.stats.children) == 3
+
+
 def test_game_over_lists_the_players_of_the_game_won_last(ui: Harness) -> None:
     # The screen keeps its lines from one showing to the next: a game with more players,
     # then one with fewer, each lists exactly its own players with their own numbers.

@@ -179,6 +179,20 @@ class GameOverScreen(CompanionScreen):
         if on_show and state is not None and not state.winners:
             self.app.navigator.replace("table")
 
+    def lines_for(self, players: int) -> list[Any]:
+        """One line per player, kept from the last showing or made ahead of the win (see
+        `CompanionApp`): building a line costs more than the win's whole frame may (its
+        rules applied, its labels made); a line whose words did not change is not even
+        rendered again."""
+        box = self.ids.stats
+        lines = list(reversed(box.children))
+        while len(lines) > players:
+            box.remove_widget(lines.pop())
+        while len(lines) < players:
+            lines.append(Factory.StatLine())
+            box.add_widget(lines[-1])
+        return lines
+
     def refresh(self) -> None:
         game = self.session.game
         state = self.state
@@ -187,7 +201,6 @@ class GameOverScreen(CompanionScreen):
             box.clear_widgets()
             return
         if not state.winners:
-            box.clear_widgets()
             # The win was undone: the game goes on at the Table (on the next frame, not in
             # the middle of this screen being shown).
             Clock.schedule_once(lambda _dt: self._back_to_the_table(), 0)
@@ -201,15 +214,7 @@ class GameOverScreen(CompanionScreen):
         self.winning_level = state.winning_level
         colours = [colour(p.colour) for p in state.players]
         self.series = [(colours[seat], stats["levels"][seat]) for seat in range(len(state.players))]
-        # One line per player, kept from the last showing: building a line costs more than
-        # the win's whole frame may (its rules applied, its labels made); a line whose
-        # words did not change is not even rendered again.
-        lines = list(reversed(box.children))
-        while len(lines) > len(state.players):
-            box.remove_widget(lines.pop())
-        while len(lines) < len(state.players):
-            lines.append(Factory.StatLine())
-            box.add_widget(lines[-1])
+        lines = self.lines_for(len(state.players))
         for seat, (player, line) in enumerate(zip(state.players, lines, strict=True)):
             kills, deaths = stats["kills"][seat], stats["deaths"][seat]
             text = " · ".join(
