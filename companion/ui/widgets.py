@@ -73,9 +73,13 @@ class FlatButton(ButtonBehavior, Label):
 def widest_word_fits(label: Label, size: float, smallest: float) -> float:
     """The largest font size, from `size` down to `smallest`, at which the longest word of
     the label fits its wrapping width (a word wider than that would be cut in two)."""
-    room = label.text_size[0]
+    if not label.text_size[0]:
+        return size
+    # Kivy wraps within the text width less the label's padding at each side.
+    left, _top, right, _bottom = label._label.options["padding"]
+    room = label.text_size[0] - left - right
     words = label.text.split()
-    if not room or not words:
+    if not words:
         return size
     while size > smallest:
         label._label.options["font_size"] = size
@@ -106,6 +110,47 @@ class FitLabel(Label):
             size = max(float(self.smallest), size - 1)
             options["font_size"] = size
             super().texture_update(*largs)
+
+
+# How long a finger rests on a symbol button before its name shows (Android's long press).
+LONG_PRESS_S = 0.5
+
+
+class IconButton(FlatButton):
+    """A button showing a symbol that reads the same in every language, so it never
+    shrinks for a long word. Its name, `label`, shows as a message while a finger rests
+    on it (as Android names an icon on a long press); a short tap fires `on_tap`."""
+
+    label = StringProperty("")
+    wrap = BooleanProperty(False)
+
+    def __init__(self, **kwargs: object) -> None:
+        self.register_event_type("on_tap")
+        self._held = False
+        super().__init__(**kwargs)
+        self._name_it = Clock.create_trigger(self._show_name, LONG_PRESS_S)
+
+    def on_press(self) -> None:
+        self._held = False
+        self._name_it()
+
+    def on_release(self) -> None:
+        self._name_it.cancel()
+        if not self._held:  # a finger that stayed to read the name did not ask for it
+            self.dispatch("on_tap")
+
+    def on_tap(self) -> None:
+        """Default handler: the owner binds to `on_tap`."""
+
+    def _show_name(self, *_args: object) -> None:
+        from kivy.app import App
+
+        if self.state != "down" or not self.label:
+            return
+        self._held = True
+        app = App.get_running_app()
+        if app is not None:
+            app.notify(self.label)
 
 
 class NavButton(FlatButton):

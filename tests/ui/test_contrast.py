@@ -14,7 +14,14 @@ import pytest
 from companion.core import MonsterSpec, StartCombat
 from companion.ui.screens import SCREENS
 from tests.ui.conftest import Harness
-from tests.ui.looking import background_of, effective_opacity, is_large, visible_labels
+from tests.ui.looking import (
+    background_of,
+    effective_opacity,
+    is_large,
+    on_screen,
+    text_colour,
+    visible_labels,
+)
 
 pytestmark = pytest.mark.slow
 # The theme module is imported inside the tests: loading Kivy's metrics while pytest
@@ -33,16 +40,48 @@ def test_ink_is_the_better_of_black_and_white() -> None:
 
 
 def poor_contrast(ui: Harness) -> Iterator[str]:
-    from companion.ui.theme import AA_LARGE, AA_NORMAL, composite, contrast_ratio
+    """Words on show below AA, in the colour Kivy draws them: a disabled label's words are
+    drawn in its `disabled_color`, which needs 3:1 (it still says what it would do)."""
+    from kivy.core.window import Window
 
-    for label in visible_labels(ui.app.root):
+    from companion.ui.theme import AA_LARGE, AA_NORMAL, DISABLED_TEXT, composite, contrast_ratio
+
+    for label in visible_labels(Window):
         under = background_of(label)
-        alpha = label.color[3] * effective_opacity(label)
-        seen = composite(label.color, under, alpha)
+        colour = text_colour(label)
+        seen = composite(colour, under, colour[3] * effective_opacity(label))
         ratio = contrast_ratio(seen, under)
-        needed = AA_LARGE if is_large(label) else AA_NORMAL
+        needed = DISABLED_TEXT if label.disabled else AA_LARGE if is_large(label) else AA_NORMAL
         if ratio < needed:
-            yield f"{label.text!r} {ratio:.2f}:1 < {needed}"
+            state = " (disabled)" if label.disabled else ""
+            yield f"{label.text!r}{state} {ratio:.2f}:1 < {needed}"
+    yield from poor_fields(ui)
+
+
+def poor_fields(ui: Harness) -> Iterator[str]:
+    """Text fields whose typed words or hint do not reach AA on the field's own colour.
+    Kivy draws a field's colour over a picture of its own (a grey gradient) unless the
+    picture is taken away: then the colour is all there is under the words."""
+    from kivy.uix.textinput import TextInput
+
+    from companion.ui.theme import AA_NORMAL, composite, contrast_ratio
+
+    for field in ui.app.root.walk(restrict=True):
+        if not isinstance(field, TextInput) or effective_opacity(field) <= 0.05:
+            continue
+        if field.width <= 1 or field.height <= 1 or not on_screen(field):
+            continue
+        if field.background_normal or field.background_active:
+            yield f"field {field.hint_text or field.text!r} is drawn over a picture"
+            continue
+        under = composite(field.background_color, background_of(field), field.background_color[3])
+        shown = [("words", field.foreground_color)]
+        if field.hint_text:
+            shown.append(("hint", field.hint_text_color))
+        for what, colour in shown:
+            ratio = contrast_ratio(composite(colour, under, colour[3]), under)
+            if ratio < AA_NORMAL:
+                yield f"field {field.hint_text or field.text!r} {what} {ratio:.2f}:1 < {AA_NORMAL}"
 
 
 def test_the_themes_tested_are_all_the_themes() -> None:
@@ -75,5 +114,41 @@ def test_every_text_on_every_screen_reaches_aa(ui: Harness, theme: str) -> None:
                 problems[f"{name} (in a fight)"] = found
         assert not problems, problems
     finally:
+        ui.app.theme.apply("dark")
+        ui.pump()
+
+
+# The screens a table uses most, each in the states it meets; the light theme was only
+# ever seen in one state, and its disabled buttons were blank boxes.
+MAIN_SCREENS = ("table", "player", "combat", "run_away", "new_game", "settings")
+
+
+@pytest.mark.parametrize("state", ["no fight", "fighting", "after a kill", "a message"])
+def test_the_main_screens_read_in_the_light_theme(ui: Harness, state: str) -> None:
+    """Every word on the main screens, disabled buttons and text fields included, reaches
+    AA in the light theme: 4.5:1, 3:1 for large words and for disabled buttons' words."""
+    from tests.ui.test_layout_states import PLAYERS, STATES
+
+    ui.start_game(PLAYERS[8])
+    ui.app.theme.apply("light")
+    try:
+        STATES[state](ui)
+        ui.pump(frames=4)
+        fighting = ui.app.session.state.combat is not None
+        problems: dict[str, list[str]] = {}
+        for name in MAIN_SCREENS:
+            if name == "run_away" and not fighting:
+                continue  # only a fight leads there
+            if name == "new_game":
+                ui.app.show("new_game", fresh=True)
+            else:
+                ui.app.show(name, **({"seat": 1} if name == "player" else {}))
+            ui.pump(frames=4)
+            found = list(poor_contrast(ui))
+            if found:
+                problems[name] = found
+        assert not problems, problems
+    finally:
+        ui.app.root.ids.banner.shown = False
         ui.app.theme.apply("dark")
         ui.pump()

@@ -81,7 +81,7 @@ def test_a_language_change_shows_at_once_on_the_open_screen(english: Any) -> Non
     assert "Bildschirm" in _texts(shown) and "Screen" not in _texts(shown)
     # The frame around the screens follows too: title, Undo, and the navigation bar.
     assert ui.app.navigator.screen_title == "Optionen"
-    assert ui.app.root.ids.undo.text == i18n._("Undo") != "Undo"
+    assert ui.app.root.ids.undo.label == i18n._("Undo") != "Undo"
     nav = {b.screen_name: b.text for b in ui.app.root.ids.nav.children}
     assert nav["table"] == "Tisch" and nav["combat"] == "Kampf"
     # A screen built before the change speaks the new language when it is shown again.
@@ -137,7 +137,7 @@ def test_any_language_is_two_taps_away_in_a_list(english: Any) -> None:
     ui.tap(_row(picker, ui, "Русский"))
     ui.pump(frames=4)
     assert i18n.language() == "ru" and ui.app.settings.language == "ru"
-    assert ui.app.root.ids.undo.text == "Отмена"
+    assert ui.app.root.ids.undo.label == "Отмена"
     assert ui.app.manager.current_screen.ids.language.text == "Язык: Русский"
 
 
@@ -165,7 +165,7 @@ def test_a_first_start_speaks_the_system_language(
     monkeypatch.setenv("LANG", "pl_PL.UTF-8")
     assert i18n.start_language(None) == "pl" and english.app.language == "pl"
     english.pump()
-    assert english.app.root.ids.undo.text == "Cofnij"
+    assert english.app.root.ids.undo.label == "Cofnij"
     monkeypatch.setenv("LANG", "ja_JP.UTF-8")  # a language the app does not speak
     assert i18n.start_language(None) == "en"
     # A language once chosen wins over the system's.
@@ -274,22 +274,49 @@ def _screen_problems(ui: Any, language: str) -> dict[str, dict[int, str]]:
 @pytest.mark.parametrize("language", sorted(i18n.LANGUAGES))
 def test_undo_and_redo_never_read_like_the_back_arrow(english: Any, language: str) -> None:
     """Beside the top bar's back arrow, German "Zurück"/"Vor" (back/forward) read like
-    navigation: Undo and Redo use none of the words the language says "back" with, and
-    fit their buttons whole."""
+    navigation: Undo and Redo are named with none of the words the language says "back"
+    with. Their words ("Rückgängig", "Ongedaan maken") were drawn smaller than anything
+    else on screen to fit 72 dp; the bar now shows a symbol that reads the same in every
+    language, at full size, and keeps the words as the button's name."""
     ui = english
     ui.start_game(["Ann", "Bo"])
     i18n.set_language(language)
     ui.pump(frames=4)
     back = set(i18n._("Back to the table").casefold().split())
     bar = ui.app.root.ids
-    for button in (bar.undo, bar.redo):
-        words = set(button.text.casefold().split())
-        assert not words & back, (language, button.text)
-        assert words_cut(button) == [], (language, button.text)
+    for button, name in ((bar.undo, "Undo"), (bar.redo, "Redo")):
+        assert button.label == i18n._(name), (language, button.label)
+        assert not set(button.label.casefold().split()) & back, (language, button.label)
         button.texture_update()
         assert button.texture_size[0] <= button.width, (language, button.text)
+        drawn = button._label.options["font_size"]
+        assert drawn == button.font_size >= ui.app.theme.heading, (language, name, drawn)
     if language == "de":
-        assert (bar.undo.text, bar.redo.text) == ("Rückgängig", "Wiederholen")
+        assert (bar.undo.label, bar.redo.label) == ("Rückgängig", "Wiederholen")
+
+
+def test_a_finger_resting_on_undo_names_it_and_takes_nothing_back(english: Any) -> None:
+    """A symbol alone can puzzle a new player: holding a finger on it shows its name, in the
+    language on show, as Android does for an icon; only a tap takes back."""
+    from benchmarks.kivy_driver import lift, press, window_centre
+    from companion.core import GoUpLevel
+    from companion.ui.widgets import LONG_PRESS_S
+
+    ui = english
+    ui.start_game(["Ann", "Bo"])
+    ui.app.session.act(GoUpLevel, player=0, levels=1)
+    i18n.set_language("de")
+    ui.pump()
+    undo = ui.app.root.ids.undo
+    finger = press(*window_centre(undo), "ui-test")
+    ui.advance(LONG_PRESS_S + 0.1)
+    assert ui.banner() == "Rückgängig"
+    lift(finger)
+    ui.pump()
+    assert ui.app.session.live_state.players[0].level == 2, "holding took a Level back"
+    ui.tap(undo)
+    assert ui.app.session.live_state.players[0].level == 1
+    assert ui.banner().startswith(i18n._("Undone: {what}").split("{")[0]), ui.banner()
 
 
 def test_a_long_word_on_a_narrow_button_is_never_cut_in_the_middle(english: Any) -> None:
