@@ -25,32 +25,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
-# The longest files of the suite (whole seconds of one worker each, mostly a VM or
-# subprocesses at work), run first: `./tasks test` hands each worker a file at a time,
-# and a long file handed out last keeps one worker busy while the others have finished.
-LONGEST_FIRST = (
-    "tests/firmware/test_deploy.py",
-    "tests/store/test_crash.py",
-    "tests/web/test_load.py",
-    "tests/firmware/test_firmware_in_the_loop.py",
-    "tests/firmware/test_board_starts.py",
-    "tests/ui/test_dice_throws.py",
-)
-
-
-def _longest_first(items: list[pytest.Item]) -> None:
-    """Reorder `items` so the files of LONGEST_FIRST come first, in that order; every
-    other test keeps its place relative to the rest, and each file its own order."""
-    rank = {path: i for i, path in enumerate(LONGEST_FIRST)}
-
-    def key(item: pytest.Item) -> int:
-        return rank.get(item.nodeid.split("::", 1)[0], len(rank))
-
-    items.sort(key=key)
-
-
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    _longest_first(items)
     have_hw = config.getoption("--hw-port") or config.getoption("--hw-ble")
     if have_hw:
         return
