@@ -39,7 +39,7 @@ MAX_FRAMES = 600
 # and this many seconds, as a player looks at the table before the last move (the app
 # does work of its own in that time, as it would while the player looks).
 SETTLE_FRAMES = 400
-SETTLE_S = 4.0
+SETTLE_S = 6.0
 
 
 def winning_game(actions: int, seed: int) -> tuple[Any, Any]:

@@ -92,8 +92,9 @@ def first_look(data_dir: Path | None) -> tuple[str, str | None]:
     )
 
 
-# s after a game opens: its Game over screen is built then, when nobody is tapping yet.
-GAME_OVER_AHEAD_S = 1.0
+# s after a game opens: its Game over screen is built then, when nobody is tapping yet and
+# a resumed game's counters have long been shown (a start's own figures stay its own).
+GAME_OVER_AHEAD_S = 5.0
 
 
 class CompanionApp(App):
