@@ -42,6 +42,7 @@ from companion.ui.root import AppRoot, load_layout
 from companion.ui.screens import registry
 from companion.ui.session import GameSession
 from companion.ui.system_ui import follow_system_ui
+from companion.ui.textures import fresh_label_textures
 from companion.ui.theme import Theme
 
 if TYPE_CHECKING:
@@ -127,6 +128,7 @@ class CompanionApp(App):
     ) -> None:
         super().__init__(**kwargs)
         keep_log_quiet()
+        fresh_label_textures()
         self.title = "Munchkin Companion"
         self.data_dir = Path(data_dir) if data_dir is not None else None
         self.no_virtual = no_virtual
