@@ -93,6 +93,10 @@ def first_look(data_dir: Path | None) -> tuple[str, str | None]:
     )
 
 
+# s after a resumed game is on screen: the card database is loaded and indexed then (on a
+# thread, but holding Python's lock for most of its ~150 ms), after the counters show the
+# game rather than in the middle of it. Without a game to resume it starts at once.
+CARDS_AHEAD_S = 3.0
 # s after a game opens: its Game over screen is built then, when nobody is tapping yet and
 # a resumed game's counters have long been shown (a start's own figures stay its own).
 GAME_OVER_AHEAD_S = 5.0
@@ -216,17 +220,18 @@ class CompanionApp(App):
         self.table_link = TableLinkService(self)
         self.navigator.enabled = True
         self.ready = True
-        self.load_cards_soon()
         keep_awake(self.settings.keep_awake)
         problem = self.session.resume()
         if problem is not None:
             self._startup_problems.append(problem)
         if self.session.game is None:
+            self.load_cards_soon()  # New game lists the packs' roles
             # A damaged copy of the saved games kept aside: the screen that offers to
             # recover it comes first.
             self.show(RECOVER_SCREEN if self.session.games.recoverable else START_SCREEN)
         else:
             self.game_shown = True
+            Clock.schedule_once(lambda _dt: self.load_cards_soon(), CARDS_AHEAD_S)
         if self.manager.has_screen(OPENING_SCREEN):
             self.manager.remove_widget(self.manager.get_screen(OPENING_SCREEN))
         if self._startup_problems:  # all of them, at once, on the first screen

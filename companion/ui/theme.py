@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -195,6 +196,13 @@ def faded_ink(background: Sequence[float], ratio: float = DISABLED_TEXT + 0.3) -
     >>> round(contrast_ratio(faded_ink((1, 1, 1)), (1, 1, 1)), 1)
     3.3
     """
+    return _faded_ink(tuple(float(c) for c in background[:3]), ratio)
+
+
+@functools.lru_cache(maxsize=256)
+def _faded_ink(background: tuple[float, ...], ratio: float) -> tuple[float, ...]:
+    # A screen asks for the same few faces again and again (99 times as the Table is
+    # first built): each answer is a search of 20 contrast steps, worked out once.
     ink = ink_on(background)
     if contrast_ratio(ink, background) <= ratio:
         return ink
