@@ -1,7 +1,7 @@
 """Start-up time: launch to the first drawn frame, the companion beside a bare Kivy window.
 
     .venv/bin/python benchmarks/startup.py [--runs 7] [--size 360x640] [--no-virtual]
-                                           [--actions 3000]
+                                           [--actions 3000] [--players 2..8]
 
 Each start is a fresh Python process (a cold start as far as Python and Kivy are
 concerned; the OS file cache is warm for both, as it is for a user who opened the
@@ -166,13 +166,24 @@ def start_once(script: Path, data_dir: Path) -> dict[str, float]:
     return stamps
 
 
-def saved_game(folder: Path, actions: int) -> int:
-    """A long game in progress to resume, as after a long evening; its number of players."""
-    from companion.core.randomplay import random_game
+def saved_game(folder: Path, actions: int, players: int | None = None) -> int:
+    """A long game in progress to resume, as after a long evening; its number of players
+    (`players`, or as the random table came out: 6)."""
+    import random
+
+    from companion.core import CLASSIC
+    from companion.core.randomplay import random_game, random_setup
     from companion.store import GameStore
 
     store = GameStore(folder)
-    game = random_game(actions, seed=3, allow_win=False)
+    setup = None
+    if players is not None:
+        seed = 0
+        setup = random_setup(random.Random(seed), CLASSIC)
+        while len(setup.players) != players:
+            seed += 1
+            setup = random_setup(random.Random(seed), CLASSIC)
+    game = random_game(actions, seed=3, setup=setup, allow_win=False)
     game_id = store.new_id()
     store.save(game_id, game)
     store.last_id = game_id
@@ -199,6 +210,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--actions", type=int, default=3000, help="actions in the resumed game (default 3000)"
     )
+    parser.add_argument(
+        "--players", type=int, choices=range(2, 9), help="players at the resumed table"
+    )
     args = parser.parse_args(argv)
     width, height = (int(part) for part in args.size.lower().split("x"))
     bare: list[float] = []
@@ -210,7 +224,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="companion-startup-") as folder:
         data = Path(folder) / "data"
         data.mkdir()
-        players = saved_game(data, args.actions)
+        players = saved_game(data, args.actions, args.players)
         # A level board and a tracker per player, when virtual counters start.
         counters = 0 if args.no_virtual else players + 1
         # Scripts run from files: Kivy's App takes its name and folder from sys.argv[0].
@@ -235,7 +249,10 @@ def main(argv: list[str] | None = None) -> int:
                 counters_shown.append(stamps["COUNTERS_FRAME"])
             game_loads.append(load_time(data))
     bare_s = statistics.median(bare)
-    print(f"window {width}x{height}, {args.runs} cold starts each (every start listed, in ms):")
+    print(
+        f"window {width}x{height}, {players} players, {args.runs} cold starts each "
+        "(every start listed, in ms):"
+    )
 
     def row(label: str, samples: list[float], target: float | None) -> bool:
         value = statistics.median(samples)
