@@ -367,6 +367,39 @@ class TestHelping:
     def test_a_share_needs_a_helper(self, game: Game) -> None:
         fight(game, monster(1))
         refused(game, ResolveCombat(outcome="kill", helper_treasure=1), "no_helper")
+        refused(game, RemoveMonster(monster=0, helper_treasure=1), "no_helper")
+
+    def test_a_card_taking_the_last_monster_gives_the_helper_the_agreed_share(self) -> None:
+        game = make_game(edition=FU)  # a monster a card removes still gives its treasure
+        fight(game, monster(9, treasure=2), monster(9, treasure=3))
+        game.apply(AddHelper(helper=1))
+        # While a monster stays, the share waits for the combat's end.
+        refused(game, RemoveMonster(monster=0, helper_treasure=1), "helper_share_later")
+        game.apply(RemoveMonster(monster=0))
+        refused(game, RemoveMonster(monster=0, helper_treasure=6), "helper_share")
+        state = game.apply(RemoveMonster(monster=0, helper_treasure=5, helper_first=True))
+        result = state.last_combat
+        assert state.combat is None and result is not None and result.outcome == "defeat"
+        assert result.treasure == 5 and result.helper == 1
+        assert result.helper_treasure == 5 and result.helper_picks_first
+
+    def test_the_wizard_charming_the_last_monster_shares_as_agreed(self) -> None:
+        game = make_game()
+        game.apply(GainTrait(player=0, kind="class", name="Wizard"))
+        fight(game, monster(12, treasure=3))
+        game.apply(AddHelper(helper=1))
+        refused(game, Charm(player=0, monster=0, cards=3, helper_treasure=4), "helper_share")
+        state = game.apply(Charm(player=0, monster=0, cards=3, helper_treasure=2))
+        result = state.last_combat
+        assert result is not None and result.outcome == "defeat" and result.treasure == 3
+        assert result.helper_treasure == 2 and not result.helper_picks_first
+        # Without a word about a share the helper takes none, as before.
+        alone = make_game()
+        alone.apply(GainTrait(player=0, kind="class", name="Wizard"))
+        fight(alone, monster(12, treasure=3))
+        alone.apply(AddHelper(helper=1))
+        result = alone.apply(Charm(player=0, monster=0, cards=3)).last_combat
+        assert result is not None and result.helper_treasure == 0
 
 
 class TestClassicClassesAndRaces:

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from companion.core import AddHelper, MonsterSpec, StartCombat
+from companion.core import AddHelper, GainTrait, MonsterSpec, StartCombat
 from tests.ui.conftest import Harness
 from tests.ui.items_driving import press
 
@@ -110,3 +110,63 @@ def test_where_it_gives_none_there_is_nothing_to_share(ui: Harness) -> None:
     result = share_then_end_without_a_kill(ui, combat)
     assert (result.outcome, result.treasure) == ("defeat", 0)
     assert (result.helper_treasure, result.helper_picks_first) == (0, False)
+
+
+def agree(ui: Harness, combat: Any, share: int, first: bool) -> None:
+    for _ in range(share):
+        press(ui, combat.ids.helper_share.ids.plus)
+    if first:
+        press(ui, combat.ids.helper_first)
+
+
+def test_a_card_taking_the_last_monster_away_gives_the_agreed_share(ui: Harness) -> None:
+    """Fu: a monster a card eliminates still gives its treasure; the × on the last monster
+    ends the combat, and the share agreed goes with it."""
+    from tests.ui.test_items_rules import start_in
+
+    start_in(ui, "fu")
+    session = ui.app.session
+    monster = MonsterSpec(name="Potted Plant", level=1, treasure=3)
+    assert session.act(StartCombat(fighter=0, monsters=(monster,)))
+    assert session.act(AddHelper(helper=1))
+    combat = ui.app.show("combat")
+    ui.pump(frames=4)
+    agree(ui, combat, 2, first=True)
+    [row] = list(combat.ids.monsters.children)
+    [remove] = [b for b in row.walk() if getattr(b, "text", "") == "\u00d7"]
+    press(ui, remove)
+    ui.wait_until(lambda: session.live_state.combat is None, timeout_s=10)
+    result = session.live_state.last_combat
+    assert (result.outcome, result.treasure) == ("defeat", 3)
+    assert (result.helper_treasure, result.helper_picks_first) == (2, True)
+    assert combat.helper_share == 0 and not combat.helper_first
+
+
+def test_the_wizard_charming_the_last_monster_gives_the_agreed_share(ui: Harness) -> None:
+    from tests.ui.test_abilities import closed, option, sheet_on_show
+
+    ui.start_game(["Anna", "Bram", "Cleo"])
+    session = ui.app.session
+    assert session.act(GainTrait(player=0, kind="class", name="Wizard"))
+    gnasher = MonsterSpec(name="Gnasher", level=8, treasure=2)
+    slime = MonsterSpec(name="Slime", level=12, treasure=3)
+    assert session.act(StartCombat(fighter=0, monsters=(gnasher, slime)))
+    assert session.act(AddHelper(helper=1))
+    combat = ui.app.show("combat")
+    ui.pump(frames=4)
+    agree(ui, combat, 4, first=False)  # of the 5 treasures on show
+    for name in ("Slime", "Gnasher"):  # the first charm leaves a monster: no share yet
+        press(ui, combat.ability_buttons[(0, "charm")])
+        sheet = sheet_on_show(ui)
+        if name == "Slime":
+            press(ui, option(sheet, name))
+            assert closed(ui, sheet)
+            sheet = sheet_on_show(ui)
+        press(ui, option(sheet, "3 cards"))
+        assert closed(ui, sheet)
+        ui.pump(frames=4)
+    result = session.live_state.last_combat
+    assert session.live_state.combat is None and result.treasure == 5
+    assert (result.helper, result.helper_treasure, result.helper_picks_first) == (1, 4, False)
+    charms = [a for a in session.game.log if a.type == "charm"]
+    assert [a.helper_treasure for a in charms] == [0, 4]

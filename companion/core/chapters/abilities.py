@@ -28,8 +28,9 @@ from companion.core.chapters.base import (
 )
 from companion.core.chapters.combat import (
     UNDEAD,
+    HelperTreasure,
+    check_removal,
     in_combat,
-    monster_index,
     monster_tags,
     open_combat,
     remove_monster,
@@ -136,12 +137,19 @@ def _(a: UseAbility, s: GameState) -> str:
 
 class Charm(BaseAction):
     """Discard the whole hand (at least 3 cards) to charm one monster out of the fight: no
-    level, but its treasure is won (the classic Wizard)."""
+    level, but its treasure is won (the classic Wizard). Charming the last monster ends the
+    combat: `helper_treasure` and `helper_first` are then the helper's share as agreed."""
 
     type: Literal["charm"] = "charm"
     player: Seat
     monster: Annotated[int, Field(ge=0)]
     cards: Annotated[int, Field(ge=0, le=100)]
+    helper_treasure: HelperTreasure = 0
+    helper_first: bool = False
+
+    def gives(self, state: GameState) -> int:
+        """The charmed monster's treasure, won as if it were killed."""
+        return current_combat(state).monsters[self.monster].treasure
 
 
 @rule.register
@@ -149,7 +157,7 @@ def _(action: Charm, state: GameState) -> None:
     combat = open_combat(state)
     player = in_combat(state, combat, action.player)
     _able(player, "charm", phrase_template("charm a monster"))
-    monster_index(combat, action.monster)
+    check_removal(action, state)
     if action.cards < CHARM_CARDS:
         raise RuleError(
             "charm_cards",
@@ -159,8 +167,7 @@ def _(action: Charm, state: GameState) -> None:
 
 @step.register
 def _(action: Charm, state: GameState) -> GameState:
-    combat = current_combat(state)
-    return remove_monster(state, action.monster, combat.monsters[action.monster].treasure)
+    return remove_monster(state, action)
 
 
 @words.register

@@ -3,7 +3,7 @@ how a combat ends (a kill, a defeat without a kill, or after running away)."""
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Literal, Protocol
 
 from pydantic import Field
 
@@ -308,42 +308,103 @@ def without_kill_gives_treasure(state: GameState) -> bool:
     return state.rules <= LEGACY_RULES or state.setup.edition.treasure_without_kill
 
 
+# The helper's share of the treasure, as the fighter and helper agreed (§6): how many of
+# the treasures the helper takes, and whether the helper picks first.
+HelperTreasure = Annotated[int, Field(ge=0, le=100)]
+
+
 class RemoveMonster(BaseAction):
-    """A card takes a monster out of the combat without killing it."""
+    """A card takes a monster out of the combat without killing it. Taking the last one
+    ends the combat (a defeat without a kill): `helper_treasure` and `helper_first` are
+    then the helper's share as agreed, as for `ResolveCombat`."""
 
     type: Literal["remove_monster"] = "remove_monster"
     monster: Annotated[int, Field(ge=0)]
     # Its treasure, won unless the fighters then run away (see `Treasure`).
     treasure: Treasure = None
+    helper_treasure: HelperTreasure = 0
+    helper_first: bool = False
+
+    def gives(self, state: GameState) -> int:
+        """The treasure the monster leaves behind (counted when the combat ends)."""
+        gone = current_combat(state).monsters[self.monster]
+        if isinstance(self.treasure, int):
+            return self.treasure
+        if self.treasure == "shown" or without_kill_gives_treasure(state):
+            return gone.treasure
+        return 0
 
 
-def _removed_treasure(action: RemoveMonster, state: GameState, gone: MonsterInPlay) -> int:
-    if isinstance(action.treasure, int):
-        return action.treasure
-    if action.treasure == "shown" or without_kill_gives_treasure(state):
-        return gone.treasure
-    return 0
+class Removal(Protocol):
+    """An action that takes a monster out of the combat (a card, a charm) and may end it."""
+
+    @property
+    def monster(self) -> int: ...
+    @property
+    def helper_treasure(self) -> int: ...
+    @property
+    def helper_first(self) -> bool: ...
+    def gives(self, state: GameState) -> int: ...
+
+
+def treasure_if_last(action: Removal, state: GameState) -> int | None:
+    """The treasure the combat ends with when `action` takes its last monster; None while
+    other monsters stay (the share is settled when the combat ends)."""
+    combat = current_combat(state)
+    if len(combat.monsters) != 1:
+        return None
+    return combat.removed_treasure + action.gives(state)
+
+
+def check_removal(action: Removal, state: GameState) -> None:
+    """The monster is in the fight; a share for the helper comes with the last one only,
+    when there is a helper, and is no more than the treasure the combat ends with."""
+    combat = open_combat(state)
+    monster_index(combat, action.monster)
+    if not (action.helper_treasure or action.helper_first):
+        return
+    if combat.helper is None:
+        raise RuleError("no_helper", Phrase("Nobody is helping in this combat"))
+    total = treasure_if_last(action, state)
+    if total is None:
+        raise RuleError(
+            "helper_share_later",
+            Phrase(
+                "The helper's share goes with the last monster ({left} more in the fight)",
+                left=len(combat.monsters) - 1,
+            ),
+        )
+    if action.helper_treasure > total:
+        raise RuleError(
+            "helper_share",
+            Phrase(
+                "The helper's share ({share}) cannot be more than the treasure ({total})",
+                share=action.helper_treasure,
+                total=total,
+            ),
+        )
 
 
 @rule.register
 def _(action: RemoveMonster, state: GameState) -> None:
-    monster_index(open_combat(state), action.monster)
+    check_removal(action, state)
 
 
 @step.register
 def _(action: RemoveMonster, state: GameState) -> GameState:
-    gone = current_combat(state).monsters[action.monster]
-    return remove_monster(state, action.monster, _removed_treasure(action, state, gone))
+    return remove_monster(state, action)
 
 
-def remove_monster(state: GameState, index: int, treasure: int) -> GameState:
-    """A card takes a monster away without killing it: no level, but `treasure` counts
-    unless the fighters then flee the rest; with none left, the fighters defeated them
-    without a kill and win what the removed monsters gave (§6)."""
+def remove_monster(state: GameState, action: Removal) -> GameState:
+    """A card takes a monster away without killing it: no level, but the treasure it gives
+    counts unless the fighters then flee the rest; with none left, the fighters defeated
+    them without a kill and win what the removed monsters gave (§6), the helper taking
+    the share the action names."""
     combat = current_combat(state)
+    index = action.monster
     gone = combat.monsters[index]
     rest = combat.monsters[:index] + combat.monsters[index + 1 :]
-    total = combat.removed_treasure + treasure
+    total = combat.removed_treasure + action.gives(state)
     state = _combat_update(
         state, monsters=rest, removed=(*combat.removed, gone.spec), removed_treasure=total
     )
@@ -356,6 +417,8 @@ def remove_monster(state: GameState, index: int, treasure: int) -> GameState:
         monsters=tuple(m.name for m in (*combat.removed, gone.spec)),
         treasure=total,
         treasure_face_up=face_up(state, combat, "defeat"),
+        helper_treasure=action.helper_treasure,
+        helper_picks_first=action.helper_first,
     )
     return end_combat(state, result)
 
@@ -388,7 +451,7 @@ DEFEATED_WITHOUT_KILL = phrase_template(
 def _(a: RemoveMonster, s: GameState) -> str:
     treasure = a.treasure if isinstance(a.treasure, int) else 0
     if s.combat is not None and 0 <= a.monster < len(s.combat.monsters):
-        treasure = _removed_treasure(a, s, s.combat.monsters[a.monster])
+        treasure = a.gives(s)
     template = MONSTER_REMOVED if treasure else MONSTER_REMOVED_EMPTY
     return Phrase(template, monster=monster_name(s, a.monster), treasure=treasure)
 

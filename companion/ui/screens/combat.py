@@ -19,6 +19,7 @@ from companion.core import (
     AddEnhancer,
     AddMonster,
     ChangeHelper,
+    Charm,
     ClearOneShots,
     EnhancerSpec,
     FightWithLevelOnly,
@@ -30,7 +31,7 @@ from companion.core import (
     SetWinsTies,
     StartCombat,
 )
-from companion.core.chapters.combat import resolved_treasure
+from companion.core.chapters.combat import resolved_treasure, treasure_if_last
 from companion.ui.abilities import Choice, Offer, charm_hands, combat_offers
 from companion.ui.i18n import _, card_name, ngettext, quick_monster_name, tr
 from companion.ui.questions import QUICK_BAD_STUFF, quick_bad_stuff_of
@@ -372,8 +373,25 @@ class CombatScreen(CompanionScreen):
         self.ids.search.text = ""
 
     def remove_monster(self, index: int) -> None:
-        """A card takes a monster out of the fight."""
-        self.session.act(RemoveMonster, monster=index)
+        """A card takes a monster out of the fight (the last one ends it: the helper's
+        share goes with it as agreed)."""
+        self._remove(RemoveMonster(monster=index))
+
+    def _remove(self, action: RemoveMonster | Charm) -> None:
+        """Take a monster away (a card, a charm); when it is the last, the combat ends with
+        the helper's share as agreed, capped to the treasure it ends with."""
+        state = self.session.live_state
+        if state is not None and state.combat is not None and self.has_helper:
+            total = treasure_if_last(action, state)
+            if total is not None and (self.helper_share or self.helper_first):
+                share = min(int(self.helper_share), total)
+                first = bool(self.helper_first) and total > 0
+                action = action.model_copy(update={"helper_treasure": share, "helper_first": first})
+        if self.session.act(action):
+            after = self.session.live_state
+            if after is None or after.combat is None:  # the share went with the treasure
+                self.helper_share = 0
+                self.helper_first = False
 
     def enhance(self, index: int, bonus: int, treasure: int) -> None:
         """Play an enhancer on one monster."""
@@ -551,7 +569,10 @@ class CombatScreen(CompanionScreen):
         self.sheet.open()
 
     def _apply(self, choice: Choice) -> None:
-        self.session.act(choice.action)
+        if isinstance(choice.action, Charm):
+            self._remove(choice.action)
+        else:
+            self.session.act(choice.action)
 
     def say_quote(self, seat: int) -> QuoteSheet:
         """Magic by quoting: the quote a player in the fight says, checked by the rules."""
