@@ -351,7 +351,7 @@ def treasure_if_last(action: Removal, state: GameState) -> int | None:
     """The treasure the combat ends with when `action` takes its last monster; None while
     other monsters stay (the share is settled when the combat ends)."""
     combat = current_combat(state)
-    if len(combat.monsters) != 1:
+    if len(combat.monsters) != 1 or action.monster != 0:  # not the last (or no such one)
         return None
     return combat.removed_treasure + action.gives(state)
 
