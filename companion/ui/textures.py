@@ -18,14 +18,12 @@ from typing import Any
 
 from kivy.core.text import LabelBase
 
-_installed: list[Any] = []
-
 
 def fresh_label_textures() -> None:
     """From now on every label re-rendered gets a texture of its own (idempotent)."""
-    if _installed:
-        return
     in_place = LabelBase.refresh
+    if getattr(in_place, "fresh_textures", False):
+        return
 
     def refresh(self: Any) -> None:
         # Without a texture Kivy creates one of the new text's size; its pixels are
@@ -34,5 +32,5 @@ def fresh_label_textures() -> None:
         in_place(self)
 
     refresh.__doc__ = in_place.__doc__
+    refresh.fresh_textures = True  # type: ignore[attr-defined]
     LabelBase.refresh = refresh
-    _installed.append(in_place)

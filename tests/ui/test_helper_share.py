@@ -75,21 +75,25 @@ def test_without_an_agreement_the_kill_gives_no_share(ui: Harness) -> None:
     assert combat.result_text.endswith(".") and "takes" not in combat.result_text
 
 
+def agree(ui: Harness, combat: Any, share: int, first: bool) -> None:
+    """The share agreed with taps: `share` times +, and who picks first."""
+    for _ in range(share):
+        press(ui, combat.ids.helper_share.ids.plus)
+    if first:
+        press(ui, combat.ids.helper_first)
+
+
 def share_then_end_without_a_kill(ui: Harness, combat: Any) -> Any:
-    press(ui, combat.ids.helper_share.ids.plus)
-    press(ui, combat.ids.helper_share.ids.plus)
-    press(ui, combat.ids.helper_first)
+    agree(ui, combat, 2, first=True)
     press(ui, combat.ids.defeat)
     session = ui.app.session
     ui.wait_until(lambda: session.live_state.combat is None, timeout_s=10)
     return session.live_state.last_combat
 
 
-def test_where_a_monster_removed_without_a_kill_gives_treasure_the_helper_shares_it(
-    ui: Harness,
-) -> None:
-    """Fu: a monster a card eliminates still gives its treasure, so the share agreed goes
-    with "End, no kill" too."""
+def fu_helped_fight(ui: Harness) -> Any:
+    """Fu (a monster a card eliminates still gives its treasure): Bram helps Anna against
+    one monster of 3 treasures, on the Combat screen."""
     from tests.ui.test_items_rules import start_in
 
     start_in(ui, "fu")
@@ -99,6 +103,15 @@ def test_where_a_monster_removed_without_a_kill_gives_treasure_the_helper_shares
     assert session.act(AddHelper(helper=1))
     combat = ui.app.show("combat")
     ui.pump(frames=4)
+    return combat
+
+
+def test_where_a_monster_removed_without_a_kill_gives_treasure_the_helper_shares_it(
+    ui: Harness,
+) -> None:
+    """Fu: a monster a card eliminates still gives its treasure, so the share agreed goes
+    with "End, no kill" too."""
+    combat = fu_helped_fight(ui)
     result = share_then_end_without_a_kill(ui, combat)
     assert (result.outcome, result.treasure) == ("defeat", 3)
     assert (result.helper_treasure, result.helper_picks_first) == (2, True)
@@ -112,25 +125,11 @@ def test_where_it_gives_none_there_is_nothing_to_share(ui: Harness) -> None:
     assert (result.helper_treasure, result.helper_picks_first) == (0, False)
 
 
-def agree(ui: Harness, combat: Any, share: int, first: bool) -> None:
-    for _ in range(share):
-        press(ui, combat.ids.helper_share.ids.plus)
-    if first:
-        press(ui, combat.ids.helper_first)
-
-
 def test_a_card_taking_the_last_monster_away_gives_the_agreed_share(ui: Harness) -> None:
     """Fu: a monster a card eliminates still gives its treasure; the × on the last monster
     ends the combat, and the share agreed goes with it."""
-    from tests.ui.test_items_rules import start_in
-
-    start_in(ui, "fu")
+    combat = fu_helped_fight(ui)
     session = ui.app.session
-    monster = MonsterSpec(name="Potted Plant", level=1, treasure=3)
-    assert session.act(StartCombat(fighter=0, monsters=(monster,)))
-    assert session.act(AddHelper(helper=1))
-    combat = ui.app.show("combat")
-    ui.pump(frames=4)
     agree(ui, combat, 2, first=True)
     [row] = list(combat.ids.monsters.children)
     [remove] = [b for b in row.walk() if getattr(b, "text", "") == "\u00d7"]

@@ -3,6 +3,7 @@ how a combat ends (a kill, a defeat without a kill, or after running away)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Literal, Protocol
 
 from pydantic import Field
@@ -361,26 +362,39 @@ def check_removal(action: Removal, state: GameState) -> None:
     when there is a helper, and is no more than the treasure the combat ends with."""
     combat = open_combat(state)
     monster_index(combat, action.monster)
-    if not (action.helper_treasure or action.helper_first):
+
+    def total() -> int:
+        ends_with = treasure_if_last(action, state)
+        if ends_with is None:
+            raise RuleError(
+                "helper_share_later",
+                Phrase(
+                    "The helper's share goes with the last monster ({left} more in the fight)",
+                    left=len(combat.monsters) - 1,
+                ),
+            )
+        return ends_with
+
+    check_helper_share(combat, action.helper_treasure, action.helper_first, total)
+
+
+def check_helper_share(
+    combat: CombatState, share: int, first: bool, total: Callable[[], int]
+) -> None:
+    """A share for the helper (`share` treasures, or picking `first`) needs a helper, and
+    is no more than `total()`, the treasure the combat ends with (asked only then)."""
+    if not (share or first):
         return
     if combat.helper is None:
         raise RuleError("no_helper", Phrase("Nobody is helping in this combat"))
-    total = treasure_if_last(action, state)
-    if total is None:
-        raise RuleError(
-            "helper_share_later",
-            Phrase(
-                "The helper's share goes with the last monster ({left} more in the fight)",
-                left=len(combat.monsters) - 1,
-            ),
-        )
-    if action.helper_treasure > total:
+    ends_with = total()
+    if share > ends_with:
         raise RuleError(
             "helper_share",
             Phrase(
                 "The helper's share ({share}) cannot be more than the treasure ({total})",
-                share=action.helper_treasure,
-                total=total,
+                share=share,
+                total=ends_with,
             ),
         )
 
@@ -745,7 +759,7 @@ class ResolveCombat(BaseAction):
     type: Literal["resolve_combat"] = "resolve_combat"
     outcome: Literal["kill", "defeat"]
     treasure: Treasure = None
-    helper_treasure: Annotated[int, Field(ge=0, le=100)] = 0
+    helper_treasure: HelperTreasure = 0
     helper_first: bool = False
     override: Override = None
 
@@ -780,19 +794,12 @@ def _(action: ResolveCombat, state: GameState) -> None:
     """Kill: levels to the fighter only, treasure, win check with shared victory. Defeat
     without a kill: no level (§1, §6)."""
     combat = open_combat(state)
-    if action.helper_treasure or action.helper_first:
-        if combat.helper is None:
-            raise RuleError("no_helper", Phrase("Nobody is helping in this combat"))
-        total = resolved_treasure(action, state, combat)
-        if action.helper_treasure > total:
-            raise RuleError(
-                "helper_share",
-                Phrase(
-                    "The helper's share ({share}) cannot be more than the treasure ({total})",
-                    share=action.helper_treasure,
-                    total=total,
-                ),
-            )
+    check_helper_share(
+        combat,
+        action.helper_treasure,
+        action.helper_first,
+        lambda: resolved_treasure(action, state, combat),
+    )
     if action.outcome != "kill":
         return
     if not combat.fighters_winning and action.override is None:

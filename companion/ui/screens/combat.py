@@ -378,20 +378,10 @@ class CombatScreen(CompanionScreen):
         self._remove(RemoveMonster(monster=index))
 
     def _remove(self, action: RemoveMonster | Charm) -> None:
-        """Take a monster away (a card, a charm); when it is the last, the combat ends with
-        the helper's share as agreed, capped to the treasure it ends with."""
+        """Take a monster away (a card, a charm); the last one ends the combat."""
         state = self.session.live_state
-        if state is not None and state.combat is not None and self.has_helper:
-            total = treasure_if_last(action, state)
-            if total is not None and (self.helper_share or self.helper_first):
-                share = min(int(self.helper_share), total)
-                first = bool(self.helper_first) and total > 0
-                action = action.model_copy(update={"helper_treasure": share, "helper_first": first})
-        if self.session.act(action):
-            after = self.session.live_state
-            if after is None or after.combat is None:  # the share went with the treasure
-                self.helper_share = 0
-                self.helper_first = False
+        if state is not None and state.combat is not None:
+            self._act_ending(action, treasure_if_last(action, state))
 
     def enhance(self, index: int, bonus: int, treasure: int) -> None:
         """Play an enhancer on one monster."""
@@ -475,19 +465,21 @@ class CombatScreen(CompanionScreen):
         self._resolve("kill")
 
     def _resolve(self, outcome: str) -> None:
-        """End the combat with the helper's share as agreed, capped to the treasure the
-        rules give for `outcome` (none, say, for a defeat where that gives no treasure)."""
+        """End the combat: a kill, or a defeat without a kill."""
         state = self.session.live_state
-        if state is None or state.combat is None:
-            return
-        share, first = 0, False
-        if self.has_helper:
+        if state is not None and state.combat is not None:
             ending = ResolveCombat(outcome=outcome)
-            total = resolved_treasure(ending, state, state.combat)
-            share, first = min(int(self.helper_share), total), bool(self.helper_first) and total > 0
-        if self.session.act(
-            ResolveCombat, outcome=outcome, helper_treasure=share, helper_first=first
-        ):
+            self._act_ending(ending, resolved_treasure(ending, state, state.combat))
+
+    def _act_ending(self, action: ResolveCombat | RemoveMonster | Charm, total: int | None) -> None:
+        """Apply `action`. When it ends the combat (`total`, the treasure it ends with; None
+        when it does not), the helper's share as agreed goes with it, capped to that
+        treasure (none, say, for a defeat where the edition gives no treasure)."""
+        if total is not None and self.has_helper:
+            share = min(int(self.helper_share), total)
+            first = bool(self.helper_first) and total > 0
+            action = action.model_copy(update={"helper_treasure": share, "helper_first": first})
+        if self.session.act(action) and total is not None:  # the share went with the treasure
             self.helper_share = 0
             self.helper_first = False
 
