@@ -48,13 +48,14 @@ CHILD = textwrap.dedent(
     import asyncio, json, sys, tempfile, time
     from pathlib import Path
     sys.path.insert(0, {here!r})
-    from companion.commands.app import prepare_kivy
+    from companion.commands.app import prepare_kivy, start_counters_early
+    start_counters_early(Path(sys.argv[1]), False)  # as `companion app` does, first thing
     prepare_kivy((360, 640))
     from kivy.base import EventLoop
     from kivy.core.window import Window
     from kivy.input.motionevent import MotionEvent
     from companion.ui.app import CompanionApp, run_app
-    from latency import BareGatt, BarePty, TABLE_TRACKERS, WAIT_S
+    from latency import BareGatt, BarePty, BareRemoteGatt, TABLE_TRACKERS, WAIT_S
 
     SAMPLES, WARMUP = {samples}, {warmup}
     app = CompanionApp(data_dir=Path(sys.argv[1]), no_virtual=False)
@@ -93,7 +94,9 @@ CHILD = textwrap.dedent(
         await until(lambda: app.manager.current == "table", "the Table is shown")
         folder = Path(tempfile.mkdtemp())
         bare_pty = BarePty(folder / "echo")
-        bare_gatt = BareGatt(service.fleet.radio)
+        fleet = service.fleet
+        # The trackers' own radio: in the counters' process (as on a desktop), else here.
+        bare_gatt = BareGatt(fleet.radio) if hasattr(fleet, "radio") else BareRemoteGatt(fleet)
         await bare_gatt.start(TABLE_TRACKERS, first_name="Echo-")
         table = app.screen("table")
         stage("bare carriers ready")

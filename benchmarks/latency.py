@@ -43,6 +43,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from bleak import BleakClient
+from bleak.backends.device import BLEDevice
 from bumble.core import UUID
 from bumble.device import Connection, Peer
 
@@ -62,7 +64,9 @@ from companion.devices.sim.counters import (
     VirtualCounter,
 )
 from companion.devices.sim.fleet import VirtualFleet, VirtualSetup
+from companion.devices.sim.host import echo_peripheral
 from companion.devices.sim.pty_port import PtyPort
+from companion.devices.sim.remote import RemoteBleakClient, RemoteDeviceDetails, RemoteFleet
 from companion.devices.status import Role
 from companion.devices.sync import DeviceManager
 from companion.devices.tokens import TokenStore
@@ -203,23 +207,36 @@ class BareGatt:
             await peripheral.stop()
 
 
-def echo_peripheral(radio: VirtualRadio, name: str) -> VirtualPeripheral:
-    """A GATT server with the counter service that notifies back every write (not started)."""
-    peripheral: VirtualPeripheral | None = None
+class BareRemoteGatt:
+    """Echoing GATT servers on the radio of virtual counters that run in their own process
+    (`companion.devices.sim.host`), reached as the app reaches its trackers there: bleak
+    with the backend that carries every call over the pipe (no Link, no protocol)."""
 
-    async def echo_back(payload: bytes) -> None:
-        assert peripheral is not None
-        await peripheral.notify(payload)
+    def __init__(self, fleet: RemoteFleet) -> None:
+        self.fleet = fleet
+        self.ends: list[tuple[BleakClient, asyncio.Queue[bytes]]] = []
 
-    peripheral = VirtualPeripheral(
-        radio,
-        name,
-        service_uuid=wire.SERVICE_UUID,
-        write_uuid=wire.RX_CHAR_UUID,
-        notify_uuid=wire.TX_CHAR_UUID,
-        on_write=echo_back,
-    )
-    return peripheral
+    async def start(self, count: int, first_name: str = "MCounter-E") -> None:
+        names = [f"{first_name}{index:03d}" for index in range(count)]
+        host = self.fleet.host
+        for name, address in zip(names, await self.fleet.echo(names), strict=True):
+            device = BLEDevice(address, name, RemoteDeviceDetails(host, address))
+            client = BleakClient(device, backend=RemoteBleakClient)
+            await client.connect()
+            notified: asyncio.Queue[bytes] = asyncio.Queue()
+            await client.start_notify(
+                wire.TX_CHAR_UUID, lambda _char, data, q=notified: q.put_nowait(bytes(data))
+            )
+            self.ends.append((client, notified))
+
+    async def round_trip(self, index: int = 0) -> None:
+        client, notified = self.ends[index]
+        await client.write_gatt_char(wire.RX_CHAR_UUID, PAYLOAD, response=False)
+        await notified.get()
+
+    async def close(self) -> None:
+        for client, _notified in self.ends:
+            await client.disconnect()
 
 
 # -- one carrier ------------------------------------------------------------------------------

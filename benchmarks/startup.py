@@ -122,8 +122,19 @@ BARE = _COMMON + textwrap.dedent(
     """
 )
 
-COMPANION = _COMMON + textwrap.dedent(
-    """
+# As `companion app` starts: the virtual counters' process first, then Kivy and the app.
+_EARLY = """
+import sys
+from pathlib import Path
+from companion.commands.app import start_counters_early
+start_counters_early(Path(sys.argv[1]), {no_virtual})
+"""
+
+COMPANION = (
+    _EARLY
+    + _COMMON
+    + textwrap.dedent(
+        """
     from pathlib import Path
     from companion.ui.app import CompanionApp, run_app
 
@@ -131,6 +142,7 @@ COMPANION = _COMMON + textwrap.dedent(
     first_frame(app, companion=True, counters={counters})
     asyncio.run(run_app(app))
     """
+    )
 )
 
 

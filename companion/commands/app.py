@@ -87,9 +87,25 @@ def prepare_kivy(size: tuple[int, int] | None, *, smooth_edges: bool = False) ->
         Config.set("graphics", "multisamples", "0")
 
 
+def start_counters_early(data_dir: Path | None, no_virtual: bool) -> None:
+    """Start the virtual counters' process first thing, unless they are switched off (on
+    the command line or in Settings): it loads the BLE stack and the firmware on another
+    core while the app loads Kivy and the game. Unused if real counters answer."""
+    if no_virtual:
+        return
+    from companion.store.files import peek_settings
+
+    if peek_settings(data_dir).get("virtual_counters", True) is False:
+        return
+    from companion.devices.sim.process import start_early
+
+    start_early()
+
+
 def run(args: argparse.Namespace) -> int:
     import asyncio
 
+    start_counters_early(args.data_dir, args.no_virtual)
     prepare_kivy(args.size)
     from companion.ui.app import CompanionApp, run_app
 

@@ -45,6 +45,24 @@ _READ_CHUNK = 1 << 16
 MAX_SETTINGS_BYTES = 1_000_000
 
 
+def peek_settings(data_dir: Path | None) -> dict[str, object]:
+    """The saved settings as a plain mapping, read before anything heavy is imported.
+
+    Nothing is validated and nothing is reported: a missing, damaged or hostile file
+    gives {} here, and the full load says what was wrong with it.
+    """
+    import json
+
+    from companion.resources import SETTINGS_FILE
+
+    path = (data_dir if data_dir is not None else user_data_dir()) / SETTINGS_FILE
+    try:  # capped, and never a pipe or a device: this runs before the first frame
+        saved = json.loads(read_capped(path, MAX_SETTINGS_BYTES))
+    except (OSError, ValueError, RecursionError):
+        return {}
+    return saved if isinstance(saved, dict) else {}
+
+
 def read_capped(path: Path, max_bytes: int) -> bytes:
     """The bytes of the regular file at `path`, which may hold at most `max_bytes`.
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
-import json
 import logging
 from collections.abc import Callable
 from pathlib import Path
@@ -31,7 +30,7 @@ from kivy.properties import BooleanProperty, ObjectProperty, StringProperty
 from kivy.uix.label import Label
 from kivy.uix.screenmanager import Screen, ScreenManager
 
-from companion.resources import SETTINGS_FILE, user_data_dir
+from companion.resources import user_data_dir
 from companion.ui.app_log import keep_log_quiet
 from companion.ui.awake import keep_awake
 from companion.ui.countdown import KillCountdown
@@ -77,15 +76,9 @@ def first_look(data_dir: Path | None) -> tuple[str, str | None]:
     loaded and checked right after the first frame, and a damaged file is reported then.
     The language is None when none was ever chosen (the system's is used then).
     """
-    from companion.store.files import MAX_SETTINGS_BYTES, read_capped
+    from companion.store.files import peek_settings
 
-    path = (data_dir if data_dir is not None else user_data_dir()) / SETTINGS_FILE
-    try:  # capped, and never a pipe or a device: this runs before the first frame
-        saved = json.loads(read_capped(path, MAX_SETTINGS_BYTES))
-    except (OSError, ValueError, RecursionError):  # reported by the full load, not here
-        saved = {}
-    if not isinstance(saved, dict):
-        saved = {}
+    saved = peek_settings(data_dir)
     theme, language = saved.get("theme"), saved.get("language")
     return (
         theme if theme in ("dark", "light") else "dark",

@@ -235,6 +235,10 @@ class DeviceService(EventDispatcher):
             manager.add_counter(info)
         if not found and virtual:
             await self._run_virtual()
+        else:
+            from companion.devices.sim.process import discard_early
+
+            discard_early()  # started as the app opened, in case none answered
         self._apply_brightness()
         self._publish_statuses()
 
@@ -249,15 +253,34 @@ class DeviceService(EventDispatcher):
 
     async def _run_virtual(self) -> None:
         """Start the virtual counters and hand their links to the manager."""
-        from companion.devices.sim.fleet import VirtualFleet, VirtualSetup
+        from companion.devices.sim.fleet import VirtualSetup
 
         if self.fleet is not None:
             return
-        fleet = self.fleet = VirtualFleet()
+        fleet = self.fleet = self._new_fleet()
         self._unsubscribe.append(fleet.on_frame(self._frame))
         players = len(self._game.state.players) if self._game is not None else 4
         await fleet.start(VirtualSetup(), players)
         await fleet.join(self.manager)
+
+    def _new_fleet(self) -> Any:
+        """Virtual counters in a process of their own where one can be started (their BLE
+        stack and firmware then load and run on another core), else in this one."""
+        from companion.devices.sim.process import can_spawn
+
+        if can_spawn():
+            from companion.devices.sim.remote import RemoteFleet
+
+            fleet = RemoteFleet()
+            self._unsubscribe.append(fleet.on_gone(self._virtual_gone))
+            return fleet
+        from companion.devices.sim.fleet import VirtualFleet
+
+        return VirtualFleet()
+
+    def _virtual_gone(self, why: str) -> None:
+        log.warning("the virtual counters' process ended: %s", why)
+        self.app.notify(_("The virtual counters stopped unexpectedly."), error=True)
 
     async def _stop_virtual(self) -> None:
         fleet, self.fleet = self.fleet, None

@@ -16,13 +16,13 @@ import abc
 import asyncio
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from companion.core.listeners import Listeners
 from companion.devices import firmware_host, framing, seal, wire
 from companion.devices.sim.bumble_backend import VirtualPeripheral, VirtualRadio
+from companion.devices.sim.frames import FrameListener, LedFrame
 from companion.devices.sim.pty_port import PtyPort
 from companion.devices.status import Role, counter_key
 from companion.devices.tasks import TaskSet, guarded
@@ -37,56 +37,6 @@ POLL_INTERVAL_S = 1.0  # s: the firmware's housekeeping period (resends, flash)
 BATTERY_INTERVAL_S = 60.0  # s: the firmware reports its battery once a minute
 ANIMATION_INTERVAL_S = 1 / 30  # s: the firmware's LED task runs at about 30 frames a second
 VIRTUAL_ID_BASE = 0x56430000  # "VC": counter ids of virtual counters, stable between runs
-
-
-@dataclass(frozen=True)
-class LedFrame:
-    """One rendered picture of a counter's LEDs, for the app to draw.
-
-    `rgb` holds R, G, B per LED in the firmware's frame order (strip or bar
-    first, status LED last); `text` is what a tracker's 7-segment digits show
-    ("" without digits). `rev` is the revision of the snapshot on show and
-    `number` counts the frames this counter rendered.
-    """
-
-    name: str
-    role: Role
-    rgb: bytes
-    text: str
-    rev: int
-    number: int
-    spaces: int  # level spaces on a board's track, LEDs on a tracker's bar
-    positions: int  # LEDs per level space (a board), 1 for a tracker
-
-    @property
-    def pixels(self) -> list[tuple[int, int, int]]:
-        """The LEDs as (r, g, b) tuples."""
-        data = self.rgb
-        return [(data[i], data[i + 1], data[i + 2]) for i in range(0, len(data), 3)]
-
-    def ansi(self) -> str:
-        """The frame as one line of ANSI true-colour blocks, for a terminal."""
-        cells = []
-        pixels = self.pixels
-        for index, (r, g, b) in enumerate(pixels):
-            if self.role is Role.BOARD and index and index % self.positions == 0:
-                cells.append("\x1b[0m ")  # a gap between level spaces
-            if r | g | b:
-                cells.append(f"\x1b[38;2;{_lift(r)};{_lift(g)};{_lift(b)}m\u2588")
-            else:
-                cells.append("\x1b[38;2;40;40;40m\u00b7")
-        line = "".join(cells) + "\x1b[0m"
-        if self.text:
-            line += f" [{self.text}]"
-        return line
-
-
-def _lift(channel: int) -> int:
-    # LEDs are dimmed by the current limiter; a terminal needs them brighter to be seen.
-    return min(255, channel * 3) if channel else 0
-
-
-FrameListener = Callable[[LedFrame], None]
 
 
 class VirtualCounter(abc.ABC):
@@ -135,6 +85,7 @@ class VirtualCounter(abc.ABC):
         self.battery_mv = battery_mv
         self._listeners: Listeners[[LedFrame]] = Listeners()
         self._frames = 0
+        self._changes = 0
         self._presses_sent: set[int] = set()
         #: (seq, intent) of every press this counter sent, in order: what an app may apply.
         self.sent_presses: list[tuple[int, int]] = []
@@ -233,6 +184,7 @@ class VirtualCounter(abc.ABC):
             if battery is not None:
                 replies = [*replies, session.out(battery)]
         if wire.MSG_ACK in kinds:
+            self._changes += 1
             self._render()
         return replies
 
@@ -249,6 +201,7 @@ class VirtualCounter(abc.ABC):
             number=self._frames,
             spaces=int(board.spaces),
             positions=int(board.positions),
+            changes=self._changes,
         )
         self._listeners.emit(self.frame)
         return self.frame

@@ -21,17 +21,13 @@ from companion.core.listeners import Listeners
 from companion.devices.ble_link import BleBackend
 from companion.devices.link import Link
 from companion.devices.links import find_link
-from companion.devices.sim.counters import (
-    BleVirtualCounter,
-    LedFrame,
-    SerialVirtualCounter,
-    VirtualCounter,
-)
+from companion.devices.sim.frames import LedFrame
 from companion.devices.status import Role
 from companion.devices.tasks import guarded
 
 if TYPE_CHECKING:
     from companion.devices.sim.bumble_backend import VirtualRadio
+    from companion.devices.sim.counters import VirtualCounter
 
 MAX_VIRTUAL_TRACKERS = 8  # one per player of the largest table a board shows
 
@@ -125,6 +121,8 @@ class VirtualFleet:
         claim_on_hello: bool = False,
     ) -> VirtualCounter:
         """Start one more counter of `role` on `transport` ("serial" or "ble")."""
+        from companion.devices.sim.counters import BleVirtualCounter, SerialVirtualCounter
+
         role = Role(role)
         index = self._indexes.get(role, 0)
         counter: VirtualCounter
@@ -148,6 +146,12 @@ class VirtualFleet:
         key = counter.key
         counter.on_frame(lambda frame: self._frame_listeners.emit(key, frame))
         return counter
+
+    async def remove(self, counter: VirtualCounter) -> None:
+        """Switch one of the fleet's counters off and forget it."""
+        if counter in self.counters:
+            self.counters.remove(counter)
+        await counter.stop()
 
     async def start(self, setup: VirtualSetup, players: int) -> list[VirtualCounter]:
         """Start the counters `setup` asks for a table of `players`."""

@@ -1,0 +1,498 @@
+"""Virtual counters in a process of their own, served to the app over a pipe.
+
+    python -m companion.devices.sim.host [--prestart]
+
+The app starts this process as it opens (see `remote`): the BLE stack, the virtual
+radio and the firmware logic of every virtual counter are imported and run here, on
+another core, instead of on the app's own loop between its frames. The app talks to
+it over this process's standard input and output, nothing else can: one JSON object
+a line, each way.
+
+The app asks (every request carries an "id", every answer repeats it as "re", with
+"error" instead of the result when it failed):
+  start {players, setup}     start the counters a `VirtualSetup` plans for the table
+  scan {on}                  hear the radio's advertisements (as "adv" events) or stop
+  connect {conn, address}    connect this process's adapter to a peripheral; its GATT
+                             services come back, then "notification" and
+                             "disconnected" events name `conn`
+  notify {conn, handle, on}  subscribe to a characteristic's notifications, or not
+  write / read {conn, handle[, data, response]}, write_desc / read_desc
+  disconnect {conn}
+  press {key, button, long}  a person's press on a counter ("claim" long: its claim)
+  echo {names}               peripherals with the counter service that notify back every
+                             write: the bare carrier a benchmark compares the app with
+  stop                       switch everything off; the process then ends
+Events the app hears: "ready" once the stack is loaded, "adv", "notification",
+"disconnected", and "frames" (the counters' latest LED pictures, at most
+`FRAME_RATE_HZ` times a second while they animate). With --prestart the counters the
+app starts by default (`VirtualSetup()` for the largest table) start at once, before
+the app asks: "start" keeps those it needs. The process also ends when its input closes, so it
+never outlives the app, however the app ended.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import sys
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from bleak import BleakClient, BleakScanner
+from bleak.backends.device import BLEDevice
+from bleak.backends.scanner import AdvertisementData
+from bleak.exc import BleakError
+
+from companion.devices import wire
+from companion.devices.sim.bumble_backend import (
+    BumbleBleakClient,
+    BumbleBleakScanner,
+    VirtualPeripheral,
+    VirtualRadio,
+)
+from companion.devices.sim.counters import VirtualCounter
+from companion.devices.sim.fleet import MAX_VIRTUAL_TRACKERS, VirtualFleet, VirtualSetup
+from companion.devices.sim.frames import LedFrame
+from companion.devices.status import Role
+
+log = logging.getLogger(__name__)
+
+PROTOCOL = 1  # the version of these messages; the app refuses a host that speaks another
+FRAME_RATE_HZ = 15  # LED pictures go to the app this often at most (its screen draws at 15)
+MAX_LINE_BYTES = 1 << 20  # a request longer than this is not the app's
+
+
+def echo_peripheral(radio: VirtualRadio, name: str) -> VirtualPeripheral:
+    """A GATT server with the counter service that notifies back every write (not started)."""
+    peripherals: list[VirtualPeripheral] = []
+
+    async def echo_back(payload: bytes) -> None:
+        await peripherals[0].notify(payload)
+
+    peripheral = VirtualPeripheral(
+        radio,
+        name,
+        service_uuid=wire.SERVICE_UUID,
+        write_uuid=wire.RX_CHAR_UUID,
+        notify_uuid=wire.TX_CHAR_UUID,
+        on_write=echo_back,
+    )
+    peripherals.append(peripheral)
+    return peripheral
+
+
+def frame_message(frame: LedFrame) -> dict[str, Any]:
+    """One LED frame as JSON (`remote.frame_from` reads it back)."""
+    return {
+        "name": frame.name,
+        "role": str(frame.role),
+        "rgb": frame.rgb.hex(),
+        "text": frame.text,
+        "rev": frame.rev,
+        "number": frame.number,
+        "spaces": frame.spaces,
+        "positions": frame.positions,
+        "changes": frame.changes,
+    }
+
+
+def adv_message(device: BLEDevice, adv: AdvertisementData) -> dict[str, Any]:
+    """One advertisement as JSON (`remote.RemoteBleakScanner` reads it back)."""
+    return {
+        "ev": "adv",
+        "address": device.address,
+        "name": adv.local_name or device.name,
+        "rssi": adv.rssi,
+        "tx": adv.tx_power,
+        "uuids": list(adv.service_uuids),
+        "mfr": {str(key): value.hex() for key, value in adv.manufacturer_data.items()},
+        "sd": {key: value.hex() for key, value in adv.service_data.items()},
+    }
+
+
+def services_message(client: BleakClient) -> list[dict[str, Any]]:
+    """A connected client's GATT services, characteristics and descriptors as JSON."""
+    services = []
+    for service in client.services:
+        services.append(
+            {
+                "uuid": service.uuid,
+                "handle": service.handle,
+                "chars": [
+                    {
+                        "uuid": char.uuid,
+                        "handle": char.handle,
+                        "properties": list(char.properties),
+                        "descriptors": [
+                            {"uuid": desc.uuid, "handle": desc.handle} for desc in char.descriptors
+                        ],
+                    }
+                    for char in service.characteristics
+                ],
+            }
+        )
+    return services
+
+
+class Host:
+    """Serves one app: its requests in, answers and events out through `write`."""
+
+    def __init__(self, write: Callable[[dict[str, Any]], None]) -> None:
+        self._write = write
+        self.fleet = VirtualFleet()
+        self.radio = self.fleet.radio
+        self._clients: dict[int, BleakClient] = {}
+        self._seen: dict[str, BLEDevice] = {}
+        self._scanner: BleakScanner | None = None
+        self._scans = 0
+        self._echoes: list[Any] = []
+        self._prestarting: asyncio.Future[tuple[VirtualSetup, list[VirtualCounter]]] | None = None
+        self._frames: dict[str, LedFrame] = {}
+        self._frames_due = asyncio.Event()
+        self._new_state = asyncio.Event()  # a frame shows a change of state: it goes at once
+        self._changes: dict[str, int] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+        # The latest request of each connection: the next one on it waits for it.
+        self._last: dict[object, asyncio.Task[None]] = {}
+        self.fleet.on_frame(self._frame)
+        self._handlers: dict[str, Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]] = {
+            "start": self._start,
+            "scan": self._scan,
+            "connect": self._connect,
+            "notify": self._notify,
+            "write": self._write_char,
+            "read": self._read_char,
+            "write_desc": self._write_desc,
+            "read_desc": self._read_desc,
+            "disconnect": self._disconnect,
+            "press": self._press,
+            "echo": self._echo,
+        }
+
+    def handle(self, request: dict[str, Any]) -> None:
+        """Start answering one request. Each runs in a task of its own (a slow connect holds
+        no other), but those on one connection run in the order they came: a counter's
+        messages are numbered, and one overtaken by the next is refused as a replay."""
+        conn = request.get("conn")
+        before = self._last.get(conn) if conn is not None else None
+        task = asyncio.ensure_future(self._answer(request, before))
+        if conn is not None:
+            self._last[conn] = task
+        self._tasks.add(task)
+        task.add_done_callback(self._done)
+
+    def _done(self, task: asyncio.Task[None]) -> None:
+        self._tasks.discard(task)
+        for conn, last in list(self._last.items()):
+            if last is task:
+                del self._last[conn]
+
+    async def _answer(self, request: dict[str, Any], before: asyncio.Task[None] | None) -> None:
+        if before is not None:
+            await asyncio.wait([before])
+        ident = request.get("id")
+        handler = self._handlers.get(str(request.get("op")))
+        try:
+            if handler is None:
+                raise ValueError(f"unknown request {request.get('op')!r}")
+            result = await handler(request)
+        except (BleakError, TimeoutError, ValueError, KeyError, OSError) as exc:
+            kind = "timeout" if isinstance(exc, TimeoutError) else "error"
+            self._write({"re": ident, "error": str(exc) or type(exc).__name__, "kind": kind})
+        else:
+            self._write({"re": ident, **result})
+
+    async def send_frames(self) -> None:
+        """Pass the counters' newest LED frames on: an animation's at most `FRAME_RATE_HZ`
+        times a second, a frame showing a new state of the game at once."""
+        while True:
+            await self._frames_due.wait()
+            self._frames_due.clear()
+            self._new_state.clear()
+            frames, self._frames = self._frames, {}
+            self._write(
+                {"ev": "frames", "frames": {k: frame_message(f) for k, f in frames.items()}}
+            )
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(1 / FRAME_RATE_HZ):
+                    await self._new_state.wait()
+
+    def _frame(self, key: str, frame: LedFrame) -> None:
+        self._frames[key] = frame
+        self._frames_due.set()
+        if self._changes.get(key) != frame.changes:
+            self._changes[key] = frame.changes
+            self._new_state.set()
+
+    # -- requests ------------------------------------------------------------------------
+    def prestart(self, setup: VirtualSetup) -> None:
+        """Start, before the app asks, the counters it most likely asks for: `setup`'s for
+        the largest table. `start` keeps those its plan needs and switches the rest off."""
+
+        async def prestarting() -> tuple[VirtualSetup, list[VirtualCounter]]:
+            return setup, await self._start_counters(setup.plan(MAX_VIRTUAL_TRACKERS), setup)
+
+        self._prestarting = asyncio.ensure_future(prestarting())
+
+    async def _start(self, request: dict[str, Any]) -> dict[str, Any]:
+        setup = VirtualSetup(**request.get("setup", {}))
+        plan = setup.plan(int(request["players"]))
+        started = await self._take_prestarted(setup, plan)
+        if started is None:
+            started = await self._start_counters(plan, setup)
+        for counter in started:  # what each shows now goes after the answer
+            self._frame(counter.key, counter.frame)
+        return {
+            "counters": [
+                {
+                    "key": c.key,
+                    "role": str(c.role),
+                    "transport": c.transport,
+                    "address": c.address,
+                    "name": c.name,
+                }
+                for c in started
+            ]
+        }
+
+    async def _take_prestarted(
+        self, setup: VirtualSetup, plan: list[tuple[Role, str]]
+    ) -> list[VirtualCounter] | None:
+        """The counters started ahead that `plan` needs (the others are switched off); None
+        when there are none or they are not the ones asked for."""
+        prestarting, self._prestarting = self._prestarting, None
+        if prestarting is None:
+            return None
+        try:
+            ready_setup, ready = await prestarting
+        except Exception as exc:  # the app asks again, and hears what fails then
+            log.warning("starting the counters ahead failed: %s", exc)
+            return None
+        kept: list[VirtualCounter] = []
+        spare = list(ready)
+        if ready_setup == setup:
+            for role, transport in plan:
+                found = next((c for c in spare if (c.role, c.transport) == (role, transport)), None)
+                if found is None:
+                    break
+                kept.append(found)
+                spare.remove(found)
+        if len(kept) != len(plan):
+            kept, spare = [], list(ready)
+        for counter in spare:
+            await self.fleet.remove(counter)
+        return kept or None
+
+    async def _start_counters(
+        self, plan: list[tuple[Role, str]], setup: VirtualSetup
+    ) -> list[VirtualCounter]:
+        started = []
+        for role, transport in plan:
+            counter = await self.fleet.add(
+                role, transport, animate=setup.animate, claim_on_hello=setup.claim_on_hello
+            )
+            started.append(counter)
+        return started
+
+    async def _scan(self, request: dict[str, Any]) -> dict[str, Any]:
+        if request.get("on"):
+            self._scans += 1
+            if self._scanner is None:
+                self._scanner = BleakScanner(
+                    self._advertised, backend=BumbleBleakScanner, radio=self.radio
+                )
+                await self._scanner.start()
+            else:  # a new listener hears every device again, as after a scan starts
+                for device, adv in self._scanner.discovered_devices_and_advertisement_data.values():
+                    self._write(adv_message(device, adv))
+        else:
+            self._scans = max(0, self._scans - 1)
+            scanner = self._scanner
+            if self._scans == 0 and scanner is not None:
+                self._scanner = None
+                await scanner.stop()
+        return {}
+
+    def _advertised(self, device: BLEDevice, adv: AdvertisementData) -> None:
+        self._seen[device.address] = device
+        self._write(adv_message(device, adv))
+
+    async def _connect(self, request: dict[str, Any]) -> dict[str, Any]:
+        conn = int(request["conn"])
+        address = str(request["address"])
+        target: BLEDevice | str = self._seen.get(address, address)
+
+        def lost(_client: BleakClient) -> None:
+            if self._clients.pop(conn, None) is not None:
+                self._write({"ev": "disconnected", "conn": conn})
+
+        client = BleakClient(
+            target,
+            disconnected_callback=lost,
+            timeout=float(request.get("timeout", 10.0)),
+            backend=BumbleBleakClient,
+            radio=self.radio,
+        )
+        await client.connect()
+        self._clients[conn] = client
+        return {"services": services_message(client), "mtu": client.mtu_size, "name": client.name}
+
+    def _client(self, request: dict[str, Any]) -> BleakClient:
+        client = self._clients.get(int(request["conn"]))
+        if client is None:
+            raise BleakError(f"connection {request['conn']} is not open")
+        return client
+
+    async def _notify(self, request: dict[str, Any]) -> dict[str, Any]:
+        client = self._client(request)
+        conn, handle = int(request["conn"]), int(request["handle"])
+        if request.get("on", True):
+
+            def heard(_char: Any, data: bytearray) -> None:
+                message = {"ev": "notification", "conn": conn, "handle": handle}
+                self._write({**message, "data": bytes(data).hex()})
+
+            await client.start_notify(handle, heard)
+        else:
+            await client.stop_notify(handle)
+        return {}
+
+    async def _write_char(self, request: dict[str, Any]) -> dict[str, Any]:
+        client = self._client(request)
+        data = bytes.fromhex(str(request["data"]))
+        await client.write_gatt_char(
+            int(request["handle"]), data, response=bool(request.get("response"))
+        )
+        return {}
+
+    async def _read_char(self, request: dict[str, Any]) -> dict[str, Any]:
+        value = await self._client(request).read_gatt_char(int(request["handle"]))
+        return {"data": bytes(value).hex()}
+
+    async def _write_desc(self, request: dict[str, Any]) -> dict[str, Any]:
+        data = bytes.fromhex(str(request["data"]))
+        await self._client(request).write_gatt_descriptor(int(request["handle"]), data)
+        return {}
+
+    async def _read_desc(self, request: dict[str, Any]) -> dict[str, Any]:
+        value = await self._client(request).read_gatt_descriptor(int(request["handle"]))
+        return {"data": bytes(value).hex()}
+
+    async def _disconnect(self, request: dict[str, Any]) -> dict[str, Any]:
+        client = self._clients.pop(int(request["conn"]), None)
+        if client is not None:
+            await client.disconnect()
+        return {}
+
+    async def _press(self, request: dict[str, Any]) -> dict[str, Any]:
+        counter = self.fleet.counter(str(request["key"]))
+        if counter is None:
+            raise KeyError(f"no virtual counter {request['key']}")
+        counter.press(str(request["button"]), long=bool(request.get("long")))
+        return {}
+
+    async def _echo(self, request: dict[str, Any]) -> dict[str, Any]:
+        addresses = []
+        for name in request["names"]:
+            peripheral = echo_peripheral(self.radio, str(name))
+            await peripheral.start()
+            self._echoes.append(peripheral)
+            addresses.append(peripheral.address)
+        return {"addresses": addresses}
+
+    async def close(self) -> None:
+        """Switch everything off: connections, the scanner, the counters and the radio."""
+        if self._prestarting is not None:
+            self._prestarting.cancel()
+            await asyncio.gather(self._prestarting, return_exceptions=True)
+        for task in list(self._tasks):
+            task.cancel()
+        for client in list(self._clients.values()):
+            with contextlib.suppress(BleakError, TimeoutError):
+                await client.disconnect()
+        self._clients.clear()
+        if self._scanner is not None:
+            with contextlib.suppress(BleakError):
+                await self._scanner.stop()
+            self._scanner = None
+        for peripheral in self._echoes:
+            await peripheral.stop()
+        await self.fleet.stop()
+        await self.radio.close()
+
+
+async def serve(input_fd: int, output_fd: int, *, prestart: bool = False) -> None:
+    """Serve the app on these two pipes until it says stop or its end closes; with
+    `prestart`, the counters the app starts by default are started at once."""
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=MAX_LINE_BYTES)
+    await loop.connect_read_pipe(
+        lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(input_fd, "rb", buffering=0)
+    )
+    transport, _protocol = await loop.connect_write_pipe(
+        asyncio.Protocol, os.fdopen(output_fd, "wb", buffering=0)
+    )
+
+    def write(message: dict[str, Any]) -> None:
+        if not transport.is_closing():
+            transport.write(json.dumps(message, separators=(",", ":")).encode() + b"\n")
+
+    host = Host(write)
+    frames = asyncio.ensure_future(host.send_frames())
+    if prestart:
+        host.prestart(VirtualSetup())
+    write({"ev": "ready", "protocol": PROTOCOL, "pid": os.getpid()})
+    stop_id: object = None
+    try:
+        while True:
+            try:
+                line = await reader.readline()
+            except ValueError:  # a line over the limit: not the app's; the pipe is not usable
+                log.warning("a request over %d bytes: stopping", MAX_LINE_BYTES)
+                break
+            if not line:
+                break  # the app is gone, however it ended
+            try:
+                request = json.loads(line)
+            except ValueError:
+                log.warning("a line that is not JSON was ignored: %.80r", line)
+                continue
+            if not isinstance(request, dict):
+                continue
+            if request.get("op") == "stop":
+                stop_id = request.get("id")
+                break
+            host.handle(request)
+    finally:
+        frames.cancel()
+        with contextlib.suppress(Exception):
+            async with asyncio.timeout(STOP_TIMEOUT_S):
+                await host.close()
+        if stop_id is not None:
+            write({"re": stop_id})
+        await asyncio.sleep(0)
+        transport.close()
+
+
+STOP_TIMEOUT_S = 3.0  # s: switching every counter off takes milliseconds; past this, just end
+
+
+def main() -> int:
+    # Standard output carries the messages alone: whatever else prints goes to standard error.
+    output_fd = os.dup(1)
+    os.dup2(2, 1)
+    logging.basicConfig(
+        level=logging.WARNING,
+        stream=sys.stderr,
+        format="companion counters: %(levelname)s %(name)s: %(message)s",
+    )
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(serve(0, output_fd, prestart="--prestart" in sys.argv[1:]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

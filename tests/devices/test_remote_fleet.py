@@ -1,0 +1,187 @@
+"""Virtual counters in a process of their own (`sim.host`), reached by the app's real links:
+the board over the pseudo-terminal the host opened, the trackers through bleak over the pipe."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from companion.core import GoUpLevel
+from companion.devices.link import LinkState
+from companion.devices.sim.fleet import VirtualSetup
+from companion.devices.sim.frames import LedFrame
+from companion.devices.sim.process import HostError, HostProcess
+from companion.devices.sim.remote import RemoteFleet
+from companion.devices.status import Access, Role
+from tests.devices.helpers import READY_S, fast_manager, new_game, until
+
+pytestmark = pytest.mark.slow
+
+EXIT_S = 20.0  # s: a host ends in milliseconds once told; generous on a busy machine
+
+
+def lit_bar(frame: LedFrame) -> int:
+    return sum(1 for pixel in frame.pixels[: frame.spaces] if any(pixel))
+
+
+async def ended(process: subprocess.Popen[bytes]) -> int:
+    loop = asyncio.get_running_loop()
+    return await asyncio.wait_for(loop.run_in_executor(None, process.wait), EXIT_S)
+
+
+async def test_counters_in_their_own_process_are_claimed_and_follow_the_game(tmp_path: Path):
+    game = new_game(3)
+    manager = fast_manager(tmp_path)
+    manager.set_game(game)
+    fleet = RemoteFleet()
+    frames: dict[str, LedFrame] = {}
+    fleet.on_frame(frames.__setitem__)
+    try:
+        counters = await fleet.start(VirtualSetup(animate=False), 3)
+        assert [c.role for c in counters] == [Role.BOARD, Role.TRACKER, Role.TRACKER, Role.TRACKER]
+        assert {c.transport for c in counters} == {"serial", "ble"}
+        assert fleet.host.process.pid != os.getpid()
+        await fleet.join(manager)
+        await manager.wait_ours(READY_S)
+        await manager.wait_synced(timeout_s=READY_S)
+        assert {s.key for s in manager.statuses()} == {c.key for c in counters}
+        assert all(s.access is Access.OURS for s in manager.statuses())
+
+        tracker = next(c for c in counters if c.role is Role.TRACKER)
+        assert fleet.counter(tracker.key) is tracker
+        game.apply(GoUpLevel(player=0, levels=2))
+        await manager.wait_synced(timeout_s=READY_S)
+        # The pictures of the LEDs come from the other process too, each with its state.
+        await until(lambda: tracker.key in frames and lit_bar(frames[tracker.key]) == 3)
+        assert frames[tracker.key].rev == game.sequence
+        assert set(fleet.frames()) == {c.key for c in counters}
+    finally:
+        await manager.stop()
+        await fleet.stop()
+    assert await ended(fleet.host.process) == 0
+    assert not fleet.counters
+
+
+async def test_a_counter_waits_for_its_long_press_which_the_app_makes_over_the_pipe(
+    tmp_path: Path,
+):
+    manager = fast_manager(tmp_path)
+    manager.set_game(new_game(2))
+    fleet = RemoteFleet()
+    try:
+        (tracker,) = await fleet.start(
+            VirtualSetup(boards=0, trackers=1, animate=False, claim_on_hello=False), 2
+        )
+        await fleet.join(manager)
+        await manager.wait_ready(READY_S)
+        assert manager.statuses()[0].access is not Access.OURS  # nobody pressed it
+        manager.open_claiming()
+        tracker.open_claim_window()  # the person's long press, made in the host
+        await manager.wait_ours(READY_S)
+    finally:
+        await manager.stop()
+        await fleet.stop()
+
+
+async def test_counters_started_ahead_are_the_ones_the_app_gets(tmp_path: Path):
+    host = HostProcess.spawn(prestart=True)  # as `companion app` starts it, first thing
+    fleet = RemoteFleet(host)
+    manager = fast_manager(tmp_path)
+    manager.set_game(new_game(2))
+    frames: dict[str, LedFrame] = {}
+    fleet.on_frame(frames.__setitem__)
+    try:
+        counters = await fleet.start(VirtualSetup(), 2)  # the app's own setup: a board, 2 trackers
+        assert [c.role for c in counters] == [Role.BOARD, Role.TRACKER, Role.TRACKER]
+        await fleet.join(manager)
+        await manager.wait_synced(timeout_s=READY_S)
+        assert len(manager.statuses()) == 3
+        await until(lambda: set(frames) == {c.key for c in counters})
+        # Those it started for a larger table and the app did not take are off the air.
+        assert set(frames) <= {c.key for c in counters}
+    finally:
+        await manager.stop()
+        await fleet.stop()
+
+
+async def test_a_host_that_dies_is_said_and_its_counters_are_lost(tmp_path: Path):
+    manager = fast_manager(tmp_path)
+    manager.set_game(new_game(2))
+    fleet = RemoteFleet()
+    gone: list[str] = []
+    fleet.on_gone(gone.append)
+    try:
+        await fleet.start(VirtualSetup(animate=False), 2)
+        await fleet.join(manager)
+        await manager.wait_synced(timeout_s=READY_S)
+        fleet.host.process.kill()
+        await until(lambda: bool(gone))
+        assert "status" in gone[0]  # "it ended with status -9"
+        await until(
+            lambda: all(c.link.state is not LinkState.OPEN for c in manager.connections.values())
+        )
+        with pytest.raises(HostError):
+            await fleet.host.request("press", key="x", button="plus")
+    finally:
+        await manager.stop()
+        await fleet.stop()
+    assert gone and len(gone) == 1  # stopping it afterwards is not said again
+
+
+async def test_the_host_refuses_what_is_not_a_request_and_ends_with_the_app():
+    host = HostProcess.spawn()
+    await host.attach()
+    assert host.process.stdin is not None
+    try:
+        with pytest.raises(HostError, match="unknown request"):
+            await host.request("format the disk")
+        with pytest.raises(HostError, match="no virtual counter"):
+            await host.request("press", key="serial:/nowhere", button="plus")
+        # A line that is not a message is ignored; the host still answers after it.
+        os.write(host.process.stdin.fileno(), b"not json\n[1, 2]\n")
+        assert await host.request("scan", on=False) == {"re": 3}
+    finally:
+        await host.stop()
+    assert host.process.returncode == 0
+    # The app ends without a word (killed, crashed): the host's input closes, and it ends.
+    orphan = HostProcess.spawn(prestart=True)
+    assert orphan.process.stdin is not None
+    orphan.process.stdin.close()
+    assert await ended(orphan.process) == 0
+    assert orphan.process.stdout is not None
+    orphan.process.stdout.close()
+
+
+def test_the_early_host_is_started_only_when_virtual_counters_may_be_wanted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from companion.commands.app import start_counters_early
+    from companion.devices.sim import process
+
+    spawned: list[bool] = []
+
+    class Spawned:
+        def __init__(self) -> None:
+            self.process = subprocess.Popen([sys.executable, "-c", "pass"], stdin=subprocess.PIPE)
+
+    def spawn(*, prestart: bool = False) -> Spawned:
+        spawned.append(prestart)
+        return Spawned()
+
+    monkeypatch.setattr(process.HostProcess, "spawn", spawn)
+    monkeypatch.setattr(process, "_early", None)
+    start_counters_early(tmp_path, no_virtual=True)
+    assert spawned == []
+    (tmp_path / "settings.json").write_text('{"virtual_counters": false}')
+    start_counters_early(tmp_path, no_virtual=False)
+    assert spawned == []
+    (tmp_path / "settings.json").write_text("{damaged")
+    start_counters_early(tmp_path, no_virtual=False)  # the full load says what was wrong
+    assert spawned == [True]
+    process.discard_early()  # real counters answered: it goes
+    assert process._early is None
