@@ -1,123 +1,252 @@
 """The rules engine: setup models, actions, the pure fold of the game log, and `Game`.
 
 No Kivy and no I/O here; everything else in the companion builds on these names.
+
+The names below are loaded on first use, so a part that needs one small module of the
+core (the virtual counters' process needs `listeners`) does not load the whole engine.
 """
 
 from __future__ import annotations
 
-from companion.core.actions import ACTION_ADAPTER, ACTION_TYPES, Action, BaseAction
-from companion.core.chapters.abilities import Charm, SayQuote, Steal, UseAbility
-from companion.core.chapters.allowance import Excess
-from companion.core.chapters.base import Source
-from companion.core.chapters.character import (
-    ChangeSex,
-    Die,
-    DiscardAlly,
-    GainTrait,
-    LootTheBody,
-    LoseTrait,
-    SetAlly,
-    SetTraitBonus,
-    SetTraitBoost,
-    allowance_questions,
-)
-from companion.core.chapters.combat import (
-    AddEnhancer,
-    AddHelper,
-    AddMonster,
-    ChangeHelper,
-    ClearOneShots,
-    FightWithLevelOnly,
-    PlayOneShot,
-    RemoveHelper,
-    RemoveMonster,
-    ResolveCombat,
-    SetWinsTies,
-    StartCombat,
-)
-from companion.core.chapters.gear import (
-    DiscardItem,
-    EquipItem,
-    GainItem,
-    SetGearBonus,
-    SetRunAwayBonus,
-    TradeItem,
-    UnequipItem,
-)
-from companion.core.chapters.levels import GoUpLevel, LoseLevel, SellItems, SetLevel
-from companion.core.chapters.rolls import RollDie, RollForFirstPlayer
-from companion.core.chapters.run_away import (
-    Question,
-    RunAway,
-    SacrificeAlly,
-    bad_stuff_choices,
-    bad_stuff_questions,
-    loss_candidates,
-)
-from companion.core.chapters.turn import AdvancePhase, Charity, EndTurn
-from companion.core.describe import describe
-from companion.core.dice import FixedDice, RandomSource, SecretsDice, SeededDice
-from companion.core.engine import apply_action, check_action, fill_rolls, replay
-from companion.core.errors import RuleError
-from companion.core.game import Game, GameLogError
-from companion.core.log_versions import LOG_FORMAT, LOG_VERSION
-from companion.core.models import (
-    ADVENTURE_TIME,
-    CLASSIC,
-    DISNEY,
-    EDITIONS,
-    FU,
-    LEGACY_RULES,
-    MAX_LEVEL,
-    OZ,
-    RULES_VERSION,
-    Ability,
-    AllySpec,
-    BadStuff,
-    CardRules,
-    Condition,
-    Edition,
-    EnhancerSpec,
-    GameSetup,
-    ItemSpec,
-    Loss,
-    MonsterModifier,
-    MonsterSpec,
-    PlayerSetup,
-    QuickBadStuff,
-    Sex,
-    TagBonus,
-    Variants,
-    quick_bad_stuff,
-)
-from companion.core.rules import (
-    RUN_AWAY_TARGET,
-    charity_recipients,
-    combat_strength,
-    fighters_win,
-    levels_for_gold,
-    monster_strength,
-    monster_treasure,
-    qualifies,
-    run_away_escapes,
-)
-from companion.core.state import (
-    AbilityUse,
-    CharityResult,
-    CombatResult,
-    CombatState,
-    DieRoll,
-    GameState,
-    Item,
-    LootOrder,
-    MonsterInPlay,
-    OneShot,
-    Phase,
-    PlayerState,
-    RunAwayRoll,
-    Said,
-    TraitBonus,
-)
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from companion.core.actions import ACTION_ADAPTER, ACTION_TYPES, Action, BaseAction
+    from companion.core.chapters.abilities import Charm, SayQuote, Steal, UseAbility
+    from companion.core.chapters.allowance import Excess
+    from companion.core.chapters.base import Source
+    from companion.core.chapters.character import (
+        ChangeSex,
+        Die,
+        DiscardAlly,
+        GainTrait,
+        LootTheBody,
+        LoseTrait,
+        SetAlly,
+        SetTraitBonus,
+        SetTraitBoost,
+        allowance_questions,
+    )
+    from companion.core.chapters.combat import (
+        AddEnhancer,
+        AddHelper,
+        AddMonster,
+        ChangeHelper,
+        ClearOneShots,
+        FightWithLevelOnly,
+        PlayOneShot,
+        RemoveHelper,
+        RemoveMonster,
+        ResolveCombat,
+        SetWinsTies,
+        StartCombat,
+    )
+    from companion.core.chapters.gear import (
+        DiscardItem,
+        EquipItem,
+        GainItem,
+        SetGearBonus,
+        SetRunAwayBonus,
+        TradeItem,
+        UnequipItem,
+    )
+    from companion.core.chapters.levels import GoUpLevel, LoseLevel, SellItems, SetLevel
+    from companion.core.chapters.rolls import RollDie, RollForFirstPlayer
+    from companion.core.chapters.run_away import (
+        Question,
+        RunAway,
+        SacrificeAlly,
+        bad_stuff_choices,
+        bad_stuff_questions,
+        loss_candidates,
+    )
+    from companion.core.chapters.turn import AdvancePhase, Charity, EndTurn
+    from companion.core.dice import FixedDice, RandomSource, SecretsDice, SeededDice
+    from companion.core.engine import apply_action, check_action, fill_rolls, replay
+    from companion.core.errors import RuleError
+    from companion.core.game import Game, GameLogError
+    from companion.core.in_words import describe
+    from companion.core.log_versions import LOG_FORMAT, LOG_VERSION
+    from companion.core.models import (
+        ADVENTURE_TIME,
+        CLASSIC,
+        DISNEY,
+        EDITIONS,
+        FU,
+        LEGACY_RULES,
+        MAX_LEVEL,
+        OZ,
+        RULES_VERSION,
+        Ability,
+        AllySpec,
+        BadStuff,
+        CardRules,
+        Condition,
+        Edition,
+        EnhancerSpec,
+        GameSetup,
+        ItemSpec,
+        Loss,
+        MonsterModifier,
+        MonsterSpec,
+        PlayerSetup,
+        QuickBadStuff,
+        Sex,
+        TagBonus,
+        Variants,
+        quick_bad_stuff,
+    )
+    from companion.core.rules import (
+        RUN_AWAY_TARGET,
+        charity_recipients,
+        combat_strength,
+        fighters_win,
+        levels_for_gold,
+        monster_strength,
+        monster_treasure,
+        qualifies,
+        run_away_escapes,
+    )
+    from companion.core.state import (
+        AbilityUse,
+        CharityResult,
+        CombatResult,
+        CombatState,
+        DieRoll,
+        GameState,
+        Item,
+        LootOrder,
+        MonsterInPlay,
+        OneShot,
+        Phase,
+        PlayerState,
+        RunAwayRoll,
+        Said,
+        TraitBonus,
+    )
+
+_HOMES = {
+    "ACTION_ADAPTER": "companion.core.actions",
+    "ACTION_TYPES": "companion.core.actions",
+    "ADVENTURE_TIME": "companion.core.models",
+    "Ability": "companion.core.models",
+    "AbilityUse": "companion.core.state",
+    "Action": "companion.core.actions",
+    "AddEnhancer": "companion.core.chapters.combat",
+    "AddHelper": "companion.core.chapters.combat",
+    "AddMonster": "companion.core.chapters.combat",
+    "AdvancePhase": "companion.core.chapters.turn",
+    "AllySpec": "companion.core.models",
+    "BadStuff": "companion.core.models",
+    "BaseAction": "companion.core.actions",
+    "CLASSIC": "companion.core.models",
+    "CardRules": "companion.core.models",
+    "ChangeHelper": "companion.core.chapters.combat",
+    "ChangeSex": "companion.core.chapters.character",
+    "Charity": "companion.core.chapters.turn",
+    "CharityResult": "companion.core.state",
+    "Charm": "companion.core.chapters.abilities",
+    "ClearOneShots": "companion.core.chapters.combat",
+    "CombatResult": "companion.core.state",
+    "CombatState": "companion.core.state",
+    "Condition": "companion.core.models",
+    "DISNEY": "companion.core.models",
+    "Die": "companion.core.chapters.character",
+    "DieRoll": "companion.core.state",
+    "DiscardAlly": "companion.core.chapters.character",
+    "DiscardItem": "companion.core.chapters.gear",
+    "EDITIONS": "companion.core.models",
+    "Edition": "companion.core.models",
+    "EndTurn": "companion.core.chapters.turn",
+    "EnhancerSpec": "companion.core.models",
+    "EquipItem": "companion.core.chapters.gear",
+    "Excess": "companion.core.chapters.allowance",
+    "FU": "companion.core.models",
+    "FightWithLevelOnly": "companion.core.chapters.combat",
+    "FixedDice": "companion.core.dice",
+    "GainItem": "companion.core.chapters.gear",
+    "GainTrait": "companion.core.chapters.character",
+    "Game": "companion.core.game",
+    "GameLogError": "companion.core.game",
+    "GameSetup": "companion.core.models",
+    "GameState": "companion.core.state",
+    "GoUpLevel": "companion.core.chapters.levels",
+    "Item": "companion.core.state",
+    "ItemSpec": "companion.core.models",
+    "LEGACY_RULES": "companion.core.models",
+    "LOG_FORMAT": "companion.core.log_versions",
+    "LOG_VERSION": "companion.core.log_versions",
+    "LootOrder": "companion.core.state",
+    "LootTheBody": "companion.core.chapters.character",
+    "LoseLevel": "companion.core.chapters.levels",
+    "LoseTrait": "companion.core.chapters.character",
+    "Loss": "companion.core.models",
+    "MAX_LEVEL": "companion.core.models",
+    "MonsterInPlay": "companion.core.state",
+    "MonsterModifier": "companion.core.models",
+    "MonsterSpec": "companion.core.models",
+    "OZ": "companion.core.models",
+    "OneShot": "companion.core.state",
+    "Phase": "companion.core.state",
+    "PlayOneShot": "companion.core.chapters.combat",
+    "PlayerSetup": "companion.core.models",
+    "PlayerState": "companion.core.state",
+    "Question": "companion.core.chapters.run_away",
+    "QuickBadStuff": "companion.core.models",
+    "RULES_VERSION": "companion.core.models",
+    "RUN_AWAY_TARGET": "companion.core.rules",
+    "RandomSource": "companion.core.dice",
+    "RemoveHelper": "companion.core.chapters.combat",
+    "RemoveMonster": "companion.core.chapters.combat",
+    "ResolveCombat": "companion.core.chapters.combat",
+    "RollDie": "companion.core.chapters.rolls",
+    "RollForFirstPlayer": "companion.core.chapters.rolls",
+    "RuleError": "companion.core.errors",
+    "RunAway": "companion.core.chapters.run_away",
+    "RunAwayRoll": "companion.core.state",
+    "SacrificeAlly": "companion.core.chapters.run_away",
+    "Said": "companion.core.state",
+    "SayQuote": "companion.core.chapters.abilities",
+    "SecretsDice": "companion.core.dice",
+    "SeededDice": "companion.core.dice",
+    "SellItems": "companion.core.chapters.levels",
+    "SetAlly": "companion.core.chapters.character",
+    "SetGearBonus": "companion.core.chapters.gear",
+    "SetLevel": "companion.core.chapters.levels",
+    "SetRunAwayBonus": "companion.core.chapters.gear",
+    "SetTraitBonus": "companion.core.chapters.character",
+    "SetTraitBoost": "companion.core.chapters.character",
+    "SetWinsTies": "companion.core.chapters.combat",
+    "Sex": "companion.core.models",
+    "Source": "companion.core.chapters.base",
+    "StartCombat": "companion.core.chapters.combat",
+    "Steal": "companion.core.chapters.abilities",
+    "TagBonus": "companion.core.models",
+    "TradeItem": "companion.core.chapters.gear",
+    "TraitBonus": "companion.core.state",
+    "UnequipItem": "companion.core.chapters.gear",
+    "UseAbility": "companion.core.chapters.abilities",
+    "Variants": "companion.core.models",
+    "allowance_questions": "companion.core.chapters.character",
+    "apply_action": "companion.core.engine",
+    "bad_stuff_choices": "companion.core.chapters.run_away",
+    "bad_stuff_questions": "companion.core.chapters.run_away",
+    "charity_recipients": "companion.core.rules",
+    "check_action": "companion.core.engine",
+    "combat_strength": "companion.core.rules",
+    "describe": "companion.core.in_words",
+    "fighters_win": "companion.core.rules",
+    "fill_rolls": "companion.core.engine",
+    "levels_for_gold": "companion.core.rules",
+    "loss_candidates": "companion.core.chapters.run_away",
+    "monster_strength": "companion.core.rules",
+    "monster_treasure": "companion.core.rules",
+    "qualifies": "companion.core.rules",
+    "quick_bad_stuff": "companion.core.models",
+    "replay": "companion.core.engine",
+    "run_away_escapes": "companion.core.rules",
+}
 
 __all__ = [
     "ACTION_ADAPTER",
@@ -240,3 +369,12 @@ __all__ = [
     "replay",
     "run_away_escapes",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'companion.core' has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value

@@ -438,7 +438,9 @@ class CounterConnection:
             if not quiet:
                 self._update(last_problem="the claim window closed; long-press the counter again")
             return
-        self.table.tokens.put(hello.counter_id, token, place=self._place())
+        self.table.tokens.put(
+            hello.counter_id, token, place=self._place(), save=not self.link.forgets_claims
+        )
         self._remembered.auth_failures = 0
         # The claim ended every session on the counter: open one under the new token.
         await self._open_session(self.link)

@@ -75,6 +75,9 @@ class Link(abc.ABC):
         self.address = address
         #: How the link is shown in logs and messages, e.g. "serial /dev/ttyACM0".
         self.name = f"{self.transport} {address}"
+        #: True when the counter at the other end forgets its claim when it stops (a
+        #: virtual counter, whose flash is memory): its claim token is not saved.
+        self.forgets_claims = False
         self._state = LinkState.CLOSED
         self._queue: asyncio.Queue[bytes | LinkClosedError] = asyncio.Queue()
         self._message_callbacks: Listeners[[bytes]] = Listeners()

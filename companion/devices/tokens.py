@@ -35,6 +35,7 @@ class TokenStore:
         self.path = Path(path) if path is not None else data_dir() / TOKENS_FILE
         self._tokens: dict[int, bytes] = {}
         self._places: dict[int, str] = {}  # where each counter was claimed ("ble:<address>")
+        self._session_only: set[int] = set()  # tokens of counters that forget their claims
         # A sentence for the user when the saved tokens could not be read or saved, else None.
         self.problem: str | None = None
         # True while an unreadable file is still in place: it must not be overwritten.
@@ -45,12 +46,16 @@ class TokenStore:
         """The token this app gave the counter, or None if it never claimed it."""
         return self._tokens.get(counter_id)
 
-    def put(self, counter_id: int, token: bytes, place: str | None = None) -> None:
+    def put(
+        self, counter_id: int, token: bytes, place: str | None = None, *, save: bool = True
+    ) -> None:
         """Remember the token just given to a counter (replaces an older one), and where
         (`place`, e.g. "ble:<address>") the counter was when it took it.
 
         The counter holds the token already, so a file that cannot be written does not
-        undo the claim: the token is kept for this session and `problem` says so.
+        undo the claim: the token is kept for this session and `problem` says so. With
+        `save` False the token is kept for this session only, never written (a counter
+        that forgets its claim when it stops).
         """
         if len(token) != wire.TOKEN_SIZE:
             raise ValueError(f"a claim token has {wire.TOKEN_SIZE} bytes, not {len(token)}")
@@ -58,6 +63,10 @@ class TokenStore:
         self._places.pop(counter_id, None)
         if place is not None:
             self._places[counter_id] = place
+        if not save:
+            self._session_only.add(counter_id)
+            return
+        self._session_only.discard(counter_id)
         self._save()
 
     def place(self, counter_id: int) -> str | None:
@@ -68,12 +77,16 @@ class TokenStore:
         """The counter proved the token at `place`: it is there now."""
         if counter_id in self._tokens and self._places.get(counter_id) != place:
             self._places[counter_id] = place
-            self._save()
+            if counter_id not in self._session_only:
+                self._save()
 
     def forget(self, counter_id: int) -> None:
         """Drop a counter's token (it was claimed by another table, or given away)."""
         self._places.pop(counter_id, None)
         if self._tokens.pop(counter_id, None) is not None:
+            if counter_id in self._session_only:
+                self._session_only.discard(counter_id)
+                return
             self._save()
 
     def __contains__(self, counter_id: object) -> bool:
@@ -224,6 +237,7 @@ class TokenStore:
             f"{cid:08x}": {"token": token.hex()}
             | ({"place": self._places[cid]} if cid in self._places else {})
             for cid, token in self._tokens.items()
+            if cid not in self._session_only
         }
         try:
             write_records(self.path, records)

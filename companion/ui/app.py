@@ -93,6 +93,10 @@ CARDS_AHEAD_S = 3.0
 # s after a game opens: its Game over screen is built then, when nobody is tapping yet and
 # a resumed game's counters have long been shown (a start's own figures stay its own).
 GAME_OVER_AHEAD_S = 5.0
+# s after a game opens: its statistics (Game over's chart) start to be folded then, a few
+# ms a frame; a 10,000-action game is folded about a second later, well before Game over
+# is built.
+STATISTICS_AHEAD_S = 2.0
 
 
 class CompanionApp(App):
@@ -372,7 +376,10 @@ class CompanionApp(App):
     def _game_opened(self, _session: GameSession, game: Game | None) -> None:
         from companion.ui.screens.game_over import follow
 
-        follow(game)  # its Game over screen is then ready on the frame after the win
+        # Its Game over screen is then ready on the frame after the win. The fold waits
+        # until a resumed game's counters show it: it would take a few ms of every frame
+        # while they connect.
+        follow(game, after_s=STATISTICS_AHEAD_S)
         if self.devices is not None:
             self.devices.game_changed(game)
         if self.table_link is not None:

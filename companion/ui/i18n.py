@@ -219,6 +219,8 @@ def card_name(name: str) -> str:
     translated = _card_translation.gettext(name)
     if translated != name:
         return translated
+    if not any(char.isdigit() for char in name):
+        return name  # a quick monster's name holds its level: no need to read every catalogue
     for pattern in _quick_monster_patterns():
         found = pattern.match(name)
         if found:

@@ -15,6 +15,7 @@ from kivy.uix.floatlayout import FloatLayout
 
 from companion.ui.i18n import _
 from companion.ui.screens import MORE_SCREEN, ScreenEntry, nav_params, split_nav
+from companion.ui.scrolling import show_bars_only_when_scrolled
 from companion.ui.theme import Theme
 from companion.ui.widgets import Banner, NavButton
 
@@ -25,6 +26,7 @@ FULL_SCREEN_BUTTON_DP = dp(170)
 
 def load_layout() -> None:
     """Load the frame's kv rules (once, before the first `AppRoot` is built)."""
+    show_bars_only_when_scrolled()
     Builder.load_file(str(KV_FILE))
 
 

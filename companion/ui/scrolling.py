@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import math
 
+from kivy.animation import Animation
 from kivy.clock import Clock
 from kivy.effects.scroll import ScrollEffect
 from kivy.metrics import dp
 from kivy.properties import NumericProperty
+from kivy.uix.scrollview import ScrollView
 
 # A fling keeps exp(-3) = 5% of its speed after one second: the feel of Kivy's default
 # (friction 0.05 per 60 Hz frame), now independent of the frame rate.
@@ -98,3 +100,40 @@ class SteadyScrollEffect(ScrollEffect):
         # Whole pixels keep text crisp; an end stays exactly where it is.
         if not self.is_manual and low < whole < high:
             self.reset(whole)
+
+
+_kivy_update_from_scroll = ScrollView.update_from_scroll
+
+
+def _update_from_scroll(self: ScrollView, *largs: object) -> None:
+    """Kivy's placing of a list's content, showing the scroll bar only when it scrolled.
+
+    Kivy shows the bar on every call, a layout change too (a screen built, a label
+    growing), then fades it over half a second: 30 frames drawn for a bar that showed
+    nothing new, on every list, as a resumed game opens and its counters connect. Here
+    the bar shows, and fades, when the list moves as Kivy shows it; a layout change only
+    places the content.
+    """
+    where = (self.scroll_x, self.scroll_y)
+    moved = where != self.__dict__.get("_companion_scrolled_to", where)
+    self.__dict__["_companion_scrolled_to"] = where
+    _kivy_update_from_scroll(self, *largs)
+    if moved:
+        return
+    trigger = self._bind_inactive_bar_color_ev
+    if trigger is not None:
+        trigger.cancel()
+    Animation.stop_all(self, "_bar_color")
+    self.funbind("bar_color", self._change_bar_color)
+    self.fbind("bar_inactive_color", self._change_bar_color)
+    self._bar_color = self.bar_inactive_color
+
+
+# Kivy keeps weak references to bound methods by name: the replacement keeps Kivy's.
+_update_from_scroll.__name__ = _kivy_update_from_scroll.__name__
+
+
+def show_bars_only_when_scrolled() -> None:
+    """Every list in the app shows its scroll bar when it scrolls, not on a layout change
+    (see `_update_from_scroll`). Idempotent."""
+    ScrollView.update_from_scroll = _update_from_scroll

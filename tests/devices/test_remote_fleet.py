@@ -185,3 +185,22 @@ def test_the_early_host_is_started_only_when_virtual_counters_may_be_wanted(
     assert spawned == [True]
     process.discard_early()  # real counters answered: it goes
     assert process._early is None
+
+
+async def test_virtual_counters_claims_are_not_written_to_the_tokens_file(tmp_path: Path):
+    # A virtual counter forgets its claim when it stops (its flash is memory): writing its
+    # token at every start would cost two synced writes per counter and keep nothing.
+    manager = fast_manager(tmp_path)
+    manager.set_game(new_game(2))
+    fleet = RemoteFleet()
+    try:
+        await fleet.start(VirtualSetup(animate=False), 2)
+        await fleet.join(manager)
+        await manager.wait_ours(READY_S)
+        assert len(manager.statuses()) == 3
+        ids = [c.hello.counter_id for c in manager.connections.values() if c.hello]
+        assert len(ids) == 3 and all(manager.tokens.get(i) is not None for i in ids)
+    finally:
+        await manager.stop()
+        await fleet.stop()
+    assert not (tmp_path / "counters.json").exists()

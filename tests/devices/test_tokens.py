@@ -58,3 +58,19 @@ def test_a_damaged_file_reads_as_no_tokens(tmp_path, content):
 def test_a_token_of_the_wrong_size_is_refused(tmp_path):
     with pytest.raises(ValueError, match="16 bytes"):
         TokenStore(tmp_path / "counters.json").put(1, b"short")
+
+
+def test_a_token_kept_for_the_session_only_is_never_written(tmp_path) -> None:
+    from companion.devices.tokens import TokenStore
+
+    path = tmp_path / "counters.json"
+    store = TokenStore(path)
+    store.put(1, bytes(16), save=False)  # a counter that forgets its claim when it stops
+    assert store.get(1) == bytes(16)
+    assert not path.exists()
+    store.put(2, bytes(range(16)), place="ble:C0:00:00:00:00:02")  # a real counter's
+    store.moved(1, "ble:C0:00:00:00:00:01")
+    reread = TokenStore(path)
+    assert reread.get(2) == bytes(range(16)) and reread.get(1) is None
+    store.forget(1)
+    assert store.get(1) is None and TokenStore(path).get(2) == bytes(range(16))

@@ -211,10 +211,9 @@ def test_damaged_claim_tokens_are_set_aside_and_said_on_the_devices_screen(
     assert "kept as counters.json.damaged-" in activity
     (kept,) = tmp_path.glob("counters.json.damaged-*")
     assert kept.read_bytes() == truncated, "the unreadable file is kept as it was"
-    from companion.store.records import read_records
-
-    saved = read_records(tokens, 1_000_000).records
-    assert len(saved) == 3, "the new claims were saved beside it"
+    # The virtual counters' claims end with the app (their flash is memory): none is
+    # written (a real counter's claim is, beside the kept file: test_token_faults.py).
+    assert not tokens.exists()
 
 
 # -- the saved-games database under faults ----------------------------------------------------

@@ -154,6 +154,7 @@ class Host:
         self._frames_due = asyncio.Event()
         self._new_state = asyncio.Event()  # a frame shows a change of state: it goes at once
         self._changes: dict[str, int] = {}
+        self._taken: set[str] = set()  # the counters the app asked for (their frames go out)
         self._tasks: set[asyncio.Task[None]] = set()
         # The latest request of each connection: the next one on it waits for it.
         self._last: dict[object, asyncio.Task[None]] = {}
@@ -221,6 +222,8 @@ class Host:
                     await self._new_state.wait()
 
     def _frame(self, key: str, frame: LedFrame) -> None:
+        if key not in self._taken:
+            return  # started ahead and not (yet) the app's: nobody to show it to
         self._frames[key] = frame
         self._frames_due.set()
         if self._changes.get(key) != frame.changes:
@@ -233,7 +236,9 @@ class Host:
         the largest table. `start` keeps those its plan needs and switches the rest off."""
 
         async def prestarting() -> tuple[VirtualSetup, list[VirtualCounter]]:
-            return setup, await self._start_counters(setup.plan(MAX_VIRTUAL_TRACKERS), setup)
+            started = await self._start_counters(setup.plan(MAX_VIRTUAL_TRACKERS), setup)
+            await self.radio.central()  # the adapter the app connects through, powered on
+            return setup, started
 
         self._prestarting = asyncio.ensure_future(prestarting())
 
@@ -244,6 +249,7 @@ class Host:
         if started is None:
             started = await self._start_counters(plan, setup)
         for counter in started:  # what each shows now goes after the answer
+            self._taken.add(counter.key)
             self._frame(counter.key, counter.frame)
         return {
             "counters": [
@@ -477,10 +483,60 @@ async def serve(input_fd: int, output_fd: int, *, prestart: bool = False) -> Non
         transport.close()
 
 
+NICENESS = 10  # below the app: on a busy machine its frames come before the counters' work
 STOP_TIMEOUT_S = 3.0  # s: switching every counter off takes milliseconds; past this, just end
 
 
+def plain_packet_strings() -> None:
+    """Make Bumble's debug lines cheap when nobody reads them.
+
+    Bumble writes a line for its debug log about every packet it passes (HCI, ATT,
+    L2CAP), built before the logger is asked whether debug is on: each packet formatted
+    field by field, in terminal colours. With nine counters that was most of this
+    process's time. Unless Bumble's debug log is on, a packet here reads as its class
+    name and colours are left out; nothing but those lines uses either.
+    """
+    import importlib
+
+    if logging.getLogger("bumble").isEnabledFor(logging.DEBUG):
+        return
+    from bumble import att, hci, l2cap
+
+    packets = (hci.HCI_Packet, att.ATT_PDU, l2cap.L2CAP_PDU, l2cap.L2CAP_Control_Frame)
+    for module in (hci, att, l2cap):
+        for value in vars(module).values():
+            if isinstance(value, type) and issubclass(value, packets) and "__str__" in vars(value):
+                value.__str__ = _class_name  # type: ignore[method-assign]
+    for name in (
+        "controller",
+        "device",
+        "gatt_client",
+        "gatt_server",
+        "hci",
+        "host",
+        "l2cap",
+        "link",
+        "smp",
+        "att",
+        "gatt",
+    ):
+        module = importlib.import_module(f"bumble.{name}")
+        if callable(getattr(module, "color", None)):
+            module.color = _plain  # type: ignore[attr-defined]
+
+
+def _class_name(packet: object) -> str:
+    return type(packet).__name__
+
+
+def _plain(text: object, *_style: object, **_more: object) -> str:
+    return str(text)
+
+
 def main() -> int:
+    # The window the app draws comes first: the counters take what time the app leaves.
+    with contextlib.suppress(OSError, AttributeError):
+        os.nice(NICENESS)
     # Standard output carries the messages alone: whatever else prints goes to standard error.
     output_fd = os.dup(1)
     os.dup2(2, 1)
@@ -489,6 +545,7 @@ def main() -> int:
         stream=sys.stderr,
         format="companion counters: %(levelname)s %(name)s: %(message)s",
     )
+    plain_packet_strings()
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(serve(0, output_fd, prestart="--prestart" in sys.argv[1:]))
     return 0

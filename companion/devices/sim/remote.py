@@ -463,7 +463,9 @@ class RemoteFleet:
             device = BLEDevice(
                 counter.address, counter.name, RemoteDeviceDetails(self.host, counter.address)
             )
-        return link_to(counter.transport, counter.address, device=device, backend=self.backend)
+        link = link_to(counter.transport, counter.address, device=device, backend=self.backend)
+        link.forgets_claims = True  # its flash is memory: a claim ends with the host
+        return link
 
     async def join(self, taker: LinkTaker, counters: list[RemoteCounter] | None = None) -> None:
         """Hand the app's link to each counter (default: all of them) to `taker`."""

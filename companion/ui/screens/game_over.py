@@ -140,9 +140,10 @@ def statistics_for(game: Any) -> GameStatistics:
     return stats
 
 
-def follow(game: Any) -> None:
-    """Start following a game just opened: its statistics are folded on the next frames
-    (a little per frame), so its Game over screen never waits for a whole fold."""
+def follow(game: Any, after_s: float = 0.0) -> None:
+    """Start following a game just opened: its statistics are folded on the frames from
+    `after_s` on (a little per frame), so its Game over screen never waits for a whole
+    fold. A win before the fold is done folds the rest then."""
     if game is None:
         while _followed:
             _followed.pop().close()
@@ -154,7 +155,10 @@ def follow(game: Any) -> None:
             return False
         return not stats.catch_up()
 
-    Clock.schedule_interval(step, 0)
+    if after_s > 0:
+        Clock.schedule_once(lambda _dt: Clock.schedule_interval(step, 0), after_s)
+    else:
+        Clock.schedule_interval(step, 0)
 
 
 class GameOverScreen(CompanionScreen):

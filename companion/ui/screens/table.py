@@ -226,6 +226,7 @@ class TableScreen(CompanionScreen):
         self.app.bind(wide=self._wide_changed)
         self.ids.scroll.bind(height=lambda *_a: self._layout_trigger())
         self._devices_followed: Any = None
+        self._shown_low: set[int] = set()  # the seats shown with a low tracker battery
         self._bar_parts = {
             name: self.ids[name].__self__ for name in ("charity", "next_phase", "fight", "end_turn")
         }
@@ -331,7 +332,7 @@ class TableScreen(CompanionScreen):
         tiles = view["tiles"]
         if len(self.tiles) != len(tiles):
             self._make_tiles(len(tiles))
-        low = self._low_battery_seats()
+        low = self._shown_low = self._low_battery_seats()
         for seat, (tile, shown) in enumerate(zip(self.tiles, tiles, strict=True)):
             tile.battery_low = seat in low
             for key in _TILE_FIELDS:  # each a property of the tile by the same name
@@ -352,7 +353,10 @@ class TableScreen(CompanionScreen):
         self._make_tiles(len(self.tiles))
 
     def _statuses_changed(self, *_args: Any) -> None:
-        self._state_changed(None, None)
+        # The Table shows one thing of the counters, which trackers' batteries are low:
+        # counters connecting and claimed change their statuses many times, not that.
+        if self._low_battery_seats() != self._shown_low:
+            self._state_changed(None, None)
 
     def _low_battery_seats(self) -> set[int]:
         """Seats whose tracker reports a low battery (and follow the counters from now on)."""

@@ -14,7 +14,7 @@ from companion.core import (
     Sex,
     StartCombat,
 )
-from companion.core.describe import describe
+from companion.core.in_words import describe
 from companion.devices.dice import DieType, SettledRoll
 
 
