@@ -99,6 +99,12 @@ class DeviceService(EventDispatcher):
         # The table comes first: the device layer (bleak, Bumble, pyserial) is imported and
         # the counters are looked for only once the window has drawn its first frame.
         await _first_frame()
+        if self.virtual_wanted and self._game is not None:
+            # In case no hardware answers: the virtual counters' process connects to them
+            # while the device layer loads here (it ends if real counters answer).
+            from companion.devices.sim.process import start_counters_ahead
+
+            await start_counters_ahead(len(self._game.state.players))
         manager = self.manager
         if manager is None or not self._injected:
             manager = self.manager = self._new_manager()  # a fresh one for every run

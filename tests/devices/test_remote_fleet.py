@@ -204,3 +204,40 @@ async def test_virtual_counters_claims_are_not_written_to_the_tokens_file(tmp_pa
         await manager.stop()
         await fleet.stop()
     assert not (tmp_path / "counters.json").exists()
+
+
+async def test_counters_asked_for_ahead_are_connected_while_the_app_loads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    from companion.devices.sim import process
+
+    # As `companion app` starts them, then asks for its table's counters before it loads
+    # its device layer: the host answers and connects its adapter to them meanwhile.
+    monkeypatch.setattr(process, "_early", HostProcess.spawn(prestart=True))
+    await process.start_counters_ahead(2)
+    fleet = RemoteFleet()  # takes the early host
+    manager = fast_manager(tmp_path)
+    manager.set_game(new_game(2))
+    try:
+        counters = await fleet.start(VirtualSetup(), 2)  # the answer sent ahead
+        assert [c.role for c in counters] == [Role.BOARD, Role.TRACKER, Role.TRACKER]
+        other = await fleet.host.take_ahead("start", players=2, setup={}, connect_ahead=True)
+        assert other is None  # taken once
+        await fleet.join(manager)
+        await manager.wait_ours(READY_S)
+        await manager.wait_synced(timeout_s=READY_S)
+        assert all(s.access is Access.OURS for s in manager.statuses())
+    finally:
+        await manager.stop()
+        await fleet.stop()
+
+
+async def test_an_answer_sent_ahead_is_taken_only_for_the_same_request():
+    host = HostProcess.spawn()
+    try:
+        await host.ask_ahead("scan", on=False)  # before the host even says it is ready
+        assert await host.take_ahead("scan", on=True) is None  # another request
+        await host.ask_ahead("scan", on=False)
+        assert await host.take_ahead("scan", on=False) == {"re": 2}
+    finally:
+        await host.stop()

@@ -19,8 +19,9 @@ import contextlib
 import inspect
 import itertools
 import logging
+import math
 import uuid as uuid_lib
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -102,7 +103,10 @@ class VirtualRadio:
         self._addresses = itertools.count(1)
         self._central: Device | None = None
         self._central_lock = asyncio.Lock()
-        self._connect_lock = asyncio.Lock()
+        # The adapter has one pending connection at a time (`connect`): who holds it, and
+        # who waits for it with the future that gives it to them.
+        self._connecting = False
+        self._waiting: list[tuple[hci.Address, asyncio.Future[None]]] = []
         self._scan_listeners: Listeners[[Advertisement]] = Listeners()
         self._controllers: dict[Device, Controller] = {}
 
@@ -160,9 +164,15 @@ class VirtualRadio:
         return self.link.find_le_controller(address) is not None
 
     async def connect(self, address: hci.Address, timeout_s: float) -> Connection:
-        """Connect the app's adapter to a peripheral; one connection attempt at a time."""
+        """Connect the app's adapter to a peripheral; one connection attempt at a time.
+
+        A controller connects when it next hears the peripheral advertise. Of several
+        connections asked for at once, the adapter makes first the one whose peripheral
+        advertises soonest, rather than the first asked: six trackers advertising every
+        20 ms are all connected in about 30 ms of air time instead of 60.
+        """
         central = await self.central()
-        async with self._connect_lock:
+        async with self._connect_turn(address):
             wanted = address.to_string(False)
             for stale in list(central.connections.values()):
                 if stale.peer_address.to_string(False) == wanted:
@@ -173,6 +183,46 @@ class VirtualRadio:
                         async with asyncio.timeout(DISCONNECT_TIMEOUT_S):
                             await stale.disconnect()
             return await central.connect(address, timeout=timeout_s)
+
+    @contextlib.asynccontextmanager
+    async def _connect_turn(self, address: hci.Address) -> AsyncIterator[None]:
+        """Hold the adapter's one pending connection (see `connect`)."""
+        if self._connecting:
+            turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            self._waiting.append((address, turn))
+            try:
+                await turn
+            except BaseException:
+                if turn.done() and not turn.cancelled():
+                    self._pass_turn()  # granted just as it was cancelled: the next one goes
+                else:
+                    self._waiting = [w for w in self._waiting if w[1] is not turn]
+                raise
+        self._connecting = True
+        try:
+            yield
+        finally:
+            self._pass_turn()
+
+    def _pass_turn(self) -> None:
+        waiting = [w for w in self._waiting if not w[1].done()]
+        if not waiting:
+            self._waiting = []
+            self._connecting = False
+            return
+        _address, turn = min(waiting, key=lambda w: self._next_advertising(w[0]))
+        self._waiting = [w for w in waiting if w[1] is not turn]
+        turn.set_result(None)  # `_connecting` stays True: the turn passes on
+
+    def _next_advertising(self, address: hci.Address) -> float:
+        """When the peripheral at `address` advertises next (loop time; inf if unknown)."""
+        controller = self.link.find_le_controller(address)
+        soonest = math.inf
+        for advertising in getattr(controller, "advertising_sets", {}).values():
+            handle = getattr(advertising, "timer_handle", None)
+            if getattr(advertising, "enabled", False) and isinstance(handle, asyncio.TimerHandle):
+                soonest = min(soonest, handle.when())
+        return soonest
 
     async def add_scan_listener(
         self, listener: Callable[[Advertisement], None]

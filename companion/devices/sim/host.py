@@ -10,7 +10,11 @@ a line, each way.
 
 The app asks (every request carries an "id", every answer repeats it as "re", with
 "error" instead of the result when it failed):
-  start {players, setup}     start the counters a `VirtualSetup` plans for the table
+  start {players, setup[, connect_ahead]}
+                             start the counters a `VirtualSetup` plans for the table;
+                             with connect_ahead, connect to the BLE ones at once, as
+                             an OS does to devices it knows: the app's connect takes
+                             the connection
   scan {on}                  hear the radio's advertisements (as "adv" events) or stop
   connect {conn, address}    connect this process's adapter to a peripheral; its GATT
                              services come back, then "notification" and
@@ -48,6 +52,7 @@ from bleak.exc import BleakError
 
 from companion.devices import wire
 from companion.devices.sim.bumble_backend import (
+    ADVERTISING_INTERVAL_MS,
     BumbleBleakClient,
     BumbleBleakScanner,
     VirtualPeripheral,
@@ -63,6 +68,7 @@ log = logging.getLogger(__name__)
 PROTOCOL = 1  # the version of these messages; the app refuses a host that speaks another
 FRAME_RATE_HZ = 15  # LED pictures go to the app this often at most (its screen draws at 15)
 MAX_LINE_BYTES = 1 << 20  # a request longer than this is not the app's
+CONNECT_AHEAD_S = 10.0  # s: a counter just started advertises every 20 ms
 
 
 def echo_peripheral(radio: VirtualRadio, name: str) -> VirtualPeripheral:
@@ -149,6 +155,8 @@ class Host:
         self._scanner: BleakScanner | None = None
         self._scans = 0
         self._echoes: list[Any] = []
+        # Connections made ahead, by address, until the app's `connect` takes them.
+        self._ahead: dict[str, asyncio.Future[tuple[BleakClient, dict[str, Any]] | None]] = {}
         self._prestarting: asyncio.Future[tuple[VirtualSetup, list[VirtualCounter]]] | None = None
         self._frames: dict[str, LedFrame] = {}
         self._frames_due = asyncio.Event()
@@ -236,7 +244,8 @@ class Host:
         the largest table. `start` keeps those its plan needs and switches the rest off."""
 
         async def prestarting() -> tuple[VirtualSetup, list[VirtualCounter]]:
-            started = await self._start_counters(setup.plan(MAX_VIRTUAL_TRACKERS), setup)
+            plan = setup.plan(MAX_VIRTUAL_TRACKERS)
+            started = await self._start_counters(plan, setup, spread=True)
             await self.radio.central()  # the adapter the app connects through, powered on
             return setup, started
 
@@ -251,6 +260,8 @@ class Host:
         for counter in started:  # what each shows now goes after the answer
             self._taken.add(counter.key)
             self._frame(counter.key, counter.frame)
+            if request.get("connect_ahead") and counter.transport == "ble":
+                self._connect_ahead(counter.address)
         return {
             "counters": [
                 {
@@ -293,14 +304,21 @@ class Host:
         return kept or None
 
     async def _start_counters(
-        self, plan: list[tuple[Role, str]], setup: VirtualSetup
+        self, plan: list[tuple[Role, str]], setup: VirtualSetup, *, spread: bool = False
     ) -> list[VirtualCounter]:
+        """Start `plan`'s counters. With `spread`, the BLE ones start advertising spread
+        over one advertising interval, as devices switched on at different moments do:
+        started together, they advertise together, and an adapter that connects to one
+        at a time waits a whole interval for each next one."""
         started = []
+        ble = sum(1 for _role, transport in plan if transport == "ble")
         for role, transport in plan:
             counter = await self.fleet.add(
                 role, transport, animate=setup.animate, claim_on_hello=setup.claim_on_hello
             )
             started.append(counter)
+            if spread and transport == "ble":
+                await asyncio.sleep(ADVERTISING_INTERVAL_MS / 1000 / ble)
         return started
 
     async def _scan(self, request: dict[str, Any]) -> dict[str, Any]:
@@ -326,23 +344,55 @@ class Host:
         self._seen[device.address] = device
         self._write(adv_message(device, adv))
 
-    async def _connect(self, request: dict[str, Any]) -> dict[str, Any]:
-        conn = int(request["conn"])
-        address = str(request["address"])
-        target: BLEDevice | str = self._seen.get(address, address)
+    def _new_client(
+        self, target: BLEDevice | str, owner: dict[str, Any], timeout_s: float
+    ) -> BleakClient:
+        """A client on this process's adapter; `owner["conn"]` names it to the app once
+        the app has it (until then a loss is only noted there)."""
 
         def lost(_client: BleakClient) -> None:
-            if self._clients.pop(conn, None) is not None:
+            conn = owner.get("conn")
+            if conn is None:
+                owner["lost"] = True
+            elif self._clients.pop(conn, None) is not None:
                 self._write({"ev": "disconnected", "conn": conn})
 
-        client = BleakClient(
+        return BleakClient(
             target,
             disconnected_callback=lost,
-            timeout=float(request.get("timeout", 10.0)),
+            timeout=timeout_s,
             backend=BumbleBleakClient,
             radio=self.radio,
         )
-        await client.connect()
+
+    def _connect_ahead(self, address: str) -> None:
+        """Connect to a counter the app is about to connect to, as an OS connects to the
+        devices it knows in the background: its `connect` then takes this connection."""
+        owner: dict[str, Any] = {}
+        client = self._new_client(self._seen.get(address, address), owner, CONNECT_AHEAD_S)
+
+        async def connecting() -> tuple[BleakClient, dict[str, Any]] | None:
+            try:
+                await client.connect()
+            except (BleakError, TimeoutError) as exc:  # the app's own connect tries again
+                log.info("connecting ahead to %s failed: %s", address, exc)
+                return None
+            return client, owner
+
+        self._ahead[address] = asyncio.ensure_future(connecting())
+
+    async def _connect(self, request: dict[str, Any]) -> dict[str, Any]:
+        conn = int(request["conn"])
+        address = str(request["address"])
+        ahead = self._ahead.pop(address, None)
+        made = await ahead if ahead is not None else None
+        if made is not None and made[0].is_connected and not made[1].get("lost"):
+            client, owner = made
+            owner["conn"] = conn
+        else:
+            timeout_s = float(request.get("timeout", 10.0))
+            client = self._new_client(self._seen.get(address, address), {"conn": conn}, timeout_s)
+            await client.connect()
         self._clients[conn] = client
         return {"services": services_message(client), "mtu": client.mtu_size, "name": client.name}
 
@@ -416,6 +466,14 @@ class Host:
             await asyncio.gather(self._prestarting, return_exceptions=True)
         for task in list(self._tasks):
             task.cancel()
+        ahead = list(self._ahead.values())
+        self._ahead.clear()
+        for connecting in ahead:
+            connecting.cancel()
+        for made in await asyncio.gather(*ahead, return_exceptions=True):
+            if isinstance(made, tuple):
+                with contextlib.suppress(BleakError, TimeoutError):
+                    await made[0].disconnect()
         for client in list(self._clients.values()):
             with contextlib.suppress(BleakError, TimeoutError):
                 await client.disconnect()
@@ -483,7 +541,6 @@ async def serve(input_fd: int, output_fd: int, *, prestart: bool = False) -> Non
         transport.close()
 
 
-NICENESS = 10  # below the app: on a busy machine its frames come before the counters' work
 STOP_TIMEOUT_S = 3.0  # s: switching every counter off takes milliseconds; past this, just end
 
 
@@ -534,9 +591,6 @@ def _plain(text: object, *_style: object, **_more: object) -> str:
 
 
 def main() -> int:
-    # The window the app draws comes first: the counters take what time the app leaves.
-    with contextlib.suppress(OSError, AttributeError):
-        os.nice(NICENESS)
     # Standard output carries the messages alone: whatever else prints goes to standard error.
     output_fd = os.dup(1)
     os.dup2(2, 1)

@@ -62,6 +62,8 @@ class HostProcess:
         self._ready: asyncio.Future[dict[str, Any]] | None = None
         self._attaching: asyncio.Lock | None = None
         self.gone: str | None = None  # why the host is gone, once it is
+        # Requests sent ahead of the app's need (`ask_ahead`): op -> (fields, answer).
+        self._ahead: dict[str, tuple[dict[str, Any], asyncio.Future[dict[str, Any]]]] = {}
 
     @classmethod
     def spawn(cls, *, prestart: bool = False) -> HostProcess:
@@ -195,6 +197,28 @@ class HostProcess:
         future.add_done_callback(self._ident_of.pop)
         return future
 
+    async def ask_ahead(self, op: str, **fields: Any) -> None:
+        """Send a request the app will make later, now, without waiting for its answer:
+        `take_ahead` with the same fields gets it then. The host answers once ready."""
+        if self._reading is None:
+            await self._connect_pipes()
+        answer = self.post(op, **fields)
+        answer.add_done_callback(lambda done: done.cancelled() or done.exception())
+        self._ahead[op] = (fields, answer)
+
+    async def take_ahead(
+        self, op: str, *, timeout_s: float = REQUEST_TIMEOUT_S, **fields: Any
+    ) -> dict[str, Any] | None:
+        """The answer to a request sent ahead with these very fields (None: none was)."""
+        sent = self._ahead.pop(op, None)
+        if sent is None or sent[0] != fields:
+            return None
+        async with asyncio.timeout(timeout_s):
+            answer = await sent[1]
+        if "error" in answer:
+            raise HostError(str(answer["error"]))
+        return answer
+
     async def request(
         self, op: str, *, timeout_s: float = REQUEST_TIMEOUT_S, **fields: Any
     ) -> dict[str, Any]:
@@ -260,6 +284,20 @@ def take_host() -> HostProcess:
     if host is not None and host.process.poll() is None:
         return host
     return HostProcess.spawn()
+
+
+async def start_counters_ahead(players: int) -> None:
+    """Ask the host started early for the app's default counters for `players` now,
+    before the app loads its device layer, so it connects its adapter to them meanwhile
+    (`host` "start" with connect_ahead; `RemoteFleet.start` takes the answer). Nothing
+    happens without an early host; if real counters answer, it ends with the host."""
+    host = _early
+    if host is None or not host.alive:
+        return
+    try:
+        await host.ask_ahead("start", players=players, setup={}, connect_ahead=True)
+    except (HostError, OSError) as exc:  # asked again when the counters are wanted
+        log.info("could not ask the virtual counters ahead: %s", exc)
 
 
 def discard_early() -> None:

@@ -428,9 +428,16 @@ class RemoteFleet:
         await host.attach()
         if not self._unlisten:
             self._unlisten = [host.listen("frames", self._framed), host.listen("gone", self._gone)]
-        answer = await host.request(
-            "start", players=players, setup=dataclasses.asdict(setup), timeout_s=READY_TIMEOUT_S
-        )
+        # The app connects to them next: the host's adapter starts at once (`host`). The
+        # app's default counters may have been asked for ahead (`start_counters_ahead`).
+        fields = {
+            "players": players,
+            "setup": {} if setup == VirtualSetup() else dataclasses.asdict(setup),
+            "connect_ahead": True,
+        }
+        answer = await host.take_ahead("start", timeout_s=READY_TIMEOUT_S, **fields)
+        if answer is None:
+            answer = await host.request("start", timeout_s=READY_TIMEOUT_S, **fields)
         started = [
             RemoteCounter(
                 host,
