@@ -8,9 +8,9 @@ This is the figure a user meets; `latency.py` measures the counters' code withou
 Kivy. Each attempt starts the real app in a fresh process as `companion app` does
 (`run_app`, the virtual counters' process started first: the window drawing at its
 usual 60 Hz cap, offscreen, 360x640; the device service with its virtual counters,
-1 level board on serial + 8 trackers on BLE; the game's recorder saving every action with its cover), resumed on an
-8-player game of --actions actions. On the app's own asyncio loop it then takes
-turns, sample by sample:
+1 level board on serial + 8 trackers on BLE; the game's recorder saving every action
+with its cover), resumed on an 8-player game of --actions actions. On the app's own
+asyncio loop it then takes turns, sample by sample:
   * bare   - the same fan-out on bare carriers: one message to an echoing pty and to
              8 echoing GATT servers on the trackers' own radio (in the virtual
              counters' process, reached through bleak over its pipe as the trackers

@@ -81,6 +81,8 @@ class DeviceService(EventDispatcher):
         self._durable = durable
         # The virtual counters (a `VirtualFleet`) while they run, else None.
         self.fleet: Any = None
+        # True while a screen shows the counters' LEDs (`show_leds`).
+        self._leds_shown = False
         self._injected = manager is not None
         self._game: Game | None = None
         self._pending_frames: dict[str, Any] = {}
@@ -267,7 +269,20 @@ class DeviceService(EventDispatcher):
         self._unsubscribe.append(fleet.on_frame(self._frame))
         players = len(self._game.state.players) if self._game is not None else 4
         await fleet.start(VirtualSetup(), players)
+        self._animate(fleet)
         await fleet.join(self.manager)
+
+    def show_leds(self, on: bool) -> None:
+        """A screen shows the counters' LEDs (on) or stopped (off): virtual counters in
+        their own process animate only while one does; a change is pictured either way."""
+        self._leds_shown = on
+        if self.fleet is not None:
+            self._animate(self.fleet)
+
+    def _animate(self, fleet: Any) -> None:
+        animate = getattr(fleet, "animate", None)  # an in-process fleet always animates
+        if animate is not None:
+            animate(self._leds_shown)
 
     def _new_fleet(self) -> Any:
         """Virtual counters in a process of their own where one can be started (their BLE

@@ -241,3 +241,37 @@ async def test_an_answer_sent_ahead_is_taken_only_for_the_same_request():
         assert await host.take_ahead("scan", on=False) == {"re": 2}
     finally:
         await host.stop()
+
+
+async def test_the_leds_animate_only_while_the_app_shows_them(tmp_path: Path):
+    game = new_game(2)
+    manager = fast_manager(tmp_path)
+    manager.set_game(game)
+    fleet = RemoteFleet()
+    heard: list[tuple[str, LedFrame]] = []
+    fleet.on_frame(lambda key, frame: heard.append((key, frame)))
+    try:
+        counters = await fleet.start(VirtualSetup(), 2)  # the app's own: animated
+        tracker = counters[1].key
+        await fleet.join(manager)
+        await manager.wait_ours(READY_S)
+        await manager.wait_synced(timeout_s=READY_S)
+        fleet.animate(True)  # the Devices screen is open: frame after frame
+        start = len(heard)
+        await until(lambda: sum(1 for key, _f in heard[start:] if key == tracker) >= 5)
+
+        fleet.animate(False)  # it closed: no picture is drawn for nobody
+        await fleet.host.request("scan", on=False)  # a round trip: "animate" was taken
+        await asyncio.sleep(0.3)  # frames are sent 15 times a second: some would come
+        quiet = len(heard)
+        await asyncio.sleep(0.5)
+        assert len(heard) == quiet, "no animation while nobody looks"
+        # A change of state is pictured all the same.
+        game.apply(GoUpLevel(player=1, levels=1))
+        await manager.wait_synced(timeout_s=READY_S)
+        await until(
+            lambda: any(f.role is Role.TRACKER and lit_bar(f) == 2 for _key, f in heard[quiet:])
+        )
+    finally:
+        await manager.stop()
+        await fleet.stop()

@@ -73,7 +73,14 @@ async def test_virtual_counters_are_assigned_and_show_level_changes(ui: Harness)
 
         # Cleo goes up two levels on the table; her tracker and the board show it.
         cleos = next(s for s in trackers if s.players == (2,))
-        assert lit_bar(service.frames[cleos.key]) == 1
+        # The LEDs' pictures come from the virtual counters' process, 15 times a second.
+        await ui.until(
+            lambda: (
+                lit_bar(service.frames[cleos.key]) == 1
+                and lit_space(service.frames[board.key], 1) > 0
+            ),
+            "the pictures show the game as synced",
+        )
         assert lit_space(service.frames[board.key], 3) == 0
         ui.nav("table")
         for _ in range(2):

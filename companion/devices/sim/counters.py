@@ -85,7 +85,9 @@ class VirtualCounter(abc.ABC):
         self.battery_mv = battery_mv
         self._listeners: Listeners[[LedFrame]] = Listeners()
         self._frames = 0
-        self._changes = 0
+        self._started = False
+        self._animating_wanted = True
+        self._animation_task: asyncio.Task[Any] | None = None
         self._presses_sent: set[int] = set()
         #: (seq, intent) of every press this counter sent, in order: what an app may apply.
         self.sent_presses: list[tuple[int, int]] = []
@@ -149,8 +151,20 @@ class VirtualCounter(abc.ABC):
         """Switch the counter on: carrier up, housekeeping running."""
         await self._start_carrier()
         self._tasks.spawn(self._housekeeping(), "poll")
-        if self.animate:
-            self._tasks.spawn(self._animation(), "leds")
+        self._started = True
+        self.set_animating(self._animating_wanted)
+
+    def set_animating(self, on: bool) -> None:
+        """Render the LED animation (30 frames a second, with `animate`) or hold it: a
+        picture nobody is looking at need not be drawn. What the counter shows after
+        each change of state is rendered either way; the firmware's answers are the same."""
+        self._animating_wanted = on
+        running = self._animation_task is not None and not self._animation_task.done()
+        if on and self.animate and self._started and not running:
+            self._animation_task = self._tasks.spawn(self._animation(), "leds")
+        elif not on and running and self._animation_task is not None:
+            self._animation_task.cancel()
+            self._animation_task = None
 
     async def stop(self) -> None:
         """Switch the counter off: what it showed is kept, as flash would."""
@@ -184,7 +198,6 @@ class VirtualCounter(abc.ABC):
             if battery is not None:
                 replies = [*replies, session.out(battery)]
         if wire.MSG_ACK in kinds:
-            self._changes += 1
             self._render()
         return replies
 
@@ -201,7 +214,6 @@ class VirtualCounter(abc.ABC):
             number=self._frames,
             spaces=int(board.spaces),
             positions=int(board.positions),
-            changes=self._changes,
         )
         self._listeners.emit(self.frame)
         return self.frame

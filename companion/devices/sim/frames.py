@@ -19,8 +19,7 @@ class LedFrame:
     `rgb` holds R, G, B per LED in the firmware's frame order (strip or bar
     first, status LED last); `text` is what a tracker's 7-segment digits show
     ("" without digits). `rev` is the revision of the snapshot on show and
-    `number` counts the frames this counter rendered, `changes` the messages it
-    accepted that changed what it shows (an animation's frames do not count).
+    `number` counts the frames this counter rendered.
     """
 
     name: str
@@ -31,7 +30,6 @@ class LedFrame:
     number: int
     spaces: int  # level spaces on a board's track, LEDs on a tracker's bar
     positions: int  # LEDs per level space (a board), 1 for a tracker
-    changes: int = 0  # accepted messages that changed what it shows, so far
 
     @property
     def pixels(self) -> list[tuple[int, int, int]]:

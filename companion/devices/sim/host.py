@@ -23,6 +23,8 @@ The app asks (every request carries an "id", every answer repeats it as "re", wi
   write / read {conn, handle[, data, response]}, write_desc / read_desc
   disconnect {conn}
   press {key, button, long}  a person's press on a counter ("claim" long: its claim)
+  animate {on}               the app shows the LEDs or not: the counters' animation runs
+                             only while it does (a change of state is pictured anyway)
   echo {names}               peripherals with the counter service that notify back every
                              write: the bare carrier a benchmark compares the app with
   stop                       switch everything off; the process then ends
@@ -101,7 +103,6 @@ def frame_message(frame: LedFrame) -> dict[str, Any]:
         "number": frame.number,
         "spaces": frame.spaces,
         "positions": frame.positions,
-        "changes": frame.changes,
     }
 
 
@@ -160,9 +161,8 @@ class Host:
         self._prestarting: asyncio.Future[tuple[VirtualSetup, list[VirtualCounter]]] | None = None
         self._frames: dict[str, LedFrame] = {}
         self._frames_due = asyncio.Event()
-        self._new_state = asyncio.Event()  # a frame shows a change of state: it goes at once
-        self._changes: dict[str, int] = {}
         self._taken: set[str] = set()  # the counters the app asked for (their frames go out)
+        self._animating = True  # until the app says whether it shows the LEDs ("animate")
         self._tasks: set[asyncio.Task[None]] = set()
         # The latest request of each connection: the next one on it waits for it.
         self._last: dict[object, asyncio.Task[None]] = {}
@@ -179,6 +179,7 @@ class Host:
             "disconnect": self._disconnect,
             "press": self._press,
             "echo": self._echo,
+            "animate": self._animate_leds,
         }
 
     def handle(self, request: dict[str, Any]) -> None:
@@ -215,28 +216,25 @@ class Host:
             self._write({"re": ident, **result})
 
     async def send_frames(self) -> None:
-        """Pass the counters' newest LED frames on: an animation's at most `FRAME_RATE_HZ`
-        times a second, a frame showing a new state of the game at once."""
+        """Pass the counters' newest LED frames on, at most `FRAME_RATE_HZ` times a second.
+
+        A frame that shows a new state waits its turn too: sent at once, nine of them
+        landed on the app's loop while it took the counters' acknowledgements of that
+        very state (the app's Devices screen draws at that rate anyway)."""
         while True:
             await self._frames_due.wait()
             self._frames_due.clear()
-            self._new_state.clear()
             frames, self._frames = self._frames, {}
             self._write(
                 {"ev": "frames", "frames": {k: frame_message(f) for k, f in frames.items()}}
             )
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(1 / FRAME_RATE_HZ):
-                    await self._new_state.wait()
+            await asyncio.sleep(1 / FRAME_RATE_HZ)
 
     def _frame(self, key: str, frame: LedFrame) -> None:
         if key not in self._taken:
             return  # started ahead and not (yet) the app's: nobody to show it to
         self._frames[key] = frame
         self._frames_due.set()
-        if self._changes.get(key) != frame.changes:
-            self._changes[key] = frame.changes
-            self._new_state.set()
 
     # -- requests ------------------------------------------------------------------------
     def prestart(self, setup: VirtualSetup) -> None:
@@ -259,6 +257,7 @@ class Host:
             started = await self._start_counters(plan, setup)
         for counter in started:  # what each shows now goes after the answer
             self._taken.add(counter.key)
+            counter.set_animating(self._animating)
             self._frame(counter.key, counter.frame)
             if request.get("connect_ahead") and counter.transport == "ble":
                 self._connect_ahead(counter.address)
@@ -317,6 +316,8 @@ class Host:
                 role, transport, animate=setup.animate, claim_on_hello=setup.claim_on_hello
             )
             started.append(counter)
+            if spread:  # started ahead: nobody sees it until the app takes it
+                counter.set_animating(False)
             if spread and transport == "ble":
                 await asyncio.sleep(ADVERTISING_INTERVAL_MS / 1000 / ble)
         return started
@@ -441,6 +442,15 @@ class Host:
         client = self._clients.pop(int(request["conn"]), None)
         if client is not None:
             await client.disconnect()
+        return {}
+
+    async def _animate_leds(self, request: dict[str, Any]) -> dict[str, Any]:
+        """The app shows the LEDs (its Devices screen), or not: the counters' animation
+        runs only while it does; a change of state is pictured either way."""
+        self._animating = bool(request.get("on"))
+        for counter in self.fleet.counters:
+            if counter.key in self._taken:
+                counter.set_animating(self._animating)
         return {}
 
     async def _press(self, request: dict[str, Any]) -> dict[str, Any]:

@@ -356,7 +356,6 @@ def frame_from(message: dict[str, Any]) -> LedFrame:
         number=int(message["number"]),
         spaces=int(message["spaces"]),
         positions=int(message["positions"]),
-        changes=int(message.get("changes", 0)),
     )
 
 
@@ -451,6 +450,12 @@ class RemoteFleet:
         ]
         self.counters.extend(started)
         return started
+
+    def animate(self, on: bool) -> None:
+        """Whether the app shows the counters' LEDs now: their animation runs only then."""
+        if self._host is not None and self._host.alive:
+            with contextlib.suppress(HostError):
+                self._host.send("animate", on=on)
 
     async def echo(self, names: list[str]) -> list[str]:
         """Peripherals on the host's radio that notify back every write (a benchmark's bare

@@ -250,6 +250,17 @@ class DevicesScreen(CompanionScreen):
         self._update_texts()
 
     # -- drawing ----------------------------------------------------------------------
+    def on_pre_enter(self, *args: Any) -> None:
+        service = self.service
+        if service is not None:
+            service.show_leds(True)  # the virtual counters' animation, pictured here
+        super().on_pre_enter(*args)
+
+    def on_leave(self, *_args: Any) -> None:
+        service = self.service
+        if service is not None:
+            service.show_leds(False)
+
     def refresh(self) -> None:
         self._update_texts()
         self._update_rows()
