@@ -27,10 +27,12 @@ async def test_eight_seats_and_two_boards_under_load_lose_nothing() -> None:
     assert result.presses >= 8 * 10
     assert result.drops >= 8
     assert result.applied > 0 and result.refused > 0
-    # Flat: after the first seconds, the sockets are those of the 10 pages (give or take
-    # the ones being re-opened), and memory grows far less than the game's log does.
+    # Flat: after the first seconds, the sockets are at most those of the 10 pages (give
+    # or take the ones being re-opened), and memory grows far less than the game's log
+    # does. Fewer is no leak: on a busy machine several seats can be between a drop and
+    # their return at the moment of a sample (seen: 19 of 25).
     settled = result.sockets[2:]
-    assert max(settled) - min(settled) <= 4, result.sockets
+    assert max(settled) <= max(result.sockets[:2]) + 4, result.sockets
     assert result.sockets[-1] <= result.sockets[1] + 2, result.sockets
     growth_kib = result.rss_kib[-1] - result.rss_kib[1]
     assert growth_kib < 20 * 1024, result.rss_kib
