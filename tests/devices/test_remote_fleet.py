@@ -144,7 +144,7 @@ async def test_the_host_refuses_what_is_not_a_request_and_ends_with_the_app():
             await host.request("press", key="serial:/nowhere", button="plus")
         # A line that is not a message is ignored; the host still answers after it.
         os.write(host.process.stdin.fileno(), b"not json\n[1, 2]\n")
-        assert await host.request("scan", on=False) == {"re": 3}
+        assert await host.request("animate", on=False) == {"re": 3}
     finally:
         await host.stop()
     assert host.process.returncode == 0
@@ -235,10 +235,10 @@ async def test_counters_asked_for_ahead_are_connected_while_the_app_loads(
 async def test_an_answer_sent_ahead_is_taken_only_for_the_same_request():
     host = HostProcess.spawn()
     try:
-        await host.ask_ahead("scan", on=False)  # before the host even says it is ready
-        assert await host.take_ahead("scan", on=True) is None  # another request
-        await host.ask_ahead("scan", on=False)
-        assert await host.take_ahead("scan", on=False) == {"re": 2}
+        await host.ask_ahead("animate", on=False)  # before the host even says it is ready
+        assert await host.take_ahead("animate", on=True) is None  # another request
+        await host.ask_ahead("animate", on=False)
+        assert await host.take_ahead("animate", on=False) == {"re": 2}
     finally:
         await host.stop()
 
@@ -261,17 +261,29 @@ async def test_the_leds_animate_only_while_the_app_shows_them(tmp_path: Path):
         await until(lambda: sum(1 for key, _f in heard[start:] if key == tracker) >= 5)
 
         fleet.animate(False)  # it closed: no picture is drawn for nobody
-        await fleet.host.request("scan", on=False)  # a round trip: "animate" was taken
-        await asyncio.sleep(0.3)  # frames are sent 15 times a second: some would come
-        quiet = len(heard)
-        await asyncio.sleep(0.5)
-        assert len(heard) == quiet, "no animation while nobody looks"
-        # A change of state is pictured all the same.
+        await fleet.host.request("animate", on=False)  # a round trip: it was taken
+
+        # Each change of state is pictured all the same, and nothing is drawn between two:
+        # the frame numbers of one tracker's pictures of two changes are one apart.
+        def shown(level: int) -> LedFrame | None:
+            return next(
+                (
+                    f
+                    for _key, f in reversed(heard)
+                    if f.role is Role.TRACKER and lit_bar(f) == level
+                ),
+                None,
+            )
+
         game.apply(GoUpLevel(player=1, levels=1))
-        await manager.wait_synced(timeout_s=READY_S)
-        await until(
-            lambda: any(f.role is Role.TRACKER and lit_bar(f) == 2 for _key, f in heard[quiet:])
-        )
+        await until(lambda: shown(2) is not None)
+        first = shown(2)
+        assert first is not None
+        game.apply(GoUpLevel(player=1, levels=1))
+        await until(lambda: shown(3) is not None)
+        second = shown(3)
+        assert second is not None and second.name == first.name
+        assert second.number == first.number + 1, "no animation while nobody looks"
     finally:
         await manager.stop()
         await fleet.stop()

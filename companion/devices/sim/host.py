@@ -15,7 +15,6 @@ The app asks (every request carries an "id", every answer repeats it as "re", wi
                              with connect_ahead, connect to the BLE ones at once, as
                              an OS does to devices it knows: the app's connect takes
                              the connection
-  scan {on}                  hear the radio's advertisements (as "adv" events) or stop
   connect {conn, address}    connect this process's adapter to a peripheral; its GATT
                              services come back, then "notification" and
                              "disconnected" events name `conn`
@@ -28,12 +27,13 @@ The app asks (every request carries an "id", every answer repeats it as "re", wi
   echo {names}               peripherals with the counter service that notify back every
                              write: the bare carrier a benchmark compares the app with
   stop                       switch everything off; the process then ends
-Events the app hears: "ready" once the stack is loaded, "adv", "notification",
+Events the app hears: "ready" once the stack is loaded, "notification",
 "disconnected", and "frames" (the counters' latest LED pictures, at most
-`FRAME_RATE_HZ` times a second while they animate). With --prestart the counters the
-app starts by default (`VirtualSetup()` for the largest table) start at once, before
-the app asks: "start" keeps those it needs. The process also ends when its input closes, so it
-never outlives the app, however the app ended.
+`FRAME_RATE_HZ` times a second). The app knows where its counters are from "start"'s
+answer, so nothing here scans. With --prestart the counters the app starts by default
+(`VirtualSetup()` for the largest table) start at once, before the app asks: "start"
+keeps those it needs. The process also ends when its input closes, so it never
+outlives the app, however the app ended.
 """
 
 from __future__ import annotations
@@ -47,16 +47,14 @@ import sys
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from bleak import BleakClient, BleakScanner
+from bleak import BleakClient
 from bleak.backends.device import BLEDevice
-from bleak.backends.scanner import AdvertisementData
 from bleak.exc import BleakError
 
 from companion.devices import wire
 from companion.devices.sim.bumble_backend import (
     ADVERTISING_INTERVAL_MS,
     BumbleBleakClient,
-    BumbleBleakScanner,
     VirtualPeripheral,
     VirtualRadio,
 )
@@ -106,20 +104,6 @@ def frame_message(frame: LedFrame) -> dict[str, Any]:
     }
 
 
-def adv_message(device: BLEDevice, adv: AdvertisementData) -> dict[str, Any]:
-    """One advertisement as JSON (`remote.RemoteBleakScanner` reads it back)."""
-    return {
-        "ev": "adv",
-        "address": device.address,
-        "name": adv.local_name or device.name,
-        "rssi": adv.rssi,
-        "tx": adv.tx_power,
-        "uuids": list(adv.service_uuids),
-        "mfr": {str(key): value.hex() for key, value in adv.manufacturer_data.items()},
-        "sd": {key: value.hex() for key, value in adv.service_data.items()},
-    }
-
-
 def services_message(client: BleakClient) -> list[dict[str, Any]]:
     """A connected client's GATT services, characteristics and descriptors as JSON."""
     services = []
@@ -152,9 +136,6 @@ class Host:
         self.fleet = VirtualFleet()
         self.radio = self.fleet.radio
         self._clients: dict[int, BleakClient] = {}
-        self._seen: dict[str, BLEDevice] = {}
-        self._scanner: BleakScanner | None = None
-        self._scans = 0
         self._echoes: list[Any] = []
         # Connections made ahead, by address, until the app's `connect` takes them.
         self._ahead: dict[str, asyncio.Future[tuple[BleakClient, dict[str, Any]] | None]] = {}
@@ -169,7 +150,6 @@ class Host:
         self.fleet.on_frame(self._frame)
         self._handlers: dict[str, Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]] = {
             "start": self._start,
-            "scan": self._scan,
             "connect": self._connect,
             "notify": self._notify,
             "write": self._write_char,
@@ -189,16 +169,13 @@ class Host:
         conn = request.get("conn")
         before = self._last.get(conn) if conn is not None else None
         task = asyncio.ensure_future(self._answer(request, before))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
         if conn is not None:
             self._last[conn] = task
-        self._tasks.add(task)
-        task.add_done_callback(self._done)
-
-    def _done(self, task: asyncio.Task[None]) -> None:
-        self._tasks.discard(task)
-        for conn, last in list(self._last.items()):
-            if last is task:
-                del self._last[conn]
+            task.add_done_callback(
+                lambda done: self._last.get(conn) is done and self._last.pop(conn)
+            )
 
     async def _answer(self, request: dict[str, Any], before: asyncio.Task[None] | None) -> None:
         if before is not None:
@@ -209,7 +186,9 @@ class Host:
             if handler is None:
                 raise ValueError(f"unknown request {request.get('op')!r}")
             result = await handler(request)
-        except (BleakError, TimeoutError, ValueError, KeyError, OSError) as exc:
+        except Exception as exc:  # every request is answered: the app never waits it out
+            if not isinstance(exc, (BleakError, TimeoutError, ValueError, KeyError, OSError)):
+                log.exception("%s failed", request.get("op"))
             kind = "timeout" if isinstance(exc, TimeoutError) else "error"
             self._write({"re": ident, "error": str(exc) or type(exc).__name__, "kind": kind})
         else:
@@ -322,29 +301,6 @@ class Host:
                 await asyncio.sleep(ADVERTISING_INTERVAL_MS / 1000 / ble)
         return started
 
-    async def _scan(self, request: dict[str, Any]) -> dict[str, Any]:
-        if request.get("on"):
-            self._scans += 1
-            if self._scanner is None:
-                self._scanner = BleakScanner(
-                    self._advertised, backend=BumbleBleakScanner, radio=self.radio
-                )
-                await self._scanner.start()
-            else:  # a new listener hears every device again, as after a scan starts
-                for device, adv in self._scanner.discovered_devices_and_advertisement_data.values():
-                    self._write(adv_message(device, adv))
-        else:
-            self._scans = max(0, self._scans - 1)
-            scanner = self._scanner
-            if self._scans == 0 and scanner is not None:
-                self._scanner = None
-                await scanner.stop()
-        return {}
-
-    def _advertised(self, device: BLEDevice, adv: AdvertisementData) -> None:
-        self._seen[device.address] = device
-        self._write(adv_message(device, adv))
-
     def _new_client(
         self, target: BLEDevice | str, owner: dict[str, Any], timeout_s: float
     ) -> BleakClient:
@@ -370,7 +326,7 @@ class Host:
         """Connect to a counter the app is about to connect to, as an OS connects to the
         devices it knows in the background: its `connect` then takes this connection."""
         owner: dict[str, Any] = {}
-        client = self._new_client(self._seen.get(address, address), owner, CONNECT_AHEAD_S)
+        client = self._new_client(address, owner, CONNECT_AHEAD_S)
 
         async def connecting() -> tuple[BleakClient, dict[str, Any]] | None:
             try:
@@ -392,7 +348,7 @@ class Host:
             owner["conn"] = conn
         else:
             timeout_s = float(request.get("timeout", 10.0))
-            client = self._new_client(self._seen.get(address, address), {"conn": conn}, timeout_s)
+            client = self._new_client(address, {"conn": conn}, timeout_s)
             await client.connect()
         self._clients[conn] = client
         return {"services": services_message(client), "mtu": client.mtu_size, "name": client.name}
@@ -470,7 +426,7 @@ class Host:
         return {"addresses": addresses}
 
     async def close(self) -> None:
-        """Switch everything off: connections, the scanner, the counters and the radio."""
+        """Switch everything off: connections, the counters and the radio."""
         if self._prestarting is not None:
             self._prestarting.cancel()
             await asyncio.gather(self._prestarting, return_exceptions=True)
@@ -488,10 +444,6 @@ class Host:
             with contextlib.suppress(BleakError, TimeoutError):
                 await client.disconnect()
         self._clients.clear()
-        if self._scanner is not None:
-            with contextlib.suppress(BleakError):
-                await self._scanner.stop()
-            self._scanner = None
         for peripheral in self._echoes:
             await peripheral.stop()
         await self.fleet.stop()

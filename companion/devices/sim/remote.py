@@ -6,9 +6,10 @@ run. In a `HostProcess` they load on another core while the app opens, and run
 there while the table plays. The app reaches the counters exactly as it reaches
 real ones: the level board through the pseudo-terminal the host opened (a serial
 port, as `/dev/ttyACM0`), the trackers through bleak with a backend whose every call
-is carried to the host's adapter over the pipe (`RemoteBleakClient`,
-`RemoteBleakScanner`). `RemoteFleet` offers what the app's device service uses of a
-`VirtualFleet`.
+is carried to the host's adapter over the pipe (`RemoteBleakClient`). Nothing scans
+there: the host says where each counter is as it starts it, and the link connects as
+to a counter a scan found. `RemoteFleet` offers what the app's device service uses of
+a `VirtualFleet`.
 
 Where no second Python process can be started (Android), `can_spawn()` is False and
 the app keeps the in-process `VirtualFleet`.
@@ -30,7 +31,6 @@ from bleak.backends.characteristic import BleakGATTCharacteristic
 from bleak.backends.client import BaseBleakClient, NotifyCallback
 from bleak.backends.descriptor import BleakGATTDescriptor
 from bleak.backends.device import BLEDevice
-from bleak.backends.scanner import AdvertisementData, AdvertisementDataCallback, BaseBleakScanner
 from bleak.backends.service import BleakGATTService, BleakGATTServiceCollection
 from bleak.exc import BleakError
 
@@ -74,61 +74,6 @@ async def _ask(host: HostProcess, op: str, **fields: Any) -> dict[str, Any]:
         return await host.request(op, **fields)
     except HostError as exc:
         raise BleakError(str(exc)) from exc
-
-
-class RemoteBleakScanner(BaseBleakScanner):
-    """bleak scanner backend: hears what the host's adapter hears."""
-
-    def __init__(
-        self,
-        detection_callback: AdvertisementDataCallback | None,
-        service_uuids: list[str] | None,
-        scanning_mode: str = "active",
-        *,
-        host: HostProcess | None = None,
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(detection_callback, service_uuids)
-        if host is None:
-            raise BleakError("the remote BLE scanner needs host=HostProcess(...)")
-        self._host = host
-        self._unlisten: Callable[[], None] | None = None
-
-    async def start(self) -> None:
-        self.seen_devices = {}
-        if self._unlisten is not None:
-            return
-        self._unlisten = self._host.listen("adv", self._advertised)
-        try:
-            await _ask(self._host, "scan", on=True)
-        except BaseException:
-            self._unlisten()
-            self._unlisten = None
-            raise
-
-    async def stop(self) -> None:
-        unlisten, self._unlisten = self._unlisten, None
-        if unlisten is not None:
-            unlisten()
-            with contextlib.suppress(BleakError, TimeoutError):
-                await _ask(self._host, "scan", on=False)
-
-    def _advertised(self, message: dict[str, Any]) -> None:
-        adv = AdvertisementData(
-            local_name=message.get("name"),
-            manufacturer_data={int(k): bytes.fromhex(v) for k, v in message["mfr"].items()},
-            service_data={str(k): bytes.fromhex(v) for k, v in message["sd"].items()},
-            service_uuids=[str(uuid) for uuid in message["uuids"]],
-            tx_power=message.get("tx"),
-            rssi=int(message.get("rssi") or -127),
-            platform_data=(message,),
-        )
-        if not self.is_allowed_uuid(adv.service_uuids):
-            return
-        address = str(message["address"])
-        details = RemoteDeviceDetails(self._host, address)
-        device = self.create_or_update_device(address, address, adv.local_name, details, adv)
-        self.call_detection_callbacks(device, adv)
 
 
 class RemoteBleakClient(BaseBleakClient):
@@ -398,12 +343,10 @@ class RemoteFleet:
             self._host = take_host()
         return self._host
 
-    @property
-    def backend(self) -> BleBackend:
-        """The bleak backend that reaches the host's BLE counters."""
-        return BleBackend(
-            client=RemoteBleakClient, scanner=RemoteBleakScanner, kwargs={"host": self.host}
-        )
+    def _backend(self) -> BleBackend:
+        """The bleak client backend that reaches the host's BLE counters (connections
+        only: it has no scanner)."""
+        return BleBackend(client=RemoteBleakClient, kwargs={"host": self.host})
 
     def counter(self, key: str) -> RemoteCounter | None:
         """The fleet's counter the app knows by `key`, if it is one."""
@@ -475,7 +418,7 @@ class RemoteFleet:
             device = BLEDevice(
                 counter.address, counter.name, RemoteDeviceDetails(self.host, counter.address)
             )
-        link = link_to(counter.transport, counter.address, device=device, backend=self.backend)
+        link = link_to(counter.transport, counter.address, device=device, backend=self._backend())
         link.forgets_claims = True  # its flash is memory: a claim ends with the host
         return link
 
