@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import gc
 import logging
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -86,6 +87,13 @@ def first_look(data_dir: Path | None) -> tuple[str, str | None]:
     )
 
 
+def no_pydantic_plugins() -> None:
+    """The app uses no pydantic plugins, so pydantic need not look for them: it reads the
+    metadata of every installed package for them as it builds its first model, about 7 ms
+    of a start before the game can be played. Set in the environment by hand, it stays."""
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+
+
 # s after a resumed game is on screen: the card database is loaded and indexed then (on a
 # thread, but holding Python's lock for most of its ~150 ms), after the counters show the
 # game rather than in the middle of it. Without a game to resume it starts at once.
@@ -129,6 +137,7 @@ class CompanionApp(App):
     ) -> None:
         super().__init__(**kwargs)
         keep_log_quiet()
+        no_pydantic_plugins()
         fresh_label_textures()
         self.title = "Munchkin Companion"
         self.data_dir = Path(data_dir) if data_dir is not None else None
@@ -151,6 +160,8 @@ class CompanionApp(App):
         # The table link (phones and TVs in their browsers); off until the host turns it on.
         self.table_link: TableLinkService | None = None
         self._cards: Any = None
+        # The virtual counters asked for ahead, from the cover (see `_counters_ahead`).
+        self._asking_ahead: asyncio.Task[None] | None = None
         # The background load of the cards (see load_cards_soon): its end, and its outcome.
         self._cards_loading: tuple[Any, list[Any]] | None = None
         self._startup_problems: list[str] = []
@@ -426,7 +437,20 @@ class CompanionApp(App):
             return False
         self.navigator.show_before_start(HOME_SCREEN)
         self.game_shown = True
+        self._counters_ahead(len(table.tiles))
         return True
+
+    def _counters_ahead(self, players: int) -> None:
+        """The cover says how many play: the virtual counters' process, if one was started
+        as the app opened, starts that table's counters and connects to them now, while
+        the app loads its game (see `start_counters_ahead`), rather than once it has."""
+        from companion.devices.sim.process import start_counters_ahead
+
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # not run on asyncio: the counters' service asks later
+            return
+        self._asking_ahead = loop.create_task(start_counters_ahead(players))
 
     def _start_devices(self) -> DeviceService | None:
         try:

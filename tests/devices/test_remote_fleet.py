@@ -243,6 +243,20 @@ async def test_an_answer_sent_ahead_is_taken_only_for_the_same_request():
         await host.stop()
 
 
+async def test_a_request_asked_ahead_twice_is_sent_once():
+    # The app asks from its cover, and its counters' service asks again once it runs.
+    host = HostProcess.spawn()
+    try:
+        await host.ask_ahead("animate", on=False)
+        await host.ask_ahead("animate", on=False)
+        assert host.asked_ahead("animate") == {"on": False}
+        assert await host.take_ahead("animate", on=False) == {"re": 1}
+        assert host.asked_ahead("animate") is None
+        assert await host.request("animate", on=True) == {"re": 2}  # nothing else was sent
+    finally:
+        await host.stop()
+
+
 async def test_the_leds_animate_only_while_the_app_shows_them(tmp_path: Path):
     game = new_game(2)
     manager = fast_manager(tmp_path)

@@ -295,6 +295,41 @@ def test_the_first_frame_is_the_resumed_game_before_the_engine_loads(ui: Harness
     assert loaded["table"] == first["table"]
 
 
+# Starts the app as `companion app` does, its virtual counters' process first, and notes
+# what that process was asked for ahead, and when: the moment the app first asked.
+AHEAD_PROBE = probe_script(
+    """
+    from companion.commands.app import start_counters_early
+    from companion.devices.sim import process
+
+    start_counters_early(Path(sys.argv[1]), False)
+    app = CompanionApp(data_dir=Path(sys.argv[1]))
+    report = {}
+
+    async def probe():
+        while process.asked_ahead("start") is None and not app.ready:
+            await asyncio.sleep(0)  # every turn of the loop the app's start takes
+        report["asked"] = process.asked_ahead("start")
+        report["ready"] = app.ready
+        report["device_layer"] = "companion.devices.sync" in sys.modules
+        await started()
+        app.stop()
+    """
+)
+
+
+def test_the_virtual_counters_are_asked_for_from_the_cover_while_the_game_loads(
+    ui: Harness,
+) -> None:
+    # Four players on the cover: the counters' process starts and connects their counters
+    # (a board and four trackers) while the app still loads its game and device layer.
+    _played_and_closed(ui)
+    report = run_probe(AHEAD_PROBE, ui.data_dir)
+    assert isinstance(report, dict)
+    assert report["asked"] == {"players": 4, "setup": {}, "connect_ahead": True}
+    assert not report["ready"] and not report["device_layer"]
+
+
 def _set_cover(data_dir: Path, text: str) -> None:
     import sqlite3
 

@@ -199,12 +199,21 @@ class HostProcess:
 
     async def ask_ahead(self, op: str, **fields: Any) -> None:
         """Send a request the app will make later, now, without waiting for its answer:
-        `take_ahead` with the same fields gets it then. The host answers once ready."""
+        `take_ahead` with the same fields gets it then. The host answers once ready.
+        The same request asked ahead again is not sent twice."""
+        sent = self._ahead.get(op)
+        if sent is not None and sent[0] == fields:
+            return
         if self._reading is None:
             await self._connect_pipes()
         answer = self.post(op, **fields)
         answer.add_done_callback(lambda done: done.cancelled() or done.exception())
         self._ahead[op] = (fields, answer)
+
+    def asked_ahead(self, op: str) -> dict[str, Any] | None:
+        """The fields of the request `op` sent ahead and not taken yet (None: none is)."""
+        sent = self._ahead.get(op)
+        return dict(sent[0]) if sent is not None else None
 
     async def take_ahead(
         self, op: str, *, timeout_s: float = REQUEST_TIMEOUT_S, **fields: Any
@@ -298,6 +307,13 @@ async def start_counters_ahead(players: int) -> None:
         await host.ask_ahead("start", players=players, setup={}, connect_ahead=True)
     except (HostError, OSError) as exc:  # asked again when the counters are wanted
         log.info("could not ask the virtual counters ahead: %s", exc)
+
+
+def asked_ahead(op: str) -> dict[str, Any] | None:
+    """What the host started early was asked ahead for `op` and not yet given (None: it
+    was not asked, it was taken, or there is no such host)."""
+    host = _early
+    return host.asked_ahead(op) if host is not None else None
 
 
 def discard_early() -> None:
