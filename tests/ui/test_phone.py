@@ -127,7 +127,8 @@ def test_level_is_the_biggest_thing_on_a_tile(ui: Harness, names: list[str], sma
     for tile in table.tiles:
         level = level_of(tile)
         assert level.font_size >= sp(smallest), (len(names), level.font_size)
-        assert level.font_size > tile.ids.gear.ids.value.font_size
+        if "gear" in tile.ids:  # a line shows its Gear only while opened
+            assert level.font_size > tile.ids.gear.ids.value.font_size
         assert level.font_size > tile.ids.strength.font_size
         assert not clipped(level)
 
@@ -184,9 +185,19 @@ def test_a_line_opens_for_gear_and_the_player_screen_is_one_more_tap(ui: Harness
     assert [t.opened for t in table.tiles[1:]] == [False] * 5
     ui.tap(current.ids.gear.ids.plus)
     assert ui.app.session.state.players[0].gear_bonus == 1
+    assert "gear" not in table.tiles[3].ids  # a line that never opened has no Gear built
+    from companion.core import GainTrait, SetGearBonus
+
+    assert ui.app.session.act(SetGearBonus, player=3, bonus=4)
+    assert ui.app.session.act(GainTrait, player=3, kind="class", name="Thief")
+    ui.pump(frames=2)
     ui.tap(table.tiles[3].ids.name)  # a tap on another line opens that one instead
     ui.wait_until(lambda: table.tiles[3].opened)  # a scroll view hands a tap on after 0.2 s
     assert not current.opened
+    ui.pump(frames=2)
+    # Built as it opens, it shows what the player has now.
+    assert table.tiles[3].ids.gear.value == "4"
+    assert "Thief" in table.tiles[3].ids.traits.text
     assert fully_on_screen(table.tiles[3].ids.details)
     ui.tap(table.tiles[3].ids.details)
     assert ui.app.manager.current == "player"

@@ -20,7 +20,8 @@ from typing import Any
 
 from kivy.clock import Clock
 from kivy.metrics import dp, sp
-from kivy.properties import BooleanProperty, NumericProperty, StringProperty
+from kivy.properties import BooleanProperty, NumericProperty, ObjectProperty, StringProperty
+from kivy.uix.boxlayout import BoxLayout
 
 from companion.ui.i18n import _, language, ngettext
 from companion.ui.screens.base import CompanionScreen
@@ -159,6 +160,12 @@ def _charity_words(state: Any) -> str:
     return _("Charity: {given}").format(given=given)
 
 
+class LineMore(BoxLayout):
+    """What an opened `PlayerLine` shows under its main part (table.kv)."""
+
+    line = ObjectProperty(None, rebind=True)
+
+
 class PlayerLine(PlayerFace):
     """One player in a line of its own (see the module's docstring)."""
 
@@ -174,22 +181,34 @@ class PlayerLine(PlayerFace):
     def on_line_height(self, *_args: Any) -> None:
         self.level_size = max(sp(LEVEL_MIN_SP), min(sp(LEVEL_MAX_SP), self.line_height * 0.72))
 
+    # What the line shows only while opened: built the first time it opens.
+    _more: LineMore | None = None
+
     def __init__(self, **kwargs: Any) -> None:
         self.register_event_type("on_details")
         super().__init__(**kwargs)
-        # Held here: `ids` are weak, and a closed line leaves this part out altogether
-        # (a part only folded away would still catch the taps meant for the line).
-        self._more = self.ids.more.__self__
-        self._more.bind(minimum_height=self.setter("more_height"))
-        self.more_height = self._more.minimum_height
         self.on_opened()
 
+    def build_more(self) -> LineMore:
+        """The part an opened line adds (traits, Gear, Details), built the first time it is
+        needed: most lines at a table of eight never open, and building that part for each
+        was nearly half of drawing the Table at the start. Then held here: a closed line
+        leaves it out altogether (a part only folded away would still catch the taps meant
+        for the line). Its traits, gear and details are among the line's own `ids`."""
+        if self._more is None:
+            more = self._more = LineMore(line=self)
+            more.bind(minimum_height=self.setter("more_height"))
+            self.more_height = more.minimum_height
+            self.ids.update(more.ids)
+        return self._more
+
     def on_opened(self, *_args: Any) -> None:
-        more = self._more
-        if self.opened and more.parent is None:
-            self.add_widget(more)
-        elif not self.opened and more.parent is not None:
-            self.remove_widget(more)
+        if self.opened:
+            more = self.build_more()
+            if more.parent is None:
+                self.add_widget(more)
+        elif self._more is not None and self._more.parent is not None:
+            self.remove_widget(self._more)
 
     def on_details(self) -> None:
         """Default handler: the table screen binds to `on_details` (the player's screen)."""
@@ -452,7 +471,7 @@ class TableScreen(CompanionScreen):
         room = self.ids.scroll.height - dp(2) * (len(lines) - 1)
         opened = self._opened if self._opened is not None else self._shown_current
         if self._opened is None and 0 <= opened < len(lines):
-            more = lines[opened].more_height
+            more = lines[opened].build_more().minimum_height
             if room < len(lines) * dp(LINE_MIN_DP) + more:
                 opened = -1  # the current player's line stays closed: every Level comes first
         for seat, line in enumerate(lines):
