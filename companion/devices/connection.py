@@ -148,6 +148,9 @@ class CounterConnection:
         self._desired: dict[Part, Desired] = {}
         self._acked: dict[Part, tuple[Any, ...]] = {}
         self._in_flight: dict[int, _InFlight] = {}
+        # s: how long this counter's acknowledgements have taken lately (smoothed; None
+        # until one came back). Tells the window whether an ACK is worth a frame's wait.
+        self.round_trip_s: float | None = None
         self._wake = asyncio.Event()
         self._changed = asyncio.Event()
         self._timer: asyncio.TimerHandle | None = None
@@ -209,6 +212,13 @@ class CounterConnection:
     async def wait_synced(self) -> None:
         """Return once the counter acknowledged everything it should show (use with a timeout)."""
         await self._wait(lambda: self.synced)
+
+    def ack_expected_at(self) -> float | None:
+        """When (loop time) the acknowledgement of the last state sent should be back, by
+        this counter's recent round trips; None when none is awaited or none is known."""
+        if not self._in_flight or self.round_trip_s is None:
+            return None
+        return max(flight.sent_at for flight in self._in_flight.values()) + self.round_trip_s
 
     @property
     def synced(self) -> bool:
@@ -481,6 +491,9 @@ class CounterConnection:
         if isinstance(message, wire.Ack):
             flight = self._in_flight.pop(message.ref_seq, None)
             if flight is not None:
+                trip = asyncio.get_running_loop().time() - flight.sent_at
+                smooth = self.round_trip_s
+                self.round_trip_s = trip if smooth is None else smooth + (trip - smooth) / 4
                 self._acked[flight.part] = flight.ident
                 if self.synced:
                     self._changed.set()

@@ -14,6 +14,7 @@ Everything runs on the app's one asyncio loop; nothing here blocks or starts a t
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 
@@ -231,6 +232,30 @@ class DeviceManager:
             while not condition():
                 self._changed.clear()
                 await self._changed.wait()
+
+    def acks_due_by(self, deadline: float) -> bool:
+        """True while a counter that is ours owes an acknowledgement its recent round
+        trips say should be back by `deadline` (loop time)."""
+        for connection in self.connections.values():
+            if connection.status.ours:
+                due = connection.ack_expected_at()
+                if due is not None and due <= deadline:
+                    return True
+        return False
+
+    async def wait_acks_due(self, budget_s: float) -> bool:
+        """Wait, at most `budget_s`, while acknowledgements due within it are still out;
+        False at once when none is (nothing was waited for)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + budget_s
+        if not self.acks_due_by(deadline):
+            return False
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout_at(deadline):
+                while self.acks_due_by(deadline):
+                    self._changed.clear()
+                    await self._changed.wait()
+        return True
 
     async def wait_ready(self, timeout_s: float = 5.0) -> None:
         """Wait until every counter is connected and ours (or plainly not ours), and synced."""

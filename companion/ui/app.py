@@ -537,11 +537,16 @@ async def run_app(app: CompanionApp) -> None:
         except Exception:
             log.exception("the table link stopped")
 
+    async def acknowledgements(budget_s: float) -> bool:
+        # The counters' answers due within the frame's wait (see `frames`).
+        wait = getattr(app.devices, "wait_acks_due", None)
+        return bool(await wait(budget_s)) if wait is not None else False
+
     guard = KeepPlaying(app)
     ExceptionManager.add_handler(guard)
     try:
         # A counter's round trip is not cut in two by a frame (see `frames`).
-        with frames_after_ready_work(Clock, EventLoop):
+        with frames_after_ready_work(Clock, EventLoop, hold=acknowledgements):
             await asyncio.gather(ui(), devices(), table_link())
     finally:
         ExceptionManager.remove_handler(guard)

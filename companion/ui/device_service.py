@@ -142,6 +142,14 @@ class DeviceService(EventDispatcher):
             self.statuses = []
             self.frames = {}
 
+    async def wait_acks_due(self, budget_s: float) -> bool:
+        """Wait, at most `budget_s`, for the counters' acknowledgements due within it (see
+        `frames`); False at once when none is."""
+        manager = self.manager
+        if not self.running or manager is None:
+            return False
+        return bool(await manager.wait_acks_due(budget_s))
+
     def game_changed(self, game: Game | None) -> None:
         """Counters follow the open game; with none open they keep the last one on show."""
         self._game = game

@@ -12,6 +12,14 @@ first, for at most
 never goes quiet delays a frame by that much at most. A frame is never skipped, only
 started a little later; nothing waits for a counter that is not answering (nothing
 is ready then), so a real counter's radio round trip costs the window nothing.
+
+A counter in another process (the virtual ones) or on a cable answers in a few
+milliseconds, but its answer is not "ready work" until it arrives: the frame that
+shows a tap used to start in the gap, and the acknowledgements waited the whole frame
+(10-15 ms with software rendering; every sample of the slowest percent of
+`benchmarks/app_latency.py` was one of these). So the frame may also `hold` for
+answers due within what is left of the same budget, judged by each counter's recent
+round trips: a radio's tens of milliseconds are never waited for.
 """
 
 from __future__ import annotations
@@ -39,12 +47,17 @@ async def ready_work_done(budget_s: float = FRAME_WAIT_S) -> None:
         await asyncio.sleep(0)  # behind what is queued now; it may queue more
 
 
+# Waits, at most the time it is given, for answers due within it; False when none is.
+Hold = Callable[[float], Awaitable[bool]]
+
+
 @contextmanager
 def frames_after_ready_work(
-    clock: Any, events: Any = None, budget_s: float = FRAME_WAIT_S
+    clock: Any, events: Any = None, budget_s: float = FRAME_WAIT_S, hold: Hold | None = None
 ) -> Iterator[None]:
     """While in the block, every tick of Kivy's `clock` (the start of a frame) first lets
-    ready work on the loop finish (`ready_work_done`).
+    ready work on the loop finish (`ready_work_done`), and with `hold`, waits for the
+    answers it says are due, all within `budget_s`.
 
     With Kivy's `events` loop given, the touches that came since the last frame are
     handled first: a tap's messages to the counters then go out, and their round
@@ -57,7 +70,13 @@ def frames_after_ready_work(
         await tick()
         if events is not None and not events.quit:
             events.dispatch_input()
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + budget_s
         await ready_work_done(budget_s)
+        while hold is not None and (left := deadline - loop.time()) > 0:
+            if not await hold(left):
+                break
+            await ready_work_done(deadline - loop.time())  # what the answers set going
 
     clock.async_tick = tick_after_ready_work
     try:

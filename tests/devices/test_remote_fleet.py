@@ -301,3 +301,31 @@ async def test_the_leds_animate_only_while_the_app_shows_them(tmp_path: Path):
     finally:
         await manager.stop()
         await fleet.stop()
+
+
+async def test_the_window_waits_only_for_acknowledgements_due_within_its_wait(tmp_path: Path):
+    # The frame after a change may hold a few ms for the counters' ACKs (`ui.frames`):
+    # only for those their recent round trips say are due by then.
+    game = new_game(2)
+    manager = fast_manager(tmp_path)
+    manager.set_game(game)
+    fleet = RemoteFleet()
+    try:
+        await fleet.start(VirtualSetup(animate=False), 2)
+        await fleet.join(manager)
+        await manager.wait_ours(READY_S)
+        await manager.wait_synced(timeout_s=READY_S)
+        assert not await manager.wait_acks_due(1.0)  # nothing out: no wait at all
+        trips = [c.round_trip_s for c in manager.connections.values()]
+        assert all(trip is not None and trip > 0 for trip in trips)
+        game.apply(GoUpLevel(player=0, levels=1))
+        loop = asyncio.get_running_loop()
+        async with asyncio.timeout(READY_S):
+            while not manager.acks_due_by(loop.time() + READY_S):
+                await asyncio.sleep(0)  # looked at every turn of the loop: the pictures go out
+        assert await manager.wait_acks_due(READY_S)  # held until they came
+        await manager.wait_synced(timeout_s=READY_S)  # (a slow machine: at last)
+        assert not manager.acks_due_by(asyncio.get_running_loop().time() + READY_S)
+    finally:
+        await manager.stop()
+        await fleet.stop()

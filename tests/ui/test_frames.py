@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 
 from companion.ui.frames import frames_after_ready_work
 
@@ -101,3 +102,66 @@ async def test_no_touch_is_handled_once_the_app_quits() -> None:
     with frames_after_ready_work(clock, events):
         await clock.async_tick()
     assert events.dispatched == 0
+
+
+class Answers:
+    """The counters' acknowledgements as the frames see them: due some time after a send,
+    arriving from outside the loop (another process), each setting off work of its own."""
+
+    def __init__(self, steps: list[int], due_in_s: float) -> None:
+        self.steps = steps
+        self.out = 0
+        self.due_in_s = due_in_s
+        self.holds = 0
+        self.arrived = asyncio.Event()
+
+    def send(self) -> None:
+        self.out += 1
+        asyncio.get_running_loop().call_later(self.due_in_s, self._arrive)
+
+    def _arrive(self) -> None:
+        self.out -= 1
+        chain(self.steps, 20)  # the answer is read, checked, noted
+        self.arrived.set()
+
+    async def hold(self, budget_s: float) -> bool:
+        self.holds += 1
+        if not self.out or self.due_in_s > budget_s:
+            return False  # nothing out, or not due within the frame's wait
+        self.arrived.clear()
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(budget_s):
+                await self.arrived.wait()
+        return True
+
+
+async def test_a_frame_holds_for_an_answer_due_within_its_budget() -> None:
+    clock = FakeClock()
+    steps: list[int] = []
+    answers = Answers(steps, due_in_s=0.005)
+    with frames_after_ready_work(clock, budget_s=1.0, hold=answers.hold):
+        answers.send()
+        await clock.async_tick()
+    assert answers.out == 0  # the answer came before the frame went on
+    assert len(steps) == 20  # and what it set going ran too
+
+
+async def test_a_frame_does_not_wait_for_an_answer_due_after_its_budget() -> None:
+    clock = FakeClock()
+    answers = Answers([], due_in_s=5.0)  # slower than the frame may wait
+    loop = asyncio.get_running_loop()
+    with frames_after_ready_work(clock, budget_s=1.0, hold=answers.hold):
+        answers.send()
+        started = loop.time()
+        await clock.async_tick()
+        waited = loop.time() - started
+    assert answers.out == 1 and answers.holds == 1
+    assert waited < 0.5  # not held for it, nor for the budget
+
+
+async def test_with_nothing_due_a_frame_is_not_held() -> None:
+    clock = FakeClock()
+    answers = Answers([], due_in_s=0.005)
+    with frames_after_ready_work(clock, budget_s=1.0, hold=answers.hold):
+        await clock.async_tick()
+    assert answers.holds == 1 and answers.out == 0
