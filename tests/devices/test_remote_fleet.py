@@ -329,3 +329,24 @@ async def test_the_window_waits_only_for_acknowledgements_due_within_its_wait(tm
     finally:
         await manager.stop()
         await fleet.stop()
+
+
+@pytest.mark.parametrize("given", ["nothing", "a file of requests"])
+async def test_the_host_ends_with_an_input_it_cannot_watch(tmp_path: Path, given: str):
+    # Started by hand with /dev/null or a file for input (Linux cannot poll either), it
+    # answers what the input holds and ends with it, cleanly even mid-start.
+    requests = tmp_path / "requests"
+    requests.write_text('{"id": 1, "op": "echo", "names": ["E"]}\n' if given != "nothing" else "")
+    with requests.open("rb") if given != "nothing" else open(os.devnull, "rb") as source:
+        done = await asyncio.to_thread(
+            subprocess.run,
+            [sys.executable, "-m", "companion.devices.sim.host", "--prestart"],
+            stdin=source,
+            capture_output=True,
+            text=True,
+            timeout=EXIT_S,
+        )
+    assert done.returncode == 0
+    assert '"ev":"ready"' in done.stdout
+    assert ('"re":1' in done.stdout) == (given != "nothing")
+    assert "Traceback" not in done.stderr

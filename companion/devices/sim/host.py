@@ -43,6 +43,7 @@ import contextlib
 import json
 import logging
 import os
+import selectors
 import sys
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -428,6 +429,10 @@ class Host:
     async def close(self) -> None:
         """Switch everything off: connections, the counters and the radio."""
         if self._prestarting is not None:
+            # Let it finish (tens of ms): cut off while the adapter powers on, Bumble
+            # later answers a command nobody waits for any more, and says so on stderr.
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(asyncio.shield(self._prestarting), PRESTART_END_S)
             self._prestarting.cancel()
             await asyncio.gather(self._prestarting, return_exceptions=True)
         for task in list(self._tasks):
@@ -454,10 +459,7 @@ async def serve(input_fd: int, output_fd: int, *, prestart: bool = False) -> Non
     """Serve the app on these two pipes until it says stop or its end closes; with
     `prestart`, the counters the app starts by default are started at once."""
     loop = asyncio.get_running_loop()
-    reader = asyncio.StreamReader(limit=MAX_LINE_BYTES)
-    await loop.connect_read_pipe(
-        lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(input_fd, "rb", buffering=0)
-    )
+    readline = await _line_reader(input_fd)
     transport, _protocol = await loop.connect_write_pipe(
         asyncio.Protocol, os.fdopen(output_fd, "wb", buffering=0)
     )
@@ -475,7 +477,7 @@ async def serve(input_fd: int, output_fd: int, *, prestart: bool = False) -> Non
     try:
         while True:
             try:
-                line = await reader.readline()
+                line = await readline()
             except ValueError:  # a line over the limit: not the app's; the pipe is not usable
                 log.warning("a request over %d bytes: stopping", MAX_LINE_BYTES)
                 break
@@ -504,6 +506,42 @@ async def serve(input_fd: int, output_fd: int, *, prestart: bool = False) -> Non
 
 
 STOP_TIMEOUT_S = 3.0  # s: switching every counter off takes milliseconds; past this, just end
+PRESTART_END_S = 1.0  # s: counters started ahead are up in ~100 ms; the stop waits that long
+
+
+async def _line_reader(input_fd: int) -> Callable[[], Awaitable[bytes]]:
+    """Reads the requests a line at a time; b"" once the input ends.
+
+    The app's pipe is watched by the loop. An input the loop cannot watch (a file, or
+    /dev/null: Linux refuses to poll either) is read on a thread instead: watched, it
+    would never report its end, and this process would outlive whoever started it."""
+    loop = asyncio.get_running_loop()
+    if _pollable(input_fd):
+        reader = asyncio.StreamReader(limit=MAX_LINE_BYTES)
+        await loop.connect_read_pipe(
+            lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(input_fd, "rb", buffering=0)
+        )
+        return reader.readline
+    stream = os.fdopen(input_fd, "rb")
+
+    async def read_line() -> bytes:
+        line = await loop.run_in_executor(None, stream.readline, MAX_LINE_BYTES + 1)
+        if len(line) > MAX_LINE_BYTES:
+            raise ValueError("a request over the limit")
+        return line
+
+    return read_line
+
+
+def _pollable(fd: int) -> bool:
+    selector = selectors.DefaultSelector()
+    try:
+        selector.register(fd, selectors.EVENT_READ)
+    except (OSError, ValueError):
+        return False
+    finally:
+        selector.close()
+    return True
 
 
 def plain_packet_strings() -> None:
