@@ -23,7 +23,7 @@ import math
 import uuid as uuid_lib
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bleak.args import SizedBuffer
 from bleak.backends.characteristic import BleakGATTCharacteristic
@@ -54,7 +54,9 @@ from bumble.transport.common import AsyncPipeSink
 
 from companion.core.listeners import Listeners
 from companion.devices import wire
-from companion.devices.ble_link import BleBackend
+
+if TYPE_CHECKING:
+    from companion.devices.ble_link import BleBackend
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -130,6 +132,10 @@ class VirtualRadio:
 
     def bleak_backend(self) -> BleBackend:
         """The bleak client and scanner classes, bound to this radio."""
+        # Here, not at the top: the counters' process (`host`) never needs the app's BLE
+        # link, nor bleak-retry-connector's D-Bus modules it brings (~25 ms of its start).
+        from companion.devices.ble_link import BleBackend
+
         return BleBackend(
             client=BumbleBleakClient, scanner=BumbleBleakScanner, kwargs={"radio": self}
         )

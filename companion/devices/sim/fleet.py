@@ -18,14 +18,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from companion.core.listeners import Listeners
-from companion.devices.ble_link import BleBackend
-from companion.devices.link import Link
-from companion.devices.links import find_link
 from companion.devices.sim.frames import LedFrame
 from companion.devices.status import Role
 from companion.devices.tasks import guarded
 
 if TYPE_CHECKING:
+    from companion.devices.ble_link import BleBackend
+    from companion.devices.link import Link
     from companion.devices.sim.bumble_backend import VirtualRadio
     from companion.devices.sim.counters import VirtualCounter
 
@@ -164,6 +163,9 @@ class VirtualFleet:
 
     async def link(self, counter: VirtualCounter) -> Link:
         """The app's link to one of this fleet's counters."""
+        # Imported here: the counters' process (`host`) runs a fleet but links to nothing.
+        from companion.devices.links import find_link
+
         return await find_link(counter.transport, counter.address, backend=self.backend)
 
     async def join(self, taker: LinkTaker, counters: list[VirtualCounter] | None = None) -> None:
