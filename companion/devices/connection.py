@@ -215,10 +215,16 @@ class CounterConnection:
 
     def ack_expected_at(self) -> float | None:
         """When (loop time) the acknowledgement of the last state sent should be back, by
-        this counter's recent round trips; None when none is awaited or none is known."""
-        if not self._in_flight or self.round_trip_s is None:
+        this counter's recent round trips; None when none is awaited, none is known, or
+        it is late by more than a round trip (lost, or a counter gone quiet: resent after
+        `ack_timeout_s`, and not worth a frame's wait meanwhile)."""
+        trip = self.round_trip_s
+        if not self._in_flight or trip is None:
             return None
-        return max(flight.sent_at for flight in self._in_flight.values()) + self.round_trip_s
+        due = max(flight.sent_at for flight in self._in_flight.values()) + trip
+        if asyncio.get_running_loop().time() > due + trip:
+            return None
+        return due
 
     @property
     def synced(self) -> bool:

@@ -555,3 +555,38 @@ async def test_a_65535_ma_budget_forged_or_honest_leaves_the_board_within_its_su
         intruder.close()
         await manager.stop()
         await board.stop()
+
+
+async def test_an_acknowledgement_long_overdue_is_not_waited_for(tmp_path: Path) -> None:
+    # The window holds a frame only for answers due within a few ms (`ui.frames`): a
+    # counter that went quiet must not hold every frame until it is given up on.
+    board = SerialVirtualCounter(Role.BOARD, link_path=tmp_path / "board", animate=False)
+    await board.start()
+    quiet = False
+    path = InThePath(SerialLink(board.address), lambda payload: None if quiet else payload)
+    # Neither resent nor pinged within the test: the link stays, the ACK stays owed.
+    manager = fast_manager(tmp_path, ack_timeout_s=30.0, ping_interval_s=30.0)
+    game = new_game()
+    manager.set_game(game)
+    board.claim_on_hello = True
+    manager.add_link(path)
+    connection = connection_of(manager)
+    loop = asyncio.get_running_loop()
+    try:
+        await manager.wait_ours(timeout_s=10)
+        await manager.wait_synced(10)
+        assert connection.round_trip_s is not None  # learnt from its acknowledgements
+        connection.round_trip_s = 0.5  # as if its answers took 0.5 s: a window to look in
+        quiet = True  # from now on nothing the counter says reaches the app
+        game.apply(GoUpLevel(player=0))
+        await until(lambda: connection.ack_expected_at() is not None, 10)
+        assert manager.acks_due_by(loop.time() + 10)  # its ACK is due: worth waiting for
+        await until(lambda: connection.ack_expected_at() is None, 10)  # never came: late
+        assert not manager.acks_due_by(loop.time() + 10)
+        started = loop.time()
+        assert not await manager.wait_acks_due(1.0)  # a frame is not held for it
+        assert loop.time() - started < 0.5
+        assert not connection.synced
+    finally:
+        await manager.stop()
+        await board.stop()
