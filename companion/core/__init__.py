@@ -8,8 +8,9 @@ core (the virtual counters' process needs `listeners`) does not load the whole e
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from companion.lazy import lazy_names
 
 if TYPE_CHECKING:
     from companion.core.actions import ACTION_ADAPTER, ACTION_TYPES, Action, BaseAction
@@ -371,10 +372,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'companion.core' has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_names(__name__, _HOMES)

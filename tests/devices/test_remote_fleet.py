@@ -4,20 +4,24 @@ the board over the pseudo-terminal the host opened, the trackers through bleak o
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import subprocess
 import sys
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from companion.core import GoUpLevel
+from companion.core import Game, GoUpLevel
 from companion.devices.link import LinkState
 from companion.devices.sim.fleet import VirtualSetup
 from companion.devices.sim.frames import LedFrame
 from companion.devices.sim.process import HostError, HostProcess
-from companion.devices.sim.remote import RemoteFleet
+from companion.devices.sim.remote import RemoteCounter, RemoteFleet
 from companion.devices.status import Access, Role
+from companion.devices.sync import DeviceManager
 from tests.devices.helpers import READY_S, fast_manager, new_game, until
 
 pytestmark = pytest.mark.slow
@@ -32,6 +36,35 @@ def lit_bar(frame: LedFrame) -> int:
 async def ended(process: subprocess.Popen[bytes]) -> int:
     loop = asyncio.get_running_loop()
     return await asyncio.wait_for(loop.run_in_executor(None, process.wait), EXIT_S)
+
+
+@dataclass
+class RemoteTable:
+    game: Game
+    manager: DeviceManager
+    fleet: RemoteFleet
+    counters: list[RemoteCounter]
+
+
+@contextlib.asynccontextmanager
+async def remote_table(
+    tmp_path: Path, players: int, setup: VirtualSetup, fleet: RemoteFleet | None = None
+) -> AsyncIterator[RemoteTable]:
+    """A game of `players`, the app's manager following it, and `setup`'s counters in their
+    own process (`fleet`, else a new one): claimed and showing the game; stopped after."""
+    game = new_game(players)
+    manager = fast_manager(tmp_path)
+    manager.set_game(game)
+    fleet = fleet if fleet is not None else RemoteFleet()
+    try:
+        counters = await fleet.start(setup, players)
+        await fleet.join(manager)
+        await manager.wait_ours(READY_S)
+        await manager.wait_synced(timeout_s=READY_S)
+        yield RemoteTable(game, manager, fleet, counters)
+    finally:
+        await manager.stop()
+        await fleet.stop()
 
 
 async def test_counters_in_their_own_process_are_claimed_and_follow_the_game(tmp_path: Path):
@@ -190,19 +223,11 @@ def test_the_early_host_is_started_only_when_virtual_counters_may_be_wanted(
 async def test_virtual_counters_claims_are_not_written_to_the_tokens_file(tmp_path: Path):
     # A virtual counter forgets its claim when it stops (its flash is memory): writing its
     # token at every start would cost two synced writes per counter and keep nothing.
-    manager = fast_manager(tmp_path)
-    manager.set_game(new_game(2))
-    fleet = RemoteFleet()
-    try:
-        await fleet.start(VirtualSetup(animate=False), 2)
-        await fleet.join(manager)
-        await manager.wait_ours(READY_S)
+    async with remote_table(tmp_path, 2, VirtualSetup(animate=False)) as table:
+        manager = table.manager
         assert len(manager.statuses()) == 3
         ids = [c.hello.counter_id for c in manager.connections.values() if c.hello]
         assert len(ids) == 3 and all(manager.tokens.get(i) is not None for i in ids)
-    finally:
-        await manager.stop()
-        await fleet.stop()
     assert not (tmp_path / "counters.json").exists()
 
 
@@ -258,18 +283,11 @@ async def test_a_request_asked_ahead_twice_is_sent_once():
 
 
 async def test_the_leds_animate_only_while_the_app_shows_them(tmp_path: Path):
-    game = new_game(2)
-    manager = fast_manager(tmp_path)
-    manager.set_game(game)
     fleet = RemoteFleet()
     heard: list[tuple[str, LedFrame]] = []
     fleet.on_frame(lambda key, frame: heard.append((key, frame)))
-    try:
-        counters = await fleet.start(VirtualSetup(), 2)  # the app's own: animated
-        tracker = counters[1].key
-        await fleet.join(manager)
-        await manager.wait_ours(READY_S)
-        await manager.wait_synced(timeout_s=READY_S)
+    async with remote_table(tmp_path, 2, VirtualSetup(), fleet) as table:  # animated
+        game, tracker = table.game, table.counters[1].key
         fleet.animate(True)  # the Devices screen is open: frame after frame
         start = len(heard)
         await until(lambda: sum(1 for key, _f in heard[start:] if key == tracker) >= 5)
@@ -298,37 +316,24 @@ async def test_the_leds_animate_only_while_the_app_shows_them(tmp_path: Path):
         second = shown(3)
         assert second is not None and second.name == first.name
         assert second.number == first.number + 1, "no animation while nobody looks"
-    finally:
-        await manager.stop()
-        await fleet.stop()
 
 
 async def test_the_window_waits_only_for_acknowledgements_due_within_its_wait(tmp_path: Path):
     # The frame after a change may hold a few ms for the counters' ACKs (`ui.frames`):
     # only for those their recent round trips say are due by then.
-    game = new_game(2)
-    manager = fast_manager(tmp_path)
-    manager.set_game(game)
-    fleet = RemoteFleet()
-    try:
-        await fleet.start(VirtualSetup(animate=False), 2)
-        await fleet.join(manager)
-        await manager.wait_ours(READY_S)
-        await manager.wait_synced(timeout_s=READY_S)
+    async with remote_table(tmp_path, 2, VirtualSetup(animate=False)) as table:
+        manager = table.manager
         assert not await manager.wait_acks_due(1.0)  # nothing out: no wait at all
         trips = [c.round_trip_s for c in manager.connections.values()]
         assert all(trip is not None and trip > 0 for trip in trips)
-        game.apply(GoUpLevel(player=0, levels=1))
+        table.game.apply(GoUpLevel(player=0, levels=1))
         loop = asyncio.get_running_loop()
         async with asyncio.timeout(READY_S):
             while not manager.acks_due_by(loop.time() + READY_S):
                 await asyncio.sleep(0)  # looked at every turn of the loop: the pictures go out
         assert await manager.wait_acks_due(READY_S)  # held until they came
         await manager.wait_synced(timeout_s=READY_S)  # (a slow machine: at last)
-        assert not manager.acks_due_by(asyncio.get_running_loop().time() + READY_S)
-    finally:
-        await manager.stop()
-        await fleet.stop()
+        assert not manager.acks_due_by(loop.time() + READY_S)
 
 
 @pytest.mark.parametrize("given", ["nothing", "a file of requests"])
