@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from companion.lazy import lazy_names
+from companion.core.lazy import lazy_names
 
 if TYPE_CHECKING:
     from companion.core.actions import ACTION_ADAPTER, ACTION_TYPES, Action, BaseAction

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from companion.lazy import lazy_names
+from companion.core.lazy import lazy_names
 
 if TYPE_CHECKING:
     from companion.store.files import StoreError, atomic_write_text, data_dir

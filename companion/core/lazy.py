@@ -2,7 +2,8 @@
 
 `companion.core` and `companion.store` export their names this way, so a module that
 needs only a light part of either (the counters' process, the cover read before the
-first frame) does not import pydantic and the rules engine with it.
+first frame) does not import pydantic and the rules engine with it. It lives in the
+lowest layer so that every package may use it.
 """
 
 from __future__ import annotations
