@@ -8,9 +8,8 @@ core (the virtual counters' process needs `listeners`) does not load the whole e
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from companion.core.lazy import lazy_names
+import importlib
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from companion.core.actions import ACTION_ADAPTER, ACTION_TYPES, Action, BaseAction
@@ -372,4 +371,10 @@ __all__ = [
 ]
 
 
-__getattr__ = lazy_names(__name__, _HOMES)
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'companion.core' has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value

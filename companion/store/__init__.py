@@ -6,9 +6,8 @@ frame, must not pull in the rules engine that the saved games need.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from companion.core.lazy import lazy_names
+import importlib
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from companion.store.files import StoreError, atomic_write_text, data_dir
@@ -39,4 +38,10 @@ __all__ = [
 ]
 
 
-__getattr__ = lazy_names(__name__, _HOMES)
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'companion.store' has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
+import threading
+import time
+from typing import IO
 
 import pytest
 
@@ -53,27 +57,52 @@ def test_scan_without_counters_says_so_plainly(tmp_path):
 
 
 def test_sim_prints_the_ports_and_draws_the_counters_until_it_stops(tmp_path):
-    result = companion(
-        "sim",
-        "--boards",
-        "1",
-        "--trackers",
-        "1",
-        "--demo",
-        "--duration",
-        "2",
-        "--dir",
-        str(tmp_path / "ports"),
-        env_dir=str(tmp_path),
+    # Run as a person does: watched until the demo game has claimed the counters, then
+    # stopped with Ctrl-C (not after a fixed time, which a busy machine may not suffice for).
+    ports = str(tmp_path / "ports")
+    command = ["sim", "--boards", "1", "--trackers", "1", "--demo", "--dir", ports]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "companion", *command],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={"COMPANION_DATA_DIR": str(tmp_path), "PATH": "/usr/bin:/bin"},
     )
-    assert result.returncode == 0, result.stderr
-    out = result.stdout
+    seen, errors = bytearray(), bytearray()
+    assert process.stdout is not None and process.stderr is not None
+    readers = [
+        threading.Thread(target=_read_all, args=(stream, into), daemon=True)
+        for stream, into in ((process.stdout, seen), (process.stderr, errors))
+    ]
+    try:
+        for reader in readers:
+            reader.start()
+        deadline = time.monotonic() + RUN_TIMEOUT_S
+        while b"claimed   app connected" not in seen:  # the demo game claimed and drives them
+            assert process.poll() is None and time.monotonic() < deadline, bytes(seen)[-2000:]
+            time.sleep(0.05)
+        process.send_signal(signal.SIGINT)
+        process.wait(RUN_TIMEOUT_S)
+        for reader in readers:
+            reader.join(RUN_TIMEOUT_S)  # every byte it wrote, read
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        process.stdout.close()
+        process.stderr.close()
+    err = errors.decode()
+    assert process.returncode == 0, err
+    out = seen.decode()
     assert f"on serial port {tmp_path / 'ports' / 'board-0'}" in out
     assert f"on serial port {tmp_path / 'ports' / 'tracker-0'}" in out
     assert "\x1b[38;2;" in out  # LEDs drawn in colour
-    assert "claimed   app connected" in out  # the demo game claimed and drives them
     assert out.rstrip().endswith("counters switched off")
     assert not (tmp_path / "ports" / "board-0").exists()
+
+
+def _read_all(stream: IO[bytes], into: bytearray) -> None:
+    while chunk := stream.read1(65536):
+        into.extend(chunk)
 
 
 def test_sim_over_ble_runs_with_the_demo(tmp_path):
