@@ -89,6 +89,11 @@ class TokenStore:
                 return
             self._save()
 
+    def remembers_counters(self) -> bool:
+        """True when this app has claimed a counter that keeps its claim (a real one: a
+        virtual counter's claim is for its session only)."""
+        return any(counter_id not in self._session_only for counter_id in self._tokens)
+
     def __contains__(self, counter_id: object) -> bool:
         return counter_id in self._tokens
 

@@ -1,11 +1,13 @@
 """The app's side of the device layer: runs the `DeviceManager` beside the UI, on the same loop.
 
-The service starts with the app: it looks for counters, starts virtual ones when no
-hardware answers (unless they are switched off in Settings or by `--no-virtual`; a
-`VirtualFleet` beside the manager, whose links the manager takes like any other),
-follows whichever game is open, and publishes what the Devices screen shows as Kivy
-properties. Bursts of LED frames (virtual counters animate at 30 frames a second) are
-coalesced into at most `FRAME_RATE_HZ` updates of the screen.
+The service starts with the app: it looks for counters and starts virtual ones unless
+they are switched off (in Settings or by `--no-virtual`; a `VirtualFleet` beside the
+manager, whose links the manager takes like any other). Where a real counter was claimed
+before, the virtual ones start only when no hardware answers; elsewhere they start at
+once, and a real counter that answers takes their place. It follows whichever game is
+open, and publishes what the Devices screen shows as Kivy properties. Bursts of LED
+frames (virtual counters animate at 30 frames a second) are coalesced into at most
+`FRAME_RATE_HZ` updates of the screen.
 
 The device layer is imported only when the service runs, so starting the app stays quick.
 """
@@ -72,10 +74,13 @@ class DeviceService(EventDispatcher):
         app: DeviceHost,
         manager: Any = None,
         durable: Callable[[int], Awaitable[object]] | None = None,
+        scan_timeout_s: float | None = None,
     ) -> None:
         super().__init__()
         self.app = app
         self.manager: Any = manager
+        # How long a look for counters listens on Bluetooth (None: `discovery`'s default).
+        self.scan_timeout_s = scan_timeout_s
         # A counter's press is acknowledged once this finishes for the open game's change
         # (the game recorder's `wait_durable`); None: as soon as it is applied.
         self._durable = durable
@@ -238,25 +243,64 @@ class DeviceService(EventDispatcher):
         return DeviceManager(tokens=tokens, persist=self._durable)
 
     async def _connect_all(self, virtual: bool) -> None:
-        from companion.devices.discovery import discover
-
         manager = self.manager
-        self.ble_allowed = await _ask_android_permissions()
-        try:
-            found = await discover(backend=manager.backend, use_ble=self.ble_allowed)
-        except Exception as exc:  # a broken Bluetooth stack must not stop the table
-            log.warning("looking for counters failed: %s", exc)
-            found = []
-        for info in found:
-            manager.add_counter(info)
-        if not found and virtual:
+        if virtual and not manager.tokens.remembers_counters():
+            # No real counter was ever claimed here, so the table most likely plays with
+            # virtual ones, and a Bluetooth scan for real ones takes seconds: the virtual
+            # counters start at once and the look for real ones goes on beside them. Any
+            # that answers takes their place.
+            looking = self._tasks.spawn(self._look_for_counters(), "looking for counters")
             await self._run_virtual()
+            self._apply_brightness()
+            self._publish_statuses()
+            found = await looking
+            if found:
+                await self._real_instead_of_virtual(found)
         else:
-            from companion.devices.sim.process import discard_early
+            # Counters claimed here before are most likely on the table: they are looked
+            # for first, and virtual ones start only if none answers.
+            found = await self._look_for_counters()
+            for info in found:
+                manager.add_counter(info)
+            if not found and virtual:
+                await self._run_virtual()
+            else:
+                from companion.devices.sim.process import discard_early
 
-            discard_early()  # started as the app opened, in case none answered
+                discard_early()  # started as the app opened, in case none answered
         self._apply_brightness()
         self._publish_statuses()
+
+    async def _look_for_counters(self) -> list[Any]:
+        """The counters that answer on serial and Bluetooth (none when it cannot look)."""
+        from companion.devices.discovery import SCAN_TIMEOUT_S, discover
+
+        self.ble_allowed = await _ask_android_permissions()
+        scan_s = self.scan_timeout_s if self.scan_timeout_s is not None else SCAN_TIMEOUT_S
+        try:
+            return await discover(
+                backend=self.manager.backend, use_ble=self.ble_allowed, scan_timeout_s=scan_s
+            )
+        except Exception as exc:  # a broken Bluetooth stack must not stop the table
+            log.warning("looking for counters failed: %s", exc)
+            return []
+
+    async def _real_instead_of_virtual(self, found: list[Any]) -> None:
+        """Real counters answered while the virtual ones showed the game: the virtual ones
+        stop and the real ones connect, as if they had answered first."""
+        manager = self.manager
+        virtual = [key for key in manager.connections if self.is_virtual(key)]
+        await manager.stop()
+        await self._stop_virtual()
+        for key in virtual:  # the players shown on them are no one's choice for a real one
+            manager.assignments.pop(key, None)
+        self.frames = {}
+        if self._game is not None:
+            manager.set_game(self._game)
+        for info in found:
+            manager.add_counter(info)
+        log.info("%d counter(s) answered: the virtual counters stopped", len(found))
+        self.app.notify(_("A real counter answered: the virtual counters stopped."))
 
     async def _start_virtual(self) -> None:
         self.activity = _("Starting virtual counters\u2026")

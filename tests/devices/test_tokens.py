@@ -18,6 +18,21 @@ def test_a_token_is_kept_across_restarts(tmp_path):
     assert again.get(0x1) is None
 
 
+def test_only_a_claim_kept_across_restarts_counts_as_a_counter_remembered(tmp_path):
+    """The app looks for counters first only where it claimed one that keeps its claim
+    (a virtual counter forgets it when it stops)."""
+    path = tmp_path / "counters.json"
+    store = TokenStore(path)
+    assert not store.remembers_counters()
+    store.put(3, seal.new_token(wire.random_bytes), save=False)  # a virtual counter
+    assert not store.remembers_counters()
+    store.put(9, seal.new_token(wire.random_bytes))
+    assert store.remembers_counters()
+    assert TokenStore(path).remembers_counters()
+    store.forget(9)
+    assert not TokenStore(path).remembers_counters()
+
+
 def test_where_a_counter_was_claimed_is_kept_and_follows_it(tmp_path):
     path = tmp_path / "counters.json"
     TokenStore(path).put(7, seal.new_token(wire.random_bytes), place="ble:C0:00:00:00:00:01")

@@ -4,12 +4,14 @@ virtual BLE radio, started by the app's device service, assigned by taps, follow
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from companion.devices.link import LinkState
 from companion.devices.status import Access, CounterStatus, Role
+from tests.devices.helpers import shows
 from tests.ui.conftest import Harness
 
 pytestmark = pytest.mark.slow
@@ -165,6 +167,82 @@ async def test_switching_virtual_counters_off_and_on_again(ui: Harness) -> None:
     finally:
         running.cancel()
         await asyncio.gather(running, return_exceptions=True)
+
+
+async def test_virtual_counters_show_the_game_while_bluetooth_is_still_searched(
+    ui: Harness, tmp_path: Path
+) -> None:
+    """A computer whose Bluetooth works but hears no counter (most laptops): the virtual
+    counters do not wait for the seconds a scan takes; they show the game while it runs."""
+    from companion.devices.sim.bumble_backend import VirtualRadio
+    from companion.devices.sync import DeviceManager
+    from companion.devices.tokens import TokenStore
+    from companion.ui.device_service import DeviceService
+
+    ui.start_game(["Anna", "Bram", "Cleo"])
+    adapter = VirtualRadio().bleak_backend()  # an adapter with no counter in range
+    manager = DeviceManager(tokens=TokenStore(tmp_path / "counters.json"), backend=adapter)
+    # A scan far longer than any start: the counters must be up while it still listens.
+    service = DeviceService(ui.app, manager=manager, scan_timeout_s=600.0)
+    service.game_changed(ui.app.session.game)
+    running = asyncio.ensure_future(service.run())
+    try:
+        await ui.until(
+            lambda: len(service.statuses) == 4 and all(s.ours for s in service.statuses),
+            "a level board and three trackers are claimed",
+        )
+        await manager.wait_synced(timeout_s=WAIT_S)
+        assert service.fleet is not None
+        assert service.activity == "Looking for counters\u2026"  # the scan goes on
+        assert ui.banner() == ""  # nothing to say: no real counter answered
+    finally:
+        running.cancel()
+        await asyncio.gather(running, return_exceptions=True)
+    assert not service.running
+
+
+async def test_a_real_counter_that_answers_takes_the_virtual_counters_place(
+    ui: Harness, tmp_path: Path
+) -> None:
+    """The virtual counters started at once; the scan beside them then hears a real
+    tracker: the virtual ones stop, the real one shows the game, and the app says so."""
+    from companion.devices.sim.fleet import VirtualFleet
+    from companion.devices.sync import DeviceManager
+    from companion.devices.tokens import TokenStore
+    from companion.ui.device_service import DeviceService
+
+    ui.start_game(["Anna", "Bram"])
+    # Stands for a tracker in Bluetooth range: its own radio, reached only by a scan.
+    in_range = VirtualFleet()
+    (real,) = [await in_range.add(Role.TRACKER, "ble", claim_on_hello=True)]
+    manager = DeviceManager(tokens=TokenStore(tmp_path / "counters.json"), backend=in_range.backend)
+    service = DeviceService(ui.app, manager=manager, scan_timeout_s=1.0)
+    service.game_changed(ui.app.session.game)
+    virtual_keys: set[str] = set()
+
+    def seen() -> bool:
+        virtual_keys.update(s.key for s in service.statuses if service.is_virtual(s.key))
+        return bool(virtual_keys)
+
+    running = asyncio.ensure_future(service.run())
+    try:
+        await ui.until(seen, "the virtual counters start without waiting for the scan")
+        await ui.until(
+            lambda: [s.key for s in service.statuses] == [real.key] and service.statuses[0].ours,
+            "the real tracker alone is connected and claimed",
+        )
+        await manager.wait_synced(timeout_s=WAIT_S)
+        assert len(virtual_keys) == 3  # a virtual board and two trackers had started
+        assert service.fleet is None and not service.frames
+        assert "virtual counters stopped" in ui.banner()
+        # The real tracker shows the game, as Anna's.
+        assert service.statuses[0].players == (0,)
+        assert shows(real, ui.app.session.game)
+    finally:
+        running.cancel()
+        await asyncio.gather(running, return_exceptions=True)
+        await in_range.stop()
+    assert not service.running
 
 
 def test_a_counter_that_is_not_the_one_claimed_here_says_so() -> None:
