@@ -240,6 +240,11 @@ class CompanionApp(App):
         else:
             self.game_shown = True
             Clock.schedule_once(lambda _dt: self.load_cards_soon(), CARDS_AHEAD_S)
+        if self.manager.has_screen("table"):
+            # Taps made on the cover while the game loaded, in order (none is lost).
+            played = self.manager.get_screen("table").play_waiting()
+            if played:
+                log.info("%d tap(s) made on the cover played once the game loaded", played)
         if self.manager.has_screen(OPENING_SCREEN):
             self.manager.remove_widget(self.manager.get_screen(OPENING_SCREEN))
         if self._startup_problems:  # all of them, at once, on the first screen

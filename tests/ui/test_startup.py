@@ -295,6 +295,65 @@ def test_the_first_frame_is_the_resumed_game_before_the_engine_loads(ui: Harness
     assert loaded["table"] == first["table"]
 
 
+# Taps the cover (Bram's Level +, twice) in the very first frame, before the rules
+# engine is loaded, as a real touch; reports what the Table shows once the game is.
+COVER_TAP_PROBE = probe_script(
+    """
+    from kivy.base import EventLoop
+    from kivy.input.motionevent import MotionEvent
+
+    app = CompanionApp(data_dir=Path(sys.argv[1]))
+    report = {}
+
+    class Finger(MotionEvent):
+        def depack(self, args):
+            self.sx, self.sy = args
+            self.is_touch = True
+            self.profile = ["pos"]
+            super().depack(args)
+
+    def first_frame(*_args):
+        Window.unbind(on_flip=first_frame)
+        table = app.manager.get_screen("table")
+        button = table.tiles[1].level_button(1)
+        x, y = button.to_window(*button.center)
+        report["before"] = {
+            "loaded": app.session.game is not None,
+            "levels": [tile.level for tile in table.tiles],
+        }
+        for uid in (1, 2):
+            finger = Finger("probe", uid, (x / Window.width, y / Window.height))
+            EventLoop.post_dispatch_input("begin", finger)
+            EventLoop.post_dispatch_input("end", finger)
+
+    app.bind(on_start=lambda *_a: Window.bind(on_flip=first_frame))
+
+    async def probe():
+        await started()
+        table = app.manager.get_screen("table")
+        report["after"] = {
+            "levels": [tile.level for tile in table.tiles],
+            "game": [player.level for player in app.session.game.state.players],
+            "history": len(app.session.game.log),
+        }
+        app.stop()
+    """
+)
+
+
+def test_a_tap_on_the_cover_waits_for_the_game_and_is_played(ui: Harness) -> None:
+    # Bram is at Level 3 on the cover; two taps on his + made before the game is loaded
+    # are played once it is, in order: none is lost, and none is played twice.
+    _played_and_closed(ui)
+    logged = len(ui.app.session.game.log)
+    report = run_probe(COVER_TAP_PROBE, ui.data_dir)
+    assert isinstance(report, dict)
+    assert report["before"] == {"loaded": False, "levels": [1, 3, 1, 1]}
+    assert report["after"]["game"] == [1, 5, 1, 1]
+    assert report["after"]["levels"] == [1, 5, 1, 1]
+    assert report["after"]["history"] == logged + 2
+
+
 # Starts the app as `companion app` does, its virtual counters' process first, and notes
 # what that process was asked for ahead, and when: the moment the app first asked.
 AHEAD_PROBE = probe_script(

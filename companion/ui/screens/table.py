@@ -237,6 +237,10 @@ class TableScreen(CompanionScreen):
         super().__init__(**kwargs)
         self.tiles: list[PlayerFace] = []
         self._shown_current = -1
+        # True while the Table shows a saved game's cover, its game still loading; the
+        # taps made meanwhile, each a method and its arguments, wait for it in order.
+        self._cover_shown = False
+        self._waiting: list[tuple[Callable[..., None], tuple[Any, ...]]] = []
         # The line opened by a tap (None: the current player's, when there is room).
         self._opened: int | None = None
         self._layout_trigger = Clock.create_trigger(lambda _dt: self._layout())
@@ -254,13 +258,34 @@ class TableScreen(CompanionScreen):
 
     # -- actions --------------------------------------------------------------------
     # While only the cover is on show (the split second before the game is loaded), a
-    # tap does nothing, as the navigation's does.
+    # tap waits for the game and is played once it is loaded (`play_waiting`): the
+    # cover is what the last save left, so the tap means the same then.
+    def _wait_for_game(self, action: Callable[..., None], *args: Any) -> bool:
+        """True when there is no game to act on: the tap waits for the game whose cover
+        is on show, or (with no cover either) goes nowhere."""
+        if self.session.game is not None:
+            return False
+        if self._cover_shown:
+            self._waiting.append((action, args))
+        return True
+
+    def play_waiting(self) -> int:
+        """Play the taps made on the cover, now that its game is loaded (dropped if it
+        could not be); returns how many were played."""
+        waiting, self._waiting = self._waiting, []
+        self._cover_shown = False
+        if self.session.game is None:
+            return 0
+        for action, args in waiting:
+            action(*args)
+        return len(waiting)
+
     def change_level(self, seat: int, delta: int) -> None:
         """A level stepper on a tile."""
+        if self._wait_for_game(self.change_level, seat, delta):
+            return
         from companion.core import GoUpLevel, LoseLevel
 
-        if self.session.game is None:
-            return
         if delta > 0:
             self.session.act(GoUpLevel, player=seat)
         else:
@@ -268,6 +293,8 @@ class TableScreen(CompanionScreen):
 
     def change_gear(self, seat: int, delta: int) -> None:
         """A gear stepper on a tile: the hand-kept gear bonus goes up or down by one."""
+        if self._wait_for_game(self.change_gear, seat, delta):
+            return
         from companion.core import SetGearBonus
 
         state = self.session.live_state
@@ -277,22 +304,24 @@ class TableScreen(CompanionScreen):
 
     def open_player(self, seat: int) -> None:
         """A tap on a tile: the player's details."""
-        if self.session.game is not None:
+        if not self._wait_for_game(self.open_player, seat):
             self.app.show("player", seat=seat)
 
     def next_phase(self) -> None:
         """Move the turn on to its next phase."""
+        if self._wait_for_game(self.next_phase):
+            return
         from companion.core import AdvancePhase
 
-        if self.session.game is not None:
-            self.session.act(AdvancePhase)
+        self.session.act(AdvancePhase)
 
     def end_turn(self) -> None:
         """Pass play to the left."""
+        if self._wait_for_game(self.end_turn):
+            return
         from companion.core import EndTurn
 
-        if self.session.game is not None:
-            self.session.act(EndTurn)
+        self.session.act(EndTurn)
 
     def step_excess(self, delta: int) -> None:
         """The stepper of cards over the hand limit."""
@@ -318,6 +347,8 @@ class TableScreen(CompanionScreen):
 
     def give_charity(self) -> None:
         """The current player gives the excess cards away (the rules pick who gets them)."""
+        if self._wait_for_game(self.give_charity):
+            return
         from companion.core import Charity
 
         state = self.session.live_state
@@ -326,7 +357,8 @@ class TableScreen(CompanionScreen):
 
     def fight(self) -> None:
         """Open the combat screen (the current player fights)."""
-        self.app.show("combat")
+        if not self._wait_for_game(self.fight):
+            self.app.show("combat")
 
     # -- drawing --------------------------------------------------------------------
     def refresh(self) -> None:
@@ -345,6 +377,7 @@ class TableScreen(CompanionScreen):
         if view is None or view["language"] != language():
             return False
         self._show(view)
+        self._cover_shown = True
         return True
 
     def _show(self, view: dict[str, Any]) -> None:
