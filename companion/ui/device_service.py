@@ -250,10 +250,18 @@ class DeviceService(EventDispatcher):
             # counters start at once and the look for real ones goes on beside them. Any
             # that answers takes their place.
             looking = self._tasks.spawn(self._look_for_counters(), "looking for counters")
-            await self._run_virtual()
-            self._apply_brightness()
-            self._publish_statuses()
-            found = await looking
+            try:
+                await self._run_virtual()
+            except Exception:
+                found = await looking
+                if not found:
+                    raise  # as when nothing answers: the virtual counters were all there was
+                # Real counters answered: the table plays on with them.
+                log.warning("the virtual counters did not start", exc_info=True)
+            else:
+                self._apply_brightness()
+                self._publish_statuses()
+                found = await looking
             if found:
                 await self._real_instead_of_virtual(found)
         else:

@@ -218,15 +218,16 @@ async def test_a_real_counter_that_answers_takes_the_virtual_counters_place(
     manager = DeviceManager(tokens=TokenStore(tmp_path / "counters.json"), backend=in_range.backend)
     service = DeviceService(ui.app, manager=manager, scan_timeout_s=1.0)
     service.game_changed(ui.app.session.game)
+    # Every list of counters the service published, as it published it (the scan may end
+    # before the virtual counters have finished starting on a busy machine).
     virtual_keys: set[str] = set()
 
-    def seen() -> bool:
-        virtual_keys.update(s.key for s in service.statuses if service.is_virtual(s.key))
-        return bool(virtual_keys)
+    def published(_service: object, statuses: list[CounterStatus]) -> None:
+        virtual_keys.update(s.key for s in statuses if service.is_virtual(s.key))
 
+    service.bind(statuses=published)
     running = asyncio.ensure_future(service.run())
     try:
-        await ui.until(seen, "the virtual counters start without waiting for the scan")
         await ui.until(
             lambda: [s.key for s in service.statuses] == [real.key] and service.statuses[0].ours,
             "the real tracker alone is connected and claimed",
@@ -243,6 +244,43 @@ async def test_a_real_counter_that_answers_takes_the_virtual_counters_place(
         await asyncio.gather(running, return_exceptions=True)
         await in_range.stop()
     assert not service.running
+
+
+async def test_real_counters_play_when_the_virtual_ones_fail_to_start(
+    ui: Harness, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The virtual counters' process cannot start them (say, it ended): a real tracker the
+    scan beside it heard still shows the game."""
+    from companion.devices.sim import remote
+    from companion.devices.sim.fleet import VirtualFleet
+    from companion.devices.sim.process import HostError
+    from companion.devices.sync import DeviceManager
+    from companion.devices.tokens import TokenStore
+    from companion.ui.device_service import DeviceService
+
+    async def cannot_start(*_args: object) -> None:
+        raise HostError("the virtual counters' process ended")
+
+    monkeypatch.setattr(remote.RemoteFleet, "start", cannot_start)
+    ui.start_game(["Anna", "Bram"])
+    in_range = VirtualFleet()
+    real = await in_range.add(Role.TRACKER, "ble", claim_on_hello=True)
+    manager = DeviceManager(tokens=TokenStore(tmp_path / "counters.json"), backend=in_range.backend)
+    service = DeviceService(ui.app, manager=manager, scan_timeout_s=0.5)
+    service.game_changed(ui.app.session.game)
+    running = asyncio.ensure_future(service.run())
+    try:
+        await ui.until(
+            lambda: [s.key for s in service.statuses] == [real.key] and service.statuses[0].ours,
+            "the real tracker is connected and claimed",
+        )
+        await manager.wait_synced(timeout_s=WAIT_S)
+        assert shows(real, ui.app.session.game)
+        assert service.running and service.fleet is None
+    finally:
+        running.cancel()
+        await asyncio.gather(running, return_exceptions=True)
+        await in_range.stop()
 
 
 def test_a_counter_that_is_not_the_one_claimed_here_says_so() -> None:
