@@ -53,23 +53,13 @@ CHILD = textwrap.dedent(
     from companion.commands.app import prepare_kivy, start_counters_early
     start_counters_early(Path(sys.argv[1]), False)  # as `companion app` does, first thing
     prepare_kivy((360, 640))
-    from kivy.base import EventLoop
     from kivy.core.window import Window
-    from kivy.input.motionevent import MotionEvent
     from companion.ui.app import CompanionApp, run_app
+    from kivy_driver import lift, press
     from latency import BareGatt, BarePty, BareRemoteGatt, TABLE_TRACKERS, WAIT_S
 
     SAMPLES, WARMUP = {samples}, {warmup}
     app = CompanionApp(data_dir=Path(sys.argv[1]), no_virtual=False)
-    touches = iter(range(1, 10**9))
-
-    class Finger(MotionEvent):
-        def depack(self, args):
-            self.sx, self.sy = args
-            self.is_touch = True
-            self.profile = ["pos"]
-            super().depack(args)
-
     async def until(check, what, timeout=60.0):
         # Polled at every pass of the loop: a sleep would add its own delay to the figure.
         deadline = time.monotonic() + timeout
@@ -112,13 +102,12 @@ CHILD = textwrap.dedent(
             seat = 0  # up and down on the first tile: 8 tiles do not all fit on a phone
             button = table.tiles[seat].level_button(1 if step % 2 == 0 else -1)
             x, y = button.to_window(*button.center)
-            finger = Finger("bench", next(touches), (x / Window.width, y / Window.height))
             game = app.session.game
             before = game.sequence
-            EventLoop.post_dispatch_input("begin", finger)
+            finger = press(x, y, source="bench")
             await asyncio.sleep(0.03)  # a finger rests a couple of frames on the glass
             start = time.perf_counter()
-            EventLoop.post_dispatch_input("end", finger)
+            lift(finger)
             await until(
                 lambda: app.session.game.sequence != before,
                 f"the tap on seat {{seat}}'s Level at {{(x, y)}} in {{Window.size}} is applied "

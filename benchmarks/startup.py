@@ -122,24 +122,14 @@ def tap_at_once(app, then):
     # down and up, posted to Kivy as a real touch. Stamps the first frame that shows the
     # game with that tap applied (the Level one up, or down from 5 on, so that the game
     # never ends however often it is started).
-    from kivy.base import EventLoop
-    from kivy.input.motionevent import MotionEvent
-
-    class Finger(MotionEvent):
-        def depack(self, args):
-            self.sx, self.sy = args
-            self.is_touch = True
-            self.profile = ["pos"]
-            super().depack(args)
+    sys.path.insert(0, {here!r})
+    from kivy_driver import lift, press
 
     tile = app.screen("table").tiles[0]
     delta = -1 if tile.level >= 5 else 1
     wanted = tile.level + delta
     button = tile.level_button(delta)
-    x, y = button.to_window(*button.center)
-    finger = Finger("bench", 1, (x / Window.width, y / Window.height))
-    EventLoop.post_dispatch_input("begin", finger)
-    EventLoop.post_dispatch_input("end", finger)
+    lift(press(*button.to_window(*button.center), source="bench"))
 
     def flipped(*_args):
         # Looked at as each frame is shown: the first one drawn with the tap applied.
@@ -306,10 +296,13 @@ def main(argv: list[str] | None = None) -> int:
         counters = 0 if args.no_virtual else players + 1
         # Scripts run from files: Kivy's App takes its name and folder from sys.argv[0].
         bare_script = Path(folder) / "bare.py"
-        bare_script.write_text(BARE.format(w=width, h=height))
+        here = str(Path(__file__).resolve().parent)
+        bare_script.write_text(BARE.format(w=width, h=height, here=here))
         app_script = Path(folder) / "companion_start.py"
         app_script.write_text(
-            COMPANION.format(w=width, h=height, no_virtual=args.no_virtual, counters=counters)
+            COMPANION.format(
+                w=width, h=height, no_virtual=args.no_virtual, counters=counters, here=here
+            )
         )
         # One unmeasured start of each warms the file cache; the companion's also saves
         # the game as the app does when it closes (with its cover).

@@ -299,18 +299,10 @@ def test_the_first_frame_is_the_resumed_game_before_the_engine_loads(ui: Harness
 # engine is loaded, as a real touch; reports what the Table shows once the game is.
 COVER_TAP_PROBE = probe_script(
     """
-    from kivy.base import EventLoop
-    from kivy.input.motionevent import MotionEvent
+    from benchmarks.kivy_driver import lift, press
 
     app = CompanionApp(data_dir=Path(sys.argv[1]))
     report = {}
-
-    class Finger(MotionEvent):
-        def depack(self, args):
-            self.sx, self.sy = args
-            self.is_touch = True
-            self.profile = ["pos"]
-            super().depack(args)
 
     def first_frame(*_args):
         Window.unbind(on_flip=first_frame)
@@ -321,10 +313,8 @@ COVER_TAP_PROBE = probe_script(
             "loaded": app.session.game is not None,
             "levels": [tile.level for tile in table.tiles],
         }
-        for uid in (1, 2):
-            finger = Finger("probe", uid, (x / Window.width, y / Window.height))
-            EventLoop.post_dispatch_input("begin", finger)
-            EventLoop.post_dispatch_input("end", finger)
+        for _ in range(2):
+            lift(press(x, y, source="probe"))
 
     app.bind(on_start=lambda *_a: Window.bind(on_flip=first_frame))
 
