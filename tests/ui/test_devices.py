@@ -4,6 +4,8 @@ virtual BLE radio, started by the app's device service, assigned by taps, follow
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -169,24 +171,42 @@ async def test_switching_virtual_counters_off_and_on_again(ui: Harness) -> None:
         await asyncio.gather(running, return_exceptions=True)
 
 
-async def test_virtual_counters_show_the_game_while_bluetooth_is_still_searched(
-    ui: Harness, tmp_path: Path
-) -> None:
-    """A computer whose Bluetooth works but hears no counter (most laptops): the virtual
-    counters do not wait for the seconds a scan takes; they show the game while it runs."""
+@contextlib.asynccontextmanager
+async def counters_service(
+    ui: Harness, tmp_path: Path, *, in_range: Any, scan_s: float
+) -> AsyncIterator[tuple[Any, Any]]:
+    """The app's counters' service with a Bluetooth adapter of its own that works: it hears
+    the counters of `in_range` (a `VirtualFleet` standing for real ones; None: an adapter
+    with no counter in range), and a scan listens `scan_s`. Runs it; yields (service,
+    manager); stops it."""
     from companion.devices.sim.bumble_backend import VirtualRadio
     from companion.devices.sync import DeviceManager
     from companion.devices.tokens import TokenStore
     from companion.ui.device_service import DeviceService
 
-    ui.start_game(["Anna", "Bram", "Cleo"])
-    adapter = VirtualRadio().bleak_backend()  # an adapter with no counter in range
+    adapter = in_range.backend if in_range is not None else VirtualRadio().bleak_backend()
     manager = DeviceManager(tokens=TokenStore(tmp_path / "counters.json"), backend=adapter)
-    # A scan far longer than any start: the counters must be up while it still listens.
-    service = DeviceService(ui.app, manager=manager, scan_timeout_s=600.0)
+    service = DeviceService(ui.app, manager=manager, scan_timeout_s=scan_s)
     service.game_changed(ui.app.session.game)
     running = asyncio.ensure_future(service.run())
     try:
+        yield service, manager
+    finally:
+        running.cancel()
+        await asyncio.gather(running, return_exceptions=True)
+        if in_range is not None:
+            await in_range.stop()
+    assert not service.running
+
+
+async def test_virtual_counters_show_the_game_while_bluetooth_is_still_searched(
+    ui: Harness, tmp_path: Path
+) -> None:
+    """A computer whose Bluetooth works but hears no counter (most laptops): the virtual
+    counters do not wait for the seconds a scan takes; they show the game while it runs."""
+    ui.start_game(["Anna", "Bram", "Cleo"])
+    # A scan far longer than any start: the counters must be up while it still listens.
+    async with counters_service(ui, tmp_path, in_range=None, scan_s=600.0) as (service, manager):
         await ui.until(
             lambda: len(service.statuses) == 4 and all(s.ours for s in service.statuses),
             "a level board and three trackers are claimed",
@@ -195,10 +215,6 @@ async def test_virtual_counters_show_the_game_while_bluetooth_is_still_searched(
         assert service.fleet is not None
         assert service.activity == "Looking for counters\u2026"  # the scan goes on
         assert ui.banner() == ""  # nothing to say: no real counter answered
-    finally:
-        running.cancel()
-        await asyncio.gather(running, return_exceptions=True)
-    assert not service.running
 
 
 async def test_a_real_counter_that_answers_takes_the_virtual_counters_place(
@@ -207,43 +223,28 @@ async def test_a_real_counter_that_answers_takes_the_virtual_counters_place(
     """The virtual counters started at once; the scan beside them then hears a real
     tracker: the virtual ones stop, the real one shows the game, and the app says so."""
     from companion.devices.sim.fleet import VirtualFleet
-    from companion.devices.sync import DeviceManager
-    from companion.devices.tokens import TokenStore
-    from companion.ui.device_service import DeviceService
 
     ui.start_game(["Anna", "Bram"])
     # Stands for a tracker in Bluetooth range: its own radio, reached only by a scan.
     in_range = VirtualFleet()
-    (real,) = [await in_range.add(Role.TRACKER, "ble", claim_on_hello=True)]
-    manager = DeviceManager(tokens=TokenStore(tmp_path / "counters.json"), backend=in_range.backend)
-    service = DeviceService(ui.app, manager=manager, scan_timeout_s=1.0)
-    service.game_changed(ui.app.session.game)
+    real = await in_range.add(Role.TRACKER, "ble", claim_on_hello=True)
     # Every list of counters the service published, as it published it (the scan may end
     # before the virtual counters have finished starting on a busy machine).
     virtual_keys: set[str] = set()
+    async with counters_service(ui, tmp_path, in_range=in_range, scan_s=1.0) as (
+        service,
+        manager,
+    ):
 
-    def published(_service: object, statuses: list[CounterStatus]) -> None:
-        virtual_keys.update(s.key for s in statuses if service.is_virtual(s.key))
+        def published(_service: object, statuses: list[CounterStatus]) -> None:
+            virtual_keys.update(s.key for s in statuses if service.is_virtual(s.key))
 
-    service.bind(statuses=published)
-    running = asyncio.ensure_future(service.run())
-    try:
-        await ui.until(
-            lambda: [s.key for s in service.statuses] == [real.key] and service.statuses[0].ours,
-            "the real tracker alone is connected and claimed",
-        )
-        await manager.wait_synced(timeout_s=WAIT_S)
+        service.bind(statuses=published)
+        await the_real_tracker_alone_shows_the_game(ui, service, manager, real)
         assert len(virtual_keys) == 3  # a virtual board and two trackers had started
         assert service.fleet is None and not service.frames
         assert "virtual counters stopped" in ui.banner()
-        # The real tracker shows the game, as Anna's.
-        assert service.statuses[0].players == (0,)
-        assert shows(real, ui.app.session.game)
-    finally:
-        running.cancel()
-        await asyncio.gather(running, return_exceptions=True)
-        await in_range.stop()
-    assert not service.running
+        assert service.statuses[0].players == (0,)  # Anna's
 
 
 async def test_real_counters_play_when_the_virtual_ones_fail_to_start(
@@ -254,9 +255,6 @@ async def test_real_counters_play_when_the_virtual_ones_fail_to_start(
     from companion.devices.sim import remote
     from companion.devices.sim.fleet import VirtualFleet
     from companion.devices.sim.process import HostError
-    from companion.devices.sync import DeviceManager
-    from companion.devices.tokens import TokenStore
-    from companion.ui.device_service import DeviceService
 
     async def cannot_start(*_args: object) -> None:
         raise HostError("the virtual counters' process ended")
@@ -265,22 +263,23 @@ async def test_real_counters_play_when_the_virtual_ones_fail_to_start(
     ui.start_game(["Anna", "Bram"])
     in_range = VirtualFleet()
     real = await in_range.add(Role.TRACKER, "ble", claim_on_hello=True)
-    manager = DeviceManager(tokens=TokenStore(tmp_path / "counters.json"), backend=in_range.backend)
-    service = DeviceService(ui.app, manager=manager, scan_timeout_s=0.5)
-    service.game_changed(ui.app.session.game)
-    running = asyncio.ensure_future(service.run())
-    try:
-        await ui.until(
-            lambda: [s.key for s in service.statuses] == [real.key] and service.statuses[0].ours,
-            "the real tracker is connected and claimed",
-        )
-        await manager.wait_synced(timeout_s=WAIT_S)
-        assert shows(real, ui.app.session.game)
+    async with counters_service(ui, tmp_path, in_range=in_range, scan_s=0.5) as (
+        service,
+        manager,
+    ):
+        await the_real_tracker_alone_shows_the_game(ui, service, manager, real)
         assert service.running and service.fleet is None
-    finally:
-        running.cancel()
-        await asyncio.gather(running, return_exceptions=True)
-        await in_range.stop()
+
+
+async def the_real_tracker_alone_shows_the_game(
+    ui: Harness, service: Any, manager: Any, real: Any
+) -> None:
+    await ui.until(
+        lambda: [s.key for s in service.statuses] == [real.key] and service.statuses[0].ours,
+        "the real tracker alone is connected and claimed",
+    )
+    await manager.wait_synced(timeout_s=WAIT_S)
+    assert shows(real, ui.app.session.game)
 
 
 def test_a_counter_that_is_not_the_one_claimed_here_says_so() -> None:
