@@ -106,6 +106,12 @@ class FitLabel(Label):
         size = widest_word_fits(self, float(self.font_size), float(self.smallest))
         options["font_size"] = size
         super().texture_update(*largs)
+        wrap_width = self.text_size[0]
+        if wrap_width is not None and wrap_width < 1:
+            # Not laid out yet (no width to wrap in): every word would take lines of its
+            # own and the loop below shrink the words to the smallest size, a render per
+            # step, for nothing; the layout gives a width and a fit right after.
+            return
         while self.texture_size[1] > self.height + 1 and size > self.smallest:
             size = max(float(self.smallest), size - 1)
             options["font_size"] = size

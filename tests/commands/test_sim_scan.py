@@ -7,6 +7,7 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 from typing import IO
 
 import pytest
@@ -56,11 +57,10 @@ def test_scan_without_counters_says_so_plainly(tmp_path):
     assert "Traceback" not in result.stderr
 
 
-def test_sim_prints_the_ports_and_draws_the_counters_until_it_stops(tmp_path):
-    # Run as a person does: watched until the demo game has claimed the counters, then
-    # stopped with Ctrl-C (not after a fixed time, which a busy machine may not suffice for).
-    ports = str(tmp_path / "ports")
-    command = ["sim", "--boards", "1", "--trackers", "1", "--demo", "--dir", ports]
+def run_until(command: list[str], tmp_path: Path, shown: bytes) -> tuple[int, str, str]:
+    """Run `companion <command>` as a person does: watched until it prints `shown`, then
+    stopped with Ctrl-C (not after a fixed time, which a busy machine may not suffice
+    for). Returns its exit status, standard output and standard error."""
     process = subprocess.Popen(
         [sys.executable, "-m", "companion", *command],
         stdout=subprocess.PIPE,
@@ -77,7 +77,7 @@ def test_sim_prints_the_ports_and_draws_the_counters_until_it_stops(tmp_path):
         for reader in readers:
             reader.start()
         deadline = time.monotonic() + RUN_TIMEOUT_S
-        while b"claimed   app connected" not in seen:  # the demo game claimed and drives them
+        while shown not in seen:
             assert process.poll() is None and time.monotonic() < deadline, bytes(seen)[-2000:]
             time.sleep(0.05)
         process.send_signal(signal.SIGINT)
@@ -90,14 +90,7 @@ def test_sim_prints_the_ports_and_draws_the_counters_until_it_stops(tmp_path):
             process.wait()
         process.stdout.close()
         process.stderr.close()
-    err = errors.decode()
-    assert process.returncode == 0, err
-    out = seen.decode()
-    assert f"on serial port {tmp_path / 'ports' / 'board-0'}" in out
-    assert f"on serial port {tmp_path / 'ports' / 'tracker-0'}" in out
-    assert "\x1b[38;2;" in out  # LEDs drawn in colour
-    assert out.rstrip().endswith("counters switched off")
-    assert not (tmp_path / "ports" / "board-0").exists()
+    return process.returncode, seen.decode(), errors.decode()
 
 
 def _read_all(stream: IO[bytes], into: bytearray) -> None:
@@ -105,23 +98,28 @@ def _read_all(stream: IO[bytes], into: bytearray) -> None:
         into.extend(chunk)
 
 
+# The demo game has claimed the counters and drives them.
+CLAIMED = b"claimed   app connected"
+
+
+def test_sim_prints_the_ports_and_draws_the_counters_until_it_stops(tmp_path):
+    ports = str(tmp_path / "ports")
+    command = ["sim", "--boards", "1", "--trackers", "1", "--demo", "--dir", ports]
+    status, out, err = run_until(command, tmp_path, CLAIMED)
+    assert status == 0, err
+    assert f"on serial port {tmp_path / 'ports' / 'board-0'}" in out
+    assert f"on serial port {tmp_path / 'ports' / 'tracker-0'}" in out
+    assert "\x1b[38;2;" in out  # LEDs drawn in colour
+    assert out.rstrip().endswith("counters switched off")
+    assert not (tmp_path / "ports" / "board-0").exists()
+
+
 def test_sim_over_ble_runs_with_the_demo(tmp_path):
-    result = companion(
-        "sim",
-        "--trackers",
-        "1",
-        "--boards",
-        "0",
-        "--transport",
-        "ble",
-        "--demo",
-        "--duration",
-        "2",
-        env_dir=str(tmp_path),
-    )
-    assert result.returncode == 0, result.stderr
-    assert "on virtual BLE" in result.stdout
-    assert "claimed   app connected" in result.stdout
+    command = ["sim", "--trackers", "1", "--boards", "0", "--transport", "ble", "--demo"]
+    status, out, err = run_until(command, tmp_path, CLAIMED)
+    assert status == 0, err
+    assert "on virtual BLE" in out
+    assert out.rstrip().endswith("counters switched off")
 
 
 def test_sim_needs_at_least_one_counter(capsys):

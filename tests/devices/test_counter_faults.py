@@ -122,14 +122,16 @@ async def test_a_press_numbered_as_one_before_the_wrap_is_still_taken(tmp_path):
         await until(lambda: bool(tracker.acked_presses))
         (seq, _intent) = tracker.sent_presses[0]
         # Some 36 hours of a mains board's messages: round the counter's numbers once, to
-        # just before that press's number. The app hears every one of them. Batches of 500,
-        # each heard within 30 s (60 ms a message): a loaded machine took over 30 s for 2,000.
+        # just before that press's number. The app hears every one of them. Batches of 250,
+        # each heard within 30 s (120 ms a message): a loaded machine took over 30 s for
+        # 2,000, and a machine loaded with more than the suite's three busy processes took
+        # over 30 s for 500.
         batch = 0
         while tracker.counter._seq != seq - 1:
             left = (seq - 1 - tracker.counter._seq) % 0xFFFF
             batch += 1
             millivolts = 3300 + batch % 900  # each batch ends on a reading of its own
-            for _ in range(min(left, 500)):
+            for _ in range(min(left, 250)):
                 tracker.report_battery(millivolts)
             await until(lambda mv=millivolts: manager.statuses()[0].battery_mv == mv, 30)
         # The app listened without a word (its pings are off here, for their answers would
