@@ -102,16 +102,16 @@ class FitLabel(Label):
         self._trigger_texture()
 
     def texture_update(self, *largs: Any) -> None:
-        options = self._label.options
-        size = widest_word_fits(self, float(self.font_size), float(self.smallest))
-        options["font_size"] = size
-        super().texture_update(*largs)
         wrap_width = self.text_size[0]
         if wrap_width is not None and wrap_width < 1:
             # Not laid out yet (no width to wrap in): every word would take lines of its
             # own and the loop below shrink the words to the smallest size, a render per
-            # step, for nothing; the layout gives a width and a fit right after.
+            # step, for nothing. The layout gives a width, and with it a render, next.
             return
+        options = self._label.options
+        size = widest_word_fits(self, float(self.font_size), float(self.smallest))
+        options["font_size"] = size
+        super().texture_update(*largs)
         while self.texture_size[1] > self.height + 1 and size > self.smallest:
             size = max(float(self.smallest), size - 1)
             options["font_size"] = size
