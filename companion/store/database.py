@@ -17,6 +17,7 @@ Tables (schema version `SCHEMA_VERSION`, kept in SQLite's `user_version`):
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 from pathlib import Path
@@ -221,6 +222,40 @@ def check(conn: sqlite3.Connection, path: Path) -> None:
         raise store_error(path, exc) from exc
     if found is None or found[0] != "ok":
         raise DamagedDatabaseError(f"{path}: damaged ({found[0] if found else 'unreadable'})")
+
+
+# The first four bytes of a write-ahead log SQLite wrote (big-endian; the last bit says
+# which byte order its checksums use), and the size of the header of its index (`-shm`).
+WAL_MAGIC = (bytes.fromhex("377f0682"), bytes.fromhex("377f0683"))
+WAL_INDEX_HEADER_BYTES = 136
+
+
+def wal_overwritten(path: Path) -> bool:
+    """True when the write-ahead log of the database at `path` does not begin as SQLite
+    begins one: emptied in place while SQLite went on writing after the hole, or written
+    over. (An empty or absent log is not said to be: SQLite may leave one so.)"""
+    try:
+        with open(f"{path}-wal", "rb") as log_file:
+            head = log_file.read(4)
+    except OSError:
+        return False
+    return len(head) == 4 and head not in WAL_MAGIC
+
+
+def forget_wal_index(path: Path) -> None:
+    """Make SQLite read the write-ahead log of the database at `path` again as it is now.
+
+    Its index (`-shm`) still lists the pages of a log emptied or written over under it; a
+    checkpoint would copy what is there now (zeros, or whatever was written) over the
+    database's pages. An index whose header does not check out is rebuilt from the log
+    file itself, which then holds nothing SQLite can use: the database stays as its last
+    checkpoint left it."""
+    with contextlib.suppress(OSError):
+        fd = os.open(f"{path}-shm", os.O_WRONLY)
+        try:
+            os.pwrite(fd, bytes(WAL_INDEX_HEADER_BYTES), 0)
+        finally:
+            os.close(fd)
 
 
 def wal_identity(path: Path) -> tuple[int, int] | None:

@@ -11,7 +11,9 @@ so what is saved does not depend on the log surviving: a cleaner app or a sync t
 that deletes or damages it loses nothing. A log removed or replaced under the open
 connection is noticed at once: what that connection committed is moved into the
 database file from the log it still holds before the save is reported durable, and
-every connection is opened again.
+every connection is opened again. A log emptied or written over in place cannot give
+back what it held: SQLite is made to forget it (the database stays as its last
+checkpoint left it), the save is not reported durable, and it is written again.
 """
 
 from __future__ import annotations
@@ -24,7 +26,13 @@ from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 
-from companion.store.database import connect, store_error, wal_identity
+from companion.store.database import (
+    connect,
+    forget_wal_index,
+    store_error,
+    wal_identity,
+    wal_overwritten,
+)
 from companion.store.files import StoreError
 
 log = logging.getLogger(__name__)
@@ -217,22 +225,33 @@ class Writer:
     ) -> tuple[sqlite3.Connection | None, StoreError | None]:
         """Move the committed log into the database file; returns the connection to go
         on with, and why the commit is not durable after all (None: it is)."""
-        if wal_identity(self.path) == self._log:
-            try:
-                conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
-            except sqlite3.Error as exc:  # still in the log, which is intact: durable
-                log.warning("the write-ahead log could not be moved into %s: %s", self.path, exc)
-            return conn, None
-        # The log was removed or replaced: what this connection committed is only in the
-        # log file it still holds open. Move all of it into the database file now.
-        log.warning("the write-ahead log of %s was removed or replaced", self.path)
         lost: StoreError | None = None
-        try:
-            busy, frames, moved = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
-            if busy or moved < frames:
-                lost = StoreError(f"{self.path}: its write-ahead log was removed; saving again")
-        except sqlite3.Error as exc:
-            lost = store_error(self.path, exc)
+        if wal_identity(self.path) == self._log:
+            # The same log file; but emptied or written over in place, it no longer holds
+            # what was committed, and a checkpoint would copy what it holds now (zeros,
+            # past the hole an emptied log gets when SQLite writes on) over the database.
+            problem = "was written over" if wal_overwritten(self.path) else None
+            if problem is None:
+                try:
+                    conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+                    return conn, None
+                except sqlite3.Error as exc:  # it could not be read back whole
+                    problem = f"could not be read back ({exc})"
+            log.warning("the write-ahead log of %s %s", self.path, problem)
+            # SQLite is made to read the log again as it is now (nothing it can use): the
+            # database stays as the last checkpoint left it, and this commit is saved again.
+            forget_wal_index(self.path)
+            lost = StoreError(f"{self.path}: its write-ahead log {problem}; saving again")
+        else:
+            # The log was removed or replaced: what this connection committed is only in the
+            # log file it still holds open. Move all of it into the database file now.
+            log.warning("the write-ahead log of %s was removed or replaced", self.path)
+            try:
+                busy, frames, moved = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+                if busy or moved < frames:
+                    lost = StoreError(f"{self.path}: its write-ahead log was removed; saving again")
+            except sqlite3.Error as exc:
+                lost = store_error(self.path, exc)
         conn.close()
         self._log_lost()
         try:

@@ -266,6 +266,44 @@ def test_a_write_ahead_log_lost_mid_game_loses_nothing_reported_saved(
         store.close()
 
 
+@pytest.mark.parametrize("emptied_at", [2, 30, 61], ids=["second save", "mid-game", "last save"])
+def test_a_write_ahead_log_emptied_right_after_a_save_loses_nothing_reported_saved(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, emptied_at: int
+) -> None:
+    """The log is emptied in place (same file) between a save's commit and the checkpoint
+    that moves it into the database: the save is not reported durable, is written again,
+    and the database is never overwritten with what the emptied log holds (zeros)."""
+    from companion.store import writer
+
+    seen = {"commits": 0}
+    real_identity = writer.wal_identity
+
+    def emptied_after_a_commit(path: Path) -> tuple[int, int] | None:
+        seen["commits"] += 1  # asked once after each commit, before its checkpoint
+        if seen["commits"] == emptied_at:
+            os.truncate(f"{path}-wal", 0)
+        return real_identity(path)
+
+    monkeypatch.setattr(writer, "wal_identity", emptied_after_a_commit)
+    store = GameStore(tmp_path)
+    recorder = store.recorder()
+    intended = random_game(120, seed=5, allow_win=False)
+    game = Game(intended.setup)
+    recorder.follow("g", game)
+    reported = 0
+    for action in intended.log[:60]:
+        game.apply(action)
+        store.flush()
+        if recorder.is_durable(game.sequence):
+            reported = game.recorded
+    store.flush()
+    store.close()  # the app closed (or was killed) here
+    again = GameStore(tmp_path)
+    assert again.problem is None  # nothing set aside as damaged
+    assert again.load("g").recorded >= reported
+    again.close()
+
+
 def test_saves_go_on_after_the_write_ahead_log_was_removed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
