@@ -243,7 +243,9 @@ class TableScreen(CompanionScreen):
         self._waiting: list[tuple[Callable[..., None], tuple[Any, ...]]] = []
         # The line opened by a tap (None: the current player's, when there is room).
         self._opened: int | None = None
-        self._layout_trigger = Clock.create_trigger(lambda _dt: self._layout())
+        # Before the frame is drawn, with the layouts it changes (-1): a touch handled in
+        # between would otherwise find the lines moved and not yet laid out again.
+        self._layout_trigger = Clock.create_trigger(lambda _dt: self._layout(), -1)
         # Methods, not lambdas: Kivy holds a bound method weakly, so a screen dropped after
         # a language change is not kept alive (and rebuilt on every turn of the phone).
         self.app.bind(wide=self._wide_changed)
