@@ -70,20 +70,14 @@ def after_flip(kind, then=None):
     Window.bind(on_flip=flipped)
 
 def when_true(app, prop, kind, then=None):
-    # Stamps the first frame drawn once app.<prop> is True (the frame that shows it);
-    # with no `kind`, calls `then` at once when it is True.
-    def now():
-        if kind is None:
-            then()
-        else:
-            after_flip(kind, then)
+    # Stamps the first frame drawn once app.<prop> is True (the frame that shows it).
     if getattr(app, prop):
-        now()
+        after_flip(kind, then)
     else:
         def changed(_app, value):
             if value:
                 app.unbind(**{{prop: changed}})
-                now()
+                after_flip(kind, then)
         app.bind(**{{prop: changed}})
 
 def first_frame(app, companion=False, counters=0):

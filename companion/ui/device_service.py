@@ -281,14 +281,9 @@ class DeviceService(EventDispatcher):
 
     async def _look_for_counters(self) -> list[Any]:
         """The counters that answer on serial and Bluetooth (none when it cannot look)."""
-        from companion.devices.discovery import SCAN_TIMEOUT_S, discover
-
         self.ble_allowed = await _ask_android_permissions()
-        scan_s = self.scan_timeout_s if self.scan_timeout_s is not None else SCAN_TIMEOUT_S
         try:
-            return await discover(
-                backend=self.manager.backend, use_ble=self.ble_allowed, scan_timeout_s=scan_s
-            )
+            return await self._discover()
         except Exception as exc:  # a broken Bluetooth stack must not stop the table
             log.warning("looking for counters failed: %s", exc)
             return []
@@ -298,13 +293,9 @@ class DeviceService(EventDispatcher):
         stop and the real ones connect, as if they had answered first."""
         manager = self.manager
         virtual = [key for key in manager.connections if self.is_virtual(key)]
-        await manager.stop()
-        await self._stop_virtual()
+        await self._stop_counters()
         for key in virtual:  # the players shown on them are no one's choice for a real one
             manager.assignments.pop(key, None)
-        self.frames = {}
-        if self._game is not None:
-            manager.set_game(self._game)
         for info in found:
             manager.add_counter(info)
         log.info("%d counter(s) answered: the virtual counters stopped", len(found))
@@ -372,22 +363,34 @@ class DeviceService(EventDispatcher):
         """Stop every counter and connect again (how virtual counters are switched off)."""
         self.activity = _("Reconnecting counters\u2026")
         try:
-            await self.manager.stop()
-            await self._stop_virtual()
-            self.frames = {}
-            if self._game is not None:
-                self.manager.set_game(self._game)
+            await self._stop_counters()
             await self._connect_all(virtual=virtual)
         finally:
             self.activity = ""
 
-    async def _scan(self) -> None:
-        from companion.devices.discovery import discover
+    async def _stop_counters(self) -> None:
+        """Every counter disconnected and the virtual ones stopped; the manager still
+        follows the game, ready for the counters connected next."""
+        await self.manager.stop()
+        await self._stop_virtual()
+        self.frames = {}
+        if self._game is not None:
+            self.manager.set_game(self._game)
 
+    async def _discover(self) -> list[Any]:
+        """The counters that answer, each scan listening `scan_timeout_s`."""
+        from companion.devices.discovery import SCAN_TIMEOUT_S, discover
+
+        scan_s = self.scan_timeout_s if self.scan_timeout_s is not None else SCAN_TIMEOUT_S
+        return await discover(
+            backend=self.manager.backend, use_ble=self.ble_allowed, scan_timeout_s=scan_s
+        )
+
+    async def _scan(self) -> None:
         self.scanning = True
         self.activity = _("Scanning\u2026")
         try:
-            found = await discover(backend=self.manager.backend, use_ble=self.ble_allowed)
+            found = await self._discover()
         except Exception as exc:
             log.warning("scan failed: %s", exc)
             self.app.notify(tr(exc), error=True)
