@@ -13,6 +13,7 @@ therefore loads the engine only inside the functions that act on a game.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Callable
@@ -214,6 +215,22 @@ class PlayerLine(PlayerFace):
         """Default handler: the table screen binds to `on_details` (the player's screen)."""
 
 
+def _on_the_game(action: Callable[..., None]) -> Callable[..., None]:
+    """A Table action on the game. While only the cover is on show (the split second
+    before the game is loaded), the tap waits and is played once the game is loaded
+    (`TableScreen.play_waiting`): the cover is what the last save left, so the tap means
+    the same then. With no game and no cover, it goes nowhere."""
+
+    @functools.wraps(action)
+    def act(screen: TableScreen, *args: Any) -> None:
+        if screen.session.game is not None:
+            action(screen, *args)
+        elif screen._cover_shown:
+            screen._waiting.append((action, args))
+
+    return act
+
+
 class TableScreen(CompanionScreen):
     """Everyone at a glance; the buttons below run the current turn."""
 
@@ -259,18 +276,7 @@ class TableScreen(CompanionScreen):
         self.on_charity_phase()
 
     # -- actions --------------------------------------------------------------------
-    # While only the cover is on show (the split second before the game is loaded), a
-    # tap waits for the game and is played once it is loaded (`play_waiting`): the
-    # cover is what the last save left, so the tap means the same then.
-    def _wait_for_game(self, action: Callable[..., None], *args: Any) -> bool:
-        """True when there is no game to act on: the tap waits for the game whose cover
-        is on show, or (with no cover either) goes nowhere."""
-        if self.session.game is not None:
-            return False
-        if self._cover_shown:
-            self._waiting.append((action, args))
-        return True
-
+    # Each one on the game waits for it while only the cover is on show (`_on_the_game`).
     def play_waiting(self) -> int:
         """Play the taps made on the cover, now that its game is loaded (dropped if it
         could not be); returns how many were played."""
@@ -279,13 +285,12 @@ class TableScreen(CompanionScreen):
         if self.session.game is None:
             return 0
         for action, args in waiting:
-            action(*args)
+            action(self, *args)
         return len(waiting)
 
+    @_on_the_game
     def change_level(self, seat: int, delta: int) -> None:
         """A level stepper on a tile."""
-        if self._wait_for_game(self.change_level, seat, delta):
-            return
         from companion.core import GoUpLevel, LoseLevel
 
         if delta > 0:
@@ -293,10 +298,9 @@ class TableScreen(CompanionScreen):
         else:
             self.session.act(LoseLevel, player=seat)
 
+    @_on_the_game
     def change_gear(self, seat: int, delta: int) -> None:
         """A gear stepper on a tile: the hand-kept gear bonus goes up or down by one."""
-        if self._wait_for_game(self.change_gear, seat, delta):
-            return
         from companion.core import SetGearBonus
 
         state = self.session.live_state
@@ -304,23 +308,21 @@ class TableScreen(CompanionScreen):
             bonus = state.players[seat].gear_bonus + delta
             self.session.act(SetGearBonus, player=seat, bonus=bonus)
 
+    @_on_the_game
     def open_player(self, seat: int) -> None:
         """A tap on a tile: the player's details."""
-        if not self._wait_for_game(self.open_player, seat):
-            self.app.show("player", seat=seat)
+        self.app.show("player", seat=seat)
 
+    @_on_the_game
     def next_phase(self) -> None:
         """Move the turn on to its next phase."""
-        if self._wait_for_game(self.next_phase):
-            return
         from companion.core import AdvancePhase
 
         self.session.act(AdvancePhase)
 
+    @_on_the_game
     def end_turn(self) -> None:
         """Pass play to the left."""
-        if self._wait_for_game(self.end_turn):
-            return
         from companion.core import EndTurn
 
         self.session.act(EndTurn)
@@ -347,20 +349,19 @@ class TableScreen(CompanionScreen):
             for widget in wanted:
                 bar.add_widget(widget)
 
+    @_on_the_game
     def give_charity(self) -> None:
         """The current player gives the excess cards away (the rules pick who gets them)."""
-        if self._wait_for_game(self.give_charity):
-            return
         from companion.core import Charity
 
         state = self.session.live_state
         if state is not None and self.session.act(Charity, giver=state.current, cards=self.excess):
             self.excess = 1
 
+    @_on_the_game
     def fight(self) -> None:
         """Open the combat screen (the current player fights)."""
-        if not self._wait_for_game(self.fight):
-            self.app.show("combat")
+        self.app.show("combat")
 
     # -- drawing --------------------------------------------------------------------
     def refresh(self) -> None:
