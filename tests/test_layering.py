@@ -14,25 +14,33 @@ FIRMWARE = PACKAGE.parent / "firmware"
 
 # layer -> what it may import (besides itself, the standard library and third parties)
 ALLOWED = {
-    "core": set(),
-    "cards": {"core", "resources"},
-    "store": {"core", "resources"},
-    "devices": {"core", "store", "resources"},
-    # The table link sits beside the counters: it follows the game as they do.
-    "web": {"core", "store", "devices", "resources"},
-    "ui": {"core", "cards", "store", "devices", "web", "resources"},
+    # Shared plumbing (task sets, listener registries, file helpers, the error root, where
+    # files are): every layer may use it, and it uses none of them.
+    "plumbing": set(),
+    "core": {"plumbing"},
+    "cards": {"core", "plumbing"},
+    "store": {"core", "plumbing"},
+    # The table as an application: the open game, its saving, its roll offers and the
+    # followers. The adapters (devices, web, ui, commands) reach the game through it.
+    "table": {"core", "cards", "store", "plumbing"},
+    "devices": {"core", "store", "table", "plumbing"},
+    # The table link sits beside the counters: it follows the table as they do.
+    "web": {"core", "store", "table", "plumbing"},
+    "ui": {"core", "cards", "store", "table", "devices", "web", "plumbing"},
     # The command line sits on top: it may use every layer but never the other way round.
-    "commands": {"core", "cards", "store", "devices", "web", "ui", "resources"},
+    "commands": {"core", "cards", "store", "table", "devices", "web", "ui", "plumbing"},
 }
 # Nothing below the command line may reach up into it.
 TOP = {"commands", "cli"}
 # Third-party packages a layer must not touch (the UI toolkit stays in the UI).
 FORBIDDEN_THIRD_PARTY = {
-    "core": {"kivy", "serial", "bleak", "bumble", "platformdirs"},
-    "cards": {"kivy", "serial", "bleak", "bumble"},
-    "store": {"kivy", "serial", "bleak", "bumble"},
-    "devices": {"kivy"},
-    "web": {"kivy"},
+    "plumbing": {"kivy", "serial", "bleak", "bumble", "aiohttp", "pydantic"},
+    "core": {"kivy", "serial", "bleak", "bumble", "platformdirs", "aiohttp"},
+    "cards": {"kivy", "serial", "bleak", "bumble", "aiohttp"},
+    "store": {"kivy", "serial", "bleak", "bumble", "aiohttp"},
+    "table": {"kivy", "serial", "bleak", "bumble", "aiohttp"},
+    "devices": {"kivy", "aiohttp"},
+    "web": {"kivy", "serial", "bleak", "bumble"},
     "commands": set(),
 }
 
@@ -233,7 +241,7 @@ def test_the_device_layer_knows_nothing_of_its_simulation() -> None:
 # The simulation (virtual counters and dice, their radio and faults) is a layer of its own
 # above the device layer: it may use these, and only these layers may use it.
 SIM = "companion.devices.sim"
-SIM_MAY_IMPORT = {"core", "devices", "resources"}
+SIM_MAY_IMPORT = {"core", "table", "devices", "plumbing"}
 SIM_USERS = {"ui", "commands"}
 
 
@@ -263,7 +271,7 @@ def test_the_simulation_sits_above_the_devices_and_only_the_app_uses_it() -> Non
 def test_every_package_is_on_the_map() -> None:
     """A new package gets its arrows here and its place in docs/architecture.md, or nothing
     would check what it imports."""
-    known = set(ALLOWED) | TOP | {"resources", "__main__"}
+    known = set(ALLOWED) | TOP | {"__main__"}
     packages = {layer_of(module_name(path)) for path in PACKAGE.rglob("*.py")} - {"companion"}
     assert packages - known - {"devices.sim"} == set()
     doc = (PACKAGE.parent / "docs" / "architecture.md").read_text(encoding="utf-8")

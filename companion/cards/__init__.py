@@ -43,7 +43,7 @@ from companion.cards.schema import (
     Style,
 )
 from companion.cards.search import NameIndex, normalize
-from companion.resources import DATA_DIR_ENV, user_data_dir
+from companion.plumbing.places import DATA_DIR_ENV, user_data_dir
 
 __all__ = [
     "CARD_TYPES",

@@ -10,11 +10,12 @@ from companion.cards.loading import LoadedPack, LoadResult, load_all
 from companion.cards.problems import PackError, Problem
 from companion.cards.schema import Card, EditionFile, Enhancer, Item, Monster, Pack, PackInfo
 from companion.cards.search import NameIndex
+from companion.plumbing.errors import CompanionError
 
 C = TypeVar("C", bound=Card)
 
 
-class UnknownCardError(KeyError, ValueError):
+class UnknownCardError(CompanionError, KeyError, ValueError):
     """No loaded card has this id (or the card is of another kind than asked for)."""
 
     def __init__(self, card_id: str, message: str | None = None) -> None:

@@ -21,7 +21,7 @@ from companion.cards.problems import (
 )
 from companion.cards.schema import CARD_TYPES, CONDITION_KINDS, Card, EditionFile, Pack
 from companion.cards.search import NameIndex
-from companion.resources import shipped, user_data_dir
+from companion.plumbing.places import shipped, user_data_dir
 
 HUMAN = "Human"  # the rules engine's race of a character with no race card
 

@@ -13,6 +13,8 @@ from typing import Any, get_args
 
 from pydantic import BaseModel, ValidationError
 
+from companion.plumbing.errors import CompanionError
+
 
 @dataclass(frozen=True)
 class Problem:
@@ -29,7 +31,7 @@ class Problem:
         return ": ".join(part for part in (where, self.card, self.field, self.message) if part)
 
 
-class PackError(ValueError):
+class PackError(CompanionError, ValueError):
     """Card packs or edition files that cannot be used; `problems` lists every mistake."""
 
     def __init__(self, problems: Sequence[Problem]) -> None:

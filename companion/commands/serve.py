@@ -63,9 +63,9 @@ async def _main(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from companion.core import CLASSIC, Game, GameSetup, PlayerSetup, Sex
+    from companion.plumbing.places import LOCALE_DIR
+    from companion.plumbing.places import data_dir as default_data_dir
     from companion.store import GameStore, StoreError
-    from companion.store.files import data_dir as default_data_dir
-    from companion.ui.i18n import LOCALE_DIR
     from companion.web.invites import local_addresses, qr_text
     from companion.web.keys import BOARD, KEYS_FILE, Role, TableKeys
     from companion.web.server import TableLink

@@ -100,7 +100,7 @@ async def _main(args: argparse.Namespace) -> int:
 
     from companion.devices.sim.fleet import VirtualFleet
     from companion.devices.status import Role
-    from companion.devices.tasks import cancel_and_wait
+    from companion.plumbing.tasks import cancel_and_wait
 
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from companion.plumbing.errors import CompanionError
+
 if TYPE_CHECKING:
     from pydantic import ValidationError
 
 
-class RuleError(ValueError):
+class RuleError(CompanionError, ValueError):
     """An action broke a rule of the game; the message says which, in the table's words.
 
     `rule` is a short stable id (e.g. "sell_to_win") that screens and tests can match

@@ -22,7 +22,6 @@ from companion.core.actions import BaseAction
 from companion.core.dice import RandomSource, SecretsDice
 from companion.core.engine import apply_action, check_action, fill_rolls, replay
 from companion.core.errors import RuleError, validation_error_line
-from companion.core.listeners import Listeners
 from companion.core.log_versions import (
     LOG_FORMAT,
     LOG_VERSION,
@@ -34,6 +33,8 @@ from companion.core.log_versions import (
 from companion.core.models import Edition, GameSetup
 from companion.core.phrase import Phrase
 from companion.core.state import GameState
+from companion.plumbing.errors import CompanionError
+from companion.plumbing.listeners import Listeners
 
 # One state in memory every this many actions: an undo or a History line folds at most
 # this many actions again (about 0.3 ms), and a state costs ~2 KiB, so a 100,000-action
@@ -43,7 +44,7 @@ CHECKPOINT_INTERVAL = 32
 Subscriber = Callable[[GameState], None]
 
 
-class GameLogError(ValueError):
+class GameLogError(CompanionError, ValueError):
     """A saved game cannot be read: not JSON, the wrong format, or an illegal action."""
 
 

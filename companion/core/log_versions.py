@@ -19,6 +19,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from companion.core.errors import validation_error_line
 from companion.core.models import LEGACY_RULES
+from companion.plumbing.errors import CompanionError
 
 if TYPE_CHECKING:
     from companion.core.actions import BaseAction
@@ -67,7 +68,7 @@ def upgrade_actions(version: int, actions: list[object]) -> list[object]:
     return actions
 
 
-class LogReadError(ValueError):
+class LogReadError(CompanionError, ValueError):
     """The actions of a log cannot be read: an unknown version or a malformed action."""
 
 

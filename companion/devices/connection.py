@@ -39,8 +39,8 @@ from companion.devices.session import (
     update_advice,
 )
 from companion.devices.status import DISTURBANCES_MIN, Access, CounterStatus, Disturbances, Role
-from companion.devices.tasks import TaskSet
 from companion.devices.tokens import TokenStore
+from companion.plumbing.tasks import TaskSet
 
 _LOGGER = logging.getLogger(__name__)
 

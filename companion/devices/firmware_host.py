@@ -18,7 +18,7 @@ import types
 from typing import Any
 
 from companion.devices import framing, seal, wire
-from companion.resources import shipped
+from companion.plumbing.places import shipped
 
 PACKAGE = "counter"
 # The modules the app's virtual counters use (the rest need pins or a radio).

@@ -16,9 +16,10 @@ from collections.abc import AsyncIterator, Callable
 from types import TracebackType
 from typing import Self
 
-from companion.core.listeners import Listeners
 from companion.devices import wire
-from companion.devices.tasks import TaskSet, guarded
+from companion.plumbing.errors import CompanionError
+from companion.plumbing.listeners import Listeners
+from companion.plumbing.tasks import TaskSet, guarded
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -34,7 +35,7 @@ class LinkState(enum.Enum):
     LOST = "lost"
 
 
-class LinkError(Exception):
+class LinkError(CompanionError):
     """Base of every error a link raises; carriers translate their own errors into these."""
 
 

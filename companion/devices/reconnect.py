@@ -14,7 +14,7 @@ import random
 from collections.abc import Awaitable, Callable
 
 from companion.devices.link import Link, LinkError, LinkOpenError, LinkState
-from companion.devices.tasks import TaskSet
+from companion.plumbing.tasks import TaskSet
 
 _LOGGER = logging.getLogger(__name__)
 

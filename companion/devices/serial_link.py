@@ -21,7 +21,7 @@ from serial_asyncio_fast import SerialTransport
 
 from companion.devices import framing
 from companion.devices.link import Link, LinkClosedError, LinkOpenError, LinkState
-from companion.devices.tasks import guarded
+from companion.plumbing.tasks import guarded
 
 _LOGGER = logging.getLogger(__name__)
 

@@ -19,7 +19,6 @@ import logging
 from collections.abc import Awaitable, Callable, Sequence
 
 from companion.core import Game, GameState
-from companion.core.listeners import Listeners
 from companion.devices import wire
 from companion.devices.ble_link import BleBackend
 from companion.devices.connection import (
@@ -37,8 +36,9 @@ from companion.devices.projection import Part, TablePicture, default_seats, tabl
 from companion.devices.reconnect import Backoff
 from companion.devices.session import AUTH_TIMEOUT_S, HELLO_TIMEOUT_S
 from companion.devices.status import Access, CounterStatus, Role, counter_key
-from companion.devices.tasks import guarded
 from companion.devices.tokens import TokenStore
+from companion.plumbing.listeners import Listeners
+from companion.plumbing.tasks import guarded
 
 _LOGGER = logging.getLogger(__name__)
 

@@ -8,7 +8,9 @@ from pathlib import Path
 
 from companion.core.phrase import Phrase, plural_phrase
 from companion.devices import wire
-from companion.store.files import NotAFileError, StoreError, data_dir, set_aside
+from companion.plumbing.errors import NotAFileError, StoreError
+from companion.plumbing.files import set_aside
+from companion.plumbing.places import data_dir
 from companion.store.records import read_records, write_records
 
 _LOGGER = logging.getLogger(__name__)

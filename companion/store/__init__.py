@@ -10,7 +10,9 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from companion.store.files import StoreError, atomic_write_text, data_dir
+    from companion.plumbing.errors import StoreError
+    from companion.plumbing.files import atomic_write_text
+    from companion.plumbing.places import data_dir
     from companion.store.games import GameStore, SavedGame
     from companion.store.recorder import Recorder
     from companion.store.settings import Settings, SettingsStore
@@ -21,9 +23,9 @@ _HOMES = {
     "SavedGame": "companion.store.games",
     "Settings": "companion.store.settings",
     "SettingsStore": "companion.store.settings",
-    "StoreError": "companion.store.files",
-    "atomic_write_text": "companion.store.files",
-    "data_dir": "companion.store.files",
+    "StoreError": "companion.plumbing.errors",
+    "atomic_write_text": "companion.plumbing.files",
+    "data_dir": "companion.plumbing.places",
 }
 
 __all__ = [

@@ -22,7 +22,7 @@ import os
 import sqlite3
 from pathlib import Path
 
-from companion.store.files import StoreError
+from companion.plumbing.errors import StoreError
 
 DATABASE_FILE = "games.sqlite3"
 SCHEMA_VERSION = 1

@@ -12,8 +12,8 @@ import asyncio
 import threading
 from collections.abc import Callable
 
-from companion.core.listeners import Listeners
-from companion.store.files import StoreError
+from companion.plumbing.errors import StoreError
+from companion.plumbing.listeners import Listeners
 
 
 class Durability:

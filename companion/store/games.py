@@ -35,6 +35,9 @@ from companion.core.log_versions import (
     readable_version,
     upgrade_setup,
 )
+from companion.plumbing.errors import StoreError
+from companion.plumbing.files import atomic_write_text
+from companion.plumbing.places import data_dir
 from companion.store import checkpoints, imports, salvage
 from companion.store.cover import LAST_GAME_KEY
 from companion.store.database import (
@@ -45,7 +48,6 @@ from companion.store.database import (
     device_full,
 )
 from companion.store.durability import Durability
-from companion.store.files import StoreError, atomic_write_text, data_dir
 from companion.store.imports import GAMES_DIR, LAST_GAME_FILE, check_id
 from companion.store.journal import Change, Journal, RowWriter, change_of, set_meta, write_cover
 from companion.store.opening import damaged_copies, open_games

@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from companion.core import Game
+from companion.plumbing.errors import NotAFileError, StoreError
+from companion.plumbing.files import read_capped
 from companion.store.cover import LAST_GAME_KEY
-from companion.store.files import NotAFileError, StoreError, read_capped
 from companion.store.journal import set_meta
 
 GAMES_DIR = "games"

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from companion.core import Game, GameState
 from companion.core.game import action_text, log_digest
 from companion.core.log_versions import LOG_VERSION
+from companion.plumbing.errors import StoreError
 from companion.store import checkpoints
 from companion.store.cover import COVER_KEY, LAST_GAME_KEY, cover_record
-from companion.store.files import StoreError
 
 
 @dataclass

@@ -22,6 +22,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from companion.plumbing.errors import StoreError
+from companion.plumbing.files import atomic_write_text, special_file
 from companion.store.database import (
     DATABASE_FILE,
     DamagedDatabaseError,
@@ -31,7 +33,6 @@ from companion.store.database import (
     connect,
     connect_read_only,
 )
-from companion.store.files import StoreError, atomic_write_text, special_file
 
 # Beside the database: says that a database was made in this folder before.
 MADE_MARKER = ".games.sqlite3.made"

@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import TypeVar
 
 from companion.core.game import log_digest
+from companion.plumbing.errors import StoreError
 from companion.store.cover import COVER_KEY
 from companion.store.database import DamagedDatabaseError, connect, store_error
-from companion.store.files import StoreError
 
 log = logging.getLogger(__name__)
 

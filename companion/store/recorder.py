@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable
 from typing import Protocol
 
 from companion.core import Game
-from companion.core.listeners import Listeners
+from companion.plumbing.listeners import Listeners
 from companion.store.durability import Durability
 from companion.store.imports import check_id
 from companion.store.journal import Change, Journal, change_of

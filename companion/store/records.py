@@ -23,7 +23,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from companion.store.files import NotAFileError, atomic_write_text, read_capped
+from companion.plumbing.errors import NotAFileError
+from companion.plumbing.files import atomic_write_text, read_capped
 
 MAGIC = "companion-records"
 VERSION = 1

@@ -9,16 +9,10 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from companion.core.errors import first_validation_error
-from companion.resources import SETTINGS_FILE
-from companion.store.files import (
-    MAX_SETTINGS_BYTES,
-    NotAFileError,
-    StoreError,
-    atomic_write_text,
-    data_dir,
-    read_capped,
-    set_aside,
-)
+from companion.plumbing.errors import NotAFileError, StoreError
+from companion.plumbing.files import atomic_write_text, read_capped, set_aside
+from companion.plumbing.places import SETTINGS_FILE, data_dir
+from companion.store.files import MAX_SETTINGS_BYTES
 
 
 class Settings(BaseModel):

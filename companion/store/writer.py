@@ -26,6 +26,7 @@ from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 
+from companion.plumbing.errors import StoreError
 from companion.store.database import (
     connect,
     forget_wal_index,
@@ -33,7 +34,6 @@ from companion.store.database import (
     wal_identity,
     wal_overwritten,
 )
-from companion.store.files import StoreError
 
 log = logging.getLogger(__name__)
 

@@ -31,7 +31,7 @@ from kivy.properties import BooleanProperty, ObjectProperty, StringProperty
 from kivy.uix.label import Label
 from kivy.uix.screenmanager import Screen, ScreenManager
 
-from companion.resources import user_data_dir
+from companion.plumbing.places import user_data_dir
 from companion.ui.app_log import keep_log_quiet
 from companion.ui.awake import keep_awake
 from companion.ui.countdown import KillCountdown
@@ -205,8 +205,8 @@ class CompanionApp(App):
 
     def _finish_start(self, *_args: Any) -> None:
         Window.bind(on_flip=self._settled)  # the frame drawn after this start (even a failed one)
+        from companion.plumbing.files import remove_partial_writes
         from companion.store import SettingsStore
-        from companion.store.files import remove_partial_writes
         from companion.ui.screens.table import table_cover
 
         self.settings_store = SettingsStore(self.data_dir)

@@ -27,8 +27,8 @@ from babel.messages.extract import extract_from_dir
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po, write_po
 
-from companion.resources import shipped
-from companion.ui.i18n import CARDS_DOMAIN, DOMAIN, LANGUAGES, LOCALE_DIR
+from companion.plumbing.places import LOCALE_DIR, shipped
+from companion.ui.i18n import CARDS_DOMAIN, DOMAIN, LANGUAGES
 
 UI_DIR = Path(__file__).parent
 PACKAGE_DIR = UI_DIR.parent

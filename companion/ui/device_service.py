@@ -25,7 +25,7 @@ from kivy.clock import Clock
 from kivy.event import EventDispatcher
 from kivy.properties import BooleanProperty, DictProperty, ListProperty, StringProperty
 
-from companion.devices.tasks import TaskSet
+from companion.plumbing.tasks import TaskSet
 from companion.ui.dice_service import DiceService
 from companion.ui.i18n import _, tr
 

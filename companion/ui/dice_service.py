@@ -19,7 +19,7 @@ from kivy.clock import Clock
 from kivy.event import EventDispatcher
 from kivy.properties import BooleanProperty, ListProperty, StringProperty
 
-from companion.devices.tasks import TaskSet
+from companion.plumbing.tasks import TaskSet
 from companion.ui.i18n import _, tr
 
 log = logging.getLogger(__name__)

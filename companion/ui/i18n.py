@@ -1,6 +1,6 @@
 """Translated strings: every user-visible text goes through `_()` (gettext, domain "companion").
 
-Catalogues live in `companion/ui/locale/<lang>/LC_MESSAGES/companion.mo` and are read with
+Catalogues live in `companion/locale/<lang>/LC_MESSAGES/companion.mo` and are read with
 the standard library's gettext; `./tasks i18n` (companion.ui.catalogues, with Babel) keeps the
 template, the `.po` files and the compiled `.mo` files up to date.
 
@@ -24,11 +24,12 @@ import re
 import sys
 from collections.abc import Callable, Mapping
 from functools import cache
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from companion.plumbing.places import LOCALE_DIR
+
 if TYPE_CHECKING:
-    from companion.core.listeners import Listeners
+    from companion.plumbing.listeners import Listeners
 
 # The rules engine (companion.core) loads after the app's first frame, so this module,
 # read before it, imports nothing of it at import time: the listeners are made on first
@@ -38,7 +39,6 @@ _PHRASE_MODULE = "companion.core.phrase"
 DOMAIN = "companion"
 # The names of the shipped cards and editions, kept apart from the app's own texts.
 CARDS_DOMAIN = "cards"
-LOCALE_DIR = Path(__file__).with_name("locale")
 SOURCE_LANGUAGE = "en"
 # The one list of shipped languages: code, its own name (so a player finds theirs in any
 # language) and how many plural forms its catalogue has (gettext's Plural-Forms). Listed
@@ -150,7 +150,7 @@ def on_change(callback: Callable[[str], Any]) -> Callable[[], None]:
     """Call `callback(code)` after every language change; returns the remover."""
     global _listeners
     if _listeners is None:
-        from companion.core.listeners import Listeners
+        from companion.plumbing.listeners import Listeners
 
         _listeners = Listeners()
     return _listeners.add(callback)

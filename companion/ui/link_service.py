@@ -20,8 +20,9 @@ from kivy.clock import Clock
 from kivy.event import EventDispatcher
 from kivy.properties import BooleanProperty, ListProperty, StringProperty
 
-from companion.devices.tasks import TaskSet
-from companion.ui.i18n import LOCALE_DIR, _, tr
+from companion.plumbing.places import LOCALE_DIR
+from companion.plumbing.tasks import TaskSet
+from companion.ui.i18n import _, tr
 
 if TYPE_CHECKING:
     from companion.core import Game

@@ -12,13 +12,8 @@ import tomllib
 from pathlib import Path
 
 from companion.cards.loading import MAX_PACK_BYTES
-from companion.store.files import (
-    NotAFileError,
-    StoreError,
-    atomic_write_text,
-    read_capped,
-    set_aside,
-)
+from companion.plumbing.errors import NotAFileError, StoreError
+from companion.plumbing.files import atomic_write_text, read_capped, set_aside
 
 PACK_FILE = "table-monsters.toml"
 PACK_ID = "table-monsters"

@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 
 import aiohttp
 
-from companion.devices.tasks import TaskSet
+from companion.plumbing.tasks import TaskSet
 
 _LOGGER = logging.getLogger(__name__)
 

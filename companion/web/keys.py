@@ -19,7 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from companion.store.files import StoreError, atomic_write_text, data_dir, set_aside
+from companion.plumbing.errors import StoreError
+from companion.plumbing.files import atomic_write_text, set_aside
+from companion.plumbing.places import data_dir
 
 _LOGGER = logging.getLogger(__name__)
 

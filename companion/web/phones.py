@@ -9,7 +9,7 @@ import asyncio
 import random
 from dataclasses import dataclass, field
 
-from companion.devices.tasks import TaskSet
+from companion.plumbing.tasks import TaskSet
 from companion.web.client import TableClient
 
 PRESSES = ("level_up", "level_down", "gear_up", "gear_down")

@@ -34,10 +34,10 @@ from urllib.parse import urlsplit
 from aiohttp import WSMsgType, web
 
 from companion.core import Game, GameState, Source
-from companion.core.listeners import Listeners
 from companion.core.phrase import Phrase, phrase_template
 from companion.core.presses import Press, press_action
-from companion.devices.tasks import TaskSet, cancel_and_wait
+from companion.plumbing.listeners import Listeners
+from companion.plumbing.tasks import TaskSet, cancel_and_wait
 from companion.web.keys import Role, TableKeys
 from companion.web.speech import Speech, Voices, accepted_languages
 from companion.web.views import RollOffer, View, board_view, changes, seat_view

@@ -111,7 +111,7 @@ async def test_a_press_whose_save_fails_is_not_acknowledged(tmp_path, caplog):
     game = table.game
     try:
         tracker = table.counters[0]
-        with caplog.at_level(logging.ERROR, logger="companion.devices.tasks"):
+        with caplog.at_level(logging.ERROR, logger="companion.plumbing.tasks"):
             tracker.press("plus")
             await until(lambda: game.state.players[0].level == 2)
             save.gate.set()

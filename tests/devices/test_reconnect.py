@@ -148,7 +148,7 @@ async def test_a_setup_that_breaks_unexpectedly_is_logged_and_the_link_still_com
 
     link = SerialLink(port.path)
     reconnector = Reconnector(link, on_open=setup, backoff=Backoff(**FAST))
-    with caplog.at_level(logging.ERROR, logger="companion.devices.tasks"):
+    with caplog.at_level(logging.ERROR, logger="companion.plumbing.tasks"):
         reconnector.start()
         try:
             await until_open(reconnector, link)

@@ -196,7 +196,7 @@ async def test_a_task_that_fails_is_logged_and_started_again(tmp_path, caplog):
     manager.set_game(game)
     fleet = VirtualFleet()
     try:
-        with caplog.at_level(logging.ERROR, logger="companion.devices.tasks"):
+        with caplog.at_level(logging.ERROR, logger="companion.plumbing.tasks"):
             await fleet.start(setup, players=2)
             await fleet.join(manager)
             await until(lambda: "the ping task tripped" in caplog.text)

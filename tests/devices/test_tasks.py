@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from companion.devices.tasks import TaskSet, cancel_and_wait
+from companion.plumbing.tasks import TaskSet, cancel_and_wait
 
 from .helpers import until
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from companion.devices import firmware_host, framing, seal, wire
-from companion.resources import shipped
+from companion.plumbing.places import shipped
 
 VECTORS = json.loads((Path(__file__).parents[1] / "vectors" / "messages.json").read_text())
 MESSAGES = VECTORS["messages"]

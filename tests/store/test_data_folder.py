@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from companion.store.files import NotAFileError, read_capped
+from companion.plumbing.errors import NotAFileError
+from companion.plumbing.files import read_capped
 from tests.store.isolated import isolated
 
 HOSTILE = ["link-to-dev-zero", "named-pipe", "folder", "huge"]

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from companion.plumbing.files import PARTIAL_WRITE_AGE_S, remove_partial_writes, set_aside
 from companion.store import StoreError, atomic_write_text
-from companion.store.files import PARTIAL_WRITE_AGE_S, remove_partial_writes, set_aside
 
 
 def _age(path: Path, seconds: float) -> None:

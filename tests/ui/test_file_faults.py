@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from companion.store.files import PARTIAL_WRITE_AGE_S
+from companion.plumbing.files import PARTIAL_WRITE_AGE_S
 from tests.ui.conftest import Harness
 from tests.ui.test_startup import probe_script, run_probe, start_app
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from companion.core import CLASSIC, Game, GameSetup, PlayerSetup, SeededDice, Sex
-from companion.ui.i18n import LOCALE_DIR
+from companion.plumbing.places import LOCALE_DIR
 from companion.web.client import TableClient
 from companion.web.keys import BOARD, Role, TableKeys
 from companion.web.server import TableLink

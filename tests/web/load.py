@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from companion.core import Source
-from companion.ui.i18n import LOCALE_DIR
+from companion.plumbing.places import LOCALE_DIR
 from companion.web.client import TableClient
 from companion.web.keys import BOARD, Role, TableKeys
 from companion.web.phones import ScriptedPhone

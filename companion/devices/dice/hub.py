@@ -16,10 +16,10 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from companion.core.listeners import Listeners
 from companion.devices.dice.model import DieLostError, NoDieError, SettledRoll
 from companion.devices.dice.source import DiceSource
-from companion.devices.tasks import TaskSet
+from companion.plumbing.listeners import Listeners
+from companion.plumbing.tasks import TaskSet
 
 _LOGGER = logging.getLogger(__name__)
 

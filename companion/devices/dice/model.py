@@ -6,9 +6,10 @@ import enum
 from dataclasses import dataclass
 
 from companion.core.names import NAME_MAX, log_name
+from companion.plumbing.errors import CompanionError
 
 
-class DiceError(Exception):
+class DiceError(CompanionError):
     """Base of every error the dice layer raises."""
 
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 import abc
 import asyncio
 
-from companion.core.listeners import Listeners
 from companion.devices.dice.model import DieType, Motion, SettledRoll, die_label
+from companion.plumbing.listeners import Listeners
 
 BLINK_COLOUR = (255, 160, 0)  # amber: "this is the die the app is waiting for"
 

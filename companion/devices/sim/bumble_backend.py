@@ -52,8 +52,8 @@ from bumble.host import Host
 from bumble.link import LocalLink
 from bumble.transport.common import AsyncPipeSink
 
-from companion.core.listeners import Listeners
 from companion.devices import wire
+from companion.plumbing.listeners import Listeners
 
 if TYPE_CHECKING:
     from companion.devices.ble_link import BleBackend

@@ -19,14 +19,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from companion.core.listeners import Listeners
 from companion.devices import firmware_host, framing, seal, wire
 from companion.devices.sim.bumble_backend import VirtualPeripheral, VirtualRadio
 from companion.devices.sim.frames import FrameListener, LedFrame
 from companion.devices.sim.pty_port import PtyPort
 from companion.devices.status import Role, counter_key
-from companion.devices.tasks import TaskSet, guarded
-from companion.resources import shipped
+from companion.plumbing.listeners import Listeners
+from companion.plumbing.places import shipped
+from companion.plumbing.tasks import TaskSet, guarded
 
 _LOGGER = logging.getLogger(__name__)
 

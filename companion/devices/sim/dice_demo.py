@@ -11,7 +11,7 @@ from companion.devices.dice.scan import open_source, scan
 from companion.devices.dice.source import DiceSource
 from companion.devices.sim.bumble_backend import VirtualRadio
 from companion.devices.sim.dice import VirtualDie, VirtualGoDice, VirtualPixelsDie
-from companion.devices.tasks import TaskSet
+from companion.plumbing.tasks import TaskSet
 
 PIXELS_NAMES = ("Ruby", "Onyx", "Jade", "Opal")
 ROLL_EVERY_S = 1.5  # s: one throw of some die this often, slow enough to read

@@ -17,10 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from companion.core.listeners import Listeners
 from companion.devices.sim.frames import LedFrame
 from companion.devices.status import Role
-from companion.devices.tasks import guarded
+from companion.plumbing.listeners import Listeners
+from companion.plumbing.tasks import guarded
 
 if TYPE_CHECKING:
     from companion.devices.ble_link import BleBackend

@@ -19,7 +19,8 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from companion.devices.tasks import guarded
+from companion.plumbing.errors import CompanionError
+from companion.plumbing.tasks import guarded
 
 log = logging.getLogger(__name__)
 
@@ -33,7 +34,7 @@ STOP_TIMEOUT_S = 3.0  # s: switching off takes milliseconds; past this the proce
 Listener = Callable[[dict[str, Any]], None]
 
 
-class HostError(Exception):
+class HostError(CompanionError):
     """The host could not do what was asked (its own words say why)."""
 
 

@@ -34,7 +34,6 @@ from bleak.backends.device import BLEDevice
 from bleak.backends.service import BleakGATTService, BleakGATTServiceCollection
 from bleak.exc import BleakError
 
-from companion.core.listeners import Listeners
 from companion.devices.ble_link import BleBackend
 from companion.devices.link import Link
 from companion.devices.links import link_to
@@ -49,7 +48,8 @@ from companion.devices.sim.process import (
     take_host,
 )
 from companion.devices.status import Role
-from companion.devices.tasks import guarded
+from companion.plumbing.listeners import Listeners
+from companion.plumbing.tasks import guarded
 
 log = logging.getLogger(__name__)
 

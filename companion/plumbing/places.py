@@ -1,4 +1,5 @@
-"""Where the companion finds the data it ships with and the user's own data folder."""
+"""Where the companion finds the data it ships with, its translations and the user's own data
+folder."""
 
 from __future__ import annotations
 
@@ -13,7 +14,9 @@ DATA_DIR_ENV = "COMPANION_DATA_DIR"
 # The user's settings, in the data folder (read by companion.store.settings).
 SETTINGS_FILE = "settings.json"
 
-_PACKAGE = Path(__file__).resolve().parent
+_PACKAGE = Path(__file__).resolve().parent.parent
+# The translation catalogues: <lang>/LC_MESSAGES/<domain>.mo, and the .pot templates.
+LOCALE_DIR = _PACKAGE / "locale"
 # An installed wheel carries the top-level data folders inside the package
 # (see [tool.hatch.build.targets.wheel.force-include] in pyproject.toml).
 _SHIPPED = _PACKAGE / "_shipped"
@@ -35,3 +38,10 @@ def user_data_dir() -> Path:
     """The user's data folder: $COMPANION_DATA_DIR if set, else the platform's usual place."""
     override = os.environ.get(DATA_DIR_ENV)
     return Path(override) if override else Path(platformdirs.user_data_dir(APP_DIR_NAME))
+
+
+def data_dir() -> Path:
+    """The user's data folder for the companion (created on first use)."""
+    path = user_data_dir()
+    path.mkdir(parents=True, exist_ok=True)
+    return path
