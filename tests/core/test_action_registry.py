@@ -13,6 +13,7 @@ import companion.core
 from companion.core import ACTION_ADAPTER, ACTION_TYPES, EDITIONS, BaseAction, GameState
 from companion.core.actions import CHAPTERS
 from companion.core.chapters.base import rule, step, words
+from companion.core.chapters.rolls import fill_rolls
 from companion.core.randomplay import random_game, random_setup
 
 NAMES = [action.__name__ for action in ACTION_TYPES]
@@ -32,6 +33,15 @@ def test_every_action_has_its_own_rule_step_and_sentence(action: type[BaseAction
     assert action in rule.registry, f"{action.__name__} has no rule (rule.register)"
     assert action in step.registry, f"{action.__name__} has no step (step.register)"
     assert action in words.registry, f"{action.__name__} has no History sentence (words.register)"
+
+
+@pytest.mark.parametrize("action", ACTION_TYPES, ids=NAMES)
+def test_every_handler_is_named_for_its_action(action: type[BaseAction]) -> None:
+    """A traceback names the rule it went through (`rule_end_turn`, not `_`)."""
+    kind = action.model_fields["type"].default
+    registries = [rule, step, words, *([fill_rolls] if action in fill_rolls.registry else [])]
+    names = [registry.dispatch(action).__name__ for registry in registries]
+    assert names == [f"{registry.__name__}_{kind}" for registry in registries]
 
 
 @pytest.mark.parametrize("action", ACTION_TYPES, ids=NAMES)

@@ -76,7 +76,8 @@ class UseAbility(BaseAction):
 
 
 @rule.register
-def _(action: UseAbility, state: GameState) -> None:
+def rule_use_ability(action: UseAbility, state: GameState) -> None:
+    """An ability powered by discards, in an open fight, within its cards and victims (§4)."""
     combat = open_combat(state)
     player = player_at(state, action.player)
     alive(player, phrase_template("use an ability"))
@@ -109,7 +110,8 @@ def _(action: UseAbility, state: GameState) -> None:
 
 
 @step.register
-def _(action: UseAbility, state: GameState) -> GameState:
+def step_use_ability(action: UseAbility, state: GameState) -> GameState:
+    """The combat records the ability used; the verdict counts it from then on (§4)."""
     combat = current_combat(state)
     use = AbilityUse(
         player=action.player, ability=action.ability, cards=action.cards, target=action.target
@@ -125,7 +127,8 @@ _USED: dict[str, str] = {
 
 
 @words.register
-def _(a: UseAbility, s: GameState) -> str:
+def words_use_ability(a: UseAbility, s: GameState) -> str:
+    """History: the ability used, with what it adds or takes (§4)."""
     bonus = a.cards * (3 if a.ability == "turning" else 1)
     return Phrase(
         _USED[a.ability],
@@ -153,7 +156,8 @@ class Charm(BaseAction):
 
 
 @rule.register
-def _(action: Charm, state: GameState) -> None:
+def rule_charm(action: Charm, state: GameState) -> None:
+    """Charming takes the ability, a fighter, a monster in the fight and 3+ cards (§4)."""
     combat = open_combat(state)
     player = in_combat(state, combat, action.player)
     _able(player, "charm", phrase_template("charm a monster"))
@@ -166,12 +170,14 @@ def _(action: Charm, state: GameState) -> None:
 
 
 @step.register
-def _(action: Charm, state: GameState) -> GameState:
+def step_charm(action: Charm, state: GameState) -> GameState:
+    """The charmed monster leaves with its treasure, as if a card removed it (§4, §6)."""
     return remove_monster(state, action)
 
 
 @words.register
-def _(a: Charm, s: GameState) -> str:
+def words_charm(a: Charm, s: GameState) -> str:
+    """History: a fighter charms a monster away, its treasure still won."""
     return Phrase(
         "{name} charms {monster} away (its treasure counts)",
         name=player_name(s, a.player),
@@ -193,7 +199,8 @@ class Steal(BaseAction):
 
 
 @rule.register
-def _(action: Steal, state: GameState) -> None:
+def rule_steal(action: Steal, state: GameState) -> None:
+    """Theft: a thief with the ability, a small item, nobody in combat, a roll (§4)."""
     thief = player_at(state, action.thief)
     victim = player_at(state, action.victim)
     item = find_item(victim, action.item_id)
@@ -212,7 +219,8 @@ def _(action: Steal, state: GameState) -> None:
 
 
 @step.register
-def _(action: Steal, state: GameState) -> GameState:
+def step_steal(action: Steal, state: GameState) -> GameState:
+    """A roll of 4 or more moves the item to the thief; less costs the thief a Level (§4)."""
     roll = action.roll or 0  # the rule refuses a roll that was not recorded
     if roll < THEFT_ROLL:
         thief = state.players[action.thief]
@@ -225,12 +233,14 @@ def _(action: Steal, state: GameState) -> GameState:
 
 
 @fill_rolls.register
-def _(action: Steal, state: GameState, dice: RandomSource) -> BaseAction:
+def fill_rolls_steal(action: Steal, state: GameState, dice: RandomSource) -> BaseAction:
+    """Rolls the theft's d6 when no result was recorded."""
     return action if action.roll is not None else action.evolve(roll=d6(dice))
 
 
 @words.register
-def _(a: Steal, s: GameState) -> str:
+def words_steal(a: Steal, s: GameState) -> str:
+    """History: the theft's roll, and whether the thief got the item or was caught."""
     template = (
         phrase_template("{thief} rolls {roll} and steals {item} from {victim}")
         if (a.roll or 0) >= THEFT_ROLL
@@ -271,7 +281,8 @@ class SayQuote(BaseAction):
 
 
 @rule.register
-def _(action: SayQuote, state: GameState) -> None:
+def rule_say_quote(action: SayQuote, state: GameState) -> None:
+    """Magic by quoting, in the editions that have it: each quote once a game (§10)."""
     player_at(state, action.player)
     if not state.setup.edition.magic_quotes:
         raise RuleError(
@@ -288,12 +299,14 @@ def _(action: SayQuote, state: GameState) -> None:
 
 
 @step.register
-def _(action: SayQuote, state: GameState) -> GameState:
+def step_say_quote(action: SayQuote, state: GameState) -> GameState:
+    """The quote joins those said, so it cannot unlock magic again (§10)."""
     return state.evolve(quotes=(*state.quotes, quote_key(action.quote)))
 
 
 @words.register
-def _(a: SayQuote, s: GameState) -> str:
+def words_say_quote(a: SayQuote, s: GameState) -> str:
+    """History: who quoted what, and for which card."""
     if a.card:
         return Phrase(
             "{name} quotes \u201c{quote}\u201d for {card}",

@@ -26,9 +26,9 @@ from companion.core.chapters.base import (
 from companion.core.chapters.combat import end_combat, finish_running_if_done
 from companion.core.chapters.rolls import (
     check_dice_named,
-    d6,
     fill_rolls,
     ordered_by_rolls,
+    rolls_for,
     rolls_words,
 )
 from companion.core.chapters.table import alive, player_at, with_player
@@ -177,7 +177,7 @@ def _edition_spelling(state: GameState, kind: TraitKind, name: str) -> str:
 
 
 @rule.register
-def _(action: GainTrait, state: GameState) -> None:
+def rule_gain_trait(action: GainTrait, state: GameState) -> None:
     """One class/race/motivation/style at a time unless Super Munchkin, Half-Breed,
     Extra Motivated or (styles) a Monk (§4)."""
     player = player_at(state, action.player)
@@ -211,7 +211,8 @@ def _(action: GainTrait, state: GameState) -> None:
 
 
 @step.register
-def _(action: GainTrait, state: GameState) -> GameState:
+def step_gain_trait(action: GainTrait, state: GameState) -> GameState:
+    """The trait joins the player's, spelt as the edition spells it, with its effects (§4)."""
     player = state.players[action.player]
     kind = action.kind
     name = _edition_spelling(state, kind, action.name)
@@ -225,7 +226,8 @@ def _(action: GainTrait, state: GameState) -> GameState:
 
 
 @words.register
-def _(a: GainTrait, s: GameState) -> str:
+def words_gain_trait(a: GainTrait, s: GameState) -> str:
+    """History: who takes which trait, and its lasting combat bonus if any."""
     bonus = trait_effects(a, s, _edition_spelling(s, a.kind, a.name)).bonus
     if bonus:
         return Phrase(
@@ -276,7 +278,7 @@ def _own_trait(player: PlayerState, kind: TraitKind, name: str) -> str:
 
 
 @rule.register
-def _(action: SetTraitBonus, state: GameState) -> None:
+def rule_set_trait_bonus(action: SetTraitBonus, state: GameState) -> None:
     """A trait's bonus is part of the character, like the trait itself (§4, §8)."""
     player = player_at(state, action.player)
     name = _own_trait(player, action.kind, action.name)
@@ -290,7 +292,8 @@ def _(action: SetTraitBonus, state: GameState) -> None:
 
 
 @step.register
-def _(action: SetTraitBonus, state: GameState) -> GameState:
+def step_set_trait_bonus(action: SetTraitBonus, state: GameState) -> GameState:
+    """The trait's combat (and run-away) bonus becomes the one given (§4)."""
     player = state.players[action.player]
     name = _own_trait(player, action.kind, action.name)
     changes: dict[str, object] = {"bonus": action.bonus}
@@ -301,7 +304,8 @@ def _(action: SetTraitBonus, state: GameState) -> GameState:
 
 
 @words.register
-def _(a: SetTraitBonus, s: GameState) -> str:
+def words_set_trait_bonus(a: SetTraitBonus, s: GameState) -> str:
+    """History: the bonus a trait now gives, or that it gives none."""
     template = TRAIT_BONUS_SET if a.bonus else TRAIT_BONUS_REMOVED
     return Phrase(template, name=player_name(s, a.player), trait=a.name, bonus=a.bonus)
 
@@ -353,7 +357,7 @@ def _trait_loss_drops(
 
 
 @rule.register
-def _(action: LoseTrait, state: GameState) -> None:
+def rule_lose_trait(action: LoseTrait, state: GameState) -> None:
     """A class (or race, ...) can be discarded any time, even in combat; what it allowed
     goes with it, and the excess is given up at once (§4)."""
     _own_trait(player_at(state, action.player), action.kind, action.name)
@@ -361,14 +365,16 @@ def _(action: LoseTrait, state: GameState) -> None:
 
 
 @step.register
-def _(action: LoseTrait, state: GameState) -> GameState:
+def step_lose_trait(action: LoseTrait, state: GameState) -> GameState:
+    """The trait and its effects go; so does what the player gives up with it (§4)."""
     drops = _trait_loss_drops(action, state)
     state = remove_trait(state, action.player, action.kind, action.name)
     return settle_allowances(state, action.player, drops)
 
 
 @words.register
-def _(a: LoseTrait, s: GameState) -> str:
+def words_lose_trait(a: LoseTrait, s: GameState) -> str:
+    """History: who stops being which trait, and what they give up with it."""
     if a.drop:
         return Phrase(
             "{name} is no longer a {trait} and gives up {things}",
@@ -409,7 +415,7 @@ def _boost_loss_drops(
 
 
 @rule.register
-def _(action: SetTraitBoost, state: GameState) -> None:
+def rule_set_trait_boost(action: SetTraitBoost, state: GameState) -> None:
     """A boost is played on a trait it attaches to, and goes when the last one goes; lost
     with two of the trait, one of them goes with it, the player's choice (§4)."""
     player = player_at(state, action.player)
@@ -439,7 +445,8 @@ def _(action: SetTraitBoost, state: GameState) -> None:
 
 
 @step.register
-def _(action: SetTraitBoost, state: GameState) -> GameState:
+def step_set_trait_boost(action: SetTraitBoost, state: GameState) -> GameState:
+    """The boost is played or lost; losing it, the chosen excess trait goes (§4)."""
     drops = _boost_loss_drops(action, state)
     field, _card = _BOOSTS[action.kind]
     state = with_player(state, action.player, **{field: action.on})
@@ -447,7 +454,8 @@ def _(action: SetTraitBoost, state: GameState) -> GameState:
 
 
 @words.register
-def _(a: SetTraitBoost, s: GameState) -> str:
+def words_set_trait_boost(a: SetTraitBoost, s: GameState) -> str:
+    """History: who plays or loses which boost, and what goes with it."""
     card = {kind: name for kind, (_field, name) in _BOOSTS.items()}
     how = phrase_template("{name} plays {card}") if a.on else phrase_template("{name} loses {card}")
     sentence = Phrase(how, name=player_name(s, a.player), card=Phrase(card[a.kind]))
@@ -469,7 +477,8 @@ class ChangeSex(BaseAction):
 
 
 @rule.register
-def _(action: ChangeSex, state: GameState) -> None:
+def rule_change_sex(action: ChangeSex, state: GameState) -> None:
+    """A card that changes sex must change it: the same sex again is refused."""
     player = player_at(state, action.player)
     if player.sex == action.sex:
         raise RuleError(
@@ -479,12 +488,14 @@ def _(action: ChangeSex, state: GameState) -> None:
 
 
 @step.register
-def _(action: ChangeSex, state: GameState) -> GameState:
+def step_change_sex(action: ChangeSex, state: GameState) -> GameState:
+    """The player's sex becomes the one the card gives."""
     return with_player(state, action.player, sex=action.sex)
 
 
 @words.register
-def _(a: ChangeSex, s: GameState) -> str:
+def words_change_sex(a: ChangeSex, s: GameState) -> str:
+    """History: whose sex changes, and to what."""
     return Phrase(
         "{name}'s sex becomes {sex}", name=player_name(s, a.player), sex=SEX_WORDS[a.sex.value]
     )
@@ -505,6 +516,11 @@ class SetAlly(BaseAction):
 def ally_limit(player: PlayerState) -> int:
     """How many Allies a player may keep: one, or two with the ability (a role's)."""
     return 2 if "two_allies" in player.abilities else 1
+
+
+def _ally_room_full(player: PlayerState) -> bool:
+    """Whether a new Ally must take the place of one the player has (§4)."""
+    return len(player.allies) >= ally_limit(player)
 
 
 def _find_ally(player: PlayerState, name: str | None) -> int:
@@ -529,13 +545,12 @@ def without_ally(player: PlayerState, name: str | None) -> tuple[AllySpec, ...]:
 
 
 @rule.register
-def _(action: SetAlly, state: GameState) -> None:
+def rule_set_ally(action: SetAlly, state: GameState) -> None:
     """Allies may be played any time, even in combat; a new one takes the place of an old
     one when the player has no room (§4; the Oz rulebook, Allies)."""
     player = player_at(state, action.player)
     alive(player, phrase_template("play an Ally"))
-    full = len(player.allies) >= ally_limit(player)
-    if not full:
+    if not _ally_room_full(player):
         return
     if state.rules <= LEGACY_RULES and action.override is None:
         raise RuleError("one_ally", Phrase("You can have only one Ally at a time"))
@@ -551,16 +566,18 @@ def _(action: SetAlly, state: GameState) -> None:
 
 
 @step.register
-def _(action: SetAlly, state: GameState) -> GameState:
+def step_set_ally(action: SetAlly, state: GameState) -> GameState:
+    """The Ally joins the player's, in place of one when there is no room (§4)."""
     player = state.players[action.player]
     allies = player.allies
-    if len(allies) >= ally_limit(player):
+    if _ally_room_full(player):
         allies = without_ally(player, action.replaces)
     return with_player(state, action.player, allies=(*allies, action.ally))
 
 
 @words.register
-def _(a: SetAlly, s: GameState) -> str:
+def words_set_ally(a: SetAlly, s: GameState) -> str:
+    """History: who gains which Ally."""
     return Phrase("{name} gains the Ally {ally}", name=player_name(s, a.player), ally=a.ally.name)
 
 
@@ -573,19 +590,22 @@ class DiscardAlly(BaseAction):
 
 
 @rule.register
-def _(action: DiscardAlly, state: GameState) -> None:
+def rule_discard_ally(action: DiscardAlly, state: GameState) -> None:
+    """Only an Ally the player has can leave play (§4)."""
     _find_ally(player_at(state, action.player), action.name)
 
 
 @step.register
-def _(action: DiscardAlly, state: GameState) -> GameState:
+def step_discard_ally(action: DiscardAlly, state: GameState) -> GameState:
+    """The named Ally, or the only one, leaves play (§4)."""
     return with_player(
         state, action.player, allies=without_ally(state.players[action.player], action.name)
     )
 
 
 @words.register
-def _(a: DiscardAlly, s: GameState) -> str:
+def words_discard_ally(a: DiscardAlly, s: GameState) -> str:
+    """History: who loses an Ally, and which when named."""
     if a.name:
         return Phrase("{name} loses the Ally {ally}", name=player_name(s, a.player), ally=a.name)
     return Phrase("{name} loses their Ally", name=player_name(s, a.player))
@@ -600,14 +620,15 @@ class Die(BaseAction):
 
 
 @rule.register
-def _(action: Die, state: GameState) -> None:
+def rule_die(action: Die, state: GameState) -> None:
+    """Death (§8): a player who is already dead cannot die again."""
     player = player_at(state, action.player)
     if player.dead:
         raise RuleError("already_dead", Phrase("{name} is already dead", name=player.name))
 
 
 @step.register
-def _(action: Die, state: GameState) -> GameState:
+def step_die(action: Die, state: GameState) -> GameState:
     """Death keeps Level and traits, loses items; a dead fighter's combat ends (§8)."""
     state = kill_player(state, action.player)
     combat = state.combat
@@ -628,7 +649,8 @@ def _(action: Die, state: GameState) -> GameState:
 
 
 @words.register
-def _(a: Die, s: GameState) -> str:
+def words_die(a: Die, s: GameState) -> str:
+    """History: who dies, and why when a reason is given."""
     how = phrase_template("{name} dies ({why})") if a.reason else phrase_template("{name} dies")
     return Phrase(how, name=player_name(s, a.player), why=a.reason)
 
@@ -642,13 +664,17 @@ class LootTheBody(BaseAction):
     dice: tuple[DieName, ...] = ()  # beside each roll, the smart die that gave it ("" on screen)
 
 
+def _loot_groups(action: LootTheBody, state: GameState) -> list[list[int]]:
+    """Who loots the body: the living others by Level, highest first; ties share a group (§8)."""
+    return rules.loot_groups(state.players, action.player)
+
+
 def _loot_order(action: LootTheBody, state: GameState) -> tuple[int, ...]:
-    groups = rules.loot_groups(state.players, action.player)
-    return ordered_by_rolls(groups, action.rolls, Phrase("the looting order"))
+    return ordered_by_rolls(_loot_groups(action, state), action.rolls, Phrase("the looting order"))
 
 
 @rule.register
-def _(action: LootTheBody, state: GameState) -> None:
+def rule_loot_the_body(action: LootTheBody, state: GameState) -> None:
     """Looting the body: the others take a card each, highest Level first, ties by dice (§8)."""
     player = player_at(state, action.player)
     if not player.dead:
@@ -661,7 +687,8 @@ def _(action: LootTheBody, state: GameState) -> None:
 
 
 @step.register
-def _(action: LootTheBody, state: GameState) -> GameState:
+def step_loot_the_body(action: LootTheBody, state: GameState) -> GameState:
+    """The looting order, by Level and tie rolls, becomes the table's (§8)."""
     order = _loot_order(action, state)
     rolls = action.rolls or ()
     update: dict[str, object] = {
@@ -673,19 +700,21 @@ def _(action: LootTheBody, state: GameState) -> GameState:
 
 
 @fill_rolls.register
-def _(action: LootTheBody, state: GameState, dice: RandomSource) -> BaseAction:
+def fill_rolls_loot_the_body(
+    action: LootTheBody, state: GameState, dice: RandomSource
+) -> BaseAction:
+    """Rolls the d6s that break ties in the looting order of a dead player (§8)."""
     seats = len(state.players)
     if action.rolls is not None or not 0 <= action.player < seats:
         return action
     if not state.players[action.player].dead:
         return action  # the rules will refuse it; no die is rolled for nothing
-    groups = rules.loot_groups(state.players, action.player)
-    _, used = rules.order_by_rolls(groups, lambda: d6(dice))
-    return action.evolve(rolls=used)
+    return action.evolve(rolls=rolls_for(_loot_groups(action, state), dice))
 
 
 @words.register
-def _(a: LootTheBody, s: GameState) -> str:
+def words_loot_the_body(a: LootTheBody, s: GameState) -> str:
+    """History: whose body the others loot, with the tie rolls."""
     how = (
         phrase_template("The others loot {name}'s body, tie rolls {rolls}")
         if a.rolls

@@ -1,14 +1,13 @@
-"""Combat (RULES.md §6): monsters, enhancers, the helper, one-shots, the live verdict, and
-how a combat ends (a kill, a defeat without a kill, or after running away)."""
+"""Combat (RULES.md §6): the actions of a fight (monsters, enhancers, the helper, one-shots,
+who wins ties) and how it ends: a kill, or a defeat without a kill. The live verdict and the
+checks these actions share are in `fight`."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Annotated, Literal, Protocol
+from typing import Annotated, Literal
 
 from pydantic import Field
 
-from companion.core import rules
 from companion.core.chapters.base import (
     BaseAction,
     Override,
@@ -19,191 +18,34 @@ from companion.core.chapters.base import (
     step,
     words,
 )
+from companion.core.chapters.fight import (
+    COMBAT_PHASES,
+    check_helper_share,
+    combat_update,
+    face_up,
+)
+
+# The fight's reckoning lives in `fight`; the other chapters, the engine and the screens
+# import these names from the combat chapter, so it passes them on (`name as name`).
+from companion.core.chapters.fight import UNDEAD as UNDEAD
+from companion.core.chapters.fight import ability_bonus as ability_bonus
+from companion.core.chapters.fight import check_removal as check_removal
+from companion.core.chapters.fight import end_combat as end_combat
+from companion.core.chapters.fight import finish_running_if_done as finish_running_if_done
+from companion.core.chapters.fight import in_combat as in_combat
+from companion.core.chapters.fight import monster_index as monster_index
+from companion.core.chapters.fight import monster_tags as monster_tags
+from companion.core.chapters.fight import open_combat as open_combat
+from companion.core.chapters.fight import pursues as pursues
+from companion.core.chapters.fight import refresh_combat as refresh_combat
+from companion.core.chapters.fight import remove_monster as remove_monster
+from companion.core.chapters.fight import treasure_if_last as treasure_if_last
 from companion.core.chapters.levels import check_level_up, level_up
-from companion.core.chapters.table import alive, current_combat, not_running, player_at, win
+from companion.core.chapters.table import alive, current_combat, player_at, win
 from companion.core.errors import RuleError
 from companion.core.models import LEGACY_RULES, EnhancerSpec, MonsterSpec
 from companion.core.phrase import Phrase, joined, phrase_template
-from companion.core.state import (
-    CombatResult,
-    CombatState,
-    GameState,
-    MonsterInPlay,
-    OneShot,
-    Phase,
-    PlayerState,
-)
-
-_COMBAT_PHASES = (Phase.KICK_OPEN_THE_DOOR, Phase.LOOT_OR_TROUBLE)
-
-
-def _refresh_monster(monster: MonsterInPlay, fighters: list[PlayerState]) -> MonsterInPlay:
-    strength = rules.monster_strength(monster.spec, monster.enhancers, fighters)
-    treasure = rules.monster_treasure(monster.spec, monster.enhancers)
-    if strength == monster.strength and treasure == monster.treasure:
-        return monster
-    return monster.evolve(strength=strength, treasure=treasure)
-
-
-_NO_TAGS: frozenset[str] = frozenset()
-
-
-def monster_tags(combat: CombatState) -> frozenset[str]:
-    """The tags of the monsters in the fight ("undead", "demon")."""
-    found = _NO_TAGS
-    for monster in combat.monsters:
-        if monster.spec.tags:
-            found = found | monster.spec.tags
-    return found
-
-
-TURNING_BONUS = 3  # per card the Cleric discards against Undead
-BACKSTAB_PENALTY = 2  # per backstab on a player in the fight
-UNDEAD = "undead"
-
-
-def ability_bonus(combat: CombatState, seat: int, tags: frozenset[str]) -> int:
-    """What abilities used in this combat add to one fighter's strength (§4): berserking
-    (+1 a card), turning against Undead (+3 a card), and the backstabs they suffered."""
-    if not combat.uses:
-        return 0
-    total = 0
-    for use in combat.uses:
-        if use.player == seat and use.ability == "berserking":
-            total += use.cards
-        elif use.player == seat and use.ability == "turning" and UNDEAD in tags:
-            total += TURNING_BONUS * use.cards
-        elif use.ability == "backstab" and use.target == seat:
-            total -= BACKSTAB_PENALTY
-    return total
-
-
-def _strength_in(combat: CombatState, seat: int, player: PlayerState, tags: frozenset[str]) -> int:
-    if seat in combat.level_only:
-        return player.level
-    strength = player.strength
-    if tags:
-        strength += player.tag_bonus(tags)
-    if combat.uses:
-        strength += ability_bonus(combat, seat, tags)
-    return strength
-
-
-def refresh_combat(state: GameState, combat: CombatState) -> CombatState:
-    """Recompute both sides' strength, the verdict and the rewards (RULES.md §6).
-
-    Written as plain loops: this runs after almost every action of a combat.
-    """
-    fighters = [state.players[s] for s in combat.fighters]
-    monsters = combat.monsters
-    fresh = tuple(_refresh_monster(m, fighters) for m in monsters)
-    if any(new is not old for new, old in zip(fresh, monsters, strict=True)):
-        monsters = fresh  # else keep the identity, so the next action can skip this
-    tags = monster_tags(combat)
-    fighter = _strength_in(combat, combat.fighter, fighters[0], tags)
-    helper = 0
-    if combat.helper is not None:
-        helper = _strength_in(combat, combat.helper, fighters[1], tags)
-    players = fighter + helper
-    monster_total = treasure = levels = 0
-    for shot in combat.one_shots:
-        if shot.side == "players":
-            players += shot.bonus
-        else:
-            monster_total += shot.bonus
-    for monster in monsters:
-        monster_total += monster.strength
-        treasure += monster.treasure
-        levels += monster.spec.levels_per_kill
-    by_ability = fighters[0].can("wins_ties") or (
-        len(fighters) > 1 and fighters[1].can("wins_ties")
-    )
-    return combat.evolve(
-        **{
-            "monsters": monsters,
-            "fighter_strength": fighter,
-            "helper_strength": helper,
-            "players_strength": players,
-            "monsters_strength": monster_total,
-            "ties_won_by_ability": by_ability,
-            "fighters_winning": rules.fighters_win(
-                players, monster_total, combat.wins_ties or by_ability
-            ),
-            "treasure": treasure + combat.removed_treasure,
-            "levels": levels,
-        }
-    )
-
-
-def end_combat(state: GameState, result: CombatResult) -> GameState:
-    """The combat is over: one-shots are discarded, the turn moves on to Charity."""
-    combat = current_combat(state)
-    phase = state.phase
-    if combat.fighter == state.current and combat.started_in in _COMBAT_PHASES:
-        phase = Phase.CHARITY
-    return state.evolve(combat=None, last_combat=result, phase=phase)
-
-
-def pursues(monster: MonsterInPlay, player: PlayerState) -> bool:
-    """Whether a monster pursues a fleeing player: some will not pursue anyone of a Level
-    at or below theirs, who need not roll to run away from them."""
-    return player.level > monster.spec.pursues_above_level
-
-
-def _fighter_done(state: GameState, combat: CombatState, seat: int) -> bool:
-    player = state.players[seat]
-    if player.dead or seat in combat.escaped:
-        return True
-    faced = {r.monster for r in combat.rolls if r.fighter == seat}
-    faced.update(n for n, m in enumerate(combat.monsters) if not pursues(m, player))
-    return len(faced) >= len(combat.monsters)
-
-
-def finish_running_if_done(state: GameState) -> GameState:
-    """After every fighter has rolled against every monster (or died), the monsters go (§7)."""
-    combat = current_combat(state)
-    if not all(_fighter_done(state, combat, s) for s in combat.fighters):
-        return state
-    result = CombatResult(
-        outcome="ran_away",
-        fighter=combat.fighter,
-        helper=combat.helper,
-        monsters=tuple(m.spec.name for m in combat.monsters),
-        rolls=combat.rolls,
-    )
-    return end_combat(state, result)
-
-
-def open_combat(state: GameState) -> CombatState:
-    """The combat going on, while it can still change: RuleError when there is none or
-    when running away has started (§7)."""
-    combat = current_combat(state)
-    not_running(combat)
-    return combat
-
-
-def _combat_update(state: GameState, **changes: object) -> GameState:
-    return state.evolve(combat=current_combat(state).evolve(**changes))
-
-
-def in_combat(state: GameState, combat: CombatState, seat: int) -> PlayerState:
-    """A fighter or the helper of this combat, or RuleError naming the player who is not."""
-    player = player_at(state, seat)
-    if seat not in combat.fighters:
-        raise RuleError("not_fighting", Phrase("{name} is not in this combat", name=player.name))
-    return player
-
-
-def monster_index(combat: CombatState, index: int) -> int:
-    """The place of a monster in the combat, or RuleError naming the one that is not there."""
-    if not 0 <= index < len(combat.monsters):
-        raise RuleError(
-            "no_such_monster",
-            Phrase(
-                "There is no monster {index} in this combat (monsters count from 0)", index=index
-            ),
-        )
-    return index
+from companion.core.state import CombatResult, CombatState, GameState, MonsterInPlay, OneShot
 
 
 class StartCombat(BaseAction):
@@ -216,7 +58,7 @@ class StartCombat(BaseAction):
 
 
 @rule.register
-def _(action: StartCombat, state: GameState) -> None:
+def rule_start_combat(action: StartCombat, state: GameState) -> None:
     """Monsters are fought when kicking open the door or looking for trouble (§3, §6)."""
     fighter = player_at(state, action.fighter)
     if state.combat is not None:
@@ -230,7 +72,7 @@ def _(action: StartCombat, state: GameState) -> None:
             raise RuleError(
                 "turn_over", Phrase("Charity ends the turn: the next player's turn begins")
             )
-        if state.phase not in _COMBAT_PHASES:
+        if state.phase not in COMBAT_PHASES:
             raise RuleError(
                 "fight_phase",
                 Phrase(
@@ -240,7 +82,8 @@ def _(action: StartCombat, state: GameState) -> None:
 
 
 @step.register
-def _(action: StartCombat, state: GameState) -> GameState:
+def step_start_combat(action: StartCombat, state: GameState) -> GameState:
+    """The fight begins: the fighter against the monsters, in the current phase (§6)."""
     combat = CombatState(
         fighter=action.fighter,
         monsters=tuple(MonsterInPlay(spec=m) for m in action.monsters),
@@ -250,7 +93,8 @@ def _(action: StartCombat, state: GameState) -> GameState:
 
 
 @words.register
-def _(a: StartCombat, s: GameState) -> str:
+def words_start_combat(a: StartCombat, s: GameState) -> str:
+    """History: who fights which monsters, each with its Level."""
     names = joined(Phrase(_MONSTER_AT, monster=m.name, level=m.level) for m in a.monsters)
     return Phrase("{name} fights {monsters}", name=player_name(s, a.fighter), monsters=names)
 
@@ -265,7 +109,7 @@ class AddMonster(BaseAction):
 
 
 @rule.register
-def _(action: AddMonster, state: GameState) -> None:
+def rule_add_monster(action: AddMonster, state: GameState) -> None:
     """More monsters join: the fighters must beat their combined strength. A monster joins
     without a card only when it shares a joining tag of the edition with one in the fight
     (§6; classic: Undead; the land of candy: Undead and Demons)."""
@@ -285,13 +129,15 @@ def _(action: AddMonster, state: GameState) -> None:
 
 
 @step.register
-def _(action: AddMonster, state: GameState) -> GameState:
+def step_add_monster(action: AddMonster, state: GameState) -> GameState:
+    """The monster joins the fight; the verdict counts it from then on (§6)."""
     combat = current_combat(state)
-    return _combat_update(state, monsters=(*combat.monsters, MonsterInPlay(spec=action.monster)))
+    return combat_update(state, monsters=(*combat.monsters, MonsterInPlay(spec=action.monster)))
 
 
 @words.register
-def _(a: AddMonster, s: GameState) -> str:
+def words_add_monster(a: AddMonster, s: GameState) -> str:
+    """History: which monster joins the fight."""
     return Phrase(
         "{monster} joins the combat",
         monster=Phrase(_MONSTER_AT, monster=a.monster.name, level=a.monster.level),
@@ -336,105 +182,16 @@ class RemoveMonster(BaseAction):
         return 0
 
 
-class Removal(Protocol):
-    """An action that takes a monster out of the combat (a card, a charm) and may end it."""
-
-    @property
-    def monster(self) -> int: ...
-    @property
-    def helper_treasure(self) -> int: ...
-    @property
-    def helper_first(self) -> bool: ...
-    def gives(self, state: GameState) -> int: ...
-
-
-def treasure_if_last(action: Removal, state: GameState) -> int | None:
-    """The treasure the combat ends with when `action` takes its last monster; None while
-    other monsters stay (the share is settled when the combat ends)."""
-    combat = current_combat(state)
-    if len(combat.monsters) != 1 or action.monster != 0:  # not the last (or no such one)
-        return None
-    return combat.removed_treasure + action.gives(state)
-
-
-def check_removal(action: Removal, state: GameState) -> None:
-    """The monster is in the fight; a share for the helper comes with the last one only,
-    when there is a helper, and is no more than the treasure the combat ends with."""
-    combat = open_combat(state)
-    monster_index(combat, action.monster)
-
-    def total() -> int:
-        ends_with = treasure_if_last(action, state)
-        if ends_with is None:
-            raise RuleError(
-                "helper_share_later",
-                Phrase(
-                    "The helper's share goes with the last monster ({left} more in the fight)",
-                    left=len(combat.monsters) - 1,
-                ),
-            )
-        return ends_with
-
-    check_helper_share(combat, action.helper_treasure, action.helper_first, total)
-
-
-def check_helper_share(
-    combat: CombatState, share: int, first: bool, total: Callable[[], int]
-) -> None:
-    """A share for the helper (`share` treasures, or picking `first`) needs a helper, and
-    is no more than `total()`, the treasure the combat ends with (asked only then)."""
-    if not (share or first):
-        return
-    if combat.helper is None:
-        raise RuleError("no_helper", Phrase("Nobody is helping in this combat"))
-    ends_with = total()
-    if share > ends_with:
-        raise RuleError(
-            "helper_share",
-            Phrase(
-                "The helper's share ({share}) cannot be more than the treasure ({total})",
-                share=share,
-                total=ends_with,
-            ),
-        )
-
-
 @rule.register
-def _(action: RemoveMonster, state: GameState) -> None:
+def rule_remove_monster(action: RemoveMonster, state: GameState) -> None:
+    """A card takes out a monster in the fight; a helper's share comes only with the last (§6)."""
     check_removal(action, state)
 
 
 @step.register
-def _(action: RemoveMonster, state: GameState) -> GameState:
+def step_remove_monster(action: RemoveMonster, state: GameState) -> GameState:
+    """The monster goes without a kill; taking the last ends the fight in a defeat (§6)."""
     return remove_monster(state, action)
-
-
-def remove_monster(state: GameState, action: Removal) -> GameState:
-    """A card takes a monster away without killing it: no level, but the treasure it gives
-    counts unless the fighters then flee the rest; with none left, the fighters defeated
-    them without a kill and win what the removed monsters gave (§6), the helper taking
-    the share the action names."""
-    combat = current_combat(state)
-    index = action.monster
-    gone = combat.monsters[index]
-    rest = combat.monsters[:index] + combat.monsters[index + 1 :]
-    total = combat.removed_treasure + action.gives(state)
-    state = _combat_update(
-        state, monsters=rest, removed=(*combat.removed, gone.spec), removed_treasure=total
-    )
-    if rest:
-        return state
-    result = CombatResult(
-        outcome="defeat",
-        fighter=combat.fighter,
-        helper=combat.helper,
-        monsters=tuple(m.name for m in (*combat.removed, gone.spec)),
-        treasure=total,
-        treasure_face_up=face_up(state, combat, "defeat"),
-        helper_treasure=action.helper_treasure,
-        helper_picks_first=action.helper_first,
-    )
-    return end_combat(state, result)
 
 
 # History sentences are whole templates with named parameters, ready to be translated.
@@ -462,7 +219,8 @@ DEFEATED_WITHOUT_KILL = phrase_template(
 
 
 @words.register
-def _(a: RemoveMonster, s: GameState) -> str:
+def words_remove_monster(a: RemoveMonster, s: GameState) -> str:
+    """History: which monster leaves, and the treasure it leaves behind."""
     treasure = a.treasure if isinstance(a.treasure, int) else 0
     if s.combat is not None and 0 <= a.monster < len(s.combat.monsters):
         treasure = a.gives(s)
@@ -479,21 +237,23 @@ class AddEnhancer(BaseAction):
 
 
 @rule.register
-def _(action: AddEnhancer, state: GameState) -> None:
+def rule_add_enhancer(action: AddEnhancer, state: GameState) -> None:
     """An enhancer goes on one monster: its strength and treasure change (§6)."""
     monster_index(open_combat(state), action.monster)
 
 
 @step.register
-def _(action: AddEnhancer, state: GameState) -> GameState:
+def step_add_enhancer(action: AddEnhancer, state: GameState) -> GameState:
+    """The enhancer goes on its monster, changing its strength and treasure (§6)."""
     monsters = list(current_combat(state).monsters)
     target = monsters[action.monster]
     monsters[action.monster] = target.evolve(enhancers=(*target.enhancers, action.enhancer))
-    return _combat_update(state, monsters=tuple(monsters))
+    return combat_update(state, monsters=tuple(monsters))
 
 
 @words.register
-def _(a: AddEnhancer, s: GameState) -> str:
+def words_add_enhancer(a: AddEnhancer, s: GameState) -> str:
+    """History: which enhancer goes on which monster, and by how much."""
     return Phrase(
         "{enhancer} ({bonus:+d}) is played on {monster}",
         enhancer=a.enhancer.name,
@@ -518,7 +278,7 @@ def _check_helper(state: GameState, combat: CombatState, seat: int) -> None:
 
 
 @rule.register
-def _(action: AddHelper, state: GameState) -> None:
+def rule_add_helper(action: AddHelper, state: GameState) -> None:
     """At most one other player helps; their whole strength counts (§6)."""
     combat = open_combat(state)
     if combat.helper is not None and action.helper != combat.fighter:
@@ -527,12 +287,14 @@ def _(action: AddHelper, state: GameState) -> None:
 
 
 @step.register
-def _(action: AddHelper, state: GameState) -> GameState:
-    return _combat_update(state, helper=action.helper, helped=True)
+def step_add_helper(action: AddHelper, state: GameState) -> GameState:
+    """The player joins the fighter's side as the helper (§6)."""
+    return combat_update(state, helper=action.helper, helped=True)
 
 
 @words.register
-def _(a: AddHelper, s: GameState) -> str:
+def words_add_helper(a: AddHelper, s: GameState) -> str:
+    """History: who helps."""
     return Phrase("{name} helps", name=player_name(s, a.helper))
 
 
@@ -562,7 +324,8 @@ def _helper_stays(state: GameState, combat: CombatState, override: str | None) -
 
 
 @rule.register
-def _(action: RemoveHelper, state: GameState) -> None:
+def rule_remove_helper(action: RemoveHelper, state: GameState) -> None:
+    """Only a helper can stop helping, unless the edition holds them to it (§6)."""
     combat = open_combat(state)
     if combat.helper is None:
         raise RuleError("no_helper", Phrase("Nobody is helping in this combat"))
@@ -570,14 +333,15 @@ def _(action: RemoveHelper, state: GameState) -> None:
 
 
 @step.register
-def _(action: RemoveHelper, state: GameState) -> GameState:
+def step_remove_helper(action: RemoveHelper, state: GameState) -> GameState:
+    """The helper leaves the fight, and their Level-only effect with them (§6)."""
     return _with_helper(state, None)
 
 
 def _with_helper(state: GameState, seat: int | None) -> GameState:
     """A new helper (or none) takes the old one's place; the old one's Level-only goes too."""
     combat = current_combat(state)
-    return _combat_update(
+    return combat_update(
         state,
         helper=seat,
         level_only=combat.level_only - {combat.helper},
@@ -586,7 +350,8 @@ def _with_helper(state: GameState, seat: int | None) -> GameState:
 
 
 @words.register
-def _(a: RemoveHelper, s: GameState) -> str:
+def words_remove_helper(a: RemoveHelper, s: GameState) -> str:
+    """History: who stops helping."""
     helper = s.combat.helper if s.combat else None
     return Phrase("{name} stops helping", name=player_name(s, helper))
 
@@ -603,7 +368,7 @@ class ChangeHelper(BaseAction):
 
 
 @rule.register
-def _(action: ChangeHelper, state: GameState) -> None:
+def rule_change_helper(action: ChangeHelper, state: GameState) -> None:
     """At most one other player helps; a new pick takes the place of the old one (§6)."""
     combat = open_combat(state)
     if action.helper == combat.helper:
@@ -614,12 +379,14 @@ def _(action: ChangeHelper, state: GameState) -> None:
 
 
 @step.register
-def _(action: ChangeHelper, state: GameState) -> GameState:
+def step_change_helper(action: ChangeHelper, state: GameState) -> GameState:
+    """The new pick, or nobody, takes the old helper's place (§6)."""
     return _with_helper(state, action.helper)
 
 
 @words.register
-def _(a: ChangeHelper, s: GameState) -> str:
+def words_change_helper(a: ChangeHelper, s: GameState) -> str:
+    """History: who helps now, or that nobody does."""
     if a.helper is None:
         return Phrase("Nobody helps now")
     return Phrase("{name} helps now", name=player_name(s, a.helper))
@@ -636,20 +403,22 @@ class PlayOneShot(BaseAction):
 
 
 @rule.register
-def _(action: PlayOneShot, state: GameState) -> None:
+def rule_play_one_shot(action: PlayOneShot, state: GameState) -> None:
     """One-shots go to either side and are discarded after the combat (§5)."""
     open_combat(state)
 
 
 @step.register
-def _(action: PlayOneShot, state: GameState) -> GameState:
+def step_play_one_shot(action: PlayOneShot, state: GameState) -> GameState:
+    """The one-shot adds to its side until the fight ends (§5)."""
     combat = current_combat(state)
     shot = OneShot(side=action.side, bonus=action.bonus, name=action.name, card_id=action.card_id)
-    return _combat_update(state, one_shots=(*combat.one_shots, shot))
+    return combat_update(state, one_shots=(*combat.one_shots, shot))
 
 
 @words.register
-def _(a: PlayOneShot, s: GameState) -> str:
+def words_play_one_shot(a: PlayOneShot, s: GameState) -> str:
+    """History: which one-shot, for which side, and its bonus."""
     what = a.name or Phrase("a one-shot")
     return Phrase(_ONE_SHOT_FOR[a.side], what=what, bonus=a.bonus)
 
@@ -662,21 +431,23 @@ class ClearOneShots(BaseAction):
 
 
 @rule.register
-def _(action: ClearOneShots, state: GameState) -> None:
+def rule_clear_one_shots(action: ClearOneShots, state: GameState) -> None:
     """One-shots entered for a side can be taken back while the fight is still on (§5)."""
     if not any(shot.side == action.side for shot in open_combat(state).one_shots):
         raise RuleError("no_one_shots", Phrase(_NO_ONE_SHOTS[action.side]))
 
 
 @step.register
-def _(action: ClearOneShots, state: GameState) -> GameState:
+def step_clear_one_shots(action: ClearOneShots, state: GameState) -> GameState:
+    """Every one-shot entered for that side is taken back (§5)."""
     combat = current_combat(state)
     kept = tuple(shot for shot in combat.one_shots if shot.side != action.side)
-    return _combat_update(state, one_shots=kept)
+    return combat_update(state, one_shots=kept)
 
 
 @words.register
-def _(a: ClearOneShots, s: GameState) -> str:
+def words_clear_one_shots(a: ClearOneShots, s: GameState) -> str:
+    """History: one side's one-shots taken back."""
     return Phrase(_ONE_SHOTS_BACK[a.side])
 
 
@@ -689,20 +460,22 @@ class FightWithLevelOnly(BaseAction):
 
 
 @rule.register
-def _(action: FightWithLevelOnly, state: GameState) -> None:
+def rule_fight_with_level_only(action: FightWithLevelOnly, state: GameState) -> None:
     """Some effects make a fighter count only their Level (§6)."""
     in_combat(state, open_combat(state), action.player)
 
 
 @step.register
-def _(action: FightWithLevelOnly, state: GameState) -> GameState:
+def step_fight_with_level_only(action: FightWithLevelOnly, state: GameState) -> GameState:
+    """The fighter counts only their Level, or their full strength again (§6)."""
     combat = current_combat(state)
     only = combat.level_only | {action.player} if action.on else combat.level_only - {action.player}
-    return _combat_update(state, level_only=frozenset(only))
+    return combat_update(state, level_only=frozenset(only))
 
 
 @words.register
-def _(a: FightWithLevelOnly, s: GameState) -> str:
+def words_fight_with_level_only(a: FightWithLevelOnly, s: GameState) -> str:
+    """History: who fights with Level only, or at full strength again."""
     how = (
         phrase_template("{name} fights with Level only")
         if a.on
@@ -720,18 +493,20 @@ class SetWinsTies(BaseAction):
 
 
 @rule.register
-def _(action: SetWinsTies, state: GameState) -> None:
+def rule_set_wins_ties(action: SetWinsTies, state: GameState) -> None:
     """A card may let the players' side win ties (§6)."""
     open_combat(state)
 
 
 @step.register
-def _(action: SetWinsTies, state: GameState) -> GameState:
-    return _combat_update(state, wins_ties=action.on)
+def step_set_wins_ties(action: SetWinsTies, state: GameState) -> GameState:
+    """The players' side wins ties, or the monsters win them again (§6)."""
+    return combat_update(state, wins_ties=action.on)
 
 
 @words.register
-def _(a: SetWinsTies, s: GameState) -> str:
+def words_set_wins_ties(a: SetWinsTies, s: GameState) -> str:
+    """History: who wins ties now, and why when a reason is given."""
     if a.reason:
         how = (
             phrase_template("The players win ties ({why})")
@@ -773,14 +548,6 @@ def resolved_treasure(action: ResolveCombat, state: GameState, combat: CombatSta
     return combat.removed_treasure  # monsters a card removed earlier, with the treasure it gave
 
 
-def face_up(state: GameState, combat: CombatState, outcome: str) -> bool:
-    """Treasure is drawn face up when someone helped (§6): from rules 3 on whenever a
-    helper took part, a defeat without a kill included; before, only for a helped kill."""
-    if state.rules <= LEGACY_RULES:
-        return outcome == "kill" and combat.helper is not None
-    return combat.helped
-
-
 def helper_levels(state: GameState, combat: CombatState) -> int:
     """Levels a helper gains for a kill: one per monster killed with the ability (the classic
     Elf), none otherwise (§6: the helper gains no level from the kill itself)."""
@@ -790,7 +557,7 @@ def helper_levels(state: GameState, combat: CombatState) -> int:
 
 
 @rule.register
-def _(action: ResolveCombat, state: GameState) -> None:
+def rule_resolve_combat(action: ResolveCombat, state: GameState) -> None:
     """Kill: levels to the fighter only, treasure, win check with shared victory. Defeat
     without a kill: no level (§1, §6)."""
     combat = open_combat(state)
@@ -824,7 +591,8 @@ def _(action: ResolveCombat, state: GameState) -> None:
 
 
 @step.register
-def _(action: ResolveCombat, state: GameState) -> GameState:
+def step_resolve_combat(action: ResolveCombat, state: GameState) -> GameState:
+    """The fight ends: a kill gives its levels and may win the game; a defeat, no level (§6)."""
     combat = current_combat(state)
     kill = action.outcome == "kill"
     result = CombatResult(
@@ -854,7 +622,8 @@ def _(action: ResolveCombat, state: GameState) -> GameState:
 
 
 @words.register
-def _(a: ResolveCombat, s: GameState) -> str:
+def words_resolve_combat(a: ResolveCombat, s: GameState) -> str:
+    """History: the monsters killed, or defeated without a kill and the treasure."""
     fighter = player_name(s, s.combat.fighter if s.combat else None)
     if a.outcome == "kill":
         return Phrase("{fighter} kills the monsters", fighter=fighter)

@@ -113,7 +113,7 @@ class SetGearBonus(BaseAction):
 
 
 @rule.register
-def _(action: SetGearBonus, state: GameState) -> None:
+def rule_set_gear_bonus(action: SetGearBonus, state: GameState) -> None:
     """Equipment cannot change during combat (§5)."""
     player = player_at(state, action.player)
     _no_gear_change_in_combat(state, (action.player,), action.override)
@@ -122,14 +122,16 @@ def _(action: SetGearBonus, state: GameState) -> None:
 
 
 @step.register
-def _(action: SetGearBonus, state: GameState) -> GameState:
+def step_set_gear_bonus(action: SetGearBonus, state: GameState) -> GameState:
+    """The hand-kept gear bonus, and the hands it uses, become the ones given (§5)."""
     player = state.players[action.player]
     hands = player.hands_used if action.hands_used is None else action.hands_used
     return with_player(state, action.player, gear_bonus=action.bonus, hands_used=hands)
 
 
 @words.register
-def _(a: SetGearBonus, s: GameState) -> str:
+def words_set_gear_bonus(a: SetGearBonus, s: GameState) -> str:
+    """History: whose gear bonus becomes what."""
     return Phrase(
         "{name}'s gear bonus becomes {bonus:+d}", name=player_name(s, a.player), bonus=a.bonus
     )
@@ -144,17 +146,20 @@ class SetRunAwayBonus(BaseAction):
 
 
 @rule.register
-def _(action: SetRunAwayBonus, state: GameState) -> None:
+def rule_set_run_away_bonus(action: SetRunAwayBonus, state: GameState) -> None:
+    """Any seated player may keep a run-away modifier by hand (§7)."""
     player_at(state, action.player)
 
 
 @step.register
-def _(action: SetRunAwayBonus, state: GameState) -> GameState:
+def step_set_run_away_bonus(action: SetRunAwayBonus, state: GameState) -> GameState:
+    """The player's hand-kept run-away modifier becomes the one given (§7)."""
     return with_player(state, action.player, run_away_bonus=action.bonus)
 
 
 @words.register
-def _(a: SetRunAwayBonus, s: GameState) -> str:
+def words_set_run_away_bonus(a: SetRunAwayBonus, s: GameState) -> str:
+    """History: whose run-away bonus becomes what."""
     return Phrase(
         "{name}'s run-away bonus becomes {bonus:+d}", name=player_name(s, a.player), bonus=a.bonus
     )
@@ -171,7 +176,7 @@ class GainItem(BaseAction):
 
 
 @rule.register
-def _(action: GainItem, state: GameState) -> None:
+def rule_gain_item(action: GainItem, state: GameState) -> None:
     """Dead players cannot receive cards; one Big item; equip limits (§5, §8)."""
     player = player_at(state, action.player)
     alive(player, phrase_template("receive cards"))
@@ -188,7 +193,8 @@ def _(action: GainItem, state: GameState) -> None:
 
 
 @step.register
-def _(action: GainItem, state: GameState) -> GameState:
+def step_gain_item(action: GainItem, state: GameState) -> GameState:
+    """The item comes into play, carried or equipped, under the next item id (§5)."""
     player = state.players[action.player]
     item = Item(id=f"i{state.next_item}", spec=action.item, equipped=action.equip)
     state = state.evolve(next_item=state.next_item + 1)
@@ -196,7 +202,8 @@ def _(action: GainItem, state: GameState) -> GameState:
 
 
 @words.register
-def _(a: GainItem, s: GameState) -> str:
+def words_gain_item(a: GainItem, s: GameState) -> str:
+    """History: who takes or equips which item, and its bonus."""
     template = (
         phrase_template("{name} equips {item} ({bonus:+d})")
         if a.equip
@@ -215,7 +222,8 @@ class EquipItem(BaseAction):
 
 
 @rule.register
-def _(action: EquipItem, state: GameState) -> None:
+def rule_equip_item(action: EquipItem, state: GameState) -> None:
+    """Equipping: a carried item, not in combat, within the slots and restrictions (§5)."""
     player = player_at(state, action.player)
     item = find_item(player, action.item_id)
     if item.equipped:
@@ -227,12 +235,14 @@ def _(action: EquipItem, state: GameState) -> None:
 
 
 @step.register
-def _(action: EquipItem, state: GameState) -> GameState:
+def step_equip_item(action: EquipItem, state: GameState) -> GameState:
+    """The carried item is equipped and counts from then on (§5)."""
     return _with_equipped(state, action.player, action.item_id, True)
 
 
 @words.register
-def _(a: EquipItem, s: GameState) -> str:
+def words_equip_item(a: EquipItem, s: GameState) -> str:
+    """History: who equips which item."""
     return _item_words(phrase_template("{name} equips {item}"), s, a.player, a.item_id)
 
 
@@ -246,7 +256,8 @@ class UnequipItem(BaseAction):
 
 
 @rule.register
-def _(action: UnequipItem, state: GameState) -> None:
+def rule_unequip_item(action: UnequipItem, state: GameState) -> None:
+    """Only an equipped item can be taken off, and not in combat (§5)."""
     item = find_item(player_at(state, action.player), action.item_id)
     if not item.equipped:
         raise RuleError("not_equipped", Phrase("{item} is not equipped", item=item.spec.name))
@@ -254,12 +265,14 @@ def _(action: UnequipItem, state: GameState) -> None:
 
 
 @step.register
-def _(action: UnequipItem, state: GameState) -> GameState:
+def step_unequip_item(action: UnequipItem, state: GameState) -> GameState:
+    """The item stays carried but no longer counts (§5)."""
     return _with_equipped(state, action.player, action.item_id, False)
 
 
 @words.register
-def _(a: UnequipItem, s: GameState) -> str:
+def words_unequip_item(a: UnequipItem, s: GameState) -> str:
+    """History: who takes off which item."""
     return _item_words(phrase_template("{name} takes off {item}"), s, a.player, a.item_id)
 
 
@@ -272,17 +285,20 @@ class DiscardItem(BaseAction):
 
 
 @rule.register
-def _(action: DiscardItem, state: GameState) -> None:
+def rule_discard_item(action: DiscardItem, state: GameState) -> None:
+    """Only an item the player has can leave play."""
     find_item(player_at(state, action.player), action.item_id)
 
 
 @step.register
-def _(action: DiscardItem, state: GameState) -> GameState:
+def step_discard_item(action: DiscardItem, state: GameState) -> GameState:
+    """The item leaves play."""
     return without_item(state, action.player, action.item_id)
 
 
 @words.register
-def _(a: DiscardItem, s: GameState) -> str:
+def words_discard_item(a: DiscardItem, s: GameState) -> str:
+    """History: who discards which item."""
     return _item_words(phrase_template("{name} discards {item}"), s, a.player, a.item_id)
 
 
@@ -297,7 +313,7 @@ class TradeItem(BaseAction):
 
 
 @rule.register
-def _(action: TradeItem, state: GameState) -> None:
+def rule_trade_item(action: TradeItem, state: GameState) -> None:
     """Trading: items only, from the table, never while you or your partner are in combat
     (§5; the rulebooks' Trading)."""
     giver = player_at(state, action.giver)
@@ -316,7 +332,8 @@ def _(action: TradeItem, state: GameState) -> None:
 
 
 @step.register
-def _(action: TradeItem, state: GameState) -> GameState:
+def step_trade_item(action: TradeItem, state: GameState) -> GameState:
+    """The item passes to the receiver, carried and not equipped (§5)."""
     item = find_item(state.players[action.giver], action.item_id)
     state = without_item(state, action.giver, action.item_id)
     receiver = state.players[action.receiver]
@@ -324,7 +341,8 @@ def _(action: TradeItem, state: GameState) -> GameState:
 
 
 @words.register
-def _(a: TradeItem, s: GameState) -> str:
+def words_trade_item(a: TradeItem, s: GameState) -> str:
+    """History: who gives which item to whom."""
     item = item_name(s, a.giver, a.item_id)
     return Phrase(
         "{giver} gives {item} to {receiver}",

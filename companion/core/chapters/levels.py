@@ -94,7 +94,7 @@ class GoUpLevel(BaseAction):
 
 
 @rule.register
-def _(action: GoUpLevel, state: GameState) -> None:
+def rule_go_up_level(action: GoUpLevel, state: GameState) -> None:
     """Go Up a Level cards never give the winning level; dead players cannot go up (§1, §8)."""
     player_at(state, action.player)
     check_level_up(
@@ -107,12 +107,14 @@ def _(action: GoUpLevel, state: GameState) -> None:
 
 
 @step.register
-def _(action: GoUpLevel, state: GameState) -> GameState:
+def step_go_up_level(action: GoUpLevel, state: GameState) -> GameState:
+    """The player goes up, never past the winning Level; reaching it wins (§1)."""
     return level_up(state, action.player, action.levels)
 
 
 @words.register
-def _(a: GoUpLevel, s: GameState) -> str:
+def words_go_up_level(a: GoUpLevel, s: GameState) -> str:
+    """History: who goes up how many levels."""
     return Phrase(
         "{name} goes up {levels}", name=player_name(s, a.player), levels=levels_words(a.levels)
     )
@@ -127,20 +129,21 @@ class LoseLevel(BaseAction):
 
 
 @rule.register
-def _(action: LoseLevel, state: GameState) -> None:
+def rule_lose_level(action: LoseLevel, state: GameState) -> None:
     """A card that costs a Level applies at Level 1 too, and leaves it there (§1)."""
     player_at(state, action.player)
 
 
 @step.register
-def _(action: LoseLevel, state: GameState) -> GameState:
+def step_lose_level(action: LoseLevel, state: GameState) -> GameState:
     """A player's Level is never below 1 (§1)."""
     player = state.players[action.player]
     return with_player(state, action.player, level=max(1, player.level - action.levels))
 
 
 @words.register
-def _(a: LoseLevel, s: GameState) -> str:
+def words_lose_level(a: LoseLevel, s: GameState) -> str:
+    """History: who loses how many levels."""
     return Phrase(
         "{name} loses {levels}", name=player_name(s, a.player), levels=levels_words(a.levels)
     )
@@ -156,7 +159,7 @@ class SetLevel(BaseAction):
 
 
 @rule.register
-def _(action: SetLevel, state: GameState) -> None:
+def rule_set_level(action: SetLevel, state: GameState) -> None:
     """Setting a Level by hand goes through the same rules as going up (§1)."""
     player = player_at(state, action.player)
     if not state.no_limit and action.level > state.winning_level:
@@ -175,7 +178,8 @@ def _(action: SetLevel, state: GameState) -> None:
 
 
 @step.register
-def _(action: SetLevel, state: GameState) -> GameState:
+def step_set_level(action: SetLevel, state: GameState) -> GameState:
+    """The Level is set; a rise goes up like any other and may win (§1)."""
     player = state.players[action.player]
     if action.level <= player.level:
         return with_player(state, action.player, level=action.level)
@@ -183,7 +187,8 @@ def _(action: SetLevel, state: GameState) -> GameState:
 
 
 @words.register
-def _(a: SetLevel, s: GameState) -> str:
+def words_set_level(a: SetLevel, s: GameState) -> str:
+    """History: whose Level is set to what."""
     return Phrase("{name} is set to Level {level}", name=player_name(s, a.player), level=a.level)
 
 
@@ -229,7 +234,7 @@ def _check_double(action: SellItems, state: GameState, player: PlayerState) -> N
 
 
 @rule.register
-def _(action: SellItems, state: GameState) -> None:
+def rule_sell_items(action: SellItems, state: GameState) -> None:
     """Selling: on your own turn, not in combat, 1000 gold per level, no change, never
     to the winning level: a sale worth more stops one short of it and the rest is lost;
     a sale that can buy no level at all is refused (§5)."""
@@ -262,7 +267,8 @@ def _(action: SellItems, state: GameState) -> None:
 
 
 @step.register
-def _(action: SellItems, state: GameState) -> GameState:
+def step_sell_items(action: SellItems, state: GameState) -> GameState:
+    """The sold items go and their levels come, none past the cap (§5)."""
     player = state.players[action.player]
     gold = _sale_gold(action, player)
     levels = levels_to_sell(state, action.player, gold, action.override)
@@ -275,7 +281,8 @@ def _(action: SellItems, state: GameState) -> GameState:
 
 
 @words.register
-def _(a: SellItems, s: GameState) -> str:
+def words_sell_items(a: SellItems, s: GameState) -> str:
+    """History: what a player sells, and the levels the cap cost them."""
     names = [item_name(s, a.player, i) for i in a.item_ids]
     name = player_name(s, a.player)
     if a.double:

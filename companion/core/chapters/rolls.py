@@ -80,6 +80,13 @@ def ordered_by_rolls(
     return order
 
 
+def rolls_for(groups: list[list[int]], dice: RandomSource) -> tuple[int, ...]:
+    """The d6 rolls, rolled with `dice`, that break every tie in ordering these groups, as
+    `ordered_by_rolls` will read them back."""
+    _, used = rules.order_by_rolls(groups, lambda: d6(dice))
+    return used
+
+
 def check_dice_named(dice: tuple[str, ...], rolls: tuple[int, ...]) -> None:
     """Dice names, when given, stand one beside each roll."""
     if dice and len(dice) != len(rolls):
@@ -120,7 +127,8 @@ class RollDie(BaseAction):
 
 
 @rule.register
-def _(action: RollDie, state: GameState) -> None:
+def rule_roll_die(action: RollDie, state: GameState) -> None:
+    """A die rolled for a card: its result is recorded, and a named player is seated (§2)."""
     if action.player is not None:
         player_at(state, action.player)
     if action.roll is None:
@@ -128,19 +136,22 @@ def _(action: RollDie, state: GameState) -> None:
 
 
 @step.register
-def _(action: RollDie, state: GameState) -> GameState:
+def step_roll_die(action: RollDie, state: GameState) -> GameState:
+    """The roll becomes the table's last roll."""
     assert action.roll is not None  # the rule refuses a roll that was not recorded
     roll = DieRoll(value=action.roll, player=action.player, purpose=action.purpose)
     return state.evolve(last_roll=roll)
 
 
 @fill_rolls.register
-def _(action: RollDie, state: GameState, dice: RandomSource) -> BaseAction:
+def fill_rolls_roll_die(action: RollDie, state: GameState, dice: RandomSource) -> BaseAction:
+    """Rolls the d6 when no result was recorded."""
     return action if action.roll is not None else action.evolve(roll=d6(dice))
 
 
 @words.register
-def _(a: RollDie, s: GameState) -> str:
+def words_roll_die(a: RollDie, s: GameState) -> str:
+    """History: who rolled what, on which die and for what."""
     how = {
         (True, True): phrase_template("{name} rolls {roll} on {die} for {purpose}"),
         (True, False): phrase_template("{name} rolls {roll} on {die}"),
@@ -158,14 +169,19 @@ class RollForFirstPlayer(BaseAction):
     dice: tuple[DieName, ...] = ()  # beside each roll, the smart die that gave it ("" on screen)
 
 
+def _first_player_groups(state: GameState) -> list[list[int]]:
+    """Everyone in one group: the rolls alone decide who goes first (§2)."""
+    return [list(range(len(state.players)))]
+
+
 def _first_player_order(action: RollForFirstPlayer, state: GameState) -> tuple[int, ...]:
     return ordered_by_rolls(
-        [list(range(len(state.players)))], action.rolls, Phrase("choosing the first player")
+        _first_player_groups(state), action.rolls, Phrase("choosing the first player")
     )
 
 
 @rule.register
-def _(action: RollForFirstPlayer, state: GameState) -> None:
+def rule_roll_for_first_player(action: RollForFirstPlayer, state: GameState) -> None:
     """Who goes first: everyone rolls, highest first, ties roll again (§2)."""
     if state.turn != 1 or state.combat is not None or state.last_combat is not None:
         raise RuleError(
@@ -176,7 +192,8 @@ def _(action: RollForFirstPlayer, state: GameState) -> None:
 
 
 @step.register
-def _(action: RollForFirstPlayer, state: GameState) -> GameState:
+def step_roll_for_first_player(action: RollForFirstPlayer, state: GameState) -> GameState:
+    """The highest roll goes first and shows as the last roll (§2)."""
     order = _first_player_order(action, state)
     rolls = action.rolls or ()
     return state.evolve(
@@ -188,14 +205,17 @@ def _(action: RollForFirstPlayer, state: GameState) -> GameState:
 
 
 @fill_rolls.register
-def _(action: RollForFirstPlayer, state: GameState, dice: RandomSource) -> BaseAction:
+def fill_rolls_roll_for_first_player(
+    action: RollForFirstPlayer, state: GameState, dice: RandomSource
+) -> BaseAction:
+    """Rolls everyone's d6, and again for ties, before play begins (§2)."""
     if action.rolls is not None or state.turn != 1:
         return action
-    _, used = rules.order_by_rolls([list(range(len(state.players)))], lambda: d6(dice))
-    return action.evolve(rolls=used)
+    return action.evolve(rolls=rolls_for(_first_player_groups(state), dice))
 
 
 @words.register
-def _(a: RollForFirstPlayer, s: GameState) -> str:
+def words_roll_for_first_player(a: RollForFirstPlayer, s: GameState) -> str:
+    """History: everyone's rolls for the first player."""
     rolls = rolls_words(a.rolls or (), a.dice)
     return Phrase("Everyone rolls for the first player ({rolls})", rolls=rolls)

@@ -385,8 +385,14 @@ class RunAway(BaseAction):
     die: DieName = ""
 
 
-def _run_away_modifier(player: PlayerState, monster: MonsterInPlay, discards: int) -> int:
-    return player.total_run_away_bonus + monster.spec.run_away_modifier + discards
+def _run_from(
+    action: RunAway, player: PlayerState, monster: MonsterInPlay
+) -> tuple[bool, int, bool]:
+    """Whether the monster pursues the fighter, the modifier on their roll, and whether they
+    escape it: a monster that does not pursue is escaped without a roll (§7)."""
+    chased = pursues(monster, player)
+    modifier = player.total_run_away_bonus + monster.spec.run_away_modifier + action.discards
+    return chased, modifier, not chased or rules.run_away_escapes(action.roll or 0, modifier)
 
 
 def _chased(state: GameState, action: RunAway) -> bool:
@@ -399,14 +405,14 @@ def _chased(state: GameState, action: RunAway) -> bool:
 
 
 @rule.register
-def _(action: RunAway, state: GameState) -> None:
+def rule_run_away(action: RunAway, state: GameState) -> None:
     """Each fighter rolls per monster in the order they choose: 5+ with modifiers escapes,
     failing brings the Bad Stuff; a fighter who dies stops rolling (§7)."""
     combat = current_combat(state)
     player = _running_fighter(state, combat, action.fighter)
     index = monster_index(combat, action.monster)
     monster = combat.monsters[index]
-    chased = pursues(monster, player)
+    chased, _modifier, escaped = _run_from(action, player, monster)
     if action.roll is None and chased:
         raise RuleError("roll_missing", Phrase("The run-away roll was not recorded"))
     if action.discards and "flight" not in player.abilities:
@@ -424,22 +430,18 @@ def _(action: RunAway, state: GameState) -> None:
                 monster=monster.spec.name,
             ),
         )
-    roll = action.roll or 0
-    if chased and not rules.run_away_escapes(
-        roll, _run_away_modifier(player, monster, action.discards)
-    ):
+    if not escaped:
         _walk(player, monster, action.picks)  # the victim has chosen what to lose
 
 
 @step.register
-def _(action: RunAway, state: GameState) -> GameState:
+def step_run_away(action: RunAway, state: GameState) -> GameState:
+    """The roll is kept; failing brings the Bad Stuff; the last roll ends the fight (§7)."""
     combat = current_combat(state)
     index = action.monster
     monster = combat.monsters[index]
-    chased = pursues(monster, state.players[action.fighter])
+    chased, modifier, escaped = _run_from(action, state.players[action.fighter], monster)
     roll = action.roll or 0  # the rule asks for a roll wherever one is needed
-    modifier = _run_away_modifier(state.players[action.fighter], monster, action.discards)
-    escaped = not chased or rules.run_away_escapes(roll, modifier)
     facts: dict[str, object] = {}
     if not escaped:
         state, facts = _bad_stuff(state, action.fighter, monster, action.picks)
@@ -461,14 +463,16 @@ def _(action: RunAway, state: GameState) -> GameState:
 
 
 @fill_rolls.register
-def _(action: RunAway, state: GameState, dice: RandomSource) -> BaseAction:
+def fill_rolls_run_away(action: RunAway, state: GameState, dice: RandomSource) -> BaseAction:
+    """Rolls the run-away d6 where a pursuing monster needs one (§7)."""
     if action.roll is not None or not _chased(state, action):
         return action
     return action.evolve(roll=d6(dice))
 
 
 @words.register
-def _(a: RunAway, s: GameState) -> str:
+def words_run_away(a: RunAway, s: GameState) -> str:
+    """History: the run-away roll against a monster, or that it did not pursue."""
     if a.roll is None:
         return Phrase(
             "{monster} does not pursue {name}",
@@ -508,7 +512,7 @@ class SacrificeAlly(BaseAction):
 
 
 @rule.register
-def _(action: SacrificeAlly, state: GameState) -> None:
+def rule_sacrifice_ally(action: SacrificeAlly, state: GameState) -> None:
     """Sacrificing an Ally escapes every monster; the owner decides for the partner (§4, §7)."""
     combat = current_combat(state)
     player = _running_fighter(state, combat, action.player)
@@ -519,7 +523,8 @@ def _(action: SacrificeAlly, state: GameState) -> None:
 
 
 @step.register
-def _(action: SacrificeAlly, state: GameState) -> GameState:
+def step_sacrifice_ally(action: SacrificeAlly, state: GameState) -> GameState:
+    """The Ally goes; its owner, and the partner if chosen, escape every monster (§7)."""
     combat = current_combat(state)
     escaped = {action.player}
     partners = [s for s in combat.fighters if s != action.player]
@@ -534,7 +539,8 @@ def _(action: SacrificeAlly, state: GameState) -> GameState:
 
 
 @words.register
-def _(a: SacrificeAlly, s: GameState) -> str:
+def words_sacrifice_ally(a: SacrificeAlly, s: GameState) -> str:
+    """History: who sacrifices an Ally to escape, and whether the partner does too."""
     template = (
         phrase_template("{name} sacrifices their Ally and escapes (the partner too)")
         if a.partner_escapes

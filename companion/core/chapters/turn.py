@@ -36,7 +36,7 @@ _FOLLOWING = {
 
 
 @rule.register
-def _(action: AdvancePhase, state: GameState) -> None:
+def rule_advance_phase(action: AdvancePhase, state: GameState) -> None:
     """The turn's phases in order: (Listen at the Door), Kick Open the Door, Look for
     Trouble or Loot the Room, Charity (§3)."""
     if state.combat is not None:
@@ -46,12 +46,14 @@ def _(action: AdvancePhase, state: GameState) -> None:
 
 
 @step.register
-def _(action: AdvancePhase, state: GameState) -> GameState:
+def step_advance_phase(action: AdvancePhase, state: GameState) -> GameState:
+    """The turn moves on to its next phase (§3)."""
     return state.evolve(phase=_FOLLOWING.get(state.phase, state.phase))
 
 
 @words.register
-def _(a: AdvancePhase, s: GameState) -> str:
+def words_advance_phase(a: AdvancePhase, s: GameState) -> str:
+    """History: what the current player does next in the turn."""
     following = {
         Phase.LISTEN_AT_THE_DOOR: phrase_template("{name} kicks open the door"),
         Phase.KICK_OPEN_THE_DOOR: phrase_template("{name} looks for trouble or loots the room"),
@@ -68,13 +70,14 @@ class EndTurn(BaseAction):
 
 
 @rule.register
-def _(action: EndTurn, state: GameState) -> None:
+def rule_end_turn(action: EndTurn, state: GameState) -> None:
+    """A turn ends only once its combat is over (§2)."""
     if state.combat is not None:
         raise RuleError("finish_combat", Phrase("Finish the combat before ending the turn"))
 
 
 @step.register
-def _(action: EndTurn, state: GameState) -> GameState:
+def step_end_turn(action: EndTurn, state: GameState) -> GameState:
     """Play passes to the left; the dead return at the start of the next turn (§2, §8)."""
     players = state.players
     if any(p.dead for p in players):
@@ -93,7 +96,8 @@ def _(action: EndTurn, state: GameState) -> GameState:
 
 
 @words.register
-def _(a: EndTurn, s: GameState) -> str:
+def words_end_turn(a: EndTurn, s: GameState) -> str:
+    """History: who ends the turn, and who is next."""
     after = player_name(s, (s.current + 1) % len(s.players))
     return Phrase(
         "{name} ends the turn; {after} is next", name=player_name(s, s.current), after=after
@@ -121,8 +125,13 @@ def _charity_recipients(state: GameState, giver: int) -> tuple[tuple[int, ...], 
     return recipients, [s for s in to_left if s in recipients]
 
 
+def _named_shares(shares: dict[int, int]) -> dict[int, int]:
+    """The cards each recipient the giver named takes, leaving out those named for none."""
+    return {seat: n for seat, n in shares.items() if n}
+
+
 @rule.register
-def _(action: Charity, state: GameState) -> None:
+def rule_charity(action: Charity, state: GameState) -> None:
     """Charity: excess cards go to the lowest-Level players, split as evenly as possible;
     a giver who is lowest (or tied) discards them (§3)."""
     giver = player_at(state, action.giver)
@@ -134,7 +143,7 @@ def _(action: Charity, state: GameState) -> None:
     if action.shares is None:
         return
     recipients, ordered = _charity_recipients(state, action.giver)
-    shares = {s: n for s, n in action.shares.items() if n}
+    shares = _named_shares(action.shares)
     if not recipients:
         if shares:
             raise RuleError(
@@ -162,12 +171,13 @@ def _(action: Charity, state: GameState) -> None:
 
 
 @step.register
-def _(action: Charity, state: GameState) -> GameState:
+def step_charity(action: Charity, state: GameState) -> GameState:
+    """The Charity is kept: each recipient's share, or the cards discarded (§3)."""
     recipients, ordered = _charity_recipients(state, action.giver)
     if action.shares is None:
         shares = rules.even_split(action.cards, ordered)
     else:
-        shares = {s: n for s, n in action.shares.items() if n}
+        shares = _named_shares(action.shares)
     result = CharityResult(
         giver=action.giver,
         cards=action.cards,
@@ -178,7 +188,8 @@ def _(action: Charity, state: GameState) -> GameState:
 
 
 @words.register
-def _(a: Charity, s: GameState) -> str:
+def words_charity(a: Charity, s: GameState) -> str:
+    """History: who gives away how many cards as Charity."""
     return plural_phrase(
         "{name} gives away {count} card as Charity",
         "{name} gives away {count} cards as Charity",
