@@ -47,6 +47,11 @@ StatusListener = Callable[[CounterStatus], None]
 Persist = Callable[[int], Awaitable[object]]
 
 
+def table_of(state: GameState) -> tuple[str, ...]:
+    """Who plays at a game's table, seat by seat: another table seats its counters again."""
+    return tuple(player.name for player in state.players)
+
+
 class DeviceManager:
     """All counters of this table: connections, player assignment, claims.
 
@@ -92,6 +97,9 @@ class DeviceManager:
         self.connections: dict[str, CounterConnection] = {}
         self.presses: list[PressRecord] = []
         self.assignments: dict[str, tuple[int, ...]] = {}
+        #: The counters whose players the user chose (`assign`); the others show defaults.
+        self.chosen: set[str] = set()
+        self._table: tuple[str, ...] | None = None  # the players of the game followed
         self._unsubscribe: Callable[[], None] | None = None
         self._status_listeners: Listeners[[CounterStatus]] = Listeners()
         self._changed = asyncio.Event()
@@ -146,16 +154,35 @@ class DeviceManager:
             await connection.stop()
 
     def set_game(self, game: Game) -> None:
-        """Follow another game (a new or loaded one); every counter is brought to it."""
+        """Follow another game (a new or loaded one); every counter is brought to it.
+
+        A game at another table (other players, or another count of them) seats the
+        counters again (`_seat_again`); the same table (the same game followed again, a
+        saved one resumed, a new game of the same players) keeps every counter's players.
+        """
         if self._unsubscribe is not None:
             self._unsubscribe()
         self.game = game
         self._last_state = None
         self._picture = None  # the last game's: worked out again below
         self._unsubscribe = game.subscribe(self._on_state)
+        table = table_of(game.state)
+        if table != self._table:
+            self._table = table
+            self._seat_again(len(table))
         for connection in self.connections.values():
             self._assign_default(connection)
         self._on_state(game.state)
+
+    def _seat_again(self, players: int) -> None:
+        """A new table of `players`: the players a counter shows by default are chosen
+        afresh (a board shows the whole table again, trackers take seats 0.. again, in
+        the order the counters were added); what the user chose stays while every seat
+        it names is still at the table."""
+        seats = min(players, wire.MAX_SLOTS)
+        for key, shown in list(self.assignments.items()):
+            if key not in self.chosen or any(seat >= seats for seat in shown):
+                self.unassign(key)
 
     # -- counters ---------------------------------------------------------------------
 
@@ -180,6 +207,14 @@ class DeviceManager:
         self.status_changed(connection)
         return connection
 
+    async def remove(self, key: str) -> None:
+        """Disconnect one counter and forget it (a virtual one about to be switched off)."""
+        connection = self.connections.pop(key, None)
+        self.unassign(key)
+        if connection is not None:
+            await connection.stop()
+        self._changed.set()
+
     # -- for the UI -------------------------------------------------------------------
 
     def statuses(self) -> list[CounterStatus]:
@@ -201,8 +236,18 @@ class DeviceManager:
         if connection.status.role is Role.TRACKER and len(seats) != 1:
             raise ValueError("a tracker shows exactly one player")
         self.assignments[key] = seats
+        self.chosen.add(key)
         connection.show_players(seats)
         self._desire(connection)
+
+    def unassign(self, key: str) -> None:
+        """Forget whose players a counter shows: it is given the default ones when it is
+        next ready (or at once by `set_game`)."""
+        self.assignments.pop(key, None)
+        self.chosen.discard(key)
+        connection = self.connections.get(key)
+        if connection is not None:
+            connection.show_players(())
 
     async def identify(self, key: str, seconds: int = 5) -> None:
         """Blink one counter, to match it with a player."""
@@ -316,10 +361,12 @@ class DeviceManager:
             connection.want(part, wanted)
 
     def _assign_default(self, connection: CounterConnection) -> None:
-        if self.game is None or connection.key in self.assignments:
+        hello = connection.hello
+        # A counter that has not said what it is (board or tracker) gets its players
+        # when it is ready (`counter_ready`).
+        if self.game is None or connection.key in self.assignments or hello is None:
             self._desire(connection)
             return
-        hello = connection.hello
         taken = {
             seats[0]
             for key, seats in self.assignments.items()
@@ -328,7 +375,7 @@ class DeviceManager:
         seats = default_seats(
             len(self.game.state.players),
             tracker=connection.status.role is Role.TRACKER,
-            positions=hello.slots if hello is not None else 0,
+            positions=hello.slots,
             taken=taken,
         )
         self.assignments[connection.key] = seats

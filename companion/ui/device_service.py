@@ -5,9 +5,10 @@ they are switched off (in Settings or by `--no-virtual`; a `VirtualFleet` beside
 manager, whose links the manager takes like any other). Where a real counter was claimed
 before, the virtual ones start only when no hardware answers; elsewhere they start at
 once, and a real counter that answers takes their place. It follows whichever game is
-open, and publishes what the Devices screen shows as Kivy properties. Bursts of LED
-frames (virtual counters animate at 30 frames a second) are coalesced into at most
-`FRAME_RATE_HZ` updates of the screen.
+open (a game at another table seats the counters again, and the virtual trackers grow
+or shrink to one per player), and publishes what the Devices screen shows as Kivy
+properties. Bursts of LED frames (virtual counters animate at 30 frames a second) are
+coalesced into at most `FRAME_RATE_HZ` updates of the screen.
 
 The device layer is imported only when the service runs, so starting the app stays quick.
 """
@@ -86,6 +87,9 @@ class DeviceService(EventDispatcher):
         self._durable = durable
         # The virtual counters (a `VirtualFleet`) while they run, else None.
         self.fleet: Any = None
+        # Held while virtual counters start, stop or are fitted to the table (made anew by
+        # every run: a lock waited on belongs to its loop).
+        self._fleet_lock = asyncio.Lock()
         # True while a screen shows the counters' LEDs (`show_leds`).
         self._leds_shown = False
         self._injected = manager is not None
@@ -115,6 +119,7 @@ class DeviceService(EventDispatcher):
         manager = self.manager
         if manager is None or not self._injected:
             manager = self.manager = self._new_manager()  # a fresh one for every run
+        self._fleet_lock = asyncio.Lock()
         self._unsubscribe = [manager.on_status(lambda _status: self._statuses_trigger())]
         self.running = True
         try:
@@ -156,10 +161,15 @@ class DeviceService(EventDispatcher):
         return bool(await manager.wait_acks_due(budget_s))
 
     def game_changed(self, game: Game | None) -> None:
-        """Counters follow the open game; with none open they keep the last one on show."""
+        """Counters follow the open game; with none open they keep the last one on show.
+
+        A game at another table seats the counters again (`DeviceManager.set_game`), and
+        the virtual trackers become one per player of it."""
         self._game = game
         if game is not None and self.manager is not None and self.running:
             self.manager.set_game(game)
+            if self.fleet is not None:
+                self.spawn(self._fit_virtual())
 
     def settings_changed(self, settings: Settings) -> None:
         """Brightness goes to the counters at once; virtual counters start or stop."""
@@ -295,7 +305,7 @@ class DeviceService(EventDispatcher):
         virtual = [key for key in manager.connections if self.is_virtual(key)]
         await self._stop_counters()
         for key in virtual:  # the players shown on them are no one's choice for a real one
-            manager.assignments.pop(key, None)
+            manager.unassign(key)
         for info in found:
             manager.add_counter(info)
         log.info("%d counter(s) answered: the virtual counters stopped", len(found))
@@ -316,12 +326,41 @@ class DeviceService(EventDispatcher):
 
         if self.fleet is not None:
             return
-        fleet = self.fleet = self._new_fleet()
-        self._unsubscribe.append(fleet.on_frame(self._frame))
-        players = len(self._game.state.players) if self._game is not None else 4
-        await fleet.start(VirtualSetup(), players)
-        self._animate(fleet)
-        await fleet.join(self.manager)
+        async with self._fleet_lock:  # a new table meanwhile: fitted once they run
+            fleet = self.fleet = self._new_fleet()
+            self._unsubscribe.append(fleet.on_frame(self._frame))
+            players = len(self._game.state.players) if self._game is not None else 4
+            await fleet.start(VirtualSetup(), players)
+            self._animate(fleet)
+            await fleet.join(self.manager)
+
+    async def _fit_virtual(self) -> None:
+        """One virtual tracker per player of the open game: more start for a larger table
+        (each takes the first seat no tracker shows), the spare ones of a smaller table
+        are switched off."""
+        import dataclasses
+
+        from companion.devices.sim.fleet import VirtualSetup
+        from companion.devices.status import Role
+
+        async with self._fleet_lock:
+            fleet, manager, game = self.fleet, self.manager, self._game
+            if fleet is None or game is None:
+                return
+            setup = VirtualSetup()
+            wanted = setup.trackers_for(len(game.state.players))
+            trackers = [c for c in fleet.counters if c.role is Role.TRACKER]
+            if len(trackers) < wanted:
+                more = dataclasses.replace(setup, boards=0, trackers=wanted - len(trackers))
+                started = await fleet.start(more, wanted)
+                await fleet.join(manager, started)
+            for counter in spare_trackers(trackers, len(trackers) - wanted, manager):
+                await manager.remove(counter.key)
+                await fleet.remove(counter)
+                self._pending_frames.pop(counter.key, None)
+                self.frames = {k: f for k, f in self.frames.items() if k != counter.key}
+            self._apply_brightness()
+            self._publish_statuses()
 
     def show_leds(self, on: bool) -> None:
         """A screen shows the counters' LEDs (on) or stopped (off): virtual counters in
@@ -371,8 +410,9 @@ class DeviceService(EventDispatcher):
     async def _stop_counters(self) -> None:
         """Every counter disconnected and the virtual ones stopped; the manager still
         follows the game, ready for the counters connected next."""
-        await self.manager.stop()
-        await self._stop_virtual()
+        async with self._fleet_lock:  # not while they are fitted to a new table
+            await self.manager.stop()
+            await self._stop_virtual()
         self.frames = {}
         if self._game is not None:
             self.manager.set_game(self._game)
@@ -427,6 +467,29 @@ class DeviceService(EventDispatcher):
 
     def _task_failed(self, _name: str, exc: BaseException) -> None:
         self.app.notify(tr(exc), error=True)
+
+
+def spare_trackers(trackers: list[Any], count: int, manager: Any) -> list[Any]:
+    """The `count` of `trackers` (in the order they started) a smaller table needs least:
+    first those the user did not choose that show no player or one an earlier tracker
+    shows too, then the others the user did not choose, then the rest; later ones first."""
+    if count <= 0:
+        return []
+    shown: set[int] = set()
+    needless: set[str] = set()  # they show no player, or one shown already
+    for tracker in trackers:
+        seats = manager.assignments.get(tracker.key, ())
+        if not seats or seats[0] in shown:
+            needless.add(tracker.key)
+        shown.update(seats[:1])
+
+    def needed(numbered: tuple[int, Any]) -> tuple[int, int]:
+        index, tracker = numbered
+        if tracker.key in manager.chosen:
+            return (2, -index)
+        return (0 if tracker.key in needless else 1, -index)
+
+    return [tracker for _index, tracker in sorted(enumerate(trackers), key=needed)[:count]]
 
 
 # Android 12 (API 31) gave BLE its own runtime permissions; before it, a BLE scan needed

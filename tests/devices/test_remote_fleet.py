@@ -103,6 +103,45 @@ async def test_counters_in_their_own_process_are_claimed_and_follow_the_game(tmp
     assert not fleet.counters
 
 
+async def test_the_hosts_trackers_grow_and_shrink_with_the_table(tmp_path: Path):
+    frames: dict[str, LedFrame] = {}
+    fleet = RemoteFleet()
+    fleet.on_frame(frames.__setitem__)
+    async with remote_table(tmp_path, 2, VirtualSetup(animate=False), fleet) as table:
+        manager = table.manager
+        four = new_game(4)
+        manager.set_game(four)  # a New game of four: two more trackers
+        more = await fleet.start(VirtualSetup(boards=0, trackers=2, animate=False), 4)
+        assert [c.role for c in more] == [Role.TRACKER, Role.TRACKER]
+        await fleet.join(manager, more)
+        await manager.wait_ours(READY_S)
+        await manager.wait_synced(timeout_s=READY_S)
+        assert sorted(manager.assignments[c.key] for c in fleet.counters[1:]) == [
+            (0,),
+            (1,),
+            (2,),
+            (3,),
+        ]
+        await until(lambda: set(frames) == {c.key for c in fleet.counters})
+
+        manager.set_game(new_game(3))  # then of three: the tracker to spare is switched off
+        *_first, spare = [c for c in fleet.counters[1:] if manager.assignments[c.key] == (0,)]
+        await manager.remove(spare.key)
+        await fleet.remove(spare)
+        assert fleet.counter(spare.key) is None and spare.key not in manager.connections
+        with pytest.raises(HostError, match="no virtual counter"):
+            await fleet.host.request("press", key=spare.key, button="plus")
+        with pytest.raises(HostError, match="no virtual counter"):
+            await fleet.host.request("remove", key=spare.key)
+        await manager.wait_synced(timeout_s=READY_S)
+        assert len(manager.statuses()) == 4
+        assert sorted(manager.assignments[c.key] for c in fleet.counters[1:]) == [
+            (0,),
+            (1,),
+            (2,),
+        ]
+
+
 async def test_a_counter_waits_for_its_long_press_which_the_app_makes_over_the_pipe(
     tmp_path: Path,
 ):

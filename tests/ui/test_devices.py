@@ -121,6 +121,61 @@ async def test_virtual_counters_are_assigned_and_show_level_changes(ui: Harness)
     assert not service.running
 
 
+async def test_a_new_game_of_another_table_is_on_the_counters_without_a_restart(
+    ui: Harness,
+) -> None:
+    """Four players, then a New game of eight: the level board shows the new table, and
+    the virtual trackers grow to one per player; then a game of three: they shrink."""
+    ui.start_game(["Ann", "Bob", "Cleo", "Dana"])
+    service = ui.app.devices
+    assert service is not None
+    running = asyncio.ensure_future(service.run())
+
+    def seated(players: int) -> bool:
+        """A board and a tracker per player, all ours, the board showing every player it
+        has room for and the trackers a player each."""
+        statuses = service.statuses
+        if len(statuses) != players + 1 or not all(s.ours for s in statuses):
+            return False
+        (board,) = [s for s in statuses if s.role is Role.BOARD]
+        hello = service.manager.connections[board.key].hello
+        room = min(players, hello.slots if hello is not None else 0)
+        trackers = sorted(s.players for s in statuses if s.role is Role.TRACKER)
+        return board.players == tuple(range(room)) and trackers == [(p,) for p in range(players)]
+
+    async def shown(players: int) -> None:
+        await ui.until(lambda: seated(players), f"a board and {players} trackers show the table")
+        await service.manager.wait_synced(timeout_s=WAIT_S)
+        game = ui.app.session.game
+        assert len(game.state.players) == players
+        (board,) = [s for s in service.statuses if s.role is Role.BOARD]
+        # The LEDs' pictures come from the virtual counters' process: every player the
+        # board shows stands in level space 1; every tracker shows the new game's Level.
+        await ui.until(
+            lambda: (
+                board.key in service.frames
+                and lit_space(service.frames[board.key], 1) == len(board.players)
+                and set(service.frames) == {s.key for s in service.statuses}
+            ),
+            "the board pictures the new table",
+        )
+
+    try:
+        await shown(4)
+        ui.start_game(["Ann", "Bob", "Cleo", "Dana", "Eve", "Finn", "Gus", "Hana"])
+        await shown(8)
+        assert service.running  # the same run: nothing restarted
+        assert len(service.fleet.counters) == 9
+
+        ui.start_game(["Ivo", "Jo", "Kim"])
+        await shown(3)
+        assert len(service.fleet.counters) == 4
+    finally:
+        running.cancel()
+        await asyncio.gather(running, return_exceptions=True)
+    assert not service.running
+
+
 def test_virtual_counters_follow_the_setting_and_the_command_line(ui: Harness) -> None:
     service = ui.app.devices
     assert service is not None and service.virtual_wanted

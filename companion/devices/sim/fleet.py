@@ -55,12 +55,15 @@ class VirtualSetup:
     animate: bool = True
     claim_on_hello: bool = True
 
+    def trackers_for(self, players: int) -> int:
+        """How many trackers a table of `players` has."""
+        trackers = self.trackers if self.trackers is not None else players
+        return max(0, min(trackers, MAX_VIRTUAL_TRACKERS))
+
     def plan(self, players: int) -> list[tuple[Role, str]]:
         """(role, transport) of every counter to start for a table of `players`."""
-        trackers = self.trackers if self.trackers is not None else players
-        trackers = min(trackers, MAX_VIRTUAL_TRACKERS)
         plan = [(Role.BOARD, self.board_transport)] * self.boards
-        return plan + [(Role.TRACKER, self.tracker_transport)] * trackers
+        return plan + [(Role.TRACKER, self.tracker_transport)] * self.trackers_for(players)
 
 
 class VirtualFleet:

@@ -14,7 +14,9 @@ The app asks (every request carries an "id", every answer repeats it as "re", wi
                              start the counters a `VirtualSetup` plans for the table;
                              with connect_ahead, connect to the BLE ones at once, as
                              an OS does to devices it knows: the app's connect takes
-                             the connection
+                             the connection; asked again (with more trackers), it
+                             starts more: a larger table
+  remove {key}               switch one counter off (a smaller table)
   connect {conn, address}    connect this process's adapter to a peripheral; its GATT
                              services come back, then "notification" and
                              "disconnected" events name `conn`
@@ -66,7 +68,7 @@ from companion.devices.status import Role
 
 log = logging.getLogger(__name__)
 
-PROTOCOL = 1  # the version of these messages; the app refuses a host that speaks another
+PROTOCOL = 2  # the version of these messages; the app refuses a host that speaks another
 FRAME_RATE_HZ = 15  # LED pictures go to the app this often at most (its screen draws at 15)
 MAX_LINE_BYTES = 1 << 20  # a request longer than this is not the app's
 CONNECT_AHEAD_S = 10.0  # s: a counter just started advertises every 20 ms
@@ -151,6 +153,7 @@ class Host:
         self.fleet.on_frame(self._frame)
         self._handlers: dict[str, Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]] = {
             "start": self._start,
+            "remove": self._remove,
             "connect": self._connect,
             "notify": self._notify,
             "write": self._write_char,
@@ -253,6 +256,21 @@ class Host:
                 for c in started
             ]
         }
+
+    async def _remove(self, request: dict[str, Any]) -> dict[str, Any]:
+        counter = self.fleet.counter(str(request["key"]))
+        if counter is None:
+            raise KeyError(f"no virtual counter {request['key']}")
+        self._taken.discard(counter.key)
+        self._frames.pop(counter.key, None)
+        ahead = self._ahead.pop(counter.address, None)
+        if ahead is not None:  # the app never took the connection made ahead
+            made = await ahead
+            if made is not None:
+                with contextlib.suppress(BleakError, TimeoutError):
+                    await made[0].disconnect()
+        await self.fleet.remove(counter)
+        return {}
 
     async def _take_prestarted(
         self, setup: VirtualSetup, plan: list[tuple[Role, str]]

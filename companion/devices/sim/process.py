@@ -25,7 +25,7 @@ from companion.plumbing.tasks import guarded
 log = logging.getLogger(__name__)
 
 HOST_MODULE = "companion.devices.sim.host"
-PROTOCOL = 1  # `host.PROTOCOL`, the messages this side speaks
+PROTOCOL = 2  # `host.PROTOCOL`, the messages this side speaks
 READY_TIMEOUT_S = 60.0  # s: the host loads the BLE stack first; a busy machine is slow at it
 REQUEST_TIMEOUT_S = 30.0  # s: no request takes long unless the host is stuck
 EXIT_STATUS_WAIT_S = 1.0  # s: a process whose pipe closed is ending; its status comes at once

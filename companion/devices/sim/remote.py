@@ -44,6 +44,7 @@ from companion.devices.sim.process import (
     REQUEST_TIMEOUT_S,
     STOP_TIMEOUT_S,
     HostError,
+    HostGoneError,
     HostProcess,
     take_host,
 )
@@ -426,6 +427,14 @@ class RemoteFleet:
         """Hand the app's link to each counter (default: all of them) to `taker`."""
         for counter in self.counters if counters is None else counters:
             taker.add_link(await self.link(counter))
+
+    async def remove(self, counter: RemoteCounter) -> None:
+        """Switch one of the fleet's counters off and forget it (a smaller table)."""
+        if counter in self.counters:
+            self.counters.remove(counter)
+        self._frames.pop(counter.key, None)
+        with contextlib.suppress(HostGoneError):  # gone with the host already
+            await self.host.request("remove", key=counter.key, timeout_s=STOP_TIMEOUT_S)
 
     async def stop(self) -> None:
         """Switch every counter off and end the host."""
