@@ -41,6 +41,7 @@ from companion.core import CLASSIC, Game, GameSetup, PlayerSetup, Sex
 from companion.devices.sim.fleet import VirtualFleet, VirtualSetup
 from companion.devices.sync import DeviceManager
 from companion.devices.tokens import TokenStore
+from companion.table.app import Table
 from companion.web.client import TableClient
 from companion.web.keys import BOARD, Role, TableKeys
 from companion.web.server import TableLink
@@ -86,9 +87,10 @@ async def main(samples: int) -> int:
             edition=CLASSIC,
         )
     )
-    link = TableLink(keys=TableKeys(folder / "keys.json"), host=LOOPBACK, port=0)
+    table = Table(folder / "games")
+    table.adopt(game)
+    link = TableLink(keys=TableKeys(folder / "keys.json"), table=table, host=LOOPBACK, port=0)
     await link.start()
-    link.set_game(game, "bench")
     manager = DeviceManager(tokens=TokenStore(folder / "tokens.json"))
     (folder / "counters").mkdir()
     fleet = VirtualFleet(folder / "counters")

@@ -12,6 +12,7 @@ import argparse
 import asyncio
 import sys
 from collections.abc import Callable
+from typing import Any
 
 HELP = "serve the table link with no window: phones and TVs join the game by its QR codes"
 
@@ -57,107 +58,240 @@ def run(args: argparse.Namespace) -> int:
         return 0
 
 
+def _setup(players: str | None) -> Any:
+    """The setup of a new game for these comma-separated names (four by default).
+
+    Raises ValueError with one line saying what is wrong with the names."""
+    from pydantic import ValidationError
+
+    from companion.core import CLASSIC, GameSetup, PlayerSetup, Sex
+    from companion.core.errors import validation_error_line
+
+    names = [n.strip() for n in (players or "Anna,Bram,Cleo,Dev").split(",") if n.strip()]
+    try:
+        return GameSetup(
+            players=tuple(
+                PlayerSetup(name=name, colour=COLOURS[i % len(COLOURS)], sex=Sex.NONE)
+                for i, name in enumerate(names)
+            ),
+            edition=CLASSIC,
+        )
+    except ValidationError as exc:
+        raise ValueError(validation_error_line(exc)) from None
+
+
 async def _main(args: argparse.Namespace) -> int:
     import contextlib
     import signal
     from pathlib import Path
 
-    from companion.core import CLASSIC, Game, GameSetup, PlayerSetup, Sex
+    from companion.plumbing.errors import StoreError
     from companion.plumbing.places import LOCALE_DIR
     from companion.plumbing.places import data_dir as default_data_dir
-    from companion.store import GameStore, StoreError
-    from companion.web.invites import local_addresses, qr_text
-    from companion.web.keys import BOARD, KEYS_FILE, Role, TableKeys
+    from companion.table.app import Table
+    from companion.web.keys import KEYS_FILE, TableKeys
     from companion.web.server import TableLink
     from companion.web.speech import Voices
 
     data_dir = Path(args.data_dir) if args.data_dir else None
-    try:
-        store = GameStore(data_dir)
-    except StoreError as exc:
-        print(f"companion serve: {exc}", file=sys.stderr)
-        return 1
-    try:
-        opened = None if args.players else store.load_last()
-    except StoreError as exc:
-        print(f"companion serve: the last game cannot be opened: {exc}", file=sys.stderr)
-        opened = None
-    if opened is None:
-        names = [n.strip() for n in (args.players or "Anna,Bram,Cleo,Dev").split(",") if n.strip()]
-        try:
-            setup = GameSetup(
-                players=tuple(
-                    PlayerSetup(name=name, colour=COLOURS[i % len(COLOURS)], sex=Sex.NONE)
-                    for i, name in enumerate(names)
-                ),
-                edition=CLASSIC,
-            )
-        except ValueError as exc:
-            print(f"companion serve: --players: {exc}", file=sys.stderr)
-            store.close()
-            return 2
-        game_id, game = store.new_id(), Game(setup)
-        store.save(game_id, game)
-        store.last_id = game_id
-    else:
-        game_id, game = opened
-
-    folder = data_dir if data_dir is not None else default_data_dir()
-    # Saved after every change, as the app saves it; a phone's press is answered once its
-    # change is on disk. A failed save is tried again on this loop.
     loop = asyncio.get_running_loop()
 
     def later(delay_s: float, callback: Callable[[], None]) -> None:
         loop.call_soon_threadsafe(loop.call_later, delay_s, callback)
 
-    recorder = store.recorder(later=later)
-    recorder.follow(game_id, game)
+    # Saved after every change, as the app saves it; a phone's press is answered once its
+    # change is on disk. A failed save is tried again on this loop.
+    try:
+        table = Table(data_dir, later=later)
+    except StoreError as exc:
+        print(f"companion serve: {exc}", file=sys.stderr)
+        return 1
+    table.notices.add(lambda text, _error: print(f"companion serve: {text}", file=sys.stderr))
+    if not args.players:
+        for problem in table.resume():
+            print(f"companion serve: the last game cannot be opened: {problem}", file=sys.stderr)
+    if table.game is None:
+        try:
+            table.start(_setup(args.players))
+        except ValueError as exc:
+            print(f"companion serve: --players: {exc}", file=sys.stderr)
+            table.shutdown()
+            return 2
+
+    folder = data_dir if data_dir is not None else default_data_dir()
     keys = TableKeys(folder / KEYS_FILE)
     if keys.problem:
         print(f"companion serve: {keys.problem}", file=sys.stderr)
     link = TableLink(
-        keys=keys,
-        voices=Voices(LOCALE_DIR),
-        persist=recorder.wait_durable,
-        host=args.host,
-        port=args.port,
+        keys=keys, table=table, voices=Voices(LOCALE_DIR), host=args.host, port=args.port
     )
     try:
         port = await link.start()
     except OSError as exc:
         print(f"companion serve: cannot serve on {args.host}: {exc}", file=sys.stderr)
-        store.close()
+        table.shutdown()
         return 1
     keys.set_enabled(True, port=port)
-
-    link.set_game(game, game_id)
-
-    address = args.host if args.host not in ("0.0.0.0", "::", "") else local_addresses()[0]
-    codes = [("Board (any browser can watch)", link.url(BOARD, address))]
-    for seat, player in enumerate(game.state.players):
-        codes.append((f"{player.name}'s phone", link.url(Role("seat", seat), address)))
-    print(f"Table link on http://{address}:{port}/ (Ctrl-C stops it).")
-    print("Phones must be on the same Wi-Fi as this computer, or on its own hotspot.")
-    for title, url in codes:
-        print(f"\n{title}: {url}")
-        if not args.no_qr:
-            print(qr_text(url))
+    host = Host(table, link, args)
+    host.print_codes()
+    print("Type help for the host's commands.")
     sys.stdout.flush()
 
     stop = asyncio.Event()
+    host.quit = stop.set
     with contextlib.suppress(NotImplementedError, RuntimeError):  # no signals on this platform
         loop.add_signal_handler(signal.SIGINT, stop.set)
         loop.add_signal_handler(signal.SIGTERM, stop.set)
     if args.duration is not None:
         loop.call_later(args.duration, stop.set)
+    reading = asyncio.ensure_future(host.read_commands())
     try:
         await stop.wait()
     finally:
+        reading.cancel()
         await link.stop()
-        try:
-            store.save(game_id, game)
-        except StoreError as exc:
-            print(f"companion serve: the game could not be saved: {exc}", file=sys.stderr)
-        store.close()
+        table.shutdown()
     print("companion serve: the table link is off; the game is saved")
     return 0
+
+
+class Host:
+    """The host at the terminal: simple commands, each said back in plain words."""
+
+    def __init__(self, table: Any, link: Any, args: argparse.Namespace) -> None:
+        self.table = table
+        self.link = link
+        self.args = args
+        self.quit: Callable[[], None] = lambda: None
+
+    def print_codes(self) -> None:
+        """The board's code and each seat's, as addresses and (unless --no-qr) QR codes."""
+        from companion.web.invites import local_addresses, qr_text
+        from companion.web.keys import BOARD, Role
+
+        args = self.args
+        address = args.host if args.host not in ("0.0.0.0", "::", "") else local_addresses()[0]
+        codes = [("Board (any browser can watch)", self.link.url(BOARD, address))]
+        for seat, player in enumerate(self.table.game.state.players):
+            codes.append((f"{player.name}'s phone", self.link.url(Role("seat", seat), address)))
+        print(f"Table link on http://{address}:{self.link.port}/ (Ctrl-C stops it).")
+        print("Phones must be on the same Wi-Fi as this computer, or on its own hotspot.")
+        for title, url in codes:
+            print(f"\n{title}: {url}")
+            if not args.no_qr:
+                print(qr_text(url))
+        sys.stdout.flush()
+
+    async def read_commands(self) -> None:
+        """Take the host's commands from standard input until it ends (then the table
+        serves on: Ctrl-C or --duration stops it). Lines are read on a daemon thread, so
+        a terminal waiting for a line never holds up the stop."""
+        import threading
+
+        loop = asyncio.get_running_loop()
+        lines: asyncio.Queue[str] = asyncio.Queue()
+
+        def read() -> None:
+            for line in sys.stdin:
+                loop.call_soon_threadsafe(lines.put_nowait, line)
+            loop.call_soon_threadsafe(lines.put_nowait, "")
+
+        threading.Thread(target=read, name="serve-commands", daemon=True).start()
+        while line := await lines.get():
+            said = self.command(line)
+            if said:
+                print(said)
+                sys.stdout.flush()
+
+    def command(self, line: str) -> str:
+        """Carry out one command; returns what to say back."""
+        from companion.core.presses import Press
+
+        words = line.split()
+        if not words:
+            return ""
+        verb, rest = words[0].lower(), words[1:]
+        table = self.table
+        if verb in ("help", "?"):
+            return HOST_HELP
+        if verb in ("quit", "exit", "stop"):
+            self.quit()
+            return "Stopping: the game is saved."
+        if verb == "status":
+            return self.status()
+        if verb == "undo":
+            return _said(table.undo(_count(rest)))
+        if verb == "redo":
+            return _said(table.redo(_count(rest)))
+        if verb in ("next", "end"):
+            outcome = table.press(Press.NEXT_TURN, None, "command")
+            return _said(outcome) or self.turn_line()
+        if verb == "phase":
+            outcome = table.press(Press.NEXT_PHASE, None, "command")
+            return _said(outcome) or self.turn_line()
+        if verb in ("up", "down"):
+            seat = self.seat_named(" ".join(rest))
+            if seat is None:
+                return f"No player is called {' '.join(rest)!r}: try a seat number (1 on)."
+            press = Press.LEVEL_UP if verb == "up" else Press.LEVEL_DOWN
+            outcome = table.press(press, seat, "command")
+            player = table.game.state.players[seat]
+            return _said(outcome) or f"{player.name} is at Level {player.level}."
+        if verb == "back":
+            seat = self.seat_named(" ".join(rest))
+            if seat is None:
+                return f"No player is called {' '.join(rest)!r}: try a seat number (1 on)."
+            self.link.take_back(seat)
+            name = table.game.state.players[seat].name
+            return f"{name}'s seat has a new code; the phone that held it can no longer press."
+        if verb == "new":
+            try:
+                setup = _setup(" ".join(rest).replace(" ", ",") if rest else self.same_players())
+            except ValueError as exc:
+                return f"No new game: {exc}"
+            table.start(setup)
+            self.print_codes()
+            return "A new game: every seat has a new code (above)."
+        return f"Unknown command {verb!r}. {HOST_HELP}"
+
+    def same_players(self) -> str:
+        return ",".join(p.name for p in self.table.game.state.setup.players)
+
+    def seat_named(self, text: str) -> int | None:
+        players = self.table.game.state.players
+        text = text.strip()
+        if text.isdigit() and 1 <= int(text) <= len(players):
+            return int(text) - 1
+        folded = text.casefold()
+        return next((i for i, p in enumerate(players) if p.name.casefold() == folded), None)
+
+    def turn_line(self) -> str:
+        state = self.table.game.state
+        if state.winners:
+            names = " & ".join(state.players[seat].name for seat in state.winners)
+            return f"{names} won!"
+        return f"Turn {state.turn}: {state.current_player.name}, {state.phase.replace('_', ' ')}"
+
+    def status(self) -> str:
+        state = self.table.game.state
+        levels = ", ".join(f"{p.name} {p.level}" for p in state.players)
+        return f"{self.turn_line()}. Levels: {levels}."
+
+
+HOST_HELP = (
+    "Commands: status · up NAME|SEAT · down NAME|SEAT (a Level) · next (end the turn) · "
+    "phase (next phase) · undo [n] · redo [n] · "
+    "back NAME|SEAT (take a seat back) · new [NAME NAME ...] · quit"
+)
+
+
+def _count(words: list[str]) -> int:
+    return int(words[0]) if words and words[0].isdigit() else 1
+
+
+def _said(outcome: Any) -> str:
+    """An outcome in plain words: the refusal, or what was done ("" when there is nothing
+    more to say than the new state)."""
+    if outcome.refused:
+        return f"Refused: {outcome.why}"
+    return str(outcome.why)

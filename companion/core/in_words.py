@@ -34,4 +34,6 @@ def describe(action: BaseAction, state_before: GameState) -> str:
     if source.via == "phone":
         name = player_name(state_before, source.seat)
         return Phrase("{text} (from {name}'s phone)", text=text, name=name)
+    if source.via == "command":
+        return Phrase("{text} (from the host's terminal)", text=text)
     return Phrase("{text} (from a counter)", text=text)

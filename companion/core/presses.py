@@ -14,7 +14,7 @@ from enum import StrEnum
 from companion.core.chapters.base import BaseAction, Source
 from companion.core.chapters.gear import SetGearBonus
 from companion.core.chapters.levels import GoUpLevel, LoseLevel
-from companion.core.chapters.turn import EndTurn
+from companion.core.chapters.turn import AdvancePhase, EndTurn
 from companion.core.errors import RuleError
 from companion.core.phrase import Phrase
 from companion.core.rules import check_level_loss
@@ -32,12 +32,21 @@ class Press(StrEnum):
     GEAR_UP = "gear_up"
     GEAR_DOWN = "gear_down"
     NEXT_TURN = "next_turn"
+    NEXT_PHASE = "next_phase"
 
 
 def press_action(
-    state: GameState, press: Press, player: int | None, source: Source | None = None
+    state: GameState,
+    press: Press,
+    player: int | None,
+    source: Source | None = None,
+    *,
+    override: str | None = None,
 ) -> BaseAction:
-    """The action a press asks for in `state`: next turn, or a change for `player`.
+    """The action a press asks for in `state`: next turn or phase, or a change for `player`.
+
+    `override` ("a card says otherwise") lets a Level or gear change break a rule; it
+    is logged with the action. A Level down that changes nothing is refused even then.
 
     Raises `RuleError` for a press that names no player of this table or asks for a
     change the rules cannot make (the action itself is still checked when applied).
@@ -56,10 +65,12 @@ def press_action(
     """
     if press is Press.NEXT_TURN:
         return EndTurn(source=source)
+    if press is Press.NEXT_PHASE:
+        return AdvancePhase(source=source)
     if player is None or not 0 <= player < len(state.players):
         raise RuleError("no_such_player", Phrase("This press is for no player at this table"))
     if press is Press.LEVEL_UP:
-        return GoUpLevel(player=player, source=source)
+        return GoUpLevel(player=player, source=source, override=override)
     if press is Press.LEVEL_DOWN:
         # The engine would log a loss that changes nothing; a press asks for a change.
         check_level_loss(state.players[player])
@@ -72,4 +83,4 @@ def press_action(
                 "A gear bonus kept by hand stays between -{limit} and +{limit}", limit=GEAR_LIMIT
             ),
         )
-    return SetGearBonus(player=player, bonus=bonus, source=source)
+    return SetGearBonus(player=player, bonus=bonus, source=source, override=override)

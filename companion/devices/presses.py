@@ -1,17 +1,14 @@
-"""From a counter's button press to the game action it asks for; the record of each press, and
-which presses are new."""
+"""From a counter's button to the press it asks for, and which of a counter's presses are new."""
 
 from __future__ import annotations
 
 import asyncio
 import enum
-import time
 from collections import OrderedDict
-from dataclasses import dataclass, field
 
-from companion.core import Action, GameState, RuleError, Source
+from companion.core import RuleError
 from companion.core.phrase import Phrase
-from companion.core.presses import Press, press_action
+from companion.core.presses import Press
 from companion.devices import wire
 
 # A counter's buttons, as the presses every request of the table is made of.
@@ -22,36 +19,29 @@ INTENT_PRESSES = {
 }
 
 
-@dataclass
-class PressRecord:
-    """A button press the app acknowledged: applied to the game, or refused by the rules."""
+def button_press(intent: int, slot: int, seats: tuple[int, ...]) -> tuple[Press, int | None]:
+    """What a counter's button asks for, and for which player: next turn (no player), or a
+    Level up or down for the press's `slot`, or, if it names none, the one player a
+    tracker shows (`seats`). What the press may then do is decided where every press is
+    (`companion.table.presses.take_press`). Raises `RuleError` for a button this app has
+    no use for, or a Level press that names no player.
 
-    counter: str
-    seq: int
-    intent: int
-    action: str
-    refused: str = ""
-    at: float = field(default_factory=time.monotonic)
-
-
-def action_for_press(state: GameState, intent: int, slot: int, seats: tuple[int, ...]) -> Action:
-    """The action a press asks for: next turn, or a Level up or down for its player.
-
-    The player is the press's `slot`, or, if it names none, the one player a
-    tracker shows (`seats`). What the press may do is decided where a phone's
-    press is decided too (`companion.core.presses`); the action records that a
-    counter asked for it. Raises `ValueError` (a `RuleError` when a rule says
-    no) for a press that asks for nothing the game can do.
+    >>> button_press(wire.INTENT_LEVEL_UP, wire.NO_SLOT, (2,))
+    (<Press.LEVEL_UP: 'level_up'>, 2)
+    >>> button_press(wire.INTENT_NEXT_TURN, wire.NO_SLOT, ())
+    (<Press.NEXT_TURN: 'next_turn'>, None)
     """
     press = INTENT_PRESSES.get(intent)
     if press is None:
-        raise ValueError(f"unknown button intent {intent}")
+        raise RuleError(
+            "unknown_button", Phrase("A counter pressed a button this app does not know")
+        )
     if press is Press.NEXT_TURN:
-        return press_action(state, press, None, Source(via="counter"))
+        return press, None
     player = slot if slot != wire.NO_SLOT else (seats[0] if len(seats) == 1 else None)
-    if player is None or player >= len(state.players):
+    if player is None:
         raise RuleError("no_such_player", Phrase("this counter shows no player to change"))
-    return press_action(state, press, player, Source(via="counter", seat=player))
+    return press, player
 
 
 SEQ_SPAN = 0x10000  # a counter numbers its messages 1..65535 and then 1 again

@@ -18,7 +18,7 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 
-from companion.core import Game, GameState
+from companion.core import Game, GameState, RuleError
 from companion.devices import wire
 from companion.devices.ble_link import BleBackend
 from companion.devices.connection import (
@@ -31,7 +31,7 @@ from companion.devices.connection import (
 from companion.devices.discovery import CounterInfo, discover
 from companion.devices.link import Link
 from companion.devices.links import link_to
-from companion.devices.presses import PressRecord, action_for_press
+from companion.devices.presses import button_press
 from companion.devices.projection import Part, TablePicture, default_seats, table_picture
 from companion.devices.reconnect import Backoff
 from companion.devices.session import AUTH_TIMEOUT_S, HELLO_TIMEOUT_S
@@ -39,12 +39,12 @@ from companion.devices.status import Access, CounterStatus, Role, counter_key
 from companion.devices.tokens import TokenStore
 from companion.plumbing.listeners import Listeners
 from companion.plumbing.tasks import guarded
+from companion.table.outcome import BAD_INPUT_RULE, refused
+from companion.table.presses import Persist, PressLog, PressRecord, take_press
 
 _LOGGER = logging.getLogger(__name__)
 
 StatusListener = Callable[[CounterStatus], None]
-#: Makes the game's action number `sequence` durable; a press is acknowledged after it returns.
-Persist = Callable[[int], Awaitable[object]]
 
 
 def table_of(state: GameState) -> tuple[str, ...]:
@@ -95,7 +95,8 @@ class DeviceManager:
         self.claiming = False
         self.game: Game | None = None
         self.connections: dict[str, CounterConnection] = {}
-        self.presses: list[PressRecord] = []
+        # The presses answered, newest last (bounded: an evening never fills it).
+        self.presses = PressLog()
         self.assignments: dict[str, tuple[int, ...]] = {}
         #: The counters whose players the user chose (`assign`); the others show defaults.
         self.chosen: set[str] = set()
@@ -397,24 +398,25 @@ class DeviceManager:
         the true state again.
         """
         game = self.game
-        record = PressRecord(counter=connection.key, seq=press.seq, intent=press.intent, action="")
-        self.presses.append(record)
-        if game is None:
-            record.refused = "no game is running"
-            return None
+        record = PressRecord(
+            via="counter", who=connection.key, press="", seq=press.seq, intent=press.intent
+        )
         seats = self.assignments.get(connection.key, ())
         try:
-            action = action_for_press(game.state, press.intent, press.slot, seats)
-            record.action = action.type
-            game.apply(action)
-        except ValueError as err:  # a RuleError or a bad request: the counter shows the truth
-            record.refused = str(err)
-            connection.note_problem(f"press refused: {err}")
+            asked, player = button_press(press.intent, press.slot, seats)
+        except RuleError as err:  # a button this app has no use for, or no player to change
+            outcome = refused(err.phrase, BAD_INPUT_RULE)
+        else:
+            record.press = asked.value
+            outcome = take_press(game, asked, player, "counter")
+        self.presses.add(record, outcome)
+        if outcome.refused:  # the counter is sent the true state again
+            connection.note_problem(f"press refused: {outcome.why}")
             connection.refresh()
             return None
-        if self.persist is None:
+        if self.persist is None or game is None:
             return None
-        return self.persist(game.sequence)
+        return self.persist(outcome.sequence)
 
     def status_changed(self, connection: CounterConnection) -> None:
         """Tell the status listeners, and whoever waits for a condition."""

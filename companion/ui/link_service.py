@@ -1,8 +1,8 @@
 """The app's side of the table link: runs `TableLink` beside the UI, on the same loop.
 
 The link is off until the host turns it on (on the Invite screen); once on it starts
-again with the app, so phones come back to their seats. It follows whichever game is
-open, answers a phone's press once the game has saved it, and publishes what the
+again with the app, so phones come back to their seats. It follows the table's open
+game and takes phones' presses through the table (`companion.table`), and publishes what the
 Invite screen shows as Kivy properties. The web layer is imported only when the link
 is first turned on, so starting the app stays quick. With the link off, or no phone
 joined, the app works exactly as without it.
@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -80,10 +79,10 @@ class TableLinkService(EventDispatcher):
             self._started = False
             await self._stop()
 
-    def game_changed(self, game: Game | None) -> None:
-        """Pages follow the open game; a new game gets new seat codes."""
+    def game_changed(self, _game: Game | None) -> None:
+        """The pages follow the table's open game by themselves; a new game gets new seat
+        codes, which the Invite screen shows."""
         if self.link is not None:
-            self.link.set_game(game, self.app.session.game_id)
             self._publish()
 
     # -- what the Invite screen calls -----------------------------------------------------
@@ -127,14 +126,6 @@ class TableLinkService(EventDispatcher):
             self.link.take_back(seat)
             self._publish()
 
-    def offer_roll(
-        self, seat: int, monster: int, take: Callable[[int | None, Any], object]
-    ) -> Callable[[], None]:
-        """Offer a run-away roll on the seat's phone (see `TableLink.offer_roll`)."""
-        if self.link is None:
-            return _nothing
-        return self.link.offer_roll(seat, monster, take)
-
     # -- inside ---------------------------------------------------------------------------
     async def _start(self) -> None:
         if self.link is not None:
@@ -145,8 +136,8 @@ class TableLinkService(EventDispatcher):
 
         link = TableLink(
             keys=self.keys,
+            table=self.app.session.table,
             voices=Voices(LOCALE_DIR),
-            persist=self._durable,
             host=self.host,
             port=self.port,
         )
@@ -159,7 +150,6 @@ class TableLinkService(EventDispatcher):
         self.link = link
         self.keys.set_enabled(True, port=port)
         link.changes.add(self._publish_trigger)
-        link.set_game(self.app.session.game, self.app.session.game_id)
         self.addresses = local_addresses()
         if self.address not in self.addresses:
             self.address = self.addresses[0]
@@ -176,10 +166,6 @@ class TableLinkService(EventDispatcher):
                 log.warning("the table link did not stop cleanly: %s", exc)
         self._publish()
 
-    def _durable(self, sequence: int) -> Any:
-        # A phone's press is answered once the open game's change `sequence` is on disk.
-        return self.app.session.recorder.wait_durable(sequence)
-
     def _publish(self, *_args: Any) -> None:
         link = self.link
         self.pages = link.pages() if link is not None else []
@@ -195,10 +181,6 @@ class TableLinkService(EventDispatcher):
 
     def _failed(self, _name: str, exc: BaseException) -> None:
         self.app.notify(tr(exc), True)
-
-
-def _nothing() -> None:
-    """Withdrawing an offer that was never made."""
 
 
 def table_link(app: Any) -> TableLinkService | None:

@@ -1,17 +1,18 @@
-"""The open game and its saved copies: actions in, state out, saved after every change.
+"""The Kivy view-model of the table: Kivy properties for screens to bind to, over the
+`Table` application (`companion.table`) that owns the open game, its saving and its
+followers.
 
-`GameSession` owns the `Game` that is open (if any) and the `GameStore` it is saved in.
-Screens send actions through `act()` and read `state`; a broken rule or a bad value is
-shown through the `notify` callback it was given and changes nothing. The session never
-navigates: it fires `on_opened` (a game was opened or closed) and `on_won` (the open game
-just got a winner), and whoever wired it decides which screen to show.
+Screens send actions through `act()` and presses through `press()`, and read `state`;
+the table decides, and a refusal is shown through the `notify` callback in the player's
+language. The session never navigates: it fires `on_opened` (a game was opened or
+closed) and `on_won` (the open game just got a winner), and whoever wired it decides
+which screen to show.
 
-Saving is the store's `Recorder`, which follows the open game by itself: the session
-tells it only when to write (once the frame that shows a change is drawn) and hands it
-the Table's cover as the Table draws it.
+The table's recorder is told here only when to write (once the frame that shows a change
+is drawn) and is handed the Table's cover as the Table draws it.
 
 Nothing heavy is imported until `load()`: the app creates the session before its first
-frame, and the rules engine and the store come in right after.
+frame, and the rules engine, the store and the table come in right after.
 """
 
 from __future__ import annotations
@@ -26,11 +27,14 @@ from kivy.core.window import Window
 from kivy.event import EventDispatcher
 from kivy.properties import BooleanProperty, ObjectProperty, StringProperty
 
-from companion.ui.i18n import _, ngettext, tr
+from companion.ui.i18n import _, tr
 
 if TYPE_CHECKING:
     from companion.core import Game, GameSetup, GameState, RandomSource
+    from companion.core.presses import Press
     from companion.store import GameStore, Recorder
+    from companion.table.app import Table
+    from companion.table.outcome import Outcome
 
 log = logging.getLogger(__name__)
 
@@ -64,11 +68,7 @@ class GameSession(EventDispatcher):
         super().__init__(**kwargs)
         self._notify = notify
         # Set by load(), right after the app's first frame.
-        self.games: GameStore
-        # Keeps the open game saved (see `companion.store.recorder`).
-        self.recorder: Recorder
-        self.dice: RandomSource  # where the game's dice come from (tests fix them)
-        self.game: Game | None = None
+        self.table: Table
         self._unsubscribe: Callable[[], None] | None = None
         # -1: before the coming frame, so the frame right after a tap shows it.
         self._publish_trigger = Clock.create_trigger(self._publish, -1)
@@ -83,6 +83,36 @@ class GameSession(EventDispatcher):
     def on_won(self) -> None:
         """Default handler: nothing (the app binds to it)."""
 
+    # -- the table's parts, for the screens that show them ------------------------------
+    @property
+    def game(self) -> Game | None:
+        """The open game (None before `load()` and while no game is open)."""
+        table = getattr(self, "table", None)
+        return table.game if table is not None else None
+
+    @property
+    def games(self) -> GameStore:
+        """The saved games."""
+        return self.table.games
+
+    @games.setter
+    def games(self, store: GameStore) -> None:
+        self.table.games = store
+
+    @property
+    def recorder(self) -> Recorder:
+        """What keeps the open game saved (see `companion.store.recorder`)."""
+        return self.table.recorder
+
+    @property
+    def dice(self) -> RandomSource:
+        """Where a new game's dice come from (tests fix them)."""
+        return self.table.dice
+
+    @dice.setter
+    def dice(self, dice: RandomSource) -> None:
+        self.table.dice = dice
+
     # -- start-up ------------------------------------------------------------------------
     def load(self, data_dir: Path | None, cover: Callable[[Game], str] | None = None) -> None:
         """Open the saved games in `data_dir` (the user's data folder when None).
@@ -90,41 +120,29 @@ class GameSession(EventDispatcher):
         The Table hands the recorder its cover as it draws (`cover_drawn`); `cover`
         makes one only for a save that cannot wait for that (closing on another screen).
         """
-        from companion.core import SecretsDice
-        from companion.store import GameStore
+        from companion.table.app import Table
 
-        self.games = GameStore(data_dir)
-        self.recorder = self.games.recorder(schedule=self._after_frame, later=_later)
+        self.table = Table(data_dir, schedule=self._after_frame, later=_later)
         # Told on the loop the saves came from, or on the writer thread without one.
         self.recorder.problem_listeners.add(mainthread(self._save_problem_changed))
+        self.table.notices.add(lambda text, error: self._notify(tr(text), error))
+        self.table.followers.add(self._opened)
         self._make_cover = cover
-        self.dice = SecretsDice()
 
     def resume(self) -> str | None:
         """Open the last game played; returns why it could not be opened, or None.
 
         With no last game (or a damaged one) no game is open afterwards.
         """
-        from companion.store import StoreError
-
-        # A saved-games database that could not be used was kept aside and a new one
-        # started: say so, beside any problem with the last game.
-        problems = [self.games.problem] if self.games.problem else []
-        try:
-            last = self.games.load_last()
-        except StoreError as exc:
-            problems.append(str(exc))
-            last = None
-        problems += self.games.news()
-        if last is not None:
-            self._open(*last)
+        problems = self.table.resume()
         return "; ".join(problems) if problems else None
 
     # -- the open game -------------------------------------------------------------------
     @property
     def live_state(self) -> GameState | None:
         """The game's state right now (`state` follows it on the next frame)."""
-        return self.game.state if self.game is not None else None
+        game = self.game
+        return game.state if game is not None else None
 
     def act(self, action: Any, **fields: Any) -> bool:
         """Apply an action (an instance, or an action class plus its fields) to the game.
@@ -132,76 +150,37 @@ class GameSession(EventDispatcher):
         A broken rule or a bad value is shown to the user and changes nothing; the
         answer says whether the action was applied.
         """
-        from pydantic import ValidationError
-
-        from companion.core import RuleError
-        from companion.core.errors import validation_error_line
-
         if self.game is None:
             self._notify(_("Start a game first."), False)
             return False
-        try:
-            if isinstance(action, type):
-                action = action(**fields)
-            self.game.apply(action)
-        except RuleError as exc:
-            self._notify(tr(exc), True)
+        return self._said(self.table.act(action, **fields))
+
+    def press(self, press: Press, seat: int, override: str | None = None) -> bool:
+        """A Level or Gear +/- tapped on a screen: the same press path, refusals and words
+        as a counter's button or a phone (see `Table.press`)."""
+        if self.game is None:
+            self._notify(_("Start a game first."), False)
             return False
-        except ValidationError as exc:
-            self._notify(validation_error_line(exc), True)
-            return False
-        except ValueError as exc:  # any other refusal from the engine, in its own words
-            self._notify(tr(exc), True)
-            return False
-        return True
+        return self._said(self.table.press(press, seat, "tap", override=override))
+
+    def _said(self, outcome: Outcome) -> bool:
+        if outcome.refused:
+            self._notify(tr(outcome.why), True)
+        return outcome.applied
 
     def allowed(self, action: Any, **fields: Any) -> bool:
         """Whether the rules would accept the action now (for dimming buttons); changes nothing."""
-        if self.game is None:
-            return False
-        try:
-            if isinstance(action, type):
-                action = action(**fields)
-        except ValueError:
-            return False
-        return self.game.check(action) is None
+        return self.game is not None and self.table.allowed(action, **fields)
 
     def undo(self, steps: int = 1) -> None:
         """Take back the last `steps` actions, saying what was taken back."""
-        game = self.game
-        if game is None or not game.can_undo:
-            self._notify(_("Nothing to undo."), False)
-            return
-        steps = max(1, min(steps, game.revision))
-        last = self.last_in_words(game)
-        game.undo(steps)
-        if steps == 1:
-            self._notify(_("Undone: {what}").format(what=last), False)
-        else:
-            self._notify(
-                ngettext(
-                    "Undone: the last {n} action", "Undone: the last {n} actions", steps
-                ).format(n=steps),
-                False,
-            )
+        outcome = self.table.undo(steps)
+        self._notify(tr(outcome.why), False)
 
     def redo(self, steps: int = 1) -> None:
         """Apply again the last `steps` actions taken back, saying what was brought back."""
-        game = self.game
-        if game is None or not game.can_redo:
-            self._notify(_("Nothing to redo."), False)
-            return
-        steps = max(1, min(steps, game.recorded - game.revision))
-        game.redo(steps)
-        if steps == 1:
-            self._notify(_("Redone: {what}").format(what=self.last_in_words(game)), False)
-        else:
-            self._notify(
-                ngettext(
-                    "Redone: the last {n} action", "Redone: the last {n} actions", steps
-                ).format(n=steps),
-                False,
-            )
+        outcome = self.table.redo(steps)
+        self._notify(tr(outcome.why), False)
 
     @staticmethod
     def last_in_words(game: Game) -> str:
@@ -217,48 +196,24 @@ class GameSession(EventDispatcher):
     # -- saved games ---------------------------------------------------------------------
     def start(self, setup: GameSetup) -> Game:
         """Open a new game from a setup and save it at once."""
-        from companion.core import Game
-
-        game = Game(setup, rng=self.dice)
-        self._open(self.games.new_id(), game)
-        self.save()
-        return game
+        return self.table.start(setup)
 
     def open(self, game_id: str) -> bool:
         """Open a saved game; a damaged file is reported and nothing changes."""
-        from companion.store import StoreError
-
-        try:  # the open game's last change is written first (the store sees to it)
-            game = self.games.load(game_id)
-        except StoreError as exc:
-            self._notify(tr(exc), True)
-            return False
-        for news in self.games.news():  # a damaged game opened as far as it could be
-            self._notify(news, True)
-        self.games.last_id = game_id
-        self._open(game_id, game)
-        return True
+        return self.table.open(game_id)
 
     def adopt(self, game: Game) -> None:
         """Open a game built elsewhere (a demo, say) under a new saved id, and save it."""
-        self._open(self.games.new_id(), game)
-        self.save()
+        self.table.adopt(game)
 
     def close(self) -> None:
         """Put the open game away (it stays saved)."""
         self.save()
-        self._open("", None)
+        self.table.close()
 
     def delete(self, game_id: str) -> None:
         """Delete a saved game (closing it first if it is open)."""
-        from companion.store import StoreError
-
-        if game_id == self.game_id:
-            self._open("", None)
-        try:
-            self.games.delete(game_id)
-        except (StoreError, OSError) as exc:
-            self._notify(tr(exc), True)
+        self.table.delete(game_id)
 
     def export(self, game_id: str, dest: Path) -> Path | None:
         """Write a saved game's log to `dest`; returns the file written."""
@@ -331,16 +286,11 @@ class GameSession(EventDispatcher):
         game = self.game
         if game is None or not self.game_id:
             return
-        from companion.store import StoreError
-
         if self.recorder.needs_cover and self._make_cover is not None:
             # The Table has not drawn the game as it is now (another screen is on show):
             # the next start must not show an older Table.
             self.recorder.offer_cover(self._make_cover(game))
-        try:
-            self.recorder.save()
-        except (StoreError, OSError) as exc:
-            self._notify(_("The game could not be saved: {problem}").format(problem=exc), True)
+        self.table.save()
 
     def cover_drawn(self, cover: str) -> None:
         """The Table drew the open game as it is now: `cover` is what it showed (see
@@ -349,13 +299,11 @@ class GameSession(EventDispatcher):
             self.recorder.offer_cover(cover)
 
     # -- inside --------------------------------------------------------------------------
-    def _open(self, game_id: str, game: Game | None) -> None:
+    def _opened(self, game: Game | None, game_id: str) -> None:
+        """The table opened `game` (or closed its game: None)."""
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None
-        # What the game being put away still had to write is queued first.
-        self.recorder.follow(game_id, game)
-        self.game = game
         self.game_id = game_id
         if game is not None:
             self._unsubscribe = game.subscribe(self._game_changed)

@@ -125,14 +125,18 @@ class PhoneTable:
 
         from companion.core import Game
         from companion.core.randomplay import random_setup
+        from companion.table.app import Table
         from companion.web.keys import BOARD, Role, TableKeys
         from companion.web.server import TableLink
 
         game = Game(random_setup(random.Random()))
         folder = Path(tempfile.mkdtemp(prefix="companion-sim-phones-"))
-        link = TableLink(keys=TableKeys(folder / "table-link.json"), host="127.0.0.1", port=0)
+        table = Table(folder)
+        table.adopt(game)
+        link = TableLink(
+            keys=TableKeys(folder / "table-link.json"), table=table, host="127.0.0.1", port=0
+        )
         await link.start()
-        link.set_game(game, "sim")
         self._link = link
         self.board_url = link.url(BOARD, "127.0.0.1")
         seats = min(len(game.state.players), max(1, self.phones_wanted))

@@ -24,8 +24,8 @@ import contextlib
 import json
 import logging
 import time
-from collections import OrderedDict, deque
-from collections.abc import Awaitable, Callable
+from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
@@ -33,11 +33,13 @@ from urllib.parse import urlsplit
 
 from aiohttp import WSMsgType, web
 
-from companion.core import Game, GameState, Source
+from companion.core import Game, GameState
 from companion.core.phrase import Phrase, phrase_template
-from companion.core.presses import Press, press_action
+from companion.core.presses import Press
 from companion.plumbing.listeners import Listeners
 from companion.plumbing.tasks import TaskSet, cancel_and_wait
+from companion.table.app import Table
+from companion.table.outcome import SAVE_FAILED, Outcome
 from companion.web.keys import Role, TableKeys
 from companion.web.speech import Speech, Voices, accepted_languages
 from companion.web.views import RollOffer, View, board_view, changes, seat_view
@@ -70,13 +72,9 @@ MAX_PAGE_ID = 64
 MAX_PRESS_ID = 2**53  # what a JavaScript number counts exactly
 
 NO_GAME = phrase_template("No game is open on the host yet.")
-SAVE_FAILED = phrase_template("The host could not save the game")
-
-# Makes the game's change number `sequence` durable; a press is answered after it returns.
-Persist = Callable[[int], Awaitable[object]]
-# A phone's run-away roll (a face, or None: the host rolls); returns why it was not taken,
-# or None once it was.
-RollTaker = Callable[[int | None, Source], object]
+# What a phone's page has buttons for (a Level or Gear +/-; Next phase and End turn on
+# its player's turn). A counter's "next turn" button is the same press as End turn.
+PHONE_PRESSES = frozenset(Press)
 
 
 class Bucket:
@@ -140,24 +138,13 @@ class _Ledger:
     answers: OrderedDict[int, asyncio.Future[dict[str, Any]]] = field(default_factory=OrderedDict)
 
 
-@dataclass
-class PressRecord:
-    """A press from a phone the link answered: applied, or refused with the reason."""
-
-    seat: int
-    press: str
-    ok: bool
-    why: str = ""
-
-
 class TableLink:
     """The table link of one host: a web server, the pages on it, the game they follow.
 
     Typical use by the app::
 
-        link = TableLink(keys=TableKeys(), voices=Voices(locale_dir), persist=...)
-        await link.start()
-        link.set_game(game, game_id)
+        link = TableLink(keys=TableKeys(), table=table, voices=Voices(locale_dir))
+        await link.start()  # it follows the table's open game from then on
         ...  # link.url(role, address), link.pages(), link.take_back(seat)
         await link.stop()
     """
@@ -166,30 +153,30 @@ class TableLink:
         self,
         *,
         keys: TableKeys,
+        table: Table,
         voices: Voices | None = None,
-        persist: Persist | None = None,
         host: str = "0.0.0.0",
         port: int | None = None,
     ) -> None:
         self.keys = keys
         self.voices = voices or Voices(None)
-        self.persist = persist
+        # The application every press goes through, and whose open game the pages follow.
+        self.table = table
         self.host = host
         self.wanted_port = port if port is not None else (keys.port or DEFAULT_PORT)
         self.port: int | None = None
         self.game: Game | None = None
-        self.presses: deque[PressRecord] = deque(maxlen=10_000)
         #: Something the host shows changed: a page came or went, a seat was taken back.
         self.changes: Listeners[[]] = Listeners()
         self._pages: set[_Page] = set()
         self._ledgers: dict[int, OrderedDict[str, _Ledger]] = {}
-        self._offers: dict[int, tuple[RollOffer, RollTaker]] = {}
         self._views: dict[tuple[Any, ...], tuple[tuple[Any, ...], View]] = {}
         self._bad_hellos: dict[str, Bucket] = {}
         self._unsubscribe: Callable[[], None] | None = None
         self._runner: web.AppRunner | None = None
         self._tasks = TaskSet("table link")
         self._sequence = 0
+        self._stop_following: Callable[[], None] | None = None
 
     # -- the server -----------------------------------------------------------------------
 
@@ -219,6 +206,8 @@ class TableLink:
             raise
         self._runner = runner
         self.port = port
+        self._stop_following = self.table.followers.add(self.set_game)
+        self.set_game(self.table.game, self.table.game_id)
         return port
 
     async def _bind(self, runner: web.AppRunner, port: int) -> int:
@@ -240,6 +229,9 @@ class TableLink:
         pages = list(self._pages)
         await asyncio.gather(*(self._close(page, "off") for page in pages))
         await self._tasks.cancel_all()
+        stop_following, self._stop_following = self._stop_following, None
+        if stop_following is not None:
+            stop_following()
         runner, self._runner = self._runner, None
         if runner is not None:
             await runner.cleanup()
@@ -260,7 +252,6 @@ class TableLink:
             self._unsubscribe()
             self._unsubscribe = None
         self.game = game
-        self._offers.clear()
         if game is not None:
             self._unsubscribe = game.subscribe(self._game_changed)
             if game_id and self.keys.for_game(game_id):
@@ -285,29 +276,10 @@ class TableLink:
         """The seat gets a new secret; its phones are told and can no longer press."""
         self.keys.take_back(seat)
         self._ledgers.pop(seat, None)
-        self._offers.pop(seat, None)
         for page in list(self._pages):
             if page.info.role.seat == seat and page.info.role.writes:
                 self._tasks.spawn(self._close(page, "taken"), "seat taken back")
         self.changes.emit()
-
-    def offer_roll(self, seat: int, monster: int, take: RollTaker) -> Callable[[], None]:
-        """Offer the run-away roll of `seat` against `monster` on that player's phone.
-
-        `take(face, source)` is called with the phone's roll (a face, or None when the
-        player asks the host to roll) and returns why it was not taken, or None. Returns
-        a function that withdraws the offer (the host rolled on its own screen).
-        """
-        entry = (RollOffer(seat, monster), take)
-        self._offers[seat] = entry
-
-        def withdraw() -> None:
-            if self._offers.get(seat) is entry:
-                del self._offers[seat]
-                self._wake_seat(seat)
-
-        self._wake_seat(seat)
-        return withdraw
 
     def _wake_seat(self, seat: int) -> None:
         for page in self._pages:
@@ -518,47 +490,32 @@ class TableLink:
             press = Press(str(what))
         except ValueError:
             said = Phrase("There is no button called {name}", name=str(what)[:40])
-            return self._refused(seat, str(what)[:40], speech.say(said))
-        if press is Press.NEXT_TURN:  # a phone has no such button: only the host ends a turn
-            said = Phrase("There is no button called {name}", name=press.value)
-            return self._refused(seat, press.value, speech.say(said))
-        game = self.game
-        if game is None:
-            return self._refused(seat, press.value, speech.say(NO_GAME))
-        try:
-            game.apply(press_action(game.state, press, seat, Source(via="phone", seat=seat)))
-        except ValueError as err:  # a rule said no, or the request names nothing real
-            return self._refused(seat, press.value, speech.say(err))
-        self.presses.append(PressRecord(seat, press.value, True))
-        return await self._saved(game, speech)
+            return {"ok": False, "why": speech.say(said)}
+        if self.game is None:
+            return {"ok": False, "why": speech.say(NO_GAME)}
+        player = None if press in (Press.NEXT_TURN, Press.NEXT_PHASE) else seat
+        outcome = self.table.press(press, player, "phone", seat=seat)
+        return await self._answered(outcome, speech)
 
     async def _roll(self, seat: int, face: object, speech: Speech) -> dict[str, Any]:
         if face is not None and (isinstance(face, bool) or face not in range(1, 7)):
             said = Phrase("A die shows 1 to 6, not {face}", face=str(face)[:20])
-            return self._refused(seat, "roll", speech.say(said))
-        offer = self._offers.get(seat)
-        game = self.game
-        if offer is None or game is None:
-            return self._refused(seat, "roll", speech.say(NOT_YOUR_ROLL))
-        _offer, take = offer
-        sequence = game.sequence
-        reason = take(face if isinstance(face, int) else None, Source(via="phone", seat=seat))
-        if reason is not None:
-            return self._refused(seat, "roll", speech.say(reason))
-        self.presses.append(PressRecord(seat, "roll", True))
-        if game.sequence == sequence:
-            return {"ok": True}
-        return await self._saved(game, speech)
+            return {"ok": False, "why": speech.say(said)}
+        if self.game is None:
+            return {"ok": False, "why": speech.say(NOT_YOUR_ROLL)}
+        outcome = self.table.take_roll(seat, face if isinstance(face, int) else None, "phone")
+        return await self._answered(outcome, speech)
 
-    def _refused(self, seat: int, press: str, why: str) -> dict[str, Any]:
-        self.presses.append(PressRecord(seat, press, False, why))
-        return {"ok": False, "why": why}
-
-    async def _saved(self, game: Game, speech: Speech) -> dict[str, Any]:
-        if self.persist is None:
+    async def _answered(self, outcome: Outcome, speech: Speech) -> dict[str, Any]:
+        """A press's answer: refused with the rule's words in the page's language, or
+        applied once its change is on disk."""
+        if outcome.refused:
+            return {"ok": False, "why": speech.say(outcome.why)}
+        durable = self.table.durable(outcome)
+        if durable is None:
             return {"ok": True}
         try:
-            await self.persist(game.sequence)
+            await durable
         except Exception as exc:  # applied and on every screen, but not on disk
             _LOGGER.warning("a phone's press could not be saved: %s", exc)
             return {"ok": True, "why": speech.say(SAVE_FAILED)}
@@ -577,8 +534,9 @@ class TableLink:
         if game is None:
             return None
         role = page.info.role
-        offer = self._offers.get(role.seat) if role.seat is not None else None
-        key = (role.kind, role.seat, page.speech.code, offer[0] if offer else None)
+        offered = self.table.roll_offers().get(role.seat) if role.seat is not None else None
+        offer = RollOffer(offered.seat, offered.monster) if offered is not None else None
+        key = (role.kind, role.seat, page.speech.code, offer)
         state = game.state
         inputs = _inputs(state, role.seat)
         kept = self._views.get(key)
@@ -593,7 +551,7 @@ class TableLink:
                 role.seat,
                 page.speech,
                 lambda action: game.check(action) is None,
-                offer[0] if offer else None,
+                offer,
             )
         self._views[key] = (inputs, view)
         return view

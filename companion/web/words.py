@@ -45,6 +45,8 @@ PAGE_TEXTS: dict[str, str] = {
     ),
     "roll_title": phrase_template("The host waits for your roll"),
     "roll_button": phrase_template("Roll"),
+    "next_phase": phrase_template("Next phase"),
+    "end_turn": phrase_template("End turn"),
     "roll_faces": phrase_template("or tap the face you rolled"),
     "watch_only": phrase_template("This page can only watch the game"),
 }

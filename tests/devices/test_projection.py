@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from companion.core import EndTurn, GoUpLevel, LoseLevel, RuleError, SetLevel, Source
+from companion.core.presses import Press
 from companion.devices import wire
-from companion.devices.presses import action_for_press
+from companion.devices.presses import button_press
 from companion.devices.projection import (
     Part,
     after_absence,
@@ -16,6 +17,7 @@ from companion.devices.projection import (
     show_of,
     table_picture,
 )
+from companion.table.presses import take_press
 
 from .helpers import new_game
 
@@ -78,40 +80,42 @@ def test_nothing_to_show_without_a_combat_a_win_or_a_roll():
     assert isinstance(show_of(game.state, roll_count=0).message, wire.ShowClear)
 
 
-def test_presses_ask_for_the_rules_actions():
+def test_a_counters_buttons_ask_for_presses_for_its_player():
+    assert button_press(wire.INTENT_NEXT_TURN, wire.NO_SLOT, ()) == (Press.NEXT_TURN, None)
+    assert button_press(wire.INTENT_LEVEL_UP, wire.NO_SLOT, (2,)) == (Press.LEVEL_UP, 2)
+    assert button_press(wire.INTENT_LEVEL_UP, 1, (0, 1, 2)) == (Press.LEVEL_UP, 1)
+    assert button_press(wire.INTENT_LEVEL_DOWN, 0, ()) == (Press.LEVEL_DOWN, 0)
+
+
+def test_presses_become_the_rules_actions_recording_the_counter():
     game = new_game()
-    state = game.state
 
     # Each action records that a counter asked for it (and for whom).
     def counter(seat: int | None = None) -> Source:
         return Source(via="counter", seat=seat)
 
-    assert action_for_press(state, wire.INTENT_NEXT_TURN, wire.NO_SLOT, ()) == EndTurn(
-        source=counter()
-    )
-    assert action_for_press(state, wire.INTENT_LEVEL_UP, wire.NO_SLOT, (2,)) == GoUpLevel(
-        player=2, source=counter(2)
-    )
-    assert action_for_press(state, wire.INTENT_LEVEL_UP, 1, (0, 1, 2)) == GoUpLevel(
-        player=1, source=counter(1)
-    )
+    def last() -> object:
+        return game.action_at(game.revision - 1)
+
+    assert take_press(game, Press.LEVEL_UP, 2, "counter").applied
+    assert last() == GoUpLevel(player=2, source=counter(2))
+    assert take_press(game, Press.NEXT_TURN, None, "counter").applied
+    assert last() == EndTurn(source=counter())
     game.apply(SetLevel(player=0, level=3))
-    assert action_for_press(game.state, wire.INTENT_LEVEL_DOWN, 0, ()) == LoseLevel(
-        player=0, source=counter(0)
-    )
+    assert take_press(game, Press.LEVEL_DOWN, 0, "counter").applied
+    assert last() == LoseLevel(player=0, source=counter(0))
 
 
 def test_a_minus_at_level_1_is_refused_by_the_core_rule():
     game = new_game()
-    with pytest.raises(RuleError) as refused:
-        action_for_press(game.state, wire.INTENT_LEVEL_DOWN, wire.NO_SLOT, (0,))
-    assert refused.value.rule == "level_floor"
-    assert str(refused.value) == "A Level is never below 1"
+    outcome = take_press(game, Press.LEVEL_DOWN, 0, "counter")
+    assert outcome.refused and outcome.rule == "level_floor"
+    assert outcome.why == "A Level is never below 1"
+    assert game.revision == 0
 
 
 def test_a_press_that_names_no_player_is_refused():
-    game = new_game()
-    with pytest.raises(ValueError, match="no player"):
-        action_for_press(game.state, wire.INTENT_LEVEL_UP, wire.NO_SLOT, (0, 1))
-    with pytest.raises(ValueError, match="intent"):
-        action_for_press(game.state, 99, 0, ())
+    with pytest.raises(RuleError, match="no player"):
+        button_press(wire.INTENT_LEVEL_UP, wire.NO_SLOT, (0, 1))
+    with pytest.raises(RuleError, match="button"):
+        button_press(99, 0, ())

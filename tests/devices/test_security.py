@@ -326,7 +326,7 @@ def press_audit(counter: VirtualCounter, manager: DeviceManager, key: str) -> di
     """Presses the app took that the counter never sent, took with another intent, or took
     twice, and presses the counter saw acknowledged that the app never took."""
     sent = dict(counter.sent_presses)
-    took = [(p.seq, p.intent) for p in manager.presses if p.counter == key]
+    took = [(p.seq, p.intent) for p in manager.presses if p.who == key]
     seqs = [seq for seq, _ in took]
     return {
         "phantom": [seq for seq in seqs if seq not in sent],
@@ -504,7 +504,7 @@ async def test_a_press_flood_past_65535_wraps_and_no_task_dies(tmp_path, caplog)
         await until(lambda: connection.status.rtt_ms is not None, 5)
         # Presses were taken once each with their intent; the numbers repeat after the
         # wrap, so each one is checked against the counter's list in order.
-        took = [(p.seq, p.intent) for p in manager.presses if p.counter == key]
+        took = [(p.seq, p.intent) for p in manager.presses if p.who == key]
         assert len(took) >= 250
         assert all(item in tracker.sent_presses for item in took)
         assert len(tracker.acked_presses) >= 250

@@ -94,7 +94,7 @@ async def test_counters_converge_after_every_fault_and_no_acknowledged_press_is_
 
         assert sum(sum(plan.faults.values()) for plan in plans) > 20
         assert sum(plan.faults["cut"] for plan in plans) > 0  # links were cut too
-        taken = {(p.counter, p.seq) for p in manager.presses}
+        taken = {(p.who, p.seq) for p in manager.presses}
         assert {c.key for c in counters} == set(manager.connections)
         acknowledged = 0
         for counter in counters:
@@ -110,7 +110,7 @@ async def test_counters_converge_after_every_fault_and_no_acknowledged_press_is_
             key = counter.key
             sent = dict(counter.sent_presses)
             assert len(sent) == len(counter.sent_presses)  # no seq reused within this game
-            took = [(p.seq, p.intent) for p in manager.presses if p.counter == key]
+            took = [(p.seq, p.intent) for p in manager.presses if p.who == key]
             phantoms = [seq for seq, _ in took if seq not in sent]
             changed = [(seq, intent) for seq, intent in took if seq in sent and sent[seq] != intent]
             twice = sorted({seq for seq, _ in took if [s for s, _ in took].count(seq) > 1})

@@ -9,6 +9,7 @@ import pytest
 
 from companion.core import CLASSIC, Game, GameSetup, PlayerSetup, SeededDice, Sex
 from companion.plumbing.places import LOCALE_DIR
+from companion.table.app import Table as TableApp
 from companion.web.client import TableClient
 from companion.web.keys import BOARD, Role, TableKeys
 from companion.web.server import TableLink
@@ -65,16 +66,19 @@ class Table:
 @pytest.fixture
 async def table(tmp_path: Path) -> AsyncIterator[Table]:
     game = new_game()
+    application = TableApp(tmp_path / "games")
+    application.adopt(game)
     link = TableLink(
         keys=TableKeys(tmp_path / "table-link.json"),
+        table=application,
         voices=Voices(LOCALE_DIR),
         host=LOOPBACK,
         port=0,
     )
     await link.start()
-    link.set_game(game, "game-1")
     table = Table(game, link)
     yield table
     for client in table.clients:
         await client.close()
     await link.stop()
+    application.shutdown()

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from companion.core import Source
 from companion.plumbing.places import LOCALE_DIR
+from companion.table.app import Table
 from companion.web.client import TableClient
 from companion.web.keys import BOARD, Role, TableKeys
 from companion.web.phones import ScriptedPhone
@@ -61,11 +62,16 @@ async def run_load(
 
     game = new_game(seats)
     folder = Path(tempfile.mkdtemp(prefix="companion-load-"))
+    application = Table(folder / "games")
+    application.adopt(game)
     link = TableLink(
-        keys=TableKeys(folder / "table-link.json"), voices=Voices(LOCALE_DIR), host=LOOPBACK, port=0
+        keys=TableKeys(folder / "table-link.json"),
+        table=application,
+        voices=Voices(LOCALE_DIR),
+        host=LOOPBACK,
+        port=0,
     )
     await link.start()
-    link.set_game(game, "load")
     result = LoadResult(seconds=seconds)
     phones = [
         ScriptedPhone(

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import aiohttp
 
-from companion.core import GoUpLevel, MonsterSpec, RunAway, StartCombat, describe
+from companion.core import GoUpLevel, MonsterSpec, RunAway, SetGearBonus, StartCombat, describe
 from companion.web.client import Refused, TableClient
 from companion.web.keys import TableKeys
 from tests.web.conftest import Table
@@ -46,7 +46,7 @@ async def test_a_refused_press_says_why_in_the_phones_language_and_changes_nothi
     assert answer == {"t": "ack", "id": 1, "ok": False, "why": "Eine Stufe ist nie kleiner als 1"}
     assert table.game.revision == before
     assert anna.view["can"]["level_down"] is False  # the button is dimmed beforehand too
-    assert anna.view["phase"] == "Tür eintreten"
+    assert anna.view["phase"] == "Tür eintreten: Pflicht"  # as the app says it
 
 
 async def test_level_10_comes_only_by_a_kill(table: Table) -> None:
@@ -116,7 +116,7 @@ async def test_a_new_game_sends_phones_to_scan_again_and_keeps_the_board(table: 
     anna = await table.seat(0, reconnect=False)
     board = await table.board()
     game = new_game(3)
-    table.link.set_game(game, "game-2")
+    table.link.table.adopt(game)
     await board.wait_for(lambda v: len(v["players"]) == 3, what="the new game")
     async with asyncio.timeout(10):
         while anna.ended is None:
@@ -125,26 +125,21 @@ async def test_a_new_game_sends_phones_to_scan_again_and_keeps_the_board(table: 
 
 
 async def test_the_fighter_rolls_to_run_away_on_the_phone(table: Table) -> None:
+    """The table waits for a losing fighter's roll whatever the host's screen shows: the
+    phone is offered it, rolls, and the offer ends with the roll."""
     game = table.game
+    game.apply(SetGearBonus(player=0, bonus=20))
     game.apply(StartCombat(fighter=0, monsters=(MonsterSpec(name="Slime", level=12),)))
     anna = await table.seat(0)
     assert anna.view["fight"]["role"] == "You are fighting"
-    assert not anna.view["fight"]["winning"]
+    assert anna.view["fight"]["winning"]
+    # Winning, nobody runs: the table waits for no roll.
     assert (await anna.roll(4))["why"] == "The host is not waiting for your roll"
-
-    taken: list[tuple[int | None, object]] = []
-
-    def take(face: int | None, source: object) -> object:
-        taken.append((face, source))
-        game.apply(RunAway(fighter=0, monster=0, roll=face, source=source))  # type: ignore[arg-type]
-        return None
-
-    withdraw = table.link.offer_roll(0, 0, take)
+    game.apply(SetGearBonus(player=0, bonus=0))
     await anna.wait_for(lambda v: v["roll"] is not None, what="the roll offered")
     assert "Slime" in anna.view["roll"]["text"]
     assert (await anna.roll(6))["ok"]
-    withdraw()
-    await anna.wait_for(lambda v: v["roll"] is None, what="the offer withdrawn")
+    await anna.wait_for(lambda v: v["roll"] is None, what="the offer ended with the roll")
     roll = game.log[-1]
     assert isinstance(roll, RunAway) and roll.roll == 6
     assert roll.source is not None and roll.source.seat == 0

@@ -31,9 +31,10 @@ _BY_TYPE: dict[str, type[BaseAction]] = {}
 
 class Source(Frozen):
     """Where the request for an action came from when it was not a tap on the app's own
-    screens: a player's phone at the table link, or a counter's button."""
+    screens: a player's phone at the table link, a counter's button, or a command typed
+    at the host's terminal (`companion serve`)."""
 
-    via: Literal["phone", "counter"]
+    via: Literal["phone", "counter", "command"]
     # Whose phone it was; for a counter, the player its press changed (None: no player).
     seat: Seat | None = None
 

@@ -22,13 +22,10 @@ from companion.core import (
     DiscardItem,
     EquipItem,
     GainTrait,
-    GoUpLevel,
     LootTheBody,
-    LoseLevel,
     LoseTrait,
     SellItems,
     SetAlly,
-    SetGearBonus,
     SetRunAwayBonus,
     SetTraitBonus,
     SetTraitBoost,
@@ -43,8 +40,9 @@ from companion.core import (
 from companion.core.chapters.levels import levels_to_sell
 from companion.core.errors import RuleError
 from companion.core.models import TraitKind
-from companion.ui.i18n import N_, _, card_name, ngettext, tr
-from companion.ui.labels import sex_name
+from companion.core.presses import Press
+from companion.table.words import sex_name
+from companion.ui.i18n import APP_LANGUAGE, N_, _, card_name, ngettext, tr
 from companion.ui.screens.base import CompanionScreen
 from companion.ui.weak import weakly
 from companion.ui.widgets import FlatButton
@@ -130,21 +128,17 @@ class PlayerScreen(CompanionScreen):
 
     # -- steppers ---------------------------------------------------------------------
     def step_level(self, delta: int) -> None:
-        """Level up (with the override, past the rules' limits) or down."""
-        if delta > 0:
-            reason = _("A card says otherwise") if self.override else None
-            self.session.act(GoUpLevel, player=self.seat, override=reason)
-        else:
-            self.session.act(LoseLevel, player=self.seat)
+        """Level up (with the override, past the rules' limits) or down: the press a
+        counter's button or a phone makes."""
+        reason = _("A card says otherwise") if self.override and delta > 0 else None
+        press = Press.LEVEL_UP if delta > 0 else Press.LEVEL_DOWN
+        self.session.press(press, self.seat, override=reason)
 
     def step_gear(self, delta: int) -> None:
-        """The hand-kept gear bonus."""
-        player = self._player()
-        if player is not None:
-            reason = _("A card says otherwise") if self.override else None
-            self.session.act(
-                SetGearBonus, player=self.seat, bonus=player.gear_bonus + delta, override=reason
-            )
+        """The hand-kept gear bonus, by one."""
+        reason = _("A card says otherwise") if self.override else None
+        press = Press.GEAR_UP if delta > 0 else Press.GEAR_DOWN
+        self.session.press(press, self.seat, override=reason)
 
     def step_run_bonus(self, delta: int) -> None:
         """The player's own run-away modifier."""
@@ -589,7 +583,7 @@ class PlayerScreen(CompanionScreen):
 
     def sex_label(self, sex: str) -> str:
         """A sex in words, for the kv."""
-        return sex_name(sex)
+        return sex_name(sex, APP_LANGUAGE)
 
 
 def _caption(text: str) -> Any:

@@ -15,8 +15,7 @@ from kivy.uix.gridlayout import GridLayout
 
 from companion.core import RUN_AWAY_TARGET, RunAway, SacrificeAlly
 from companion.ui.dice_service import dice_service
-from companion.ui.i18n import N_, _, card_name, tr
-from companion.ui.link_service import table_link
+from companion.ui.i18n import _, card_name, tr
 from companion.ui.questions import (
     Answers,
     answer,
@@ -69,7 +68,6 @@ class RunAwayScreen(CompanionScreen):
     # Which smart die the roll is awaited from, or which one gave the last roll.
     die_text = StringProperty("")
     _stop_die: Callable[[], None] | None = None
-    _stop_phone: Callable[[], None] | None = None
     _last_die = ""
 
     def __init__(self, **kwargs: Any) -> None:
@@ -97,6 +95,7 @@ class RunAwayScreen(CompanionScreen):
         (a tap on an option of one of its questions)."""
         self._picks = answer(self._picks, question, key)
         self.refresh()
+        self._share_picks()
 
     def _ready_picks(self, state: Any) -> tuple[str, ...] | None:
         """The picks for the roll of the pair about to roll; None while a question waits."""
@@ -105,10 +104,10 @@ class RunAwayScreen(CompanionScreen):
         _asked, picks = bad_stuff_asked(state, self.fighter, self.monster, self._picks)
         return picks
 
-    def roll(self, value: int | None = None, die: str = "", source: Any = None) -> None:
+    def roll(self, value: int | None = None, die: str = "") -> None:
         """Roll the die (value None: the game rolls) or enter a physical die's value.
 
-        `die` names the smart die the value came from, if one did; `source` the phone.
+        `die` names the smart die the value came from, if one did.
         """
         if self.fighter < 0 or self.monster < 0:
             self.app.notify(_("Nobody is left to run away."))
@@ -120,8 +119,6 @@ class RunAwayScreen(CompanionScreen):
             fields["roll"] = value
         if die:
             fields["die"] = die
-        if source is not None:
-            fields["source"] = source
         if picks:
             fields["picks"] = picks
         if picks is None and not self._escapes(value):
@@ -160,7 +157,7 @@ class RunAwayScreen(CompanionScreen):
     def _listen_to_die(self) -> None:
         """Take the chosen fighter's next settled die roll, if a smart die rolls for them."""
         self._stop_listening()
-        self._offer_to_phone()
+        self._share_picks()
         service = dice_service(self.app)
         if service is None or self.finished or self.fighter < 0:
             return
@@ -169,35 +166,17 @@ class RunAwayScreen(CompanionScreen):
             self.die_text = f"{self._last_die} \u00b7 {ask}" if self._last_die else ask
         self._stop_die = service.wait_roll(self.fighter, self._die_rolled, self._die_problem)
 
-    def _offer_to_phone(self) -> None:
-        """The fighter's phone (at the table link) offers the roll while this screen waits."""
-        link = table_link(self.app)
-        if link is not None and not self.finished and self.fighter >= 0:
-            self._stop_phone = link.offer_roll(self.fighter, self.monster, self._phone_rolled)
-
-    def _phone_rolled(self, value: int | None, source: Any) -> object:
-        """A roll from the fighter's phone, taken as if typed here; returns why it was not."""
-        state = self.session.live_state
-        game = self.session.game
-        if state is None or game is None or self.fighter < 0:
-            return N_("Nobody is left to run away.")
-        picks = self._ready_picks(state)
-        if picks is None and not self._escapes(value):
-            return N_("First choose what the Bad Stuff takes if you are caught.")
-        check = RunAway(fighter=self.fighter, monster=self.monster, roll=value, picks=picks or ())
-        problem = game.check(check)
-        if problem is not None:
-            return problem
-        self.roll(value, source=source)
-        return None
+    def _share_picks(self) -> None:
+        """What the Bad Stuff takes if the fighter about to roll is caught, once chosen
+        here, is the table's: a roll from the fighter's phone uses it too."""
+        table = getattr(self.session, "table", None)
+        if table is not None and self.fighter >= 0 and not self.finished:
+            table.prepare_run(self.fighter, self.monster, self._ready_picks(self.state))
 
     def _stop_listening(self) -> None:
         stop, self._stop_die = self._stop_die, None
         if stop is not None:
             stop()
-        withdraw, self._stop_phone = self._stop_phone, None
-        if withdraw is not None:
-            withdraw()
 
     def _die_rolled(self, value: int, die: str) -> None:
         self._stop_die = None

@@ -24,7 +24,7 @@ from kivy.metrics import dp, sp
 from kivy.properties import BooleanProperty, NumericProperty, ObjectProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
 
-from companion.ui.i18n import _, language, ngettext
+from companion.ui.i18n import APP_LANGUAGE, _, language, ngettext
 from companion.ui.screens.base import CompanionScreen
 from companion.ui.theme import colour
 from companion.ui.widgets import PlayerFace, PlayerTile
@@ -73,7 +73,7 @@ def table_view(state: Any, allowed: Callable[[Any], bool]) -> dict[str, Any]:
     `allowed(action_class)` says whether the rules would take that action now.
     """
     from companion.core import AdvancePhase, EndTurn, Phase
-    from companion.ui.labels import phase_line, traits_line
+    from companion.table.words import phase_line, traits_line, turn_line
 
     has_races = bool(state.setup.edition.races)
     tiles = [
@@ -83,7 +83,7 @@ def table_view(state: Any, allowed: Callable[[Any], bool]) -> dict[str, Any]:
             "level": player.level,
             "gear": player.strength - player.level,
             "strength": player.strength,
-            "traits": traits_line(player, has_races),
+            "traits": traits_line(player, has_races, APP_LANGUAGE),
             "dead": player.dead,
             "turn": seat == state.current and not state.winners,
         }
@@ -92,8 +92,8 @@ def table_view(state: Any, allowed: Callable[[Any], bool]) -> dict[str, Any]:
     return {
         "language": language(),
         "current": state.current,
-        "turn_text": _("Turn {n}: {name}").format(n=state.turn, name=state.current_player.name),
-        "phase_text": phase_line(state),
+        "turn_text": turn_line(state, APP_LANGUAGE),
+        "phase_text": phase_line(state, APP_LANGUAGE),
         "in_combat": state.combat is not None,
         # Charity applies to the current player, alive, at the end of the turn.
         "charity_phase": state.phase == Phase.CHARITY and not state.current_player.dead,
@@ -290,23 +290,17 @@ class TableScreen(CompanionScreen):
 
     @_on_the_game
     def change_level(self, seat: int, delta: int) -> None:
-        """A level stepper on a tile."""
-        from companion.core import GoUpLevel, LoseLevel
+        """A level stepper on a tile: the press a counter's button or a phone makes."""
+        from companion.core.presses import Press
 
-        if delta > 0:
-            self.session.act(GoUpLevel, player=seat)
-        else:
-            self.session.act(LoseLevel, player=seat)
+        self.session.press(Press.LEVEL_UP if delta > 0 else Press.LEVEL_DOWN, seat)
 
     @_on_the_game
     def change_gear(self, seat: int, delta: int) -> None:
         """A gear stepper on a tile: the hand-kept gear bonus goes up or down by one."""
-        from companion.core import SetGearBonus
+        from companion.core.presses import Press
 
-        state = self.session.live_state
-        if state is not None:
-            bonus = state.players[seat].gear_bonus + delta
-            self.session.act(SetGearBonus, player=seat, bonus=bonus)
+        self.session.press(Press.GEAR_UP if delta > 0 else Press.GEAR_DOWN, seat)
 
     @_on_the_game
     def open_player(self, seat: int) -> None:

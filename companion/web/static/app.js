@@ -199,6 +199,15 @@
     parts.phase = el("div", "phase");
     status.appendChild(parts.turn);
     status.appendChild(parts.phase);
+    // On the player's own turn: move it on from the phone (the host may too).
+    parts.moves = el("div", "moves");
+    parts.nextPhase = el("button", "move next-phase", w("next_phase"));
+    parts.nextPhase.setAttribute("data-press", "next_phase");
+    parts.endTurn = el("button", "move end-turn", w("end_turn"));
+    parts.endTurn.setAttribute("data-press", "next_turn");
+    parts.moves.appendChild(parts.nextPhase);
+    parts.moves.appendChild(parts.endTurn);
+    status.appendChild(parts.moves);
     screen.appendChild(status);
     return parts;
   }
@@ -258,6 +267,7 @@
     }
     setText(parts.turn, v.won ? w("you_won") : v.yours ? w("your_turn") : v.turn);
     setText(parts.phase, v.phase);
+    show(parts.moves, !!v.yours && !v.won);
     markBusy();
   }
 

@@ -1,0 +1,297 @@
+"""The table: the one application every screen, counter, phone and command drives.
+
+Like eventsourcing's `Application`, its methods are the commands: open, start, resume
+and close games; take an intent with its source (`act`, `press`, `take_roll`, `undo`,
+`redo`) and answer with an `Outcome`. It alone saves (its `Recorder` follows the open
+game), tells the followers when a game is opened or closed (counters, the table link,
+statistics, screens: `followers`), and knows whose run-away roll the game waits for
+(`roll_offers`). It imports no Kivy, aiohttp or bleak: the Kivy app wraps it in a thin
+view-model (`companion.ui.session`), `companion serve` uses it as it is.
+
+What it has to say that is no outcome (a damaged game opened as far as it could be, a
+save that failed) goes to `notices` as (text, error); the text is a `Phrase` where the
+words are the app's, translated by whoever shows it.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from companion.core import BaseAction, Game, GameSetup, RandomSource, SecretsDice, describe
+from companion.core.phrase import Phrase, phrase_template, plural_phrase
+from companion.core.presses import Press
+from companion.plumbing.errors import StoreError
+from companion.plumbing.listeners import Listeners
+from companion.store import GameStore, Recorder
+from companion.table.offers import RollOffer, roll_offers, run_away_roll
+from companion.table.outcome import Outcome, decide, refused
+from companion.table.presses import PressLog, PressRecord, Via, source_of, take_press
+
+if TYPE_CHECKING:
+    from companion.store.recorder import Later, Schedule
+
+log = logging.getLogger(__name__)
+
+NOTHING_TO_UNDO = phrase_template("Nothing to undo.")
+NOTHING_TO_REDO = phrase_template("Nothing to redo.")
+GAME_IMPORTED = phrase_template("Game imported.")
+ALREADY_SAVED = phrase_template("This game is already saved: nothing was added.")
+
+# A follower hears (game, game_id) when a game is opened, and (None, "") when closed.
+Follower = Callable[[Game | None, str], None]
+# notices: (text, error)
+Notice = Callable[[str, bool], None]
+
+
+class Table:
+    """The open game, its saved copies and everything that follows it.
+
+    `data_dir` is the saved games' folder (None: the user's); `schedule` says when a
+    change is written (None: at once), `later` when a failed save is tried again (see
+    `GameStore.recorder`); `dice` where the game's dice come from (tests fix them).
+    """
+
+    def __init__(
+        self,
+        data_dir: Path | None = None,
+        *,
+        dice: RandomSource | None = None,
+        schedule: Schedule | None = None,
+        later: Later | None = None,
+        store: GameStore | None = None,
+    ) -> None:
+        self.games: GameStore = store if store is not None else GameStore(data_dir)
+        self.recorder: Recorder = self.games.recorder(schedule=schedule, later=later)
+        self.dice: RandomSource = dice if dice is not None else SecretsDice()
+        self.game: Game | None = None
+        self.game_id = ""
+        #: Told (game, game_id) whenever a game is opened or closed.
+        self.followers: Listeners[[Game | None, str]] = Listeners()
+        #: Told (text, error) of what the table has to say that is not an outcome.
+        self.notices: Listeners[[str, bool]] = Listeners()
+        #: Every press the table answered, newest last (bounded).
+        self.presses = PressLog()
+        # seat -> (monster, picks): what the Bad Stuff takes if that fighter is caught
+        # running from that monster, chosen before the roll (`prepare_run`).
+        self._run_picks: dict[int, tuple[int, tuple[str, ...]]] = {}
+
+    # -- games --------------------------------------------------------------------------
+    def resume(self) -> list[str]:
+        """Open the last game played; returns what went wrong on the way (a saved-games
+        database set aside, a damaged last game), each said in a line."""
+        problems = [self.games.problem] if self.games.problem else []
+        try:
+            last = self.games.load_last()
+        except StoreError as exc:
+            problems.append(str(exc))
+            last = None
+        problems += self.games.news()
+        if last is not None:
+            self._open(*last)
+        return problems
+
+    def start(self, setup: GameSetup) -> Game:
+        """Open a new game from a setup and save it at once."""
+        game = Game(setup, rng=self.dice)
+        self._open(self.games.new_id(), game)
+        self.save()
+        return game
+
+    def open(self, game_id: str) -> bool:
+        """Open a saved game; a damaged file is said (notices) and nothing changes."""
+        try:  # the open game's last change is written first (the store sees to it)
+            game = self.games.load(game_id)
+        except StoreError as exc:
+            self.notices.emit(str(exc), True)
+            return False
+        for news in self.games.news():  # a damaged game opened as far as it could be
+            self.notices.emit(news, True)
+        self.games.last_id = game_id
+        self._open(game_id, game)
+        return True
+
+    def adopt(self, game: Game) -> None:
+        """Open a game built elsewhere (a demo, say) under a new saved id, and save it."""
+        self._open(self.games.new_id(), game)
+        self.save()
+
+    def close(self) -> None:
+        """Put the open game away (it stays saved)."""
+        self.save()
+        self._open("", None)
+
+    def delete(self, game_id: str) -> bool:
+        """Delete a saved game (closing it first if it is open)."""
+        if game_id == self.game_id:
+            self._open("", None)
+        try:
+            self.games.delete(game_id)
+        except (StoreError, OSError) as exc:
+            self.notices.emit(str(exc), True)
+            return False
+        return True
+
+    def save(self) -> bool:
+        """Write what changed in the open game and wait until it is on disk; a failure is
+        said (notices), never raised."""
+        if self.game is None or not self.game_id:
+            return True
+        try:
+            self.recorder.save()
+        except (StoreError, OSError) as exc:
+            words = Phrase("The game could not be saved: {problem}", problem=str(exc))
+            self.notices.emit(words, True)
+            return False
+        return True
+
+    def durable(self, outcome: Outcome) -> Awaitable[None] | None:
+        """What to wait for before answering an applied intent: its change on disk (None
+        when there is nothing to wait for). Raises StoreError through the awaitable when
+        the change cannot be written."""
+        if not outcome.applied or outcome.sequence < 0 or self.game is None:
+            return None
+        return self.recorder.wait_durable(outcome.sequence)
+
+    def shutdown(self) -> None:
+        """Save the open game and close the saved games (the table is no longer used)."""
+        self.save()
+        self.games.close()
+
+    # -- intents -------------------------------------------------------------------------
+    def act(
+        self, action: BaseAction | type[BaseAction], via: Via = "tap", **fields: Any
+    ) -> Outcome:
+        """Apply an action (an instance, or an action class plus its fields) to the game.
+
+        A broken rule or a bad value is refused with its words and changes nothing."""
+        game = self.game
+
+        def build() -> BaseAction:
+            if isinstance(action, type):
+                if via != "tap" and "source" not in fields:
+                    fields["source"] = source_of(via, fields.get("player"))
+                return action(**fields)
+            return action
+
+        return decide(game, build, f"a {via}'s action")
+
+    def press(
+        self,
+        press: Press,
+        player: int | None,
+        via: Via = "tap",
+        *,
+        seat: int | None = None,
+        who: str = "",
+        seq: int = 0,
+        intent: int = 0,
+        override: str | None = None,
+    ) -> Outcome:
+        """A Level or Gear +/− or Next turn from anywhere: the one press path (see
+        `take_press`), recorded in `presses`."""
+        outcome = take_press(self.game, press, player, via, seat=seat, override=override)
+        record = PressRecord(
+            via=via,
+            who=who or str(seat if seat is not None else player),
+            press=press.value,
+            seq=seq,
+            intent=intent,
+        )
+        self.presses.add(record, outcome)
+        return outcome
+
+    def allowed(self, action: BaseAction | type[BaseAction], **fields: Any) -> bool:
+        """Whether the rules would accept the action now (for dimming buttons)."""
+        if self.game is None:
+            return False
+        try:
+            if isinstance(action, type):
+                action = action(**fields)
+        except ValueError:  # pydantic's refusal of a value: not allowed either
+            return False
+        return self.game.check(action) is None
+
+    def undo(self, steps: int = 1) -> Outcome:
+        """Take back the last `steps` actions; the outcome says what was taken back."""
+        game = self.game
+        if game is None or not game.can_undo:
+            return refused(NOTHING_TO_UNDO, "nothing_to_undo")
+        steps = max(1, min(steps, game.revision))
+        last = self.last_in_words()
+        game.undo(steps)
+        if steps == 1:
+            words = Phrase("Undone: {what}", what=last)
+        else:
+            words = plural_phrase(
+                "Undone: the last {n} action", "Undone: the last {n} actions", steps, n=steps
+            )
+        return Outcome(applied=True, why=words, action="undo", sequence=game.sequence)
+
+    def redo(self, steps: int = 1) -> Outcome:
+        """Apply again the last `steps` actions taken back; the outcome says which."""
+        game = self.game
+        if game is None or not game.can_redo:
+            return refused(NOTHING_TO_REDO, "nothing_to_redo")
+        steps = max(1, min(steps, game.recorded - game.revision))
+        game.redo(steps)
+        if steps == 1:
+            words = Phrase("Redone: {what}", what=self.last_in_words())
+        else:
+            words = plural_phrase(
+                "Redone: the last {n} action", "Redone: the last {n} actions", steps, n=steps
+            )
+        return Outcome(applied=True, why=words, action="redo", sequence=game.sequence)
+
+    def last_in_words(self) -> str:
+        """The action the game recorded last, as a sentence (a `Phrase` to translate)."""
+        game = self.game
+        if game is None or game.revision == 0:
+            return ""
+        revision = game.revision - 1
+        try:
+            return describe(game.action_at(revision), game.state_at(revision))
+        except (ValueError, LookupError, AttributeError):
+            return game.action_at(revision).type.replace("_", " ")
+
+    # -- run-away rolls ------------------------------------------------------------------
+    def roll_offers(self) -> dict[int, RollOffer]:
+        """Whose run-away roll the game waits for now, by seat (see `offers.roll_offers`)."""
+        return roll_offers(self.game.state) if self.game is not None else {}
+
+    def prepare_run(self, seat: int, monster: int, picks: tuple[str, ...] | None) -> None:
+        """What the Bad Stuff of `monster` takes if `seat` is caught running from it, as
+        chosen before the roll (None: not chosen yet); a roll from anywhere uses it."""
+        if picks is None:
+            self._run_picks.pop(seat, None)
+        else:
+            self._run_picks[seat] = (monster, picks)
+
+    def take_roll(self, seat: int, face: int | None, via: Via = "tap", *, die: str = "") -> Outcome:
+        """A run-away roll for `seat` (a face 1-6, or None: the table rolls): taken for the
+        monster it waits for that seat to run from; refused when it waits for none."""
+        game = self.game
+        offer = self.roll_offers().get(seat)
+        chosen = self._run_picks.get(seat)
+        picks = chosen[1] if chosen is not None and offer and chosen[0] == offer.monster else None
+
+        def action() -> BaseAction:
+            assert game is not None  # decide() answers for a table with no game
+            return run_away_roll(game.state, seat, face, source_of(via, seat), die, picks)
+
+        outcome = decide(game, action, f"a {via}'s run-away roll")
+        if outcome.applied:
+            self._run_picks.pop(seat, None)
+        self.presses.add(PressRecord(via=via, who=str(seat), press="roll"), outcome)
+        return outcome
+
+    # -- inside --------------------------------------------------------------------------
+    def _open(self, game_id: str, game: Game | None) -> None:
+        # What the game being put away still had to write is queued first.
+        self.recorder.follow(game_id, game)
+        self._run_picks.clear()
+        self.game = game
+        self.game_id = game_id
+        self.followers.emit(game, game_id)
