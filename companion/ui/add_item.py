@@ -15,8 +15,8 @@ from pydantic import ValidationError
 
 from companion.core import Condition, GainItem, ItemSpec
 from companion.core.errors import validation_error_line
-from companion.ui.i18n import N_, _, card_name, tr
-from companion.ui.labels import sex_name
+from companion.table.words import sex_name
+from companion.ui.i18n import APP_LANGUAGE, N_, _, card_name, tr
 from companion.ui.sheets import Sheet
 from companion.ui.weak import weakly
 from companion.ui.widgets import FlatButton
@@ -61,7 +61,9 @@ def slot_choice(spec: ItemSpec) -> str:
 
 def who_may(condition: Condition) -> str:
     """The trait an item asks for, in words ("Wizard", "Female")."""
-    return sex_name(condition.value) if condition.kind == "sex" else card_name(condition.value)
+    if condition.kind == "sex":
+        return sex_name(condition.value, APP_LANGUAGE)
+    return card_name(condition.value)
 
 
 def item_detail(spec: ItemSpec) -> str:
@@ -197,7 +199,7 @@ class AddItemSheet(Sheet):
         grid.clear_widgets()
         self.value_buttons = {}
         if kind == "sex":
-            names = [(sex, sex_name(sex)) for sex in SEXES_OFFERED]
+            names = [(sex, sex_name(sex, APP_LANGUAGE)) for sex in SEXES_OFFERED]
         elif kind and self._edition is not None:
             field = next(f for k, _w, f in ONLY_KINDS if k == kind)
             names = [(name, card_name(name)) for name in getattr(self._edition, field)]

@@ -2,8 +2,8 @@
 
 `./tasks i18n` (that is, `python -m companion.ui.catalogues`) extracts every `_()`,
 `N_()` and `ngettext()` text of companion/ui (.py and .kv files), and every `Phrase()`,
-`plural_phrase()` and `phrase_template()` sentence of the rules engine and the device
-layer (`companion.core.phrase`), into the template
+`plural_phrase()` and `phrase_template()` sentence (`companion.core.phrase`) of the rules
+engine, the device layer, the table and the table link (`PHRASE_DIRS`), into the template
 `locale/companion.pot`, updates each language's `.po` from it (creating English, the
 source language, when missing) and compiles the `.mo` files. The names of the shipped
 cards and editions (`cards/packs/*.toml`, `cards/editions/*.toml`) go the same way into a
@@ -48,8 +48,9 @@ PHRASE_KEYWORDS: dict[str, tuple[int, ...] | None] = {
     "plural_phrase": (1, 2),
     "phrase_template": (1,),
 }
-# Folders outside the UI whose sentences reach a player (web: the table link's pages).
-PHRASE_DIRS = ("core", "devices", "web")
+# Folders outside the UI whose sentences reach a player (table: the words of a game the
+# app and the table link share; web: the table link's pages).
+PHRASE_DIRS = ("core", "devices", "table", "web")
 # Kivy's .kv rules are Python expressions, so Babel's Python extractor reads them too.
 METHOD_MAP = [("**.py", "python"), ("**.kv", "python")]
 # Lines of a catalogue that change on every run without any text changing.

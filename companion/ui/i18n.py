@@ -14,6 +14,10 @@ catalogue of their own (domain "cards", extracted from `cards/` by `./tasks i18n
 `card_name()` shows one in the current language, and so does `tr()` for a Phrase value
 given under a card's key (`trait`, `item`, `monster`...). A game log always keeps the
 English name, so a game reads the same whoever opens it.
+
+The words of a game the app shares with the table link's pages (phases, the turn, the
+fight, a character's traits: `companion.table.words`) take the language on show as
+`APP_LANGUAGE`.
 """
 
 from __future__ import annotations
@@ -260,3 +264,19 @@ def _card_value(key: str, value: object) -> object:
 
 class _NoPhrase:
     """Stands for the Phrase type while the engine is not loaded (nothing is one then)."""
+
+
+class AppLanguage:
+    """The language on show, as the words the app shares with the table link's pages take
+    a language (`companion.table.words.Translator`); it follows every language change."""
+
+    def say(self, message: object) -> str:
+        """A text or an engine's sentence in the language on show (`tr`)."""
+        return tr(message)
+
+    def card_name(self, name: str) -> str:
+        """A card's name in the language on show (`card_name`)."""
+        return card_name(name)
+
+
+APP_LANGUAGE = AppLanguage()

@@ -1,9 +1,11 @@
 """The table link speaks each browser's language, from the app's own gettext catalogues.
 
 Every page has its own language (the phone's, from its browser), so nothing here is
-global: a `Speech` is one language's catalogue, and `Voices` picks the one that fits
-the languages a browser asks for. The texts themselves are marked where they are
-written (`phrase_template`, `Phrase`), and `./tasks i18n` collects them with the app's.
+global: a `Speech` is one language's catalogues (the app's texts, and the names of the
+shipped cards), and `Voices` picks the one that fits the languages a browser asks for.
+A `Speech` is a `companion.table.words.Translator`, so a page shows a game in the same
+words as the app. The texts themselves are marked where they are written
+(`phrase_template`, `Phrase`), and `./tasks i18n` collects them with the app's.
 """
 
 from __future__ import annotations
@@ -15,17 +17,25 @@ from pathlib import Path
 from companion.core.phrase import Phrase
 
 DOMAIN = "companion"
+# The names of the shipped cards and editions (the app's companion.ui.i18n.CARDS_DOMAIN).
+CARDS_DOMAIN = "cards"
 SOURCE_LANGUAGE = "en"
 # A browser's Accept-Language lists a handful; more than this is not a browser.
 MAX_TAGS = 12
 
 
 class Speech:
-    """One language: its texts and the engine's sentences, translated."""
+    """One language: its texts, the engine's sentences and the cards' names, translated."""
 
-    def __init__(self, code: str, translation: gettext.NullTranslations) -> None:
+    def __init__(
+        self,
+        code: str,
+        translation: gettext.NullTranslations,
+        cards: gettext.NullTranslations | None = None,
+    ) -> None:
         self.code = code
         self._translation = translation
+        self._cards = cards if cards is not None else gettext.NullTranslations()
 
     def gettext(self, message: str) -> str:
         """A text in this language (as written when the catalogue lacks it)."""
@@ -45,6 +55,11 @@ class Speech:
             return str(message.spoken(self.gettext, self.ngettext))
         text = str(message)
         return self.gettext(text) if text else text
+
+    def card_name(self, name: str) -> str:
+        """A shipped card's, trait's or edition's name in this language; any other name (a
+        player's own card, a typed monster) as it was written."""
+        return self._cards.gettext(name) if name else name
 
 
 ENGLISH = Speech(SOURCE_LANGUAGE, gettext.NullTranslations())
@@ -111,10 +126,10 @@ class Voices:
         if code not in self._spoken:
             if code not in self.languages or self.locale_dir is None:
                 return ENGLISH
-            translation = gettext.translation(
-                DOMAIN, localedir=self.locale_dir, languages=[code], fallback=True
-            )
-            self._spoken[code] = Speech(code, translation)
+            folder = self.locale_dir
+            texts = gettext.translation(DOMAIN, folder, languages=[code], fallback=True)
+            cards = gettext.translation(CARDS_DOMAIN, folder, languages=[code], fallback=True)
+            self._spoken[code] = Speech(code, texts, cards)
         return self._spoken[code]
 
     def for_browser(self, tags: Iterable[str]) -> Speech:

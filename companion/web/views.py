@@ -3,7 +3,9 @@
 A seat's page shows that player's munchkin (Level and Gear with their buttons,
 strength, class and race, whose turn and which phase, the fight they are in, the
 run-away roll the host waits for); the board page shows the level track and the
-fight line. Every text is already in the page's language. `changes()` turns two
+fight line. Every text is already in the page's language; the words of the game itself
+(the turn, the phase, the fight, a character's traits) are the app's own
+(`companion.table.words`), so a phone reads as the app's Table does. `changes()` turns two
 views into the few values a page must update, which is all that is sent after the
 first whole view.
 """
@@ -14,24 +16,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from companion.core import RUN_AWAY_TARGET, BaseAction, GameState, Phase, PlayerState
+from companion.core import RUN_AWAY_TARGET, BaseAction, GameState
 from companion.core.phrase import Phrase, phrase_template
 from companion.core.presses import Press, press_action
+from companion.table.words import fight_line, phase_line, traits_line, turn_line
 from companion.web.speech import Speech
 
-# How a page names each phase of a turn (the app's Table says the same).
-PHASES: dict[str, str] = {
-    Phase.LISTEN_AT_THE_DOOR: phrase_template("Listen at the door"),
-    Phase.KICK_OPEN_THE_DOOR: phrase_template("Kick open the door"),
-    Phase.LOOT_OR_TROUBLE: phrase_template("Loot the room or look for trouble"),
-    Phase.CHARITY: phrase_template("Charity"),
-    Phase.GAME_OVER: phrase_template("Game over"),
-}
-SEXES: dict[str, str] = {
-    "male": phrase_template("Male"),
-    "female": phrase_template("Female"),
-    "none": phrase_template("Neither"),
-}
 # The buttons of a seat's page, by the press each one makes.
 BUTTONS: tuple[Press, ...] = (Press.LEVEL_UP, Press.LEVEL_DOWN, Press.GEAR_UP, Press.GEAR_DOWN)
 
@@ -74,67 +64,12 @@ def initials(name: str) -> str:
     return letters[:1].upper() + letters[1:] if letters else "?"
 
 
-def traits_line(player: PlayerState, has_races: bool, speech: Speech) -> str:
-    """Sex, classes, races and the like in one line."""
-    parts = [speech.gettext(SEXES.get(player.sex, player.sex))]
-    parts += list(player.classes)
-    if player.races:
-        parts += list(player.races)
-    elif has_races:
-        parts.append(speech.gettext(phrase_template("Human")))
-    parts += list(player.motivations) + list(player.styles)
-    if player.ally is not None:
-        parts.append(speech.say(Phrase("Ally: {name}", name=player.ally.name)))
-    return " \u00b7 ".join(parts)
-
-
-def turn_line(state: GameState, speech: Speech) -> str:
-    """Whose turn it is, or who won."""
-    if state.winners:
-        names = " & ".join(state.players[seat].name for seat in state.winners)
-        return speech.say(Phrase("{names} won!", names=names))
-    return speech.say(Phrase("Turn {n}: {name}", n=state.turn, name=state.current_player.name))
-
-
-def phase_line(state: GameState, speech: Speech) -> str:
-    """Where the turn is; during a fight, how it stands."""
-    combat = state.combat
-    if combat is None:
-        return speech.gettext(PHASES.get(state.phase, state.phase))
-    if combat.running:
-        return speech.gettext(phrase_template("Combat: running away"))
-    if combat.fighters_winning:
-        sentence = Phrase(
-            "Combat: players win {p} to {m}", p=combat.players_strength, m=combat.monsters_strength
-        )
-    else:
-        sentence = Phrase(
-            "Combat: monsters win {m} to {p}", p=combat.players_strength, m=combat.monsters_strength
-        )
-    return speech.say(sentence)
-
-
-def fight_line(state: GameState, speech: Speech) -> dict[str, Any] | None:
+def fight_view(state: GameState, speech: Speech) -> dict[str, Any] | None:
     """The fight going on, in one line, and whether the players are winning it."""
-    combat = state.combat
-    if combat is None:
+    text = fight_line(state, speech)
+    if text is None or state.combat is None:
         return None
-    fighters = state.players[combat.fighter].name
-    if combat.helper is not None:
-        fighters += " + " + state.players[combat.helper].name
-    monsters = ", ".join(m.spec.name for m in combat.monsters) or speech.gettext(
-        phrase_template("Monsters")
-    )
-    verdict = Phrase("winning") if combat.fighters_winning else Phrase("losing")
-    text = Phrase(
-        "{fighters} {ours} vs {theirs} {monsters}: {verdict}",
-        fighters=fighters,
-        ours=combat.players_strength,
-        theirs=combat.monsters_strength,
-        monsters=monsters,
-        verdict=verdict,
-    )
-    return {"text": speech.say(text), "winning": combat.fighters_winning}
+    return {"text": text, "winning": state.combat.fighters_winning}
 
 
 def seat_view(
@@ -157,7 +92,7 @@ def seat_view(
             if seat == combat.fighter
             else phrase_template("You are helping")
         )
-        fight = {**(fight_line(state, speech) or {}), "role": speech.gettext(role)}
+        fight = {**(fight_view(state, speech) or {}), "role": speech.gettext(role)}
     can = {}
     for press in BUTTONS:
         try:
@@ -194,7 +129,11 @@ def roll_view(state: GameState, roll: RollOffer, speech: Speech) -> dict[str, An
     return {
         "monster": roll.monster,
         "text": speech.say(
-            Phrase("Run away from {monster}: {n}+ escapes", monster=monster.name, n=RUN_AWAY_TARGET)
+            Phrase(
+                "Run away from {monster}: {n}+ escapes",
+                monster=speech.card_name(monster.name),
+                n=RUN_AWAY_TARGET,
+            )
         ),
         "detail": speech.say(
             Phrase(
@@ -238,7 +177,7 @@ def board_view(state: GameState, speech: Speech) -> View:
         "detail": phase_line(state, speech),
         "spaces": state.winning_level,
         "finished": bool(state.winners),
-        "fight": fight_line(state, speech),
+        "fight": fight_view(state, speech),
         "players": players,
     }
 

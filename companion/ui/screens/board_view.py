@@ -7,8 +7,8 @@ from typing import Any
 from kivy.factory import Factory
 from kivy.properties import BooleanProperty, NumericProperty, StringProperty
 
-from companion.ui.i18n import _, card_name
-from companion.ui.labels import phase_line
+from companion.table.words import fight_line, phase_line, turn_line
+from companion.ui.i18n import APP_LANGUAGE, _
 from companion.ui.screens.base import CompanionScreen
 from companion.ui.theme import colour
 from companion.ui.track import TrackToken
@@ -79,35 +79,18 @@ class BoardViewScreen(CompanionScreen):
         self.spaces = state.winning_level
         track.tokens = tokens_for(state)
         self.finished = bool(state.winners)
+        self.headline = turn_line(state, APP_LANGUAGE)
         if state.winners:
-            names = [state.players[seat].name for seat in state.winners]
-            self.headline = _("{names} won!").format(names=" & ".join(names))
             self.detail = _("Level {level} reached on turn {turn}").format(
                 level=state.winning_level, turn=state.turn
             )
         else:
-            self.headline = _("Turn {n}: {name}").format(
-                n=state.turn, name=state.current_player.name
-            )
-            self.detail = phase_line(state)
+            self.detail = phase_line(state, APP_LANGUAGE)
         combat = state.combat
         self.in_combat = combat is not None
         if combat is not None:
-            fighters = state.players[combat.fighter].name
-            if combat.helper is not None:
-                fighters += " + " + state.players[combat.helper].name
-            monsters = ", ".join(card_name(m.spec.name) for m in combat.monsters) or _("Monsters")
             self.fighters_winning = combat.fighters_winning
-            verdict = _("winning") if combat.fighters_winning else _("losing")
-            self.combat_text = _("{fighters} {ours} vs {theirs} {monsters}: {verdict}").format(
-                fighters=fighters,
-                ours=combat.players_strength,
-                theirs=combat.monsters_strength,
-                monsters=monsters,
-                verdict=verdict,
-            )
-        else:
-            self.combat_text = ""
+        self.combat_text = fight_line(state, APP_LANGUAGE) or ""
         self._fill_legend(state)
 
     def _fill_legend(self, state: Any) -> None:

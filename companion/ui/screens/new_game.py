@@ -34,8 +34,9 @@ from companion.core import (
     Variants,
 )
 from companion.core.errors import first_validation_error
-from companion.ui.i18n import _, card_name, ngettext
-from companion.ui.labels import edition_detail, edition_title, sex_name
+from companion.table.words import sex_name
+from companion.ui.i18n import APP_LANGUAGE, _, card_name, ngettext
+from companion.ui.labels import edition_detail, edition_title
 from companion.ui.picker import Choice, ListPicker, pick_one
 from companion.ui.screens.base import CompanionScreen
 from companion.ui.theme import PLAYER_COLOURS, colour
@@ -354,7 +355,7 @@ class NewGameScreen(CompanionScreen):
                     index=index,
                     name=player["name"],
                     colour=colour(player["colour"]),
-                    sex=sex_name(player["sex"]),
+                    sex=sex_name(player["sex"], APP_LANGUAGE),
                     first=self.first == index,
                     **self._character_texts(player),
                 )
