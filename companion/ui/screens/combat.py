@@ -8,6 +8,7 @@ show the verdict, and a third tap kills or runs away.
 
 from __future__ import annotations
 
+from dataclasses import fields
 from typing import Any
 
 from kivy.metrics import dp
@@ -27,15 +28,26 @@ from companion.core import (
     PlayOneShot,
     RemoveMonster,
     ResolveCombat,
-    RunAway,
+    RuleError,
     SetWinsTies,
     StartCombat,
 )
 from companion.core.chapters.combat import resolved_treasure, treasure_if_last
 from companion.ui.abilities import Choice, Offer, charm_hands, combat_offers
-from companion.ui.i18n import _, card_name, ngettext, quick_monster_name, tr
+from companion.ui.i18n import _, quick_monster_name, tr
 from companion.ui.questions import QUICK_BAD_STUFF, quick_bad_stuff_of
 from companion.ui.screens.base import CompanionScreen
+from companion.ui.screens.combat_view import (
+    AbilityLine,
+    CombatButtons,
+    CombatView,
+    MonsterLine,
+    combat_buttons,
+    combat_view,
+    helper_choices,
+    run_problem,
+    search_label,
+)
 from companion.ui.sheets import ChoiceSheet, QuoteSheet, option_button
 from companion.ui.weak import weakly
 from companion.ui.widgets import FlatButton
@@ -46,9 +58,6 @@ GRID_LEVELS = 20  # one button per monster level 1..20; rarer levels use the ste
 GRID_COLUMNS = 5
 QUICK_LEVEL_MAX = 30
 QUICK_TREASURE_MAX = 10
-# The rules' answers when the victim of a Bad Stuff has to choose what it takes: the Run
-# away screen asks that before the roll.
-ASKED_WHEN_RUNNING = frozenset({"bad_stuff_choice", "allowance_gone"})
 # Typical enhancers, for tables that do not look cards up: (bonus, treasure change).
 QUICK_ENHANCERS = ((5, 1), (10, 2), (-5, -1))
 
@@ -63,8 +72,22 @@ class MonsterRow(BoxLayout):
     detail = StringProperty("")
 
 
+# The view's values that are properties of the screen by the same name (see `_show`).
+_SHOWN = tuple(
+    f.name
+    for f in fields(CombatView)
+    if f.name not in ("fighter", "verdict_tone", "add_caption", "monsters", "abilities", "buttons")
+)
+_BUTTONS = tuple(f.name for f in fields(CombatButtons))
+
+
 class CombatScreen(CompanionScreen):
-    """Build the fight, watch the verdict, then resolve it."""
+    """Build the fight, watch the verdict, then resolve it.
+
+    What it shows is decided by `combat_view` (companion/ui/screens/combat_view.py):
+    the screen hands it the game and its own values and copies the answer into its
+    properties, which combat.kv binds to.
+    """
 
     active = BooleanProperty(False)
     fighter_text = StringProperty("")
@@ -99,6 +122,24 @@ class CombatScreen(CompanionScreen):
     share_text = StringProperty("")
     # Someone in this fight has an ability (or the edition's Magic) to use.
     has_abilities = BooleanProperty(False)
+    abilities_caption = StringProperty("")
+    fighter_enabled = BooleanProperty(True)
+    # Under the verdict: the rewards in a fight, how the last one ended before it.
+    rewards_text = StringProperty("")
+    wins_ties_text = StringProperty("")
+    level_only_text = StringProperty("")
+    effects_enabled = BooleanProperty(False)
+    # What follows the countdown, the level stepper and the one-shot sign (`CombatButtons`).
+    verdict_text = StringProperty("")
+    kill_text = StringProperty("")
+    kill_waits = BooleanProperty(False)
+    kill_enabled = BooleanProperty(False)
+    run_enabled = BooleanProperty(False)
+    defeat_enabled = BooleanProperty(False)
+    add_text = StringProperty("")
+    shots_caption = StringProperty("")
+    sign_text = StringProperty("")
+    shot_sign = StringProperty("+")
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -115,6 +156,10 @@ class CombatScreen(CompanionScreen):
         # The ability buttons on show, by (seat, ability); "quote" for Magic by quoting.
         self.ability_buttons: dict[tuple[int, str], FlatButton] = {}
         self.sheet: Any = None  # the sheet on show over the screen, if any
+        self._view: CombatView | None = None  # what the screen shows, as plain values
+        self._show_buttons()
+        for value in ("countdown", "quick_level", "negative"):
+            self.fbind(value, self._show_buttons)
         self._build_level_grid()
         self._build_bad_stuff_strip()
         self.app.bind(wide=self._arrange)
@@ -221,20 +266,13 @@ class CombatScreen(CompanionScreen):
         if state is None or state.combat is None:
             self.app.notify(_("Add a monster first."))
             return
-        combat = state.combat
         menu = self.helper_menu
         menu.clear_widgets()
-        choices: list[tuple[int | None, str]] = [(None, _("Nobody helps"))]
-        choices += [
-            (seat, _("{name} ({n})").format(name=player.name, n=player.strength))
-            for seat, player in enumerate(state.players)
-            if seat != combat.fighter and not player.dead
-        ]
-        for seat, text in choices:
-            button = FlatButton(text=text, size_hint_y=None, height=dp(52))
-            button.selected = seat == combat.helper
-            button.seat = seat
-            button.bind(on_release=weakly(self.pick_helper, seat))
+        for choice in helper_choices(state):
+            button = FlatButton(text=choice.text, size_hint_y=None, height=dp(52))
+            button.selected = choice.selected
+            button.seat = choice.seat
+            button.bind(on_release=weakly(self.pick_helper, choice.seat))
             menu.add_widget(button)
         menu.width = max(dp(200), self.ids.helper.width)
         menu.open(self.ids.helper)
@@ -303,14 +341,11 @@ class CombatScreen(CompanionScreen):
             # Enhancers go on the monster that joined last.
             found += cards.search(text, kind="enhancer", limit=SEARCH_RESULTS)
         for card in found[:SEARCH_RESULTS]:
-            if card.kind == "enhancer":
-                label = _("{name} ({bonus:+d}) on the last monster").format(
-                    name=card_name(card.name), bonus=card.bonus
-                )
-            else:
-                label = f"{card_name(card.name)}  ({_('Level')} {card.level})"
             button = FlatButton(
-                text=label, size_hint_y=None, height=dp(48), font_size=self.app.theme.body
+                text=search_label(card),
+                size_hint_y=None,
+                height=dp(48),
+                font_size=self.app.theme.body,
             )
             button.card_id = card.id
             button.bind(on_release=weakly(self.add_card, card.id))
@@ -440,22 +475,16 @@ class CombatScreen(CompanionScreen):
         self.app.countdown.stop()
         state = self.session.live_state
         if state is not None and state.combat and not state.combat.running:
-            problem = self._run_problem(state)
+            problem = run_problem(state, self._check)
             if problem is not None:
                 self.app.notify(tr(problem), error=True)
                 return
         self.app.show("run_away")
 
-    def _run_problem(self, state: Any) -> Any:
-        """Why the fighter may not run now (the rules' error), or None. What a Bad Stuff
-        would take is chosen on the Run away screen, so that question is no refusal here."""
+    def _check(self, action: Any) -> RuleError | None:
+        """The rules' objection to `action` now (None: they would take it)."""
         game = self.session.game
-        if game is None or state.combat is None:
-            return None
-        problem = game.check(RunAway(fighter=state.combat.fighter, monster=0))
-        if problem is not None and problem.rule in ASKED_WHEN_RUNNING:
-            return None
-        return problem
+        return None if game is None else game.check(action)
 
     def _still_winning(self) -> bool:
         state = self.session.live_state
@@ -576,151 +605,65 @@ class CombatScreen(CompanionScreen):
         self.sheet.open()
         return self.sheet
 
-    def _show_abilities(self, state: Any) -> None:
-        """A button per ability someone could use in this fight, dimmed when the rules
-        refuse it now, and one per player in the fight for the edition's Magic quotes."""
-        grid = self.ids.abilities
-        grid.clear_widgets()
-        self.ability_buttons = {}
-        game = self.session.game
-        if game is None or state.combat is None:
-            self.has_abilities = False
-            return
-        shown: list[tuple[int, str, str, bool]] = [
-            (o.seat, o.ability, o.text, o.usable) for o in combat_offers(game)
-        ]
-        if state.setup.edition.magic_quotes:
-            shown += [
-                (
-                    seat,
-                    "quote",
-                    _("{name}: Magic quote").format(name=state.players[seat].name),
-                    True,
-                )
-                for seat in state.combat.fighters
-            ]
-        for seat, ability, text, usable in shown:
-            button = option_button(text, self.app.theme.body)
-            button.dimmed = not usable
-            if ability == "quote":
-                button.bind(on_release=weakly(self.say_quote, seat))
-            else:
-                button.bind(on_release=weakly(self.use_ability, seat, ability))
-            grid.add_widget(button)
-            self.ability_buttons[(seat, ability)] = button
-        self.has_abilities = bool(shown)
-
     # -- drawing --------------------------------------------------------------------
     def refresh(self) -> None:
         state = self.state
         if state is None:
             return
-        combat = state.combat
-        self.active = combat is not None
-        self._show_add_caption(self.active)
-        self._show_abilities(state)
+        game = self.session.game
+        self._view = combat_view(
+            state,
+            self._check,
+            fighter=self.fighter,
+            helper_share=int(self.helper_share),
+            helper_first=bool(self.helper_first),
+            offers=combat_offers(game) if game is not None else (),
+            countdown=self.countdown,
+            quick_level=int(self.quick_level),
+            negative=self.negative,
+        )
+        self._show(self._view)
+
+    def _show(self, view: CombatView) -> None:
+        self.fighter = view.fighter
+        for name in _SHOWN:
+            setattr(self, name, getattr(view, name))
+        self.verdict_colour = getattr(self.app.theme, view.verdict_tone)
+        self._show_add_caption(view.add_caption)
+        self._show_abilities(view.abilities)
+        self._show_monsters(view.monsters)
+        self._show_buttons()
+
+    def _show_buttons(self, *_args: Any) -> None:
+        """What follows the countdown, the level stepper and the one-shot sign."""
+        buttons = combat_buttons(
+            self._view,
+            countdown=self.countdown,
+            quick_level=int(self.quick_level),
+            negative=self.negative,
+        )
+        for name in _BUTTONS:
+            setattr(self, name, getattr(buttons, name))
+
+    def _show_monsters(self, lines: tuple[MonsterLine, ...]) -> None:
         box = self.ids.monsters
         box.clear_widgets()
-        if combat is None:
-            self.fighter = min(self.fighter, len(state.players) - 1)
-            self.fighter_text = _("Fighter: {name}").format(name=state.players[self.fighter].name)
-            self.helper_text = _("Helper: nobody")
-            self.has_helper = False
-            self.helper_share = 0
-            self.helper_first = False
-            self.players_strength = state.players[self.fighter].strength
-            self.monsters_strength = 0
-            self.winning = False
-            self.wins_ties = False
-            self.level_only = False
-            self.verdict = _("Tap a monster's level to start the fight.")
-            self.rewards = ""
-            self.running = False
-            self.verdict_colour = self.app.theme.surface
-            self.result_text = self._last_result(state)
-            return
-        self.result_text = ""
-        self.fighter = combat.fighter
-        fighter = state.players[combat.fighter]
-        self.fighter_text = _("Fighter: {name} ({n})").format(
-            name=fighter.name, n=combat.fighter_strength
-        )
-        if combat.helper is None:
-            self.helper_text = _("Helper: nobody")
-        else:
-            self.helper_text = _("Helper: {name} ({n})").format(
-                name=state.players[combat.helper].name, n=combat.helper_strength
-            )
-        self._show_share(state, combat)
-        self.players_strength = combat.players_strength
-        self.monsters_strength = combat.monsters_strength
-        self.winning = combat.fighters_winning
-        self.running = combat.running
-        self.wins_ties = combat.wins_ties
-        self.level_only = combat.fighter in combat.level_only
-        self.verdict = _("Players win") if combat.fighters_winning else _("Monsters win")
-        self.verdict_colour = self.app.theme.good if self.winning else self.app.theme.bad
-        self.can_run = self._run_problem(state) is None
-        if combat.fighters_winning:
-            self.rewards = _("Kill: {levels}, {treasures}").format(
-                levels=_levels(combat.levels), treasures=_treasures(combat.treasure)
-            )
-        elif combat.running:
-            self.rewards = _("Running away")
-        else:
-            self.rewards = _("Run away, or play a card")
-        for index, monster in enumerate(combat.monsters):
-            row = MonsterRow(index=index)
+        for index, line in enumerate(lines):
+            row = MonsterRow(index=index, title=line.title, detail=line.detail)
             row.owner = self
-            row.title = f"{card_name(monster.spec.name)}  \u00b7  {monster.strength}"
-            parts = [_("Level {n}").format(n=monster.spec.level)]
-            parts += [card_name(e.name) for e in monster.enhancers]
-            parts.append(_treasures(monster.treasure))
-            row.detail = "  \u00b7  ".join(parts)
             box.add_widget(row)
 
-    def _show_share(self, state: Any, combat: Any) -> None:
-        """The helper's share as agreed so far, kept within the treasure on show."""
-        self.has_helper = combat.helper is not None
-        if not self.has_helper:
-            self.helper_share = 0
-            self.helper_first = False
-            self.share_text = ""
-            return
-        self.helper_share = min(int(self.helper_share), combat.treasure)
-        helper = state.players[combat.helper].name
-        self.share_text = _("{helper} takes {share} of {total}").format(
-            helper=helper, share=int(self.helper_share), total=combat.treasure
-        )
-
-    def _last_result(self, state: Any) -> str:
-        result = state.last_combat
-        if result is None:
-            return ""
-        names = ", ".join(card_name(name) for name in result.monsters)
-        if result.outcome == "kill":
-            text = _("Killed {monsters}: +{levels}, {treasures}.").format(
-                monsters=names, levels=_levels(result.levels), treasures=_treasures(result.treasure)
-            )
-            if result.helper is not None and (result.helper_treasure or result.helper_picks_first):
-                helper = state.players[result.helper].name
-                share = (
-                    _("{helper} takes {n} and picks first.")
-                    if result.helper_picks_first
-                    else _("{helper} takes {n}.")
-                )
-                text += " " + share.format(helper=helper, n=result.helper_treasure)
-            return text
-        if result.outcome == "defeat":
-            return _("Ended without a kill: {monsters}.").format(monsters=names)
-        if result.outcome == "fighter_died":
-            return _("The fighter died fleeing {monsters}.").format(monsters=names)
-        return _("Ran away from {monsters}.").format(monsters=names)
-
-
-def _levels(n: int) -> str:
-    return ngettext("{n} level", "{n} levels", n).format(n=n)
-
-
-def _treasures(n: int) -> str:
-    return ngettext("{n} treasure", "{n} treasures", n).format(n=n)
+    def _show_abilities(self, lines: tuple[AbilityLine, ...]) -> None:
+        """A button per ability (dimmed when the rules refuse it now: a tap says why)."""
+        grid = self.ids.abilities
+        grid.clear_widgets()
+        self.ability_buttons = {}
+        for line in lines:
+            button = option_button(line.text, self.app.theme.body)
+            button.dimmed = not line.usable
+            if line.ability == "quote":
+                button.bind(on_release=weakly(self.say_quote, line.seat))
+            else:
+                button.bind(on_release=weakly(self.use_ability, line.seat, line.ability))
+            grid.add_widget(button)
+            self.ability_buttons[(line.seat, line.ability)] = button
