@@ -1,0 +1,78 @@
+"""The table link's limits in one place: sizes, rates, caps and timeouts, and the token
+buckets that keep an address or a page under them.
+
+The HTTP middlewares (middleware.py) use them before a socket is opened, a page's
+session (session.py) for each message it reads; docs/table-link.md ("Who may write")
+says them in words.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+DEFAULT_PORT = 8770  # kept across restarts, so the codes phones hold stay valid
+HELLO_TIMEOUT_S = 5.0  # a page says hello at once; a socket that does not is not a page of ours
+HEARTBEAT_S = 10.0  # a phone that vanished without closing is noticed within two of these
+SEND_TIMEOUT_S = 5.0  # a page that takes no message for this long is dropped (it comes back)
+CLOSE_TIMEOUT_S = 1.0  # closing a page that is already gone must not hold up the host
+MAX_MESSAGE_BYTES = 1024  # a page's largest message is about 150 bytes
+MAX_PAGES = 64  # a table is eight seats and a few boards; more is someone's script
+MAX_PAGES_PER_ADDRESS = 32  # one device may open a few tabs; a script opening more is refused
+RATE_PER_S = 20.0  # messages a page may send each second, on average (a finger does ~8)
+BURST = 40  # ... and at once
+FLOOD_CLOSE = 200  # messages dropped in a row before the page is closed
+BAD_HELLOS = 20  # hellos with a secret that is not ours, per address, before a pause
+BAD_HELLO_REFILL_S = 3.0  # one more such hello is allowed every this many seconds
+BAD_HELLO_ADDRESSES = 1024  # addresses whose wrong codes are remembered (the oldest go first)
+PRESS_MEMORY = 64  # answers kept per page, to answer a press sent again after a reconnect
+PAGES_PER_SEAT = 8  # pages whose presses are remembered per seat (a phone reloading is a new page)
+MAX_PAGE_ID = 64
+MAX_PRESS_ID = 2**53  # what a JavaScript number counts exactly
+
+
+class Bucket:
+    """A token bucket: `take()` is True while the average rate stays under `rate_per_s`."""
+
+    def __init__(
+        self, rate_per_s: float, burst: float, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.rate_per_s = rate_per_s
+        self.burst = burst
+        self.tokens = burst
+        self._clock = clock
+        self._at = clock()
+
+    def available(self) -> bool:
+        """Whether a `take()` now would succeed (nothing is taken)."""
+        now = self._clock()
+        self.tokens = min(self.burst, self.tokens + (now - self._at) * self.rate_per_s)
+        self._at = now
+        return self.tokens >= 1
+
+    def take(self) -> bool:
+        """Use one token if there is one."""
+        if self.available():
+            self.tokens -= 1
+            return True
+        return False
+
+
+class WrongCodes:
+    """Hellos with a secret that is not this table's, per address: past `BAD_HELLOS` of
+    them an address is paused (one more every `BAD_HELLO_REFILL_S`)."""
+
+    def __init__(self) -> None:
+        self._buckets: dict[str, Bucket] = {}
+
+    def paused(self, address: str) -> bool:
+        """Whether the address must wait before it may say hello again."""
+        bucket = self._buckets.get(address)
+        return bucket is not None and not bucket.available()
+
+    def note(self, address: str) -> None:
+        """The address sent a wrong code."""
+        bucket = self._buckets.setdefault(address, Bucket(1 / BAD_HELLO_REFILL_S, BAD_HELLOS))
+        bucket.take()
+        if len(self._buckets) > BAD_HELLO_ADDRESSES:  # addresses seen long ago are forgotten
+            self._buckets.pop(next(iter(self._buckets)))
