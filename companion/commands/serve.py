@@ -101,8 +101,14 @@ async def _main(args: argparse.Namespace) -> int:
 
     # Saved after every change, as the app saves it; a phone's press is answered once its
     # change is on disk. A failed save is tried again on this loop.
+    from companion.store import SettingsStore
+
+    # The wait before a called kill is final: the app's setting, in the same data folder.
+    settings = SettingsStore(data_dir).load()
     try:
-        table = Table(data_dir, later=later)
+        table = Table(
+            data_dir, later=later, kill_seconds=lambda: float(settings.victory_countdown_s)
+        )
     except StoreError as exc:
         print(f"companion serve: {exc}", file=sys.stderr)
         return 1

@@ -16,16 +16,29 @@ words are the app's, translated by whoever shows it.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from companion.core import BaseAction, Game, GameSetup, RandomSource, SecretsDice, describe
+from companion.core import (
+    BaseAction,
+    Game,
+    GameSetup,
+    RandomSource,
+    ResolveCombat,
+    SecretsDice,
+    Source,
+    describe,
+)
+from companion.core.chapters.combat import resolved_treasure
 from companion.core.phrase import Phrase, phrase_template, plural_phrase
 from companion.core.presses import Press
 from companion.plumbing.errors import StoreError
 from companion.plumbing.listeners import Listeners
 from companion.store import GameStore, Recorder
+from companion.store.settings import Settings
+from companion.table.countdown import KillCountdown, Timer, loop_timer
 from companion.table.offers import RollOffer, roll_offers, run_away_roll
 from companion.table.outcome import Outcome, decide, refused
 from companion.table.presses import PressLog, PressRecord, Via, source_of, take_press
@@ -36,6 +49,13 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 NOTHING_TO_UNDO = phrase_template("Nothing to undo.")
+NO_FIGHT = phrase_template("There is no fight to win.")
+ONLY_THE_FIGHTER = phrase_template("Only the fighter calls the kill")
+MONSTERS_WINNING = phrase_template("The monsters are winning: you cannot kill them now.")
+NO_COUNTDOWN = phrase_template("No kill is being counted down.")
+INTERFERES = phrase_template("Wait! Someone interferes.")
+# s before a called kill is final when nobody set another wait: the settings' default.
+KILL_WAIT_S: float = Settings.model_fields["victory_countdown_s"].default
 NOTHING_TO_REDO = phrase_template("Nothing to redo.")
 GAME_IMPORTED = phrase_template("Game imported.")
 ALREADY_SAVED = phrase_template("This game is already saved: nothing was added.")
@@ -51,7 +71,10 @@ class Table:
 
     `data_dir` is the saved games' folder (None: the user's); `schedule` says when a
     change is written (None: at once), `later` when a failed save is tried again (see
-    `GameStore.recorder`); `dice` where the game's dice come from (tests fix them).
+    `GameStore.recorder`); `dice` where the game's dice come from (tests fix them);
+    `timer` how the kill's countdown waits (the running asyncio loop by default; Kivy's
+    clock in the app), `clock` what it reads the time from, and `kill_seconds` how long
+    a called kill waits for interference (the settings' wait).
     """
 
     def __init__(
@@ -62,6 +85,9 @@ class Table:
         schedule: Schedule | None = None,
         later: Later | None = None,
         store: GameStore | None = None,
+        timer: Timer = loop_timer,
+        clock: Callable[[], float] = time.monotonic,
+        kill_seconds: Callable[[], float] = lambda: KILL_WAIT_S,
     ) -> None:
         self.games: GameStore = store if store is not None else GameStore(data_dir)
         self.recorder: Recorder = self.games.recorder(schedule=schedule, later=later)
@@ -77,6 +103,12 @@ class Table:
         # seat -> (monster, picks): what the Bad Stuff takes if that fighter is caught
         # running from that monster, chosen before the roll (`prepare_run`).
         self._run_picks: dict[int, tuple[int, tuple[str, ...]]] = {}
+        #: The wait before a kill is final (the table's: every screen and page shows it).
+        self.countdown = KillCountdown(timer, clock)
+        self._kill_seconds = kill_seconds
+        # The treasures the helper takes of a kill, and whether they pick first, as agreed.
+        self._share = (0, False)
+        self._unsubscribe: Callable[[], None] | None = None
 
     # -- games --------------------------------------------------------------------------
     def resume(self) -> list[str]:
@@ -287,11 +319,72 @@ class Table:
         self.presses.add(PressRecord(via=via, who=str(seat), press="roll"), outcome)
         return outcome
 
+    # -- the kill ------------------------------------------------------------------------
+    def agree_share(self, treasures: int, first: bool) -> None:
+        """The treasures the helper takes of a kill and whether they pick first, as the
+        fighter and helper agreed (the Combat screen's steppers); a kill from anywhere
+        uses it, capped to what the fight gives."""
+        self._share = (max(0, treasures), first)
+
+    def kill(self, via: Via = "tap", seat: int | None = None) -> Outcome:
+        """Call the kill: the countdown starts (anyone may still interfere), and the fight
+        ends in the kill when it is over if the fighters are still winning then. From a
+        phone, only the fighter may call it."""
+        game = self.game
+        combat = game.state.combat if game is not None else None
+        if game is None or combat is None:
+            return refused(NO_FIGHT, "no_fight")
+        if via == "phone" and seat != combat.fighter:
+            return refused(ONLY_THE_FIGHTER, "only_the_fighter")
+        if not combat.fighters_winning:
+            return refused(MONSTERS_WINNING, "monsters_winning")
+        source = source_of(via, seat)
+        self.countdown.start(float(self._kill_seconds()), lambda: self._finish_kill(source))
+        return Outcome(applied=True, action="kill_called")
+
+    def interfere(self, via: Via = "tap", seat: int | None = None) -> Outcome:
+        """Wait! Someone plays a card: the countdown stops (the kill can be called again)."""
+        if not self.countdown.stop():
+            return refused(NO_COUNTDOWN, "no_countdown")
+        return Outcome(applied=True, why=INTERFERES, action="interfere")
+
+    def _still_winning(self) -> bool:
+        state = self.game.state if self.game is not None else None
+        return state is not None and state.combat is not None and state.combat.fighters_winning
+
+    def _finish_kill(self, source: Source | None) -> None:
+        game = self.game
+        if game is None or not self._still_winning():
+            return
+        combat = game.state.combat
+        assert combat is not None  # still winning: a fight is on
+        action = ResolveCombat(outcome="kill", source=source)
+        total = resolved_treasure(action, game.state, combat)
+        treasures, first = self._share
+        if combat.helper is not None and total > 0:
+            action = action.evolve(helper_treasure=min(treasures, total), helper_first=first)
+        outcome = decide(game, lambda: action, "the kill at the end of its countdown")
+        if outcome.refused:
+            self.notices.emit(outcome.why, True)
+        else:
+            self._share = (0, False)
+
+    def _game_changed(self, _state: object) -> None:
+        if self.countdown.running and not self._still_winning():
+            self.countdown.stop()  # a card turned the fight (or ended it): the kill is off
+
     # -- inside --------------------------------------------------------------------------
     def _open(self, game_id: str, game: Game | None) -> None:
         # What the game being put away still had to write is queued first.
         self.recorder.follow(game_id, game)
         self._run_picks.clear()
+        self.countdown.stop()
+        self._share = (0, False)
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+        if game is not None:
+            self._unsubscribe = game.subscribe(self._game_changed)
         self.game = game
         self.game_id = game_id
         self.followers.emit(game, game_id)

@@ -221,7 +221,12 @@ class CompanionApp(App):
             self.settings.language = language()
         elif self.settings.language != language():
             set_language(self.settings.language)
-        self.session.load(self.data_dir, cover=table_cover)
+        self.session.load(
+            self.data_dir,
+            cover=table_cover,
+            kill_seconds=lambda: float(self.settings.victory_countdown_s),
+        )
+        self.countdown.follow(self.session.table.countdown)
         self.devices = self._start_devices()
         from companion.ui.link_service import TableLinkService
 

@@ -1,28 +1,23 @@
-"""The wait before a kill is final, owned by the app so that it outlives the Combat screen.
+"""The wait before a kill is final, on screen: a Kivy view of the table's countdown
+(`companion.table.countdown`), so that every screen shows it (the frame's strip, the
+Combat screen's Kill button) wherever the kill was called from, a phone included.
 
-Players must never lose a kill because someone tapped another screen: the countdown
-keeps running wherever the app is (the frame shows it on every screen), and only a
+The countdown itself is the table's: it outlives the Combat screen, and only a
 deliberate "Wait!" or a change that turns the fight stops it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kivy.clock import Clock
 from kivy.event import EventDispatcher
 from kivy.properties import NumericProperty
 
+if TYPE_CHECKING:
+    from companion.table.countdown import KillCountdown as TableCountdown
+
 STEP_S = 0.1  # how often the seconds left are redrawn
-
-
-def _never() -> bool:
-    return False
-
-
-def _nothing() -> None:
-    return None
 
 
 class KillCountdown(EventDispatcher):
@@ -32,54 +27,31 @@ class KillCountdown(EventDispatcher):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self._tick: Any = None
-        self._still_winning: Callable[[], bool] = _never
-        self._finish: Callable[[], None] = _nothing
+        self._table: TableCountdown | None = None
+        self._tick = Clock.schedule_interval(self._count, STEP_S)
+        self._tick.cancel()
 
     @property
     def running(self) -> bool:
-        return self.remaining > 0
+        return self._table is not None and self._table.running
 
-    def start(
-        self, seconds: float, still_winning: Callable[[], bool], finish: Callable[[], None]
-    ) -> None:
-        """Count `seconds` down, then call `finish` (at once for 0 s).
+    def follow(self, countdown: TableCountdown) -> None:
+        """Show the table's countdown from now on."""
+        self._table = countdown
+        countdown.changes.add(self._changed)
+        self._changed()
 
-        `still_winning` is asked at every step: when a card turns the fight the kill is
-        off and `finish` is never called.
-        """
-        self.stop()
-        if seconds <= 0:
-            finish()
-            return
-        self._still_winning = still_winning
-        self._finish = finish
-        self.remaining = seconds
-        self._tick = Clock.schedule_interval(self._count, STEP_S)
-
-    def stop(self) -> None:
-        """No kill (yet): someone interferes, or the fight ended another way."""
-        if self._tick is not None:
+    def _changed(self) -> None:
+        if self.running:
+            self._tick()
+        else:
             self._tick.cancel()
-            self._tick = None
-        self.remaining = 0.0
-        self._release()
+        self._count(0)
 
-    def _release(self) -> None:
-        # Held only while counting: what started it (a Combat screen since dropped for a
-        # new language, say) is not kept alive by a countdown that is over.
-        self._still_winning = _never
-        self._finish = _nothing
+    def _count(self, _dt: float) -> None:
+        self.remaining = self._table.remaining() if self._table is not None else 0.0
 
-    def _count(self, dt: float) -> bool:
-        if not self._still_winning():
-            self.stop()  # something was played that turned the fight: the kill is off
-            return False
-        self.remaining = max(0.0, self.remaining - dt)
-        if self.remaining <= 0:
-            self._tick = None
-            finish = self._finish
-            self._release()
-            finish()
-            return False
-        return True
+
+def clock_timer(delay_s: float, callback: Any) -> Any:
+    """The table's timer in the app: Kivy's clock (stepped in the tests)."""
+    return Clock.schedule_once(lambda _dt: callback(), delay_s)

@@ -114,15 +114,25 @@ class GameSession(EventDispatcher):
         self.table.dice = dice
 
     # -- start-up ------------------------------------------------------------------------
-    def load(self, data_dir: Path | None, cover: Callable[[Game], str] | None = None) -> None:
+    def load(
+        self,
+        data_dir: Path | None,
+        cover: Callable[[Game], str] | None = None,
+        kill_seconds: Callable[[], float] | None = None,
+    ) -> None:
         """Open the saved games in `data_dir` (the user's data folder when None).
 
         The Table hands the recorder its cover as it draws (`cover_drawn`); `cover`
         makes one only for a save that cannot wait for that (closing on another screen).
+        `kill_seconds` is the wait before a called kill is final (the settings').
         """
         from companion.table.app import Table
+        from companion.ui.countdown import clock_timer
 
-        self.table = Table(data_dir, schedule=self._after_frame, later=_later)
+        extra: dict[str, Any] = {} if kill_seconds is None else {"kill_seconds": kill_seconds}
+        self.table = Table(
+            data_dir, schedule=self._after_frame, later=_later, timer=clock_timer, **extra
+        )
         # Told on the loop the saves came from, or on the writer thread without one.
         self.recorder.problem_listeners.add(mainthread(self._save_problem_changed))
         self.table.notices.add(lambda text, error: self._notify(tr(text), error))
@@ -167,6 +177,16 @@ class GameSession(EventDispatcher):
         if outcome.refused:
             self._notify(tr(outcome.why), True)
         return outcome.applied
+
+    def kill(self) -> bool:
+        """Call the kill: the table's countdown starts (or the tap hears why not)."""
+        return self._said(self.table.kill("tap"))
+
+    def interfere(self) -> None:
+        """Wait! Someone plays a card: the countdown stops."""
+        outcome = self.table.interfere("tap")
+        if outcome.applied:
+            self._notify(tr(outcome.why), False)
 
     def allowed(self, action: Any, **fields: Any) -> bool:
         """Whether the rules would accept the action now (for dimming buttons); changes nothing."""

@@ -56,21 +56,20 @@ def test_the_kill_countdown_lets_go_of_what_started_it_once_over(ui: Harness) ->
     class Starter:
         finished = 0
 
-        def still_winning(self) -> bool:
-            return True
-
         def finish(self) -> None:
             Starter.finished += 1
 
     starter = Starter()
-    countdown = ui.app.countdown
-    countdown.start(0.3, starter.still_winning, starter.finish)
+    countdown = ui.app.session.table.countdown
+    countdown.start(0.3, starter.finish)
     gone = weakref.ref(starter)
     del starter
     gc.collect()
     assert gone() is not None  # held while it counts: the kill must still happen
+    assert ui.app.countdown.remaining > 0  # the app shows the table's countdown
     ui.wait_until(lambda: not countdown.running)
     assert Starter.finished == 1
+    assert ui.app.countdown.remaining == 0
     gc.collect()
     assert gone() is None
 

@@ -8,7 +8,16 @@ from pathlib import Path
 
 import aiohttp
 
-from companion.core import GoUpLevel, MonsterSpec, RunAway, SetGearBonus, StartCombat, describe
+from companion.core import (
+    AddMonster,
+    GoUpLevel,
+    MonsterSpec,
+    RunAway,
+    SetGearBonus,
+    Source,
+    StartCombat,
+    describe,
+)
 from companion.web.client import Refused, TableClient
 from companion.web.keys import TableKeys
 from tests.web.conftest import Table
@@ -135,14 +144,18 @@ async def test_the_fighter_rolls_to_run_away_on_the_phone(table: Table) -> None:
     assert anna.view["fight"]["winning"]
     # Winning, nobody runs: the table waits for no roll.
     assert (await anna.roll(4))["why"] == "The host is not waiting for your roll"
-    game.apply(SetGearBonus(player=0, bonus=0))
+    # A second monster turns the fight: now the table waits for Anna's roll.
+    game.apply(AddMonster(monster=MonsterSpec(name="Orc", level=15)))
     await anna.wait_for(lambda v: v["roll"] is not None, what="the roll offered")
     assert "Slime" in anna.view["roll"]["text"]
     assert (await anna.roll(6))["ok"]
-    await anna.wait_for(lambda v: v["roll"] is None, what="the offer ended with the roll")
-    roll = game.log[-1]
-    assert isinstance(roll, RunAway) and roll.roll == 6
-    assert roll.source is not None and roll.source.seat == 0
+    # Away from the Slime: the table waits for her roll against the Orc next.
+    await anna.wait_for(lambda v: v["roll"] and "Orc" in v["roll"]["text"], what="the next one")
+    assert (await anna.roll(5))["ok"]
+    await anna.wait_for(lambda v: v["roll"] is None, what="the offer ended with the rolls")
+    rolls = game.log[-2:]
+    assert [(r.monster, r.roll) for r in rolls] == [(0, 6), (1, 5)]  # type: ignore[attr-defined]
+    assert all(isinstance(r, RunAway) and r.source == Source(via="phone", seat=0) for r in rolls)
 
 
 async def test_strangers_and_bad_input_change_nothing(table: Table) -> None:

@@ -447,32 +447,25 @@ class CombatScreen(CompanionScreen):
             self.kill()
 
     def kill(self) -> None:
-        """Start the wait before the kill is final (anyone may still interfere)."""
-        state = self.session.live_state
-        if state is None or state.combat is None:
-            return
-        if not state.combat.fighters_winning:
-            self.app.notify(_("The monsters are winning: you cannot kill them now."), True)
-            return
-        self.app.countdown.start(
-            float(self.app.settings.victory_countdown_s), self._still_winning, self._finish_kill
-        )
+        """Call the kill: the table's wait starts (anyone may still interfere), and the
+        helper's share as agreed goes with the kill."""
+        self.session.table.agree_share(int(self.helper_share), bool(self.helper_first))
+        self.session.kill()
 
     def interfere(self) -> None:
         """Stop the countdown: someone plays a card."""
-        self.app.countdown.stop()
-        self.app.notify(_("Wait! Someone interferes."))
+        self.session.interfere()
 
     def defeat(self) -> None:
         """A card removes the monsters without a kill: no levels. Where that still gives
         treasure (the edition's rule, or monsters a card removed earlier), the helper's
         share goes with it as agreed."""
-        self.app.countdown.stop()
+        self.session.table.countdown.stop()
         self._resolve("defeat")
 
     def run_away(self) -> None:
         """The fighters cannot win: go and roll to run away (or hear why not)."""
-        self.app.countdown.stop()
+        self.session.table.countdown.stop()
         state = self.session.live_state
         if state is not None and state.combat and not state.combat.running:
             problem = run_problem(state, self._check)
@@ -485,13 +478,6 @@ class CombatScreen(CompanionScreen):
         """The rules' objection to `action` now (None: they would take it)."""
         game = self.session.game
         return None if game is None else game.check(action)
-
-    def _still_winning(self) -> bool:
-        state = self.session.live_state
-        return state is not None and state.combat is not None and state.combat.fighters_winning
-
-    def _finish_kill(self) -> None:
-        self._resolve("kill")
 
     def _resolve(self, outcome: str) -> None:
         """End the combat: a kill, or a defeat without a kill."""
@@ -519,11 +505,13 @@ class CombatScreen(CompanionScreen):
         if state is None or state.combat is None:
             return
         self.helper_share = max(0, min(int(self.helper_share) + delta, state.combat.treasure))
+        self.session.table.agree_share(int(self.helper_share), bool(self.helper_first))
         self.refresh()
 
     def toggle_helper_first(self) -> None:
         """Whether the helper picks first from the treasures drawn."""
         self.helper_first = not self.helper_first
+        self.session.table.agree_share(int(self.helper_share), bool(self.helper_first))
         self.refresh()
 
     # -- abilities -------------------------------------------------------------------
