@@ -149,7 +149,15 @@ class TableLink:
             raise
         self._runner = runner
         self.port = port
-        self._stop_following = self.table.followers.add(self.set_game)
+        following = self.table.followers.add(self.set_game)
+        # A kill called or called off (from anywhere) is shown on every page at once.
+        counting = self.table.countdown.changes.add(self._link.game_changed)
+
+        def stop_following() -> None:
+            following()
+            counting()
+
+        self._stop_following = stop_following
         self.set_game(self.table.game, self.table.game_id)
         return port
 

@@ -154,7 +154,12 @@ class LinkState:
         role = page.info.role
         offered = self.table.roll_offers().get(role.seat) if role.seat is not None else None
         offer = RollOffer(offered.seat, offered.monster) if offered is not None else None
-        return self.views.view(game, role, page.speech, offer)
+        view = self.views.view(game, role, page.speech, offer)
+        # The kill's countdown is read as it is now, never kept with the view: a page
+        # counts the seconds down itself from what it is sent.
+        countdown = self.table.countdown
+        left = round(countdown.remaining(), 1) if countdown.running else None
+        return {**view, "kill": {"left": left} if left is not None else None}
 
 
 LINK = web.AppKey("link", LinkState)
@@ -323,6 +328,10 @@ class PageSession:
         await self.send({"t": "ack", "id": number, **answer})
 
     async def _press(self, seat: int, what: object) -> dict[str, Any]:
+        if what == "kill":  # the fighter calls the kill: the table's countdown starts
+            return await self._answered(self.link.table.kill("phone", seat))
+        if what == "wait":  # anyone interferes: the countdown stops
+            return await self._answered(self.link.table.interfere("phone", seat))
         try:
             press = Press(str(what))
         except ValueError:

@@ -99,6 +99,8 @@ def seat_view(
             can[press.value] = allowed(press_action(state, press, seat))
         except ValueError:
             can[press.value] = False
+    # The fighter may call the kill while the fighters win (the table's countdown follows).
+    can["kill"] = bool(combat and seat == combat.fighter and combat.fighters_winning)
     return {
         "seat": seat,
         "name": player.name,

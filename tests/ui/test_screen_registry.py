@@ -7,7 +7,8 @@ from pathlib import Path
 from companion.ui import screens
 from companion.ui.screens import SCREENS, kv_path, registry
 
-NOT_SCREENS = {"__init__", "base"}
+# The base class, and the pure view functions beside the screens that use them.
+NOT_SCREENS = {"__init__", "base", "combat_view"}
 
 
 def test_every_screen_module_is_registered() -> None:

@@ -66,7 +66,7 @@ class Table:
 @pytest.fixture
 async def table(tmp_path: Path) -> AsyncIterator[Table]:
     game = new_game()
-    application = TableApp(tmp_path / "games")
+    application = TableApp(tmp_path / "games", kill_seconds=lambda: 0.5)
     application.adopt(game)
     link = TableLink(
         keys=TableKeys(tmp_path / "table-link.json"),

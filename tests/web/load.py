@@ -104,19 +104,22 @@ async def run_load(
                 lambda v, p=phone: (
                     p.client.connected
                     and v
-                    == seat_view(
-                        game.state,
-                        p.client.seat or 0,
-                        link.voices.speech("en"),
-                        lambda a: game.check(a) is None,
-                    )
+                    == {
+                        **seat_view(
+                            game.state,
+                            p.client.seat or 0,
+                            link.voices.speech("en"),
+                            lambda a: game.check(a) is None,
+                        ),
+                        "kill": None,  # no kill is called in this game
+                    }
                 ),
                 timeout_s=30,
                 what="the host's state on a seat's page",
             )
         for watcher in watchers:
             await watcher.wait_for(
-                lambda v: v == board_view(game.state, link.voices.speech("en")),
+                lambda v: v == {**board_view(game.state, link.voices.speech("en")), "kill": None},
                 timeout_s=30,
                 what="the host's state on a board page",
             )

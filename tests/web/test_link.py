@@ -213,3 +213,35 @@ async def test_keys_survive_a_restart_and_a_damaged_file_is_set_aside(tmp_path: 
     assert damaged.problem is not None and "kept as" in damaged.problem
     assert damaged.board != keys.board
     assert any(p.name.startswith("table-link.json.damaged-") for p in tmp_path.iterdir())
+
+
+async def test_the_fighter_calls_the_kill_every_page_counts_and_anyone_may_interfere(
+    table: Table,
+) -> None:
+    """The kill's wait is the table's: called from the fighter's phone, counted on every
+    page, stopped by another player's Wait!, and ending the fight when it runs out."""
+    game = table.game
+    game.apply(SetGearBonus(player=0, bonus=10))
+    game.apply(StartCombat(fighter=0, monsters=(MonsterSpec(name="Rat", level=4),)))
+    anna = await table.seat(0)
+    bram = await table.seat(1)
+    board = await table.board()
+    assert anna.view["can"]["kill"] and not bram.view["can"]["kill"]
+    refused = await bram.press("kill")
+    assert not refused["ok"] and refused["why"] == "Only the fighter calls the kill"
+
+    assert (await anna.press("kill"))["ok"]
+    for page in (anna, bram, board):
+        await page.wait_for(lambda v: v["kill"] is not None, what="the countdown")
+        assert 0 < page.view["kill"]["left"] <= 0.5
+    assert (await bram.press("wait"))["ok"]
+    for page in (anna, bram, board):
+        await page.wait_for(lambda v: v["kill"] is None, what="the countdown stopped")
+    assert game.state.combat is not None  # Wait!: no kill
+
+    assert (await anna.press("kill"))["ok"]
+    await board.wait_for(lambda v: v["fight"] is None, what="the fight ended in the kill")
+    assert game.state.combat is None
+    kill = game.log[-1]
+    assert kill.type == "resolve_combat" and kill.source == Source(via="phone", seat=0)
+    assert game.state.players[0].level == 2

@@ -193,6 +193,20 @@
     parts.fight.appendChild(parts.fightText);
     screen.appendChild(parts.fight);
 
+    // The kill: the fighter calls it; while its wait runs anyone may interfere.
+    parts.kill = el("section", "kill");
+    parts.kill.id = "kill";
+    parts.killText = el("div", "kill-text");
+    parts.killText.id = "kill-text";
+    parts.killButton = el("button", "kill-button", w("kill_button"));
+    parts.killButton.setAttribute("data-press", "kill");
+    parts.waitButton = el("button", "wait-button", w("wait_button"));
+    parts.waitButton.setAttribute("data-press", "wait");
+    parts.kill.appendChild(parts.killText);
+    parts.kill.appendChild(parts.killButton);
+    parts.kill.appendChild(parts.waitButton);
+    screen.appendChild(parts.kill);
+
     var status = el("footer", "status");
     parts.turn = el("div", "turn");
     parts.turn.id = "turn";
@@ -210,6 +224,29 @@
     status.appendChild(parts.moves);
     screen.appendChild(status);
     return parts;
+  }
+
+  // The kill's countdown, counted down here from the seconds the host sent (a page and
+  // the host share no clock); the host says when it stops or ends.
+  var killTimer = null;
+  var killEnds = 0;
+  var killNode = null;
+  function followKill(kill, node) {
+    killNode = node;
+    if (!kill) {
+      if (killTimer) clearInterval(killTimer);
+      killTimer = null;
+      setText(node, "");
+      return;
+    }
+    var ends = Date.now() + kill.left * 1000;
+    if (!killTimer || Math.abs(ends - killEnds) > 300) killEnds = ends;
+    if (!killTimer) killTimer = setInterval(tickKill, 100);
+    tickKill();
+  }
+  function tickKill() {
+    var left = Math.max(0, (killEnds - Date.now()) / 1000);
+    if (killNode) setText(killNode, w("kill_in").replace("{s:.1f}", left.toFixed(1)));
   }
 
   function show(node, on) {
@@ -268,6 +305,12 @@
     setText(parts.turn, v.won ? w("you_won") : v.yours ? w("your_turn") : v.turn);
     setText(parts.phase, v.phase);
     show(parts.moves, !!v.yours && !v.won);
+    var counting = !!v.kill;
+    show(parts.kill, counting || !!can.kill);
+    show(parts.killButton, !counting && !!can.kill);
+    show(parts.waitButton, counting);
+    show(parts.killText, counting);
+    followKill(v.kill, parts.killText);
     markBusy();
   }
 
@@ -335,6 +378,11 @@
       fight.id = "fight-line";
       screen.appendChild(fight);
     }
+    var killLine = el("div", "kill-line");
+    killLine.id = "kill-text";
+    show(killLine, !!v.kill);
+    screen.appendChild(killLine);
+    followKill(v.kill, killLine);
     var legend = el("div", "legend");
     for (var q = 0; q < players.length; q++) {
       var who = players[q];
