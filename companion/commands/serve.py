@@ -243,6 +243,15 @@ class Host:
             outcome = table.press(press, seat, "command")
             player = table.game.state.players[seat]
             return _said(outcome) or f"{player.name} is at Level {player.level}."
+        if verb == "fight":
+            return self.fight(rest)
+        if verb == "kill":
+            outcome = table.kill("command")
+            return _said(outcome) or "The kill counts down: anyone may still interfere."
+        if verb == "wait":
+            return _said(table.interfere("command"))
+        if verb == "export":
+            return self.export(" ".join(rest))
         if verb == "back":
             seat = self.seat_named(" ".join(rest))
             if seat is None:
@@ -260,6 +269,44 @@ class Host:
             return "A new game: every seat has a new code (above)."
         return f"Unknown command {verb!r}. {HOST_HELP}"
 
+    def fight(self, words: list[str]) -> str:
+        """`fight LEVEL [NAME]`: the player whose turn it is fights a monster of that level."""
+        from companion.core import MonsterSpec, StartCombat
+
+        if not words or not words[0].isdigit():
+            return "fight LEVEL [NAME]: the level of the monster first, e.g. fight 8 Dragon"
+        level = int(words[0])
+        name = " ".join(words[1:]) or f"Level {level} monster"
+        state = self.table.game.state
+        try:
+            monster = MonsterSpec(name=name, level=level)
+        except ValueError as exc:
+            return f"No fight: {exc}"
+        outcome = self.table.act(StartCombat(fighter=state.current, monsters=(monster,)), "command")
+        return _said(outcome) or self.fight_line()
+
+    def fight_line(self) -> str:
+        combat = self.table.game.state.combat
+        if combat is None:
+            return "No fight."
+        verdict = "the players win" if combat.fighters_winning else "the monsters win"
+        return f"Fight: {combat.players_strength} against {combat.monsters_strength}, {verdict}."
+
+    def export(self, where: str) -> str:
+        """`export FILE`: the game's log, for `companion replay` or another app."""
+        from pathlib import Path
+
+        from companion.plumbing.errors import StoreError
+
+        if not where:
+            return "export FILE: where to write the game's log"
+        self.table.save()
+        try:
+            written = self.table.games.export(self.table.game_id, Path(where).expanduser())
+        except (StoreError, OSError) as exc:
+            return f"Not exported: {exc}"
+        return f"The game's log is in {written}."
+
     def same_players(self) -> str:
         return ",".join(p.name for p in self.table.game.state.setup.players)
 
@@ -272,21 +319,24 @@ class Host:
         return next((i for i, p in enumerate(players) if p.name.casefold() == folded), None)
 
     def turn_line(self) -> str:
+        """Whose turn it is and where it stands, in the words the app and the pages use."""
+        from companion.table import words
+        from companion.web.speech import ENGLISH
+
         state = self.table.game.state
-        if state.winners:
-            names = " & ".join(state.players[seat].name for seat in state.winners)
-            return f"{names} won!"
-        return f"Turn {state.turn}: {state.current_player.name}, {state.phase.replace('_', ' ')}"
+        turn = words.turn_line(state, ENGLISH)
+        return turn if state.winners else f"{turn} · {words.phase_line(state, ENGLISH)}"
 
     def status(self) -> str:
         state = self.table.game.state
         levels = ", ".join(f"{p.name} {p.level}" for p in state.players)
-        return f"{self.turn_line()}. Levels: {levels}."
+        return f"{self.turn_line()} · Levels: {levels}."
 
 
 HOST_HELP = (
     "Commands: status · up NAME|SEAT · down NAME|SEAT (a Level) · next (end the turn) · "
-    "phase (next phase) · undo [n] · redo [n] · "
+    "phase (next phase) · fight LEVEL [NAME] · kill · wait · undo [n] · redo [n] · "
+    "export FILE · "
     "back NAME|SEAT (take a seat back) · new [NAME NAME ...] · quit"
 )
 

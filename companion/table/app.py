@@ -206,6 +206,8 @@ class Table:
                 if via != "tap" and "source" not in fields:
                     fields["source"] = source_of(via, fields.get("player"))
                 return action(**fields)
+            if via != "tap" and action.source is None:  # the log records where it came from
+                return action.evolve(source=source_of(via, getattr(action, "player", None)))
             return action
 
         return decide(game, build, f"a {via}'s action")

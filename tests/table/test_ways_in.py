@@ -147,7 +147,7 @@ async def test_the_turn_moves_on_from_the_players_own_phone_only(ways: Any) -> N
         await bram.close()
     assert game.state.current == 1
     # The host moves it on whoever's turn it is, and says so in words.
-    assert host.command("next") == "Turn 3: Anna, kick open the door"
+    assert host.command("next") == "Turn 3: Anna · Kick open the door: you must"
     assert game.state.current == 0
     game.apply(SetLevel(player=0, level=9))
-    assert host.command("status").endswith("Levels: Anna 9, Bram 1.")
+    assert host.command("status").endswith(" · Levels: Anna 9, Bram 1.")
