@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from companion.core import RUN_AWAY_TARGET, BaseAction, GameState
+from companion.core import RUN_AWAY_TARGET, BaseAction, GameState, RuleError
 from companion.core.phrase import Phrase, phrase_template
 from companion.core.presses import Press, press_action
 from companion.table.words import fight_line, phase_line, traits_line, turn_line
@@ -97,7 +97,7 @@ def seat_view(
     for press in BUTTONS:
         try:
             can[press.value] = allowed(press_action(state, press, seat))
-        except ValueError:
+        except RuleError:  # a press the rules refuse outright (a Level down at 1)
             can[press.value] = False
     # The fighter may call the kill while the fighters win (the table's countdown follows).
     can["kill"] = bool(combat and seat == combat.fighter and combat.fighters_winning)
