@@ -303,17 +303,32 @@ class Table:
         else:
             self._run_picks[seat] = (monster, picks)
 
-    def take_roll(self, seat: int, face: int | None, via: Via = "tap", *, die: str = "") -> Outcome:
-        """A run-away roll for `seat` (a face 1-6, or None: the table rolls): taken for the
-        monster it waits for that seat to run from; refused when it waits for none."""
+    def take_roll(
+        self,
+        seat: int,
+        face: int | None,
+        via: Via = "tap",
+        *,
+        die: str = "",
+        monster: int | None = None,
+    ) -> Outcome:
+        """A run-away roll for `seat` (a face 1-6, or None: the table rolls), from a
+        phone, a smart die or the host's Run away screen alike: against `monster` (the
+        screen's choice) or the monster the table waits for that seat to run from next;
+        refused when it waits for none. `die` names the smart die that gave the face."""
         game = self.game
-        offer = self.roll_offers().get(seat)
+        if monster is None:
+            offer = self.roll_offers().get(seat)
+            target = offer.monster if offer is not None else None
+        else:
+            target = monster
         chosen = self._run_picks.get(seat)
-        picks = chosen[1] if chosen is not None and offer and chosen[0] == offer.monster else None
+        picks = chosen[1] if chosen is not None and chosen[0] == target else None
 
         def action() -> BaseAction:
             assert game is not None  # decide() answers for a table with no game
-            return run_away_roll(game.state, seat, face, source_of(via, seat), die, picks)
+            source = source_of(via, seat)
+            return run_away_roll(game.state, seat, face, source, die, picks, monster)
 
         outcome = decide(game, action, f"a {via}'s run-away roll")
         if outcome.applied:

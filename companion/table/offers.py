@@ -79,18 +79,22 @@ def run_away_roll(
     source: Source | None,
     die: str = "",
     picks: tuple[str, ...] | None = None,
+    monster: int | None = None,
 ) -> BaseAction:
-    """The RunAway action a roll from `seat` asks for: against the monster the table
-    waits for that seat to run from. `picks` is what the Bad Stuff takes if they are
-    caught, when it asks (chosen on the host's Run away screen before the roll).
+    """The RunAway action a roll from `seat` asks for: against `monster`, the one the
+    host chose on its Run away screen, or (None) the one the table waits for that seat
+    to run from next. `picks` is what the Bad Stuff takes if they are caught, when it
+    asks (chosen on the host's Run away screen before the roll).
 
     Raises `RuleError` when the table waits for no roll from them, or when the Bad
     Stuff would make them choose what to lose, nobody has chosen yet, and the roll does
-    not clearly escape."""
-    offer = roll_offers(state).get(seat)
-    if offer is None:
-        raise RuleError("not_your_roll", Phrase(NOT_YOUR_ROLL))
-    fields: dict[str, object] = {"fighter": seat, "monster": offer.monster}
+    not clearly escape (the rules judge the action itself when it is applied)."""
+    if monster is None:
+        offer = roll_offers(state).get(seat)
+        if offer is None:
+            raise RuleError("not_your_roll", Phrase(NOT_YOUR_ROLL))
+        monster = offer.monster
+    fields: dict[str, object] = {"fighter": seat, "monster": monster}
     if face is not None:
         fields["roll"] = face
     if source is not None:
@@ -100,7 +104,7 @@ def run_away_roll(
     if picks:
         fields["picks"] = picks
     action = RunAway(**fields)
-    if picks is None and bad_stuff_questions(state, seat, offer.monster, ()):
+    if picks is None and bad_stuff_questions(state, seat, monster, ()):
         escapes = face is not None and would_allow(state, action)
         if not escapes:
             raise RuleError("choose_loss_first", Phrase(CHOOSE_FIRST))

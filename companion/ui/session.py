@@ -178,6 +178,12 @@ class GameSession(EventDispatcher):
             self._notify(tr(outcome.why), True)
         return outcome.applied
 
+    def take_roll(self, seat: int, face: int | None, die: str = "", monster: int = -1) -> bool:
+        """A run-away roll typed, rolled or thrown with a smart die on the Run away screen:
+        the same path as a phone's roll (see `Table.take_roll`)."""
+        chosen = monster if monster >= 0 else None
+        return self._said(self.table.take_roll(seat, face, "tap", die=die, monster=chosen))
+
     def kill(self) -> bool:
         """Call the kill: the table's countdown starts (or the tap hears why not)."""
         return self._said(self.table.kill("tap"))

@@ -13,7 +13,7 @@ from kivy.uix.behaviors import ButtonBehavior
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.gridlayout import GridLayout
 
-from companion.core import RUN_AWAY_TARGET, RunAway, SacrificeAlly
+from companion.core import RUN_AWAY_TARGET, SacrificeAlly
 from companion.ui.dice_service import dice_service
 from companion.ui.i18n import _, card_name, tr
 from companion.ui.questions import (
@@ -112,20 +112,9 @@ class RunAwayScreen(CompanionScreen):
         if self.fighter < 0 or self.monster < 0:
             self.app.notify(_("Nobody is left to run away."))
             return
-        state = self.session.live_state
-        picks = self._ready_picks(state)
-        fields: dict[str, Any] = {"fighter": self.fighter, "monster": self.monster}
-        if value is not None:
-            fields["roll"] = value
-        if die:
-            fields["die"] = die
-        if picks:
-            fields["picks"] = picks
-        if picks is None and not self._escapes(value):
-            self.app.notify(_("First choose what the Bad Stuff takes if you are caught."), True)
-            return
+        self._share_picks()  # what the Bad Stuff takes if caught, as chosen here
         self._stop_listening()
-        if not self.session.act(RunAway, **fields):
+        if not self.session.take_roll(self.fighter, value, die=die, monster=self.monster):
             self._listen_to_die()
             return
         self._picks = {}
@@ -137,14 +126,6 @@ class RunAwayScreen(CompanionScreen):
         self.fighter = self.monster = -1
         self.refresh_now()
         self._listen_to_die()
-
-    def _escapes(self, value: int | None) -> bool:
-        """Whether a die showing `value` gets the fighter away (no Bad Stuff, so nothing to
-        choose); unknown before the app rolls. The rules say, on the game as it is."""
-        game = self.session.game
-        if value is None or game is None:
-            return False
-        return game.check(RunAway(fighter=self.fighter, monster=self.monster, roll=value)) is None
 
     # -- smart dice ------------------------------------------------------------------------
     def on_enter(self, *_args: Any) -> None:
