@@ -118,6 +118,7 @@ async def _main(args: argparse.Namespace) -> int:
     counters = fleet.counters
     manager = None
     demo_task = None
+    demo_table = None
     dice_demo = None
     dice_radio = None
     phones = None
@@ -138,7 +139,7 @@ async def _main(args: argparse.Namespace) -> int:
         sys.stdout.flush()
 
         if args.demo:
-            manager, demo_task = await _start_demo(fleet)
+            manager, demo_task, demo_table = await _start_demo(fleet)
         if args.dice:
             from companion.devices.sim.bumble_backend import VirtualRadio
             from companion.devices.sim.dice_demo import DiceDemo
@@ -172,40 +173,50 @@ async def _main(args: argparse.Namespace) -> int:
             await cancel_and_wait(demo_task)
         if manager is not None:
             await manager.stop()
+        if demo_table is not None:
+            demo_table.shutdown()  # its saves finished before its folder goes
+        if manager is not None:
             shutil.rmtree(manager.tokens.path.parent, ignore_errors=True)
         await fleet.stop()
     print("companion sim: counters switched off")
     return 0
 
 
-async def _start_demo(fleet: Any) -> tuple[Any, asyncio.Task[None]]:
-    """A manager with a random game in this process, connected to every counter."""
+async def _start_demo(fleet: Any) -> tuple[Any, asyncio.Task[None], Any]:
+    """A table of its own with a random game in this process, its counters connected:
+    the demo plays through the table as the app does (its taps and the counters' presses
+    take the same path), saved in a folder of its own."""
     import random
     import tempfile
     from pathlib import Path
 
-    from companion.core import Game, RuleError
+    from companion.core import Game
     from companion.core.randomplay import random_action, random_setup
     from companion.devices.status import Role
     from companion.devices.sync import DeviceManager
     from companion.devices.tokens import TokenStore
+    from companion.table.app import Table
 
     rnd = random.Random()
-    game = Game(random_setup(rnd))
-    # The demo is a table of its own: its claims do not go into the user's token file.
-    tokens = TokenStore(Path(tempfile.mkdtemp(prefix="companion-sim-tokens-")) / "counters.json")
-    manager = DeviceManager(tokens=tokens, backend=fleet.backend)
-    manager.set_game(game)
+    # The demo is a table of its own: its games and claims stay out of the user's files.
+    folder = Path(tempfile.mkdtemp(prefix="companion-sim-"))
+    table = Table(folder / "games")
+    tokens = TokenStore(folder / "counters.json")
+    manager = DeviceManager(
+        tokens=tokens, backend=fleet.backend, persist=table.recorder.wait_durable
+    )
+    table.followers.add(lambda game, _id: manager.set_game(game) if game is not None else None)
+    table.adopt(Game(random_setup(rnd)))
     counters = list(fleet.counters)
     await fleet.join(manager)
 
     async def play() -> None:
-        nonlocal game
         while True:
             await asyncio.sleep(1.0)
+            game = table.game
+            assert game is not None  # the demo always has one open
             if game.state.winners:
-                game = Game(random_setup(rnd))
-                manager.set_game(game)
+                table.adopt(Game(random_setup(rnd)))
                 continue
             if rnd.random() < 0.3 and counters:
                 counter = rnd.choice(counters)
@@ -213,12 +224,9 @@ async def _start_demo(fleet: Any) -> tuple[Any, asyncio.Task[None]]:
                     "next" if counter.role is Role.BOARD else rnd.choice(("plus", "minus"))
                 )
                 continue
-            try:
-                game.apply(random_action(game.state, rnd, allow_win=True))
-            except RuleError:
-                continue
+            table.act(random_action(game.state, rnd, allow_win=True))  # a refusal: next one
 
-    return manager, asyncio.get_running_loop().create_task(play())
+    return manager, asyncio.get_running_loop().create_task(play()), table
 
 
 async def _render(
