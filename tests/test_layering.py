@@ -281,3 +281,27 @@ def test_every_package_is_on_the_map() -> None:
     )
     missing += [] if "`firmware`" in map_section else ["firmware"]
     assert missing == [], "docs/architecture.md's map does not name these packages"
+
+
+# A game built before it is handed to the table (the screenshots' demo game) is no way in.
+BUILDS_A_GAME = {"commands/screenshots.py"}
+
+
+def test_the_adapters_reach_the_game_through_the_table() -> None:
+    """A screen, a counter, a phone or a command changes the open game through the table
+    (`companion/table/`: one path decides, saves and answers), never by `game.apply`."""
+    wrong = []
+    for layer in ("ui", "web", "devices", "commands"):
+        for path in sorted((PACKAGE / layer).rglob("*.py")):
+            rel = path.relative_to(PACKAGE).as_posix()
+            if rel.startswith("devices/sim/") or rel in BUILDS_A_GAME:
+                continue
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if (
+                    isinstance(node, ast.Call)
+                    and isinstance(node.func, ast.Attribute)
+                    and node.func.attr in ("apply", "undo", "redo")
+                    and ast.unparse(node.func.value).endswith("game")
+                ):
+                    wrong.append(f"{rel}:{node.lineno} {ast.unparse(node.func)}")
+    assert wrong == []
