@@ -130,6 +130,8 @@ class GameStore:
         self._writer = self._new_writer()
         self._recorders: builtins.list[Recorder] = []
         self._loaded: dict[str, _Loaded] = {}
+        # Every id `new_id` handed out, so none is handed out twice before it is written.
+        self._issued: set[str] = set()
         # What loads found and put right, for the player (see `news`).
         self._news: builtins.list[str] = []
         # A store dropped without close() still closes its connections.
@@ -172,8 +174,25 @@ class GameStore:
 
     # -- ids and paths ---------------------------------------------------------------
     def new_id(self) -> str:
-        """A fresh id that sorts by creation time, e.g. `20261121-195502-3fa1`."""
-        return f"{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(2)}"
+        """A fresh id that sorts by creation time, e.g. `20261121-195502-3fa1`, and names
+        no game saved, waiting to be written, or handed out before: the same second comes
+        round again when a clock is set back or the hour repeats at the end of daylight
+        saving, and an id taken twice would write one game over another."""
+        while True:
+            game_id = f"{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(2)}"
+            if game_id not in self._issued and not self._holds(game_id):
+                self._issued.add(game_id)
+                return game_id
+
+    def _holds(self, game_id: str) -> bool:
+        """Whether a saved game, or an old save waiting in the games folder, has this id."""
+        if self.path_of(game_id).exists():
+            return True
+        try:
+            _conn, row = self._reader.holding(game_id, "SELECT 1 FROM games WHERE id = ?")
+        except (StoreError, sqlite3.Error):  # unreadable now: the ids handed out still count
+            return False
+        return row is not None
 
     def path_of(self, game_id: str) -> Path:
         """Where a JSON save of an earlier version with this id lives (refuses ids that

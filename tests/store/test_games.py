@@ -224,3 +224,36 @@ def test_the_writer_thread_stays_up_while_a_game_is_open(
     thread.join(timeout=10)
     assert not writer.running
     store.close()
+
+
+def test_a_new_id_never_names_a_game_already_saved_or_handed_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same second comes round again (a clock set back, the hour repeated when daylight
+    saving ends) and the random part may repeat: a new game must never take an old one's id
+    and write over it."""
+    from companion.store import games as games_module
+
+    monkeypatch.setattr(games_module.time, "strftime", lambda _format: "20261025-023000")
+    suffixes = iter(["aaaa", "aaaa", "aaaa", "bbbb", "bbbb", "cccc"])
+    monkeypatch.setattr(games_module.secrets, "token_hex", lambda _n: next(suffixes))
+    store = GameStore(tmp_path)
+    first = store.new_id()
+    old = make_game(levels=4)
+    store.save(first, old)
+    second = store.new_id()  # handed out, not yet written
+    third = store.new_id()
+    assert (first, second, third) == (
+        "20261025-023000-aaaa",
+        "20261025-023000-bbbb",
+        "20261025-023000-cccc",
+    )
+    store.save(third, make_game(levels=1))
+    assert store.load(first).state == old.state  # the old game is still there, whole
+    store.close()
+    # Another process (the next start) knows the saved ids from the database.
+    suffixes2 = iter(["aaaa", "cccc", "dddd"])
+    monkeypatch.setattr(games_module.secrets, "token_hex", lambda _n: next(suffixes2))
+    again = GameStore(tmp_path)
+    assert again.new_id() == "20261025-023000-dddd"
+    again.close()
