@@ -21,6 +21,8 @@ from companion.cards.problems import (
 )
 from companion.cards.schema import CARD_TYPES, CONDITION_KINDS, Card, EditionFile, Pack
 from companion.cards.search import NameIndex
+from companion.plumbing.errors import NotAFileError
+from companion.plumbing.files import read_capped, special_file
 from companion.plumbing.places import shipped, user_data_dir
 
 HUMAN = "Human"  # the rules engine's race of a character with no race card
@@ -37,10 +39,14 @@ def user_packs_dir() -> Path:
 
 
 def toml_files(path: Path) -> list[Path]:
-    """A .toml file itself, or every .toml file under a folder, in a stable order."""
+    """A .toml file itself, or every .toml name under a folder, in a stable order.
+
+    A name that is no regular file (a named pipe, a link to a device, a link to
+    nothing) is listed too: reading it is refused with a problem that says what it is,
+    as for every other hostile file, rather than skipping it without a word."""
     if path.is_dir():
-        return sorted(p for p in path.rglob("*.toml") if p.is_file())
-    return [path] if path.exists() else []
+        return sorted(p for p in path.rglob("*.toml") if not p.is_dir())
+    return [path] if path.exists() or path.is_symlink() else []
 
 
 @dataclass(frozen=True)
@@ -57,13 +63,18 @@ MAX_PACK_BYTES = 10_000_000
 
 
 def _read_toml(path: Path) -> tuple[dict[str, Any], str]:
+    kind = special_file(path)
+    if kind is not None:  # never opened: a pipe would wait for ever, a device never ends
+        raise PackError([Problem(path, f"{kind}, not a file the app can read")])
     try:
         size = path.stat().st_size
         if size > MAX_PACK_BYTES:
             raise PackError(
                 [Problem(path, f"the file is {size:,} bytes; a pack may have {MAX_PACK_BYTES:,}")]
             )
-        text = path.read_text(encoding="utf-8")
+        text = read_capped(path, MAX_PACK_BYTES).decode("utf-8")
+    except NotAFileError as exc:  # it became one between the look and the read
+        raise PackError([Problem(path, str(exc).removeprefix(f"{path}: "))]) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise PackError([Problem(path, f"cannot read the file: {exc}")]) from exc
     try:

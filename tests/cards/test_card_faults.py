@@ -125,3 +125,20 @@ def test_line_index_answers_like_find_line() -> None:
     assert index.find("monster", 0, "level") == 6
     assert index.find("monster", 1, "level") == 8
     assert index.find("monster", 2, None) is None
+
+
+def test_a_pack_that_is_a_pipe_or_a_device_is_said_not_skipped(
+    user_pack: Callable[..., Path],
+) -> None:
+    """A named pipe would hang a read and /dev/zero never ends: neither is read, and each
+    is said, with its name, as every other damaged pack is."""
+    import os
+
+    folder = user_pack("good.toml", "").parent
+    pipe = folder / "pipe.toml"
+    os.mkfifo(pipe)
+    device = folder / "zero.toml"
+    device.symlink_to("/dev/zero")
+    problems = {problem.path: str(problem) for problem in load_all().problems}
+    assert "a named pipe, not a file the app can read" in problems[pipe]
+    assert "a device, not a file the app can read" in problems[device]
