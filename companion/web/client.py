@@ -149,6 +149,18 @@ class TableClient:
         except TimeoutError:
             raise TimeoutError(f"the page never showed {what or condition}: {self.view}") from None
 
+    async def wait_ended(self, timeout_s: float = 10.0) -> str:
+        """Wait until the host ends this page (taken back, a new game, not a code of
+        its table); returns why."""
+        try:
+            async with asyncio.timeout(timeout_s):
+                while self.ended is None:
+                    self._changed.clear()
+                    await self._changed.wait()
+        except TimeoutError:
+            raise TimeoutError(f"the host never ended the page: {self.view}") from None
+        return self.ended
+
     @property
     def unanswered(self) -> int:
         """Presses sent and not answered yet."""

@@ -105,10 +105,7 @@ async def test_a_whole_game_hosted_by_serve_from_the_first_turn_to_a_winner(
         # The host takes Cleo's seat back: her phone is told and can press no more.
         said = await serve.say("back Cleo", r"seat has a new code")
         assert said.startswith("Cleo's seat has a new code")
-        async with asyncio.timeout(STEP_S):
-            while cleo.ended is None:
-                await asyncio.sleep(0.01)
-        assert cleo.ended == "taken"
+        assert await cleo.wait_ended(STEP_S) == "taken"
         assert await serve.say("next", r"^Turn ") == "Turn 4: Anna · Kick open the door: you must"
 
         # Anna climbs to Level 9 from her phone; Level 10 only comes by a kill.

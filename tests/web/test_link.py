@@ -101,10 +101,7 @@ async def test_a_taken_back_seat_can_no_longer_press(table: Table) -> None:
     anna = await table.seat(0, reconnect=False)
     old_url = table.seat_url(0)
     table.link.take_back(0)
-    async with asyncio.timeout(10):
-        while anna.ended is None:
-            await asyncio.sleep(0.01)
-    assert anna.ended == "taken"
+    assert await anna.wait_ended() == "taken"
     stranger = TableClient(old_url, reconnect=False)
     try:
         try:
@@ -127,10 +124,7 @@ async def test_a_new_game_sends_phones_to_scan_again_and_keeps_the_board(table: 
     game = new_game(3)
     table.link.table.adopt(game)
     await board.wait_for(lambda v: len(v["players"]) == 3, what="the new game")
-    async with asyncio.timeout(10):
-        while anna.ended is None:
-            await asyncio.sleep(0.01)
-    assert anna.ended == "new_game"
+    assert await anna.wait_ended() == "new_game"
 
 
 async def test_the_fighter_rolls_to_run_away_on_the_phone(table: Table) -> None:
