@@ -208,16 +208,9 @@ class GameSession(EventDispatcher):
         outcome = self.table.redo(steps)
         self._notify(tr(outcome.why), False)
 
-    @staticmethod
-    def last_in_words(game: Game) -> str:
-        """The action the game recorded last, in the player's language."""
-        from companion.core import describe
-
-        revision = game.revision - 1
-        try:
-            return tr(describe(game.action_at(revision), game.state_at(revision)))
-        except (ValueError, LookupError, AttributeError):
-            return game.action_at(revision).type.replace("_", " ")
+    def last_in_words(self) -> str:
+        """The action the open game recorded last, in the player's language."""
+        return tr(self.table.last_in_words())
 
     # -- saved games ---------------------------------------------------------------------
     def start(self, setup: GameSetup) -> Game:

@@ -361,9 +361,8 @@ class PlayerScreen(CompanionScreen):
         return self.sheet
 
     def _try_theft(self, action: Any) -> None:
-        game = self.session.game
-        if game is not None and self.session.act(action):
-            self.app.notify(self.session.last_in_words(game))
+        if self.session.act(action):
+            self.app.notify(self.session.last_in_words())
 
     def say_quote(self) -> Any:
         """Magic by quoting: the quote this player says, checked by the rules."""
