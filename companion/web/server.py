@@ -52,7 +52,7 @@ from companion.web.limits import (
     Bucket,
 )
 from companion.web.routes import STATIC_FILES, make_app
-from companion.web.session import NO_GAME, PHONE_PRESSES, LinkState, PageInfo
+from companion.web.session import LinkState, PageInfo
 from companion.web.speech import Voices
 
 __all__ = [
@@ -69,9 +69,7 @@ __all__ = [
     "MAX_PAGES_PER_ADDRESS",
     "MAX_PAGE_ID",
     "MAX_PRESS_ID",
-    "NO_GAME",
     "PAGES_PER_SEAT",
-    "PHONE_PRESSES",
     "PRESS_MEMORY",
     "RATE_PER_S",
     "SEND_TIMEOUT_S",

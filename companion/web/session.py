@@ -28,7 +28,7 @@ from typing import Any
 from aiohttp import WSMsgType, web
 
 from companion.core import Game, GameState
-from companion.core.phrase import Phrase, phrase_template
+from companion.core.phrase import Phrase
 from companion.core.presses import Press
 from companion.plumbing.listeners import Listeners
 from companion.plumbing.tasks import TaskSet, cancel_and_wait
@@ -54,17 +54,11 @@ from companion.web.speech import Speech, Voices, accepted_languages
 from companion.web.views import RollOffer, View, changes
 from companion.web.words import (
     NOT_JSON,
-    NOT_YOUR_ROLL,
     SLOW_DOWN,
     unknown_request,
 )
 
 _LOGGER = logging.getLogger(__name__)
-
-NO_GAME = phrase_template("No game is open on the host yet.")
-# What a phone's page has buttons for (a Level or Gear +/-; Next phase and End turn on
-# its player's turn). A counter's "next turn" button is the same press as End turn.
-PHONE_PRESSES = frozenset(Press)
 
 
 @dataclass
@@ -337,8 +331,6 @@ class PageSession:
         except ValueError:
             said = Phrase("There is no button called {name}", name=str(what)[:40])
             return {"ok": False, "why": self.speech.say(said)}
-        if self.link.game is None:
-            return {"ok": False, "why": self.speech.say(NO_GAME)}
         player = None if press in (Press.NEXT_TURN, Press.NEXT_PHASE) else seat
         outcome = self.link.table.press(press, player, "phone", seat=seat)
         return await self._answered(outcome)
@@ -347,8 +339,6 @@ class PageSession:
         if face is not None and (isinstance(face, bool) or face not in range(1, 7)):
             said = Phrase("A die shows 1 to 6, not {face}", face=str(face)[:20])
             return {"ok": False, "why": self.speech.say(said)}
-        if self.link.game is None:
-            return {"ok": False, "why": self.speech.say(NOT_YOUR_ROLL)}
         outcome = self.link.table.take_roll(seat, face if isinstance(face, int) else None, "phone")
         return await self._answered(outcome)
 

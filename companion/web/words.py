@@ -62,7 +62,6 @@ def page_words(speech: Speech) -> dict[str, str]:
 
 # Answers a page gets, built where they are said and translated for the page there.
 SLOW_DOWN = phrase_template("Too many messages: slow down")
-NOT_YOUR_ROLL = phrase_template("The host is not waiting for your roll")
 NOT_JSON = phrase_template("A message was not understood (not JSON)")
 
 
