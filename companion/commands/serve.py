@@ -115,7 +115,7 @@ async def _main(args: argparse.Namespace) -> int:
     table.notices.add(lambda text, _error: print(f"companion serve: {text}", file=sys.stderr))
     if not args.players:
         for problem in table.resume():
-            print(f"companion serve: the last game cannot be opened: {problem}", file=sys.stderr)
+            print(f"companion serve: {problem}", file=sys.stderr)
     if table.game is None:
         try:
             table.start(_setup(args.players))
@@ -156,8 +156,15 @@ async def _main(args: argparse.Namespace) -> int:
     finally:
         reading.cancel()
         await link.stop()
+        saved_here = table.games.saves_home
         table.shutdown()
-    print("companion serve: the table link is off; the game is saved")
+    if saved_here:
+        print("companion serve: the table link is off; the game is saved")
+    else:
+        print(
+            f"companion serve: the table link is off; the game was not saved in {table.games.home}"
+            f" ({table.games.notice or 'it could not be written'})"
+        )
     return 0
 
 
@@ -222,7 +229,9 @@ class Host:
             return HOST_HELP
         if verb in ("quit", "exit", "stop"):
             self.quit()
-            return "Stopping: the game is saved."
+            if table.games.saves_home:
+                return "Stopping: the game is saved."
+            return "Stopping: this game is not saved in the saved games (see above)."
         if verb == "status":
             return self.status()
         if verb == "undo":

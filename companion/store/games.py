@@ -18,6 +18,7 @@ import secrets
 import sqlite3
 import time
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -37,8 +38,9 @@ from companion.core.log_versions import (
 )
 from companion.plumbing.errors import StoreError
 from companion.plumbing.files import atomic_write_text
+from companion.plumbing.listeners import Listeners
 from companion.plumbing.places import data_dir
-from companion.store import checkpoints, imports, salvage
+from companion.store import checkpoints, imports, merging, salvage
 from companion.store.cover import LAST_GAME_KEY
 from companion.store.database import (
     DATABASE_FILE,
@@ -50,7 +52,9 @@ from companion.store.database import (
 from companion.store.durability import Durability
 from companion.store.imports import GAMES_DIR, LAST_GAME_FILE, check_id
 from companion.store.journal import Change, Journal, RowWriter, change_of, set_meta, write_cover
+from companion.store.merging import Course
 from companion.store.opening import damaged_copies, open_games
+from companion.store.owner import Holder, Owner, claim
 from companion.store.reading import Reader, close_all
 from companion.store.recorder import SAVE_TIMEOUT_S, Later, Recorder, Schedule
 from companion.store.writer import Job, Writer
@@ -88,6 +92,15 @@ class SavedGame:
         return ", ".join(self.players) if self.players else self.id
 
 
+@dataclass
+class _Merged:
+    """How a game that came in stood to the one saved under its id, once written."""
+
+    course: Course | None = None
+    # The id it was written under (None: not written, the saved one holds it all).
+    written_as: str | None = None
+
+
 @dataclass(frozen=True)
 class _Loaded:
     """What a load found in the database of the game it returned, for its recorder."""
@@ -103,11 +116,18 @@ class GameStore:
     """Saved games in `<data folder>/games.sqlite3`; JSON saves of earlier versions in
     `<data folder>/games/` are taken in on first start (and kept where they are)."""
 
-    def __init__(self, folder: Path | None = None) -> None:
+    def __init__(self, folder: Path | None = None, program: str | None = None) -> None:
         self.root = folder if folder is not None else data_dir()
         # A folder that cannot be made or written still lets the app open (see `notice`).
         with contextlib.suppress(OSError):
             self.root.mkdir(parents=True, exist_ok=True)
+        # One program at a time writes a data folder (see `companion.store.owner`);
+        # `program` is how this one is named to another that finds the folder taken.
+        self._program = program
+        claimed = claim(self.root, program)
+        self._owner: Owner | None = claimed if isinstance(claimed, Owner) else None
+        #: Who holds the folder while another program does (None: this one, or no one).
+        self.held_by: Holder | None = claimed if isinstance(claimed, Holder) else None
         # Game logs found here (saves of earlier versions, or files put there by hand)
         # are taken in; the folder is made so the place is easy to find.
         self.folder = self.root / GAMES_DIR
@@ -116,7 +136,9 @@ class GameStore:
         # Where the user's games live; `database` is where saves go (a temporary one
         # while that cannot be written, see `companion.store.opening`).
         self.home = self.root / DATABASE_FILE
-        opened = open_games(self.home)
+        opened = open_games(
+            self.home, None if self.held_by is None else self.held_by.sentence(self.root)
+        )
         self.database = opened.path
         self._reader = Reader(opened.conn, opened.source, opened.path, self.home)
         # A sentence for the first screen when the database could not be used as it is.
@@ -132,10 +154,20 @@ class GameStore:
         self._loaded: dict[str, _Loaded] = {}
         # Every id `new_id` handed out, so none is handed out twice before it is written.
         self._issued: set[str] = set()
+        # Games played here while another program owned the folder, kept beside the
+        # owner's under a new id once it had gone: old id -> new.
+        self._renames: dict[str, str] = {}
+        #: Told (old id, new id, sentence) when the open game goes on under a new id.
+        self.moved: Listeners[[str, str, str]] = Listeners()
+        # Game logs being taken in: (file, id, job, how it stood to the saved game).
+        self._taken_in: builtins.list[tuple[Path, str, Job, _Merged]] = []
         # What loads found and put right, for the player (see `news`).
         self._news: builtins.list[str] = []
-        # A store dropped without close() still closes its connections.
+        # A store dropped without close() still closes its connections and lets go of
+        # the folder.
         weakref.finalize(self, close_all, self._reader.connections())
+        if self._owner is not None:
+            weakref.finalize(self, self._owner.release)
         # The games folder's modification time when it was last looked through.
         self._legacy_seen: int | None = None
         self._import_legacy()
@@ -158,6 +190,13 @@ class GameStore:
             self.problem = "; ".join(
                 filter(None, [self.problem, f"{said}; Saved games can recover what they hold"])
             )
+
+    @property
+    def saves_home(self) -> bool:
+        """Whether saves go to the user's saved games (not a temporary database, kept only
+        until the program closes, while those cannot be written or another program owns
+        them)."""
+        return self.database == self.home
 
     def _new_writer(self) -> Writer:
         return Writer(
@@ -234,6 +273,8 @@ class GameStore:
         """Queue a change for the writer thread (see `companion.store.journal`)."""
         self.durability.remember_loop()
         self._maybe_reopen()
+        # A change made before the game was kept under a new id goes there too.
+        change.game_id = self._renames.get(change.game_id, change.game_id)
         rows = self._rows
         return self._writer.submit(Job(lambda conn: rows.write(conn, change), tag=change))
 
@@ -275,6 +316,8 @@ class GameStore:
         self._recorders.clear()
         self._writer.close()
         self._reader.close_all()
+        if self._owner is not None:
+            self._owner.release()
 
     # -- loading and listing -------------------------------------------------------------
     def load(self, game_id: str) -> Game:
@@ -481,7 +524,7 @@ class GameStore:
             if not self.recoverable:
                 raise StoreError("there is no damaged copy of the saved games to recover")
             path = self.recoverable[0]
-        report = self._copy_games(path, replace=False)
+        report = self._copy_games(path)
         name = path.name
 
         def done(conn: sqlite3.Connection) -> None:
@@ -491,34 +534,69 @@ class GameStore:
         self.recoverable = [kept for kept in self.recoverable if kept != path]
         return report
 
-    def _copy_games(self, path: Path, replace: bool) -> salvage.Salvage:
-        """Write every game that can be read from the database at `path` into this store."""
+    def _copy_games(self, path: Path) -> salvage.Salvage:
+        """Write every game that can be read from the database at `path` into this store,
+        weighed against the game saved under its id (see `companion.store.merging`): an
+        older state of a saved game is passed over, one that went another way is kept
+        beside it under a new id."""
         report = salvage.Salvage()
-        jobs = []
+        waiting: builtins.list[tuple[salvage.Found, Job, _Merged]] = []
         try:
             for found in salvage.read_games(path, report.lost):
-                held = self._reader.one("SELECT recorded FROM games WHERE id = ?", (found.game_id,))
-                if (
-                    not replace
-                    and held is not None
-                    and isinstance(held[0], int)
-                    and held[0] >= found.game.recorded
-                ):
-                    report.kept.append(found.game_id)
-                    continue
-                for recorder in self._recorders:
-                    recorder.written_elsewhere(found.game_id)
-                journal = Journal(found.game)
-                change = change_of(
-                    found.game_id, journal, mark=False, whole=True, when=found.updated
+                job, merged = self._merge(
+                    found.game_id, found.game, when=found.updated, pass_older=True
                 )
-                jobs.append(self.submit(change))
-                (report.whole if found.whole else report.shortened).append(found.game_id)
+                waiting.append((found, job, merged))
         except OSError as exc:
             raise StoreError(f"{path}: cannot be read ({exc.strerror or exc})") from exc
-        for job in jobs:
+        for found, job, merged in waiting:
             job.wait(SAVE_TIMEOUT_S)
+            if merged.written_as is None:
+                report.kept.append(found.game_id)
+                continue
+            if merged.written_as != found.game_id:
+                report.beside.append((found.game_id, merged.written_as))
+            (report.whole if found.whole else report.shortened).append(merged.written_as)
         return report
+
+    def _merge(
+        self,
+        game_id: str,
+        game: Game,
+        *,
+        when: float | None,
+        pass_older: bool,
+        then: Callable[[sqlite3.Connection, str | None], None] | None = None,
+    ) -> tuple[Job, _Merged]:
+        """Queue `game`, come from elsewhere, to be written under `game_id` unless that
+        would replace a game saved further along or gone another way: it is then kept
+        beside it under a new id (an older state of it is passed over with `pass_older`).
+        `then(conn, written_as)` runs in the same transaction."""
+        incoming = merging.history_of(game)
+        merged = _Merged()
+        rows = self._rows
+        for recorder in self._recorders:
+            recorder.written_elsewhere(game_id)
+
+        def run(conn: sqlite3.Connection) -> None:
+            course = merging.compare(merging.held_history(conn, game_id), incoming)
+            target: str | None = game_id
+            if course is Course.SAME or (course is Course.BEHIND and pass_older):
+                target = None
+            elif course in (Course.BEHIND, Course.APART):
+                target = merging.copy_id(conn, game_id)
+            if target is not None:
+                change = change_of(target, Journal(game), mark=False, whole=True, when=when)
+                try:
+                    rows.write(conn, change)
+                except BaseException:
+                    rows.forget(target)
+                    raise
+            if then is not None:
+                then(conn, target)
+            merged.course, merged.written_as = course, target
+
+        return self._writer.submit(Job(run)), merged
 
     def _not_recovered(self) -> builtins.list[Path]:
         done = {
@@ -557,6 +635,12 @@ class GameStore:
         if self._next_reopen is None or time.monotonic() < self._next_reopen:
             return
         self._next_reopen = time.monotonic() + REOPEN_EVERY_S
+        if self.held_by is not None:  # another program owns the folder: not while it runs
+            claimed = claim(self.root, self._program)
+            if not isinstance(claimed, Owner):
+                return
+            self._owner, self.held_by = claimed, None
+            weakref.finalize(self, claimed.release)
         try:
             conn = connect(self.home)
         except StoreError:
@@ -577,9 +661,15 @@ class GameStore:
         self._rows = RowWriter(self.database)
         self._writer = self._new_writer()
         self.notice = None
-        self._copy_games(temporary, replace=True)
+        report = self._copy_games(temporary)
         for recorder in self._recorders:
             recorder.written_elsewhere(recorder.game_id)
+        for game_id, kept_as in report.beside:
+            # The game played here goes on under the id it was kept as.
+            self._renames[game_id] = kept_as
+            for recorder in self._recorders:
+                recorder.renamed(game_id, kept_as)
+            self.moved.emit(game_id, kept_as, _kept_beside(game_id, kept_as, "played here"))
 
     # -- internals: told by the writer thread ------------------------------------------
     def _committed(self, jobs: builtins.list[Job]) -> None:
@@ -588,6 +678,9 @@ class GameStore:
             change = job.tag
             if isinstance(change, Change):
                 reached[change.game_id] = max(reached.get(change.game_id, -1), change.sequence)
+        for old, new in self._renames.items():
+            if new in reached:  # whoever waits on the old id is told too
+                reached[old] = reached[new]
         if self.database == self.home:
             self.durability.committed(reached)
             return
@@ -660,13 +753,18 @@ class GameStore:
                 [self._writer.submit(Job(lambda conn: imports.import_marker(conn, marker)))]
             )
 
-    @staticmethod
-    def _wait_taken_in(jobs: builtins.list[Job]) -> None:
+    def _wait_taken_in(self, jobs: builtins.list[Job]) -> None:
         for job in jobs:
             try:
                 job.wait(SAVE_TIMEOUT_S)
             except StoreError as exc:  # tried again at the next start
                 log.warning("a saved game could not be taken in: %s", exc)
+        taken_in, self._taken_in = self._taken_in, []
+        for path, game_id, job, merged in taken_in:
+            if job.error is None and merged.written_as not in (None, game_id):
+                said = _kept_beside(game_id, str(merged.written_as), f"in {path}")
+                log.warning("%s", said)
+                self._news.append(said)
 
     def _take_in(self, found: imports.Found) -> Job:
         name, mtime = found.path.name, found.mtime
@@ -678,16 +776,21 @@ class GameStore:
 
             return self._writer.submit(Job(note))
         game_id = found.path.stem
-        for recorder in self._recorders:
-            recorder.written_elsewhere(game_id)
-        # An imported game keeps its own date.
-        change = change_of(game_id, Journal(found.game), mark=False, whole=True, when=mtime)
 
-        def write(conn: sqlite3.Connection) -> None:
-            self._rows.write(conn, change)
-            imports.record_import(conn, name, mtime, game_id=game_id)
+        def record(conn: sqlite3.Connection, written_as: str | None) -> None:
+            imports.record_import(conn, name, mtime, game_id=written_as or game_id)
 
-        return self._writer.submit(Job(write, tag=change))
+        # An imported game keeps its own date; it never replaces a game saved further.
+        job, merged = self._merge(game_id, found.game, when=mtime, pass_older=False, then=record)
+        self._taken_in.append((found.path, game_id, job, merged))
+        return job
+
+
+def _kept_beside(game_id: str, kept_as: str, where: str) -> str:
+    return (
+        f"game {game_id} {where} and the one saved under that id went different ways, "
+        f"so both are kept: the one {where} as {kept_as}"
+    )
 
 
 def _json_list(text: object) -> builtins.list[object]:

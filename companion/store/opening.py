@@ -9,6 +9,8 @@
   its games are shown, saves go to a temporary database, and it is opened again as soon
   as it can be (`GameStore` keeps trying as the game is played).
 * One written by a newer version is opened read-only the same way, and left as it is.
+* One another program owns (`companion.store.owner`) is opened read-only the same way:
+  that program writes it, and this one takes it over once that one has gone.
 * A zero-length database is an empty store only the first time: once a database was
   made in the folder (`MADE_MARKER` says so), an empty one is a damaged one.
 """
@@ -56,9 +58,12 @@ class Opened:
     reopen: bool = False
 
 
-def open_games(database: Path) -> Opened:
-    """Open the database at `database`, or the best that can be had (see the module)."""
+def open_games(database: Path, held_by: str | None = None) -> Opened:
+    """Open the database at `database`, or the best that can be had (see the module);
+    `held_by` says which other program owns its folder, when one does."""
     said: list[str] = []
+    if held_by is not None:
+        return _read_only(database, UnavailableDatabaseError(held_by), said, held=True)
     gone = _set_aside_what_is_not_a_file(database, said)
     emptied = not gone and _empty_though_made(database)
     if emptied and _set_aside_damaged(database, "it is empty (0 bytes)", said) is None:
@@ -172,13 +177,22 @@ def _start_again(database: Path, cause: StoreError, said: list[str]) -> Opened:
     return Opened(conn, database, problem=_sentence(said))
 
 
-def _read_only(database: Path, cause: StoreError, said: list[str], newer: bool = False) -> Opened:
+def _read_only(
+    database: Path, cause: StoreError, said: list[str], newer: bool = False, held: bool = False
+) -> Opened:
     """The user's database read-only, saves into a temporary one."""
     try:
         source, sees_log = connect_read_only(database)
     except StoreError:
         source, sees_log = None, False
-    if newer:
+    if held:
+        what = (
+            f"{cause}, so this one does not save there: the saved games are shown as they "
+            "are, and what is played here is kept only until it closes. Close the other "
+            "one and this one saves there again, keeping both where the two played the "
+            "same game"
+        )
+    elif newer:
         what = (
             f"{database} was saved by a newer version of the companion: its games are "
             "shown as they are and not changed; new games are kept only until the app closes"

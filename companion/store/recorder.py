@@ -165,6 +165,13 @@ class Recorder:
             if game_id == self.game_id and self._journal is not None:
                 self._journal.forget()
 
+    def renamed(self, game_id: str, new_id: str) -> None:
+        """The game saved as `game_id` goes on as `new_id` (it was kept beside another
+        program's game of that id): the followed game is saved there from now on."""
+        with self._lock:
+            if game_id == self.game_id:
+                self.game_id = new_id
+
     def change_failed(self, change: Change) -> None:
         """A change was rolled back (told on the writer thread): what it carried is not
         in the database, so the next change writes it again."""

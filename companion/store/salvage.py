@@ -52,6 +52,9 @@ class Salvage:
     lost: list[str] = field(default_factory=list)
     # Games the store already held as far as the copy, or further.
     kept: list[str] = field(default_factory=list)
+    # (id, new id) of games that went another way than the one the store holds under
+    # that id: both are kept, the copy's under the new id.
+    beside: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def brought_back(self) -> int:

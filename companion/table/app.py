@@ -91,6 +91,7 @@ class Table:
     ) -> None:
         self.games: GameStore = store if store is not None else GameStore(data_dir)
         self.recorder: Recorder = self.games.recorder(schedule=schedule, later=later)
+        self.games.moved.add(self._moved)
         self.dice: RandomSource = dice if dice is not None else SecretsDice()
         self.game: Game | None = None
         self.game_id = ""
@@ -124,6 +125,12 @@ class Table:
         if last is not None:
             self._open(*last)
         return problems
+
+    def _moved(self, game_id: str, new_id: str, said: str) -> None:
+        """The game played here was kept beside another program's under a new id."""
+        if game_id == self.game_id:
+            self.game_id = new_id
+        self.notices.emit(said, True)
 
     def start(self, setup: GameSetup) -> Game:
         """Open a new game from a setup and save it at once."""
