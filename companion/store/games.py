@@ -343,24 +343,16 @@ class GameStore:
         here = conn is self._reader.conn
         where = f"{self.database if here else self.home} (game {game_id})"
         with collector_paused():
-            bodies = [
-                str(body)
-                for (body,) in self._reader.all(
-                    "SELECT body FROM actions WHERE game_id = ? ORDER BY number", (game_id,), conn
-                )
-            ]
-            if len(bodies) != recorded:
-                raise StoreError(f"{where}: {recorded} actions expected, {len(bodies)} found")
+            bodies = self._readable_bodies(conn, game_id)
             applied: int = revision
             found = self._reader.read(conn, lambda c: checkpoints.newest(c, game_id, applied))
             digests, intact = self._reader.verified(conn, game_id, bodies, found)
-            if intact < len(bodies):
-                # A damaged byte SQLite cannot see: the game opens up to its last intact
-                # action, and is written back so (the damaged rows go).
-                self._news.append(
-                    f"{where}: damaged after action {intact} of {len(bodies)}; it was opened "
-                    f"up to there, and the {len(bodies) - intact} actions after it are lost"
-                )
+            if intact < recorded:
+                # A row lost, a bad byte in an action's text, or one SQLite cannot see: the
+                # game opens up to its last intact action. Before anything is written over
+                # it, it is set aside whole, so what can still be read after the damage is
+                # offered back (Saved games, recover).
+                self._damaged(where, intact, recorded, set_aside=here)
                 bodies = bodies[:intact]
                 revision = min(revision, intact)
             try:
@@ -384,7 +376,11 @@ class GameStore:
             try:
                 game = Game.resume(setup, actions, revision, checkpoint)
             except GameLogError as exc:
-                raise StoreError(f"{where}: not a valid game log: {exc}") from exc
+                if checkpoint is not None or not actions:
+                    raise StoreError(f"{where}: not a valid game log: {exc}") from exc
+                # An action that no longer follows the rules: the game opens before it.
+                game = salvage.fold(setup, actions, revision)
+                self._damaged(where, game.recorded, recorded, set_aside=here)
         if not here:  # read from the user's database, read-only: saves go elsewhere whole
             return game
         trusted = checkpoint is not None and game.resumed_from == checkpoint.revision
@@ -405,6 +401,48 @@ class GameStore:
             weakref.ref(game), game.sequence, journal.rows, journal.checkpoint, journal.cover
         )
         return game
+
+    def _readable_bodies(self, conn: sqlite3.Connection, game_id: str) -> builtins.list[str]:
+        """A game's action texts from its first on, up to the first one lost or not
+        readable as text (its bytes are read raw, so one bad byte stops the log there and
+        does not stop the game from opening)."""
+        rows = self._reader.all(
+            "SELECT number, CAST(body AS BLOB) FROM actions WHERE game_id = ? ORDER BY number",
+            (game_id,),
+            conn,
+        )
+        bodies: builtins.list[str] = []
+        for number, raw in rows:
+            if number != len(bodies) + 1 or not isinstance(raw, bytes):
+                break
+            try:
+                bodies.append(raw.decode("utf-8"))
+            except UnicodeDecodeError:
+                break
+        return bodies
+
+    def _damaged(self, where: str, intact: int, recorded: int, *, set_aside: bool) -> None:
+        """Say that a game opened only up to action `intact` of `recorded`, having first
+        kept a copy of the saved games that still holds it whole (`set_aside`)."""
+        lost = recorded - intact
+        said = f"{where}: damaged after action {intact} of {recorded}; it was opened up to there"
+        if not set_aside:
+            self._news.append(f"{said}, and the {lost} actions after it are not shown")
+            return
+        try:
+            kept = self._reader.read(None, lambda conn: salvage.keep_copy(conn, self.home))
+        except (OSError, StoreError, sqlite3.Error) as exc:
+            log.warning("a damaged game could not be set aside: %s", exc)
+            self._news.append(
+                f"{said}; a copy could not be kept ({exc}), so the {lost} actions after it are lost"
+            )
+            return
+        if kept not in self.recoverable:
+            self.recoverable.append(kept)
+        self._news.append(
+            f"{said}. Your saved games were copied first as {kept.name}: Saved games can "
+            f"bring back what can still be read of the {lost} actions after it"
+        )
 
     def news(self) -> builtins.list[str]:
         """What the loads since the last call found damaged and put right, in sentences

@@ -12,19 +12,22 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import os
 import shutil
 import sqlite3
 import tempfile
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from companion.core import Game, GameSetup
 from companion.core.actions import BaseAction
+from companion.core.errors import RuleError
 from companion.core.game import GameLogError, collector_paused, log_digest
 from companion.core.log_versions import LogReadError, read_actions, readable_version, upgrade_setup
 from companion.store.database import text_of
-from companion.store.opening import SIDE_FILES
+from companion.store.opening import DAMAGED_INFIX, SIDE_FILES
 
 log = logging.getLogger(__name__)
 
@@ -120,36 +123,61 @@ def _game(conn: sqlite3.Connection, row: tuple[object, ...]) -> Found | None:
         return None
     if not isinstance(revision, int) or not isinstance(recorded, int):
         return None
-    actions: list[BaseAction] = []
-    chain = ""
-    for number in range(1, recorded + 1):
+    intact, after = _actions(conn, str(game_id), version, min(revision, recorded))
+    whole = len(intact) == recorded
+    with collector_paused():
+        game = fold(setup, intact, min(revision, len(intact)))
+        whole = whole and game.recorded == recorded
+        if len(intact) == game.recorded and game.revision == game.recorded:
+            # What can still be read after the damage comes back where it still follows
+            # the rules; each one that does not is left out.
+            for action in after:
+                try:
+                    game.apply(action)
+                except (RuleError, ValueError):
+                    continue
+    when = float(updated) if isinstance(updated, int | float) else 0.0
+    return Found(str(game_id), game, when, whole)
+
+
+def _actions(
+    conn: sqlite3.Connection, game_id: str, version: object, applied: int
+) -> tuple[list[BaseAction], list[BaseAction]]:
+    """A game's actions up to the first that cannot be read or whose chained fingerprint
+    does not check out, and the applied ones after it that still can be read (each whose
+    row before it is there is checked against that row's fingerprint)."""
+    intact: list[BaseAction] = []
+    after: list[BaseAction] = []
+    before: str | None = ""  # the fingerprint written with the row before (None: lost)
+    broken = False
+    for number in range(1, applied + 1):
         try:
             row = conn.execute(
                 "SELECT body, chain FROM actions WHERE game_id = ? AND number = ?",
                 (game_id, number),
             ).fetchone()
         except sqlite3.Error:
-            break
+            row = None
         if row is None or not isinstance(row[0], str):
-            break
-        body: str = row[0]
-        written = row[1]
-        chain = log_digest([body], start=chain)
-        if chain != written:  # a damaged byte SQLite cannot see: the log ends before it
-            break
+            broken, before = True, None
+            continue
+        body, written = row[0], row[1]
+        checkable = before is not None
+        checks = checkable and log_digest([body], start=before or "") == written
+        before = written if isinstance(written, str) else None
+        if checkable and not checks:  # a damaged byte SQLite cannot see
+            broken = True
+            continue
         try:
-            actions.extend(read_actions(version, "[" + body + "]"))
+            actions = read_actions(version, "[" + body + "]")
         except LogReadError:
-            break
-    whole = len(actions) == recorded
-    with collector_paused():
-        game = _fold(setup, actions, min(revision, len(actions)))
-    whole = whole and game.recorded == recorded
-    when = float(updated) if isinstance(updated, int | float) else 0.0
-    return Found(str(game_id), game, when, whole)
+            broken = True
+            continue
+        (after if broken else intact).extend(actions)
+    return intact, after
 
 
-def _fold(setup: GameSetup, actions: list[BaseAction], revision: int) -> Game:
+def fold(setup: GameSetup, actions: list[BaseAction], revision: int) -> Game:
     """The game the actions make, up to the first that no longer follows the rules (a
     longer prefix folds only if every shorter one does, so the longest is searched)."""
     try:
@@ -166,6 +194,28 @@ def _fold(setup: GameSetup, actions: list[BaseAction], revision: int) -> Game:
         else:
             good = middle
     return Game.from_actions(setup, actions[:good])
+
+
+def keep_copy(conn: sqlite3.Connection, home: Path) -> Path:
+    """Copy the saved games open on `conn` beside `home`, as a damaged copy set aside is
+    named (so Saved games offers to recover from it), page for page: what is damaged in
+    it is kept as it is. Returns the copy's path."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    kept = home.with_name(f"{home.name}{DAMAGED_INFIX}{stamp}")
+    number = 1
+    while kept.exists():
+        number += 1
+        kept = home.with_name(f"{home.name}{DAMAGED_INFIX}{stamp}-{number}")
+    partial = kept.with_name(kept.name + ".partial")
+    target = sqlite3.connect(partial)
+    try:
+        conn.backup(target)
+    finally:
+        target.close()
+    with open(partial, "rb") as written:
+        os.fsync(written.fileno())
+    os.replace(partial, kept)
+    return kept
 
 
 def _ids_with_actions(conn: sqlite3.Connection) -> set[str]:

@@ -160,8 +160,9 @@ def test_a_damaged_database_is_set_aside_said_and_recovered(tmp_path: Path) -> N
     for game_id in report.whole:
         assert store.load(game_id).state == games[game_id].state
     for game_id in report.shortened:
-        shortened = store.load(game_id)
-        assert shortened.log == games[game_id].log[: shortened.revision]
+        # Up to the damage as it was, then what could still be read after it, in order.
+        shortened, original = store.load(game_id).log, iter(games[game_id].log)
+        assert all(action in original for action in shortened)
     store.close()
     print(
         f"recovered {len(report.whole)} whole, {len(report.shortened)} cut short, "
