@@ -5,6 +5,8 @@ Tables (schema version `SCHEMA_VERSION`, kept in SQLite's `user_version`):
 * `games`: one row per game, with what the Saved games list shows (players, levels,
   winners, how many actions are applied, dates), so that list is one query, and the
   game-log version its actions are written in (older ones are upgraded on load);
+  `played` counts up with every write, so the list puts the game played last first
+  whatever the clock says (one set back, or the hour repeated when summer time ends);
 * `actions`: one row per recorded action, in the compact JSON of the game-log format,
   with the chained fingerprint of the log up to it (`companion.core.game.log_digest`);
   rows past the game's `revision` are undone actions that can still be redone;
@@ -25,7 +27,7 @@ from pathlib import Path
 from companion.plumbing.errors import StoreError
 
 DATABASE_FILE = "games.sqlite3"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 # How long a connection waits for another one's write lock before giving up (ms);
 # writes are single-row appends, so a wait this long means something is stuck.
 BUSY_TIMEOUT_MS = 10_000
@@ -41,9 +43,11 @@ CREATE TABLE IF NOT EXISTS games (
     levels TEXT NOT NULL,
     winners TEXT NOT NULL,
     created REAL NOT NULL,
-    updated REAL NOT NULL
+    updated REAL NOT NULL,
+    played INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS games_by_update ON games (updated DESC);
+CREATE INDEX IF NOT EXISTS games_by_play ON games (played DESC);
 CREATE TABLE IF NOT EXISTS actions (
     game_id TEXT NOT NULL,
     number INTEGER NOT NULL,
@@ -69,6 +73,16 @@ CREATE TABLE IF NOT EXISTS imported (
     mtime REAL NOT NULL,
     problem TEXT
 );
+"""
+
+# From schema 1: the order games were played in, first taken from their dates.
+_TO_SCHEMA_2 = """
+ALTER TABLE games ADD COLUMN played INTEGER NOT NULL DEFAULT 0;
+UPDATE games SET played = (
+    SELECT count(*) FROM games AS other
+    WHERE other.updated < games.updated OR (other.updated = games.updated AND other.id <= games.id)
+);
+CREATE INDEX IF NOT EXISTS games_by_play ON games (played DESC);
 """
 
 
@@ -167,8 +181,9 @@ def connect(path: Path) -> sqlite3.Connection:
             )
         if version < SCHEMA_VERSION:
             # One script, one transaction: a crash leaves no half-made schema.
+            steps = _TO_SCHEMA_2 if version == 1 else _SCHEMA
             conn.executescript(
-                f"BEGIN IMMEDIATE;{_SCHEMA}PRAGMA user_version = {SCHEMA_VERSION};COMMIT;"
+                f"BEGIN IMMEDIATE;{steps}PRAGMA user_version = {SCHEMA_VERSION};COMMIT;"
             )
     except sqlite3.Error as exc:
         conn.close()

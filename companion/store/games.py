@@ -456,7 +456,7 @@ class GameStore:
         return len(self._reader.summaries(None))
 
     def list(self, limit: int | None = None) -> builtins.list[SavedGame]:
-        """The saved games, newest first (the newest `limit` only, if given), from their
+        """The saved games, the one played last first (the first `limit` only, if given), from their
         summaries, in one query: no game is opened. JSON saves that could not be taken
         in are listed too, with their problem."""
         self._import_legacy()
@@ -488,7 +488,10 @@ class GameStore:
             )
             if (self.folder / str(file)).exists()
         ]
-        listed = sorted(found + damaged, key=lambda saved: saved.updated, reverse=True)
+        # The game played last first (not by date: a clock can be set back); the files
+        # that could not be taken in after the games, newest first.
+        damaged.sort(key=lambda saved: saved.updated, reverse=True)
+        listed = found + damaged
         return listed if limit is None else listed[:limit]
 
     def delete(self, game_id: str) -> None:

@@ -53,14 +53,17 @@ def to_take_in(
     """The game logs in `folder` not taken in yet, or changed since (`done`: file name ->
     modification time when it was taken in); each is read only when its turn comes."""
     try:
-        candidates = [only] if only is not None else sorted(folder.glob("*.json"))
+        candidates = [only] if only is not None else list(folder.glob("*.json"))
     except OSError:
         return
+    dated = []
     for path in candidates:
         try:
-            mtime = path.stat().st_mtime
+            dated.append((path.stat().st_mtime, path))
         except OSError:
             continue
+    # Oldest first: the saved games list puts the game taken in last first.
+    for mtime, path in sorted(dated):
         if done.get(path.name) == mtime or not ID_RE.match(path.stem):
             continue
         try:

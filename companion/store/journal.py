@@ -178,7 +178,8 @@ class RowWriter:
         self._chains[game_id] = (number, chain)
         updated = conn.execute(
             "UPDATE games SET revision = ?, recorded = ?, players = ?, levels = ?, "
-            "winners = ?, updated = ?, log_version = ? WHERE id = ?",
+            "winners = ?, updated = ?, log_version = ?, "
+            "played = (SELECT coalesce(max(played), 0) + 1 FROM games) WHERE id = ?",
             (
                 change.revision,
                 change.recorded,

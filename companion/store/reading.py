@@ -101,11 +101,11 @@ class Reader:
         return (source, found) if found is not None else (self.conn, None)
 
     def summaries(self, limit: int | None) -> Rows:
-        """The games' summary rows, newest first; the store's own, then the user's
-        read-only database's (those it does not hold itself)."""
+        """The games' summary rows, the one played last first; the store's own, then the
+        user's read-only database's (those it does not hold itself)."""
         query = (
             "SELECT id, updated, players, revision, winners, levels FROM games "
-            "ORDER BY updated DESC LIMIT ?"
+            "ORDER BY played DESC, updated DESC LIMIT ?"
         )
         params = (-1 if limit is None else limit,)
         rows = self.all(query, params)
@@ -114,11 +114,13 @@ class Reader:
         own = {row[0] for row in rows}
         try:
             theirs = self.all(query, params, self.source)
-        except StoreError as exc:  # what can be read is shown
-            log.warning("the read-only saved games cannot be listed: %s", exc)
-            theirs = []
+        except StoreError:  # one of an earlier schema, with no order of play
+            try:
+                theirs = self.all(query.replace("played DESC, ", ""), params, self.source)
+            except StoreError as exc:  # what can be read is shown
+                log.warning("the read-only saved games cannot be listed: %s", exc)
+                theirs = []
         merged = rows + [row for row in theirs if row[0] not in own]
-        merged.sort(key=lambda row: float(str(row[1])), reverse=True)
         return merged if limit is None else merged[:limit]
 
     def cover_of(self, game_id: str) -> str | None:

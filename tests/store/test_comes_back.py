@@ -5,8 +5,12 @@ kept, and the player is told."""
 from __future__ import annotations
 
 import os
+import sqlite3
 import time
+from contextlib import closing
 from pathlib import Path
+
+import pytest
 
 from companion.core import CLASSIC, Game, GameSetup, GoUpLevel, PlayerSetup, Sex
 from companion.store import GameStore
@@ -88,4 +92,38 @@ def test_the_same_game_put_back_changes_nothing(tmp_path: Path) -> None:
     store = GameStore(tmp_path)
     assert [(saved.id, saved.actions) for saved in store.list()] == [(GAME, 9)]
     assert store.news() == []
+    store.close()
+
+
+def test_the_game_played_last_comes_first_whatever_the_clock_says(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = GameStore(tmp_path)
+    ours, theirs = _game(2), _game(3)
+    store.save("20261129-040000-0001", ours)
+    store.save("20261129-050000-0002", theirs)
+    real = time.time()
+    with monkeypatch.context() as clock:
+        clock.setattr(time, "time", lambda: real - 86_400)  # the clock set back a day
+        ours.apply(GoUpLevel(player=2))
+        store.save("20261129-040000-0001", ours)
+    assert [saved.id for saved in store.list()] == ["20261129-040000-0001", "20261129-050000-0002"]
+    assert [saved.id for saved in store.list(limit=1)] == ["20261129-040000-0001"]
+    store.close()
+
+
+def test_saved_games_of_the_earlier_schema_keep_their_order_by_date(tmp_path: Path) -> None:
+    store = GameStore(tmp_path)
+    for number, game_id in enumerate(("20261129-040000-0001", "20261129-040000-0002")):
+        store.save(game_id, _game(number + 1))
+    store.close()
+    with closing(sqlite3.connect(tmp_path / "games.sqlite3")) as conn, conn:
+        conn.execute("DROP INDEX games_by_play")
+        conn.execute("ALTER TABLE games DROP COLUMN played")
+        conn.execute("UPDATE games SET updated = 1000 WHERE id = '20261129-040000-0002'")
+        conn.execute("PRAGMA user_version = 1")
+    store = GameStore(tmp_path)
+    assert [saved.id for saved in store.list()] == ["20261129-040000-0001", "20261129-040000-0002"]
+    store.save("20261129-040000-0002", _game(4))
+    assert [saved.id for saved in store.list()][0] == "20261129-040000-0002"
     store.close()
