@@ -53,7 +53,8 @@ def run(args: argparse.Namespace) -> int:
             f"{path}: larger than {MAX_LOG_BYTES // 2**20} MiB, the most a game log may hold"
         )
     try:
-        game = Game.from_json(text, editions=_shipped_editions())
+        # A saved game is checked as it was written, names and all.
+        game = Game.from_json(text, editions=_shipped_editions(), saved=True)
     except ValueError as err:  # GameLogError, and anything else the log's contents provoke
         return _fail(f"{path}: {err}")
     count = len(game.log)

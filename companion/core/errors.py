@@ -38,6 +38,8 @@ def first_validation_error(exc: ValidationError) -> tuple[str, str, int]:
 
     `where` is the dotted field path ("players.0.name"), empty for the whole object.
     Every place that turns a ValidationError into one line for a person uses this.
+    When a rule refused the value, `what` is its sentence as the rule gave it (a
+    `Phrase` the app can translate).
     A field the model does not know comes first, as "unknown field 'levle'": a misspelt
     name explains the "missing" error that usually comes with it.
 
@@ -60,7 +62,10 @@ def first_validation_error(exc: ValidationError) -> tuple[str, str, int]:
     where = ".".join(str(part) for part in first["loc"])
     cause = first.get("ctx", {}).get("error") if first["type"] == "value_error" else None
     # A validator's own sentence reads better without pydantic's "Value error, " prefix.
-    what = str(cause) if cause is not None else str(first["msg"])
+    if isinstance(cause, RuleError):
+        what = cause.phrase
+    else:
+        what = str(cause) if cause is not None else str(first["msg"])
     return where, what, exc.error_count()
 
 

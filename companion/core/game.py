@@ -30,7 +30,7 @@ from companion.core.log_versions import (
     readable_version,
     upgrade_setup,
 )
-from companion.core.models import Edition, GameSetup
+from companion.core.models import SAVED_GAME, Edition, GameSetup
 from companion.core.phrase import Phrase
 from companion.core.state import GameState
 from companion.plumbing.errors import CompanionError
@@ -456,11 +456,16 @@ class Game:
         data: object,
         rng: RandomSource | None = None,
         editions: Mapping[str, Edition] | None = None,
+        *,
+        saved: bool = False,
     ) -> Game:
         """Load a game log from JSON-ready data; raises GameLogError on anything wrong.
 
         `editions` resolves a setup's `"edition": "<id>"` (default: the core's built-in
         editions). Logs of an earlier version are upgraded first (log_versions.py).
+        A log enters as a new game: its player names are made normal and refused when
+        blank or alike (names.py), unless it is `saved`, one of the app's own saves,
+        whose names are kept as they were written.
         """
         if not isinstance(data, dict):
             raise GameLogError("a game log is a JSON object")
@@ -471,7 +476,9 @@ class Game:
         except LogReadError as err:
             raise GameLogError(str(err)) from None
         try:
-            context = {"editions": editions} if editions is not None else None
+            context: dict[str, object] = {SAVED_GAME: saved}
+            if editions is not None:
+                context["editions"] = editions
             setup = GameSetup.model_validate(
                 upgrade_setup(version, data.get("setup")), context=context
             )
@@ -495,8 +502,11 @@ class Game:
         text: str | bytes,
         rng: RandomSource | None = None,
         editions: Mapping[str, Edition] | None = None,
+        *,
+        saved: bool = False,
     ) -> Game:
-        """Load a game saved by `to_json`; raises GameLogError on anything wrong."""
+        """Load a game saved by `to_json`; raises GameLogError on anything wrong (see
+        `from_dict`, `saved` too)."""
         try:
             with collector_paused():
                 data = json.loads(text)
@@ -508,7 +518,7 @@ class Game:
             raise GameLogError("not valid JSON: the file is not UTF-8 text") from None
         except RecursionError:
             raise GameLogError("not valid JSON: nested too deeply") from None
-        return cls.from_dict(data, rng, editions)
+        return cls.from_dict(data, rng, editions, saved=saved)
 
 
 def _refold(state: GameState, action: BaseAction) -> GameState:

@@ -17,7 +17,7 @@ from pydantic import (
     model_validator,
 )
 
-from companion.core.names import NAME_MAX, UNSAFE_IN_NAME, log_name
+from companion.core.names import NAME_MAX, log_name, normal_name, refuse_lookalikes, saved_name
 
 MIN_PLAYERS = 2  # the rulebooks say 3..6; 2 and 7..8 are common house rules
 MAX_PLAYERS = 8
@@ -29,6 +29,10 @@ RULES_VERSION = 3
 LEGACY_RULES = 2
 
 _COLOUR = re.compile(r"^#[0-9a-fA-F]{6}$")
+# The validation context key of a setup read from a game the app saved itself
+# (`context={SAVED_GAME: True}`): its player names were taken under the rule of their
+# day and are kept as written, so an old save never stops opening (names.py).
+SAVED_GAME = "saved_game"
 # A name that enters the log from a card, a die or an old log: made to keep the log's rule.
 LoggedName = Annotated[str, AfterValidator(lambda name: log_name(name, NAME_MAX))]
 
@@ -223,24 +227,17 @@ class PlayerSetup(Frozen):
     """One seat at the table: name, standie colour ("#rrggbb"), starting sex, and the role or
     character card dealt at set-up in the editions that have them (RULES.md §2)."""
 
-    name: Annotated[str, Field(min_length=1, max_length=40)]
+    name: Annotated[str, Field(max_length=40)]
     colour: str
     sex: Sex
     role: CardRules | None = None
 
     @field_validator("name")
     @classmethod
-    def _name_not_blank(cls, value: str) -> str:
-        value = value.strip()  # a pasted name's trailing newline is not a mistake
-        if not value:
-            raise ValueError("a player's name cannot be blank")
-        unsafe = UNSAFE_IN_NAME.search(value)
-        if unsafe:
-            raise ValueError(
-                "a player's name cannot hold control or text-direction characters "
-                f"(U+{ord(unsafe.group()):04X})"
-            )
-        return value
+    def _name_keeps_the_rule(cls, value: str, info: ValidationInfo) -> str:
+        """A new name is made normal, or refused (blank, invisible, unsafe); a saved
+        game's name is kept as it was written (names.py)."""
+        return saved_name(value) if _saved(info) else normal_name(value)
 
     @field_validator("colour")
     @classmethod
@@ -274,6 +271,22 @@ class GameSetup(Frozen):
             raise ValueError(f"no edition is called {value!r}; known: {', '.join(sorted(known))}")
         return known[value]
 
+    @field_validator("players")
+    @classmethod
+    def _names_told_apart(
+        cls, players: tuple[PlayerSetup, ...], info: ValidationInfo
+    ) -> tuple[PlayerSetup, ...]:
+        """No two players' names look the same; a saved game is held to the rule it was
+        started under, no two names spelt alike (names.py). A field's validator, not the
+        model's: pydantic runs a model's own again on every state made from the setup."""
+        if not _saved(info):
+            refuse_lookalikes([p.name for p in players])
+            return players
+        names = [p.name.casefold() for p in players]
+        if len(set(names)) != len(names):
+            raise ValueError("two players cannot have the same name")
+        return players
+
     @model_validator(mode="after")
     def _check(self) -> GameSetup:
         count = len(self.players)
@@ -281,15 +294,17 @@ class GameSetup(Frozen):
             raise ValueError(f"a game needs {MIN_PLAYERS} to {MAX_PLAYERS} players, not {count}")
         if not 0 <= self.first_player < count:
             raise ValueError(f"first player must be a seat from 0 to {count - 1}")
-        names = [p.name.casefold() for p in self.players]
-        if len(set(names)) != len(names):
-            raise ValueError("two players cannot have the same name")
         for seat, player in enumerate(self.players):
             if player.role is not None and player.role.kind != "role":
                 raise ValueError(f"players.{seat}.role: a {player.role.kind} card is not a role")
             if player.role is not None and self.edition.role_cards is None:
                 raise ValueError(f"{self.edition.name} deals no role or character cards")
         return self
+
+
+def _saved(info: ValidationInfo) -> bool:
+    """Whether the setup being read is one of a game the app saved (`SAVED_GAME`)."""
+    return isinstance(info.context, dict) and bool(info.context.get(SAVED_GAME))
 
 
 # --- combat inputs (the card database converts cards into these) ----------------------

@@ -20,6 +20,7 @@ import companion.core as core_package
 from companion.core import Game, GameState
 from companion.core.game import CHECKPOINT_INTERVAL
 from companion.core.log_versions import LOG_VERSION
+from companion.core.models import SAVED_GAME
 
 
 class Kept(Protocol):
@@ -85,7 +86,7 @@ def trusted(row: tuple[object, ...] | None, digests: Mapping[int, str] | None) -
     if engine != engine_fingerprint() or digest != digests[at]:
         return None
     try:
-        checkpoint = GameState.model_validate_json(state)
+        checkpoint = GameState.model_validate_json(state, context={SAVED_GAME: True})
     except ValidationError:
         return None
     return checkpoint if checkpoint.revision == at else None

@@ -36,6 +36,7 @@ from companion.core.log_versions import (
     readable_version,
     upgrade_setup,
 )
+from companion.core.models import SAVED_GAME
 from companion.plumbing.errors import StoreError
 from companion.plumbing.files import atomic_write_text
 from companion.plumbing.listeners import Listeners
@@ -358,7 +359,8 @@ class GameStore:
             try:
                 raw_setup = json.loads(str(setup_text))
                 setup = GameSetup.model_validate(
-                    upgrade_setup(readable_version(version), raw_setup)
+                    upgrade_setup(readable_version(version), raw_setup),
+                    context={SAVED_GAME: True},  # its names stay as they were taken
                 )
             except LogReadError as exc:
                 raise StoreError(f"{where}: {exc}") from None

@@ -66,14 +66,17 @@ def to_take_in(
     for mtime, path in sorted(dated):
         if done.get(path.name) == mtime or not ID_RE.match(path.stem):
             continue
-        try:
-            yield Found(path, mtime, read_json(path))
+        try:  # a file in the games folder is a save of an earlier version: names as written
+            yield Found(path, mtime, read_json(path, saved=True))
         except StoreError as exc:
             yield Found(path, mtime, None, str(exc))
 
 
-def read_json(path: Path) -> Game:
-    """A game-log file; StoreError naming the file and the cause when it is not one."""
+def read_json(path: Path, *, saved: bool = False) -> Game:
+    """A game-log file; StoreError naming the file and the cause when it is not one.
+
+    It enters as a new game (an import): blank or look-alike player names are refused,
+    unless it is `saved` by the app itself (`Game.from_dict`)."""
     try:
         text = read_capped(path, MAX_LOG_BYTES).decode("utf-8")
     except FileNotFoundError as exc:
@@ -83,7 +86,7 @@ def read_json(path: Path) -> Game:
     except (OSError, UnicodeDecodeError) as exc:
         raise StoreError(f"{path}: cannot be read ({exc})") from exc
     try:
-        return Game.from_json(text)
+        return Game.from_json(text, saved=saved)
     except ValueError as exc:
         raise StoreError(f"{path}: not a valid game log: {_one_line(exc)}") from exc
 

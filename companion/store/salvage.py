@@ -26,6 +26,7 @@ from companion.core.actions import BaseAction
 from companion.core.errors import RuleError
 from companion.core.game import GameLogError, collector_paused, log_digest
 from companion.core.log_versions import LogReadError, read_actions, readable_version, upgrade_setup
+from companion.core.models import SAVED_GAME
 from companion.store.database import text_of
 from companion.store.opening import DAMAGED_INFIX, SIDE_FILES
 
@@ -118,7 +119,9 @@ def _game(conn: sqlite3.Connection, row: tuple[object, ...]) -> Found | None:
     _rowid, game_id, setup_text, revision, recorded, updated, version = row
     try:
         raw_setup = json.loads(str(setup_text))
-        setup = GameSetup.model_validate(upgrade_setup(readable_version(version), raw_setup))
+        setup = GameSetup.model_validate(
+            upgrade_setup(readable_version(version), raw_setup), context={SAVED_GAME: True}
+        )
     except ValueError:  # not JSON, an unknown version or not a setup
         return None
     if not isinstance(revision, int) or not isinstance(recorded, int):

@@ -167,11 +167,11 @@ def test_an_interrupted_import_carries_on_at_the_next_start(
     real = imports.read_json
     calls = []
 
-    def power_cut_on_the_second(path: Path) -> Game:
+    def power_cut_on_the_second(path: Path, *, saved: bool = False) -> Game:
         calls.append(path)
         if len(calls) == 2:
             raise KeyboardInterrupt  # the process ends here
-        return real(path)
+        return real(path, saved=saved)
 
     monkeypatch.setattr(imports, "read_json", power_cut_on_the_second)
     with pytest.raises(KeyboardInterrupt):

@@ -35,7 +35,7 @@ from companion.core import (
 )
 from companion.core.errors import first_validation_error
 from companion.table.words import sex_name
-from companion.ui.i18n import APP_LANGUAGE, _, card_name, ngettext
+from companion.ui.i18n import APP_LANGUAGE, _, card_name, ngettext, tr
 from companion.ui.labels import edition_detail, edition_title
 from companion.ui.picker import Choice, ListPicker, pick_one
 from companion.ui.screens.base import CompanionScreen
@@ -405,4 +405,6 @@ def _role_detail(role: CardRules) -> str:
 
 
 def _setup_problem(exc: ValidationError) -> str:
-    return first_validation_error(exc)[1].removeprefix("Value error, ")
+    """What is wrong with the setup, in the language on show when a rule said it (a
+    blank name, two names that look the same)."""
+    return tr(first_validation_error(exc)[1]).removeprefix("Value error, ")
