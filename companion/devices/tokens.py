@@ -145,6 +145,7 @@ class TokenStore:
                     n=found.damaged,
                 ),
                 whole=found.complete,
+                known=found.known,
             )
 
     def _parse(self, data: bytes) -> str | None:
@@ -188,7 +189,9 @@ class TokenStore:
             )
         return None
 
-    def _damaged(self, why: str, whole: bool = False) -> None:
+    def _damaged(self, why: str, whole: bool = False, known: bool = True) -> None:
+        """Set the damaged file aside and say so; `whole`: every token came back;
+        `known`: whether how many there were is known (else none is said to be lost)."""
         try:
             kept = set_aside(self.path)
         except StoreError as exc:
@@ -206,6 +209,16 @@ class TokenStore:
         recovered = len(self._tokens)
         if whole:
             outcome = Phrase("every token was recovered")
+            self._save()
+        elif recovered and not known:
+            outcome = plural_phrase(
+                "{n} counter's token was recovered; a counter it does not recognise must be "
+                "claimed again",
+                "{n} counters' tokens were recovered; a counter it does not recognise must be "
+                "claimed again",
+                recovered,
+                n=recovered,
+            )
             self._save()
         elif recovered:
             outcome = plural_phrase(

@@ -45,6 +45,10 @@ class Read:
     repaired: int = 0
     # Whether every record the file was written with is in `records`.
     complete: bool = True
+    # Whether how many records the file was written with is known (its head, or its
+    # copy's, could be read): when it is not, `complete` is False though nothing may
+    # be missing.
+    known: bool = True
     # The file is not in this format at all (an older one): its bytes, to read otherwise.
     other: bytes | None = None
 
@@ -70,7 +74,8 @@ def read_records(path: Path, max_bytes: int) -> Read:
             records=records,
             damaged=1,
             repaired=len(records),
-            complete=not damaged and expected == len(records),
+            complete=expected >= 0 and expected <= len(records),
+            known=expected >= 0,
         )
     records, damaged, expected = _parse(data)
     if not is_records(data) and not records and copy is None:
@@ -81,8 +86,11 @@ def read_records(path: Path, max_bytes: int) -> Read:
             if key not in records:
                 found.records[key] = record
                 found.repaired += 1
-        expected = max(expected, copy[2] if not copy[1] else -1)
+        # The copy's head says how many there were, when the file's cannot (a damaged
+        # line elsewhere in the copy does not change what its head says).
+        expected = max(expected, copy[2])
     found.complete = expected >= 0 and len(found.records) >= expected
+    found.known = expected >= 0
     return found
 
 

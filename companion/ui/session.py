@@ -291,12 +291,16 @@ class GameSession(EventDispatcher):
         except (StoreError, OSError) as exc:
             self._notify(tr(exc), True)
             return False
-        self._notify(
-            _("Recovered: {whole} whole, {short} without their last actions, {lost} lost.").format(
-                whole=len(report.whole), short=len(report.shortened), lost=len(report.lost)
-            ),
-            bool(report.lost or report.shortened),
-        )
+        said = _(
+            "Recovered: {whole} whole, {short} with actions that could not be read left out, "
+            "{lost} lost."
+        ).format(whole=len(report.whole), short=len(report.shortened), lost=len(report.lost))
+        if report.beside:
+            said += " " + _(
+                "{count} went on differently from the game saved under the same name: "
+                "both are kept."
+            ).format(count=len(report.beside))
+        self._notify(said, bool(report.lost or report.shortened or report.beside))
         return True
 
     def save(self) -> None:

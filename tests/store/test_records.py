@@ -78,3 +78,31 @@ def test_a_file_cut_short_is_seen_as_damaged(tmp_path: Path) -> None:
     (tmp_path / f"records{COPY_SUFFIX}").unlink()
     found = read_records(path, 10_000)
     assert found.damaged == 1 and len(found.records) == 5
+
+
+@pytest.mark.parametrize("copy", ["with-its-copy", "copy-gone", "copy-damaged"])
+def test_when_every_token_came_back_no_counter_is_said_to_need_claiming_again(
+    tmp_path: Path, copy: str
+) -> None:
+    folder = tmp_path / "pristine"
+    folder.mkdir()
+    path = folder / "counters.json"
+    tokens = saved_tokens(path)
+    whole = path.read_bytes()
+    beside = (folder / f"counters.json{COPY_SUFFIX}").read_bytes()
+    wrong = []
+    for offset in range(len(whole)):
+        trial = tmp_path / f"at-{offset}"
+        trial.mkdir()
+        damaged = bytearray(whole)
+        damaged[offset] ^= 0x5A
+        (trial / "counters.json").write_bytes(bytes(damaged))
+        if copy == "with-its-copy":
+            (trial / f"counters.json{COPY_SUFFIX}").write_bytes(beside)
+        elif copy == "copy-damaged":  # a byte gone bad in the copy's last line too
+            (trial / f"counters.json{COPY_SUFFIX}").write_bytes(beside[:-3] + b"#" + beside[-2:])
+        store = TokenStore(trial / "counters.json")
+        every = all(store.get(counter_id) == token for counter_id, token in tokens.items())
+        if every and store.problem is not None and "the others" in store.problem:
+            wrong.append((offset, store.problem))
+    assert wrong == []
