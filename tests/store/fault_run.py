@@ -1,6 +1,8 @@
 """The saved games under every fault at once, end to end: a game is played with the app's
 recorder in a child process while the world hurts it (kill -9 during saves, the disk
-filling up, the write-ahead log removed, random pages damaged, a hostile data folder);
+filling up, the write-ahead log removed, random pages damaged, a hostile data folder, a
+second program playing the same game on the same folder, an old save of the game put
+back in the games folder, one action's row damaged or deleted);
 then the real app starts on what is left (offscreen, as `companion app` does).
 
 Every run must end with every action the child was told was saved present (damaged
@@ -20,6 +22,7 @@ import logging
 import os
 import random
 import resource
+import select
 import signal
 import sys
 import tempfile
@@ -44,7 +47,16 @@ from tests.ui.test_startup import probe_script, run_probe
 if TYPE_CHECKING:
     from companion.core import Game
 
-KINDS = ("kill", "disk-full", "log-removed", "pages-damaged", "hostile-folder")
+KINDS = (
+    "kill",
+    "disk-full",
+    "log-removed",
+    "pages-damaged",
+    "hostile-folder",
+    "two-programs",
+    "old-save-back",
+    "action-damaged",
+)
 GAME_ID = "20260101-120000-fade"
 ACTIONS = 1500
 USABLE = {"table", "new_game", "games"}
@@ -127,6 +139,70 @@ def play(folder: Path, report: int, file_limit: int | None) -> None:
     time.sleep(60)  # wait to be killed
 
 
+def second_program(folder: Path) -> Callable[[], None]:
+    """A hurt: a second program starts on the same folder and plays the same game."""
+
+    def start() -> None:
+        from tests.store.fault_tools import fork
+
+        read_end, write_end = os.pipe()
+        SECONDS.append((fork(lambda: play(folder, write_end, None), close=read_end), read_end))
+        os.close(write_end)
+
+    return start
+
+
+# (pid, the end its reports come from) of the second programs still running.
+SECONDS: list[tuple[int, int]] = []
+
+
+def stop_seconds() -> int:
+    """Kill the second programs; returns the most actions any was told were saved."""
+    told = 0
+    while SECONDS:
+        pid, read_end = SECONDS.pop()
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        data = b""
+        while select.select([read_end], [], [], 0)[0]:
+            chunk = os.read(read_end, 65536)
+            if not chunk:
+                break
+            data += chunk
+        os.close(read_end)
+        told = max([told, *(int(line) for line in data.decode().split())])
+    return told
+
+
+def put_old_save_back(folder: Path, rnd: random.Random) -> None:
+    """An older state of the game as a JSON save in the games folder, freshly touched (a
+    restore, a sync tool)."""
+    from companion.core import Game
+
+    intended = intended_game()
+    older = Game.from_actions(intended.setup, intended.log[: rnd.randrange(1, 50)])
+    games = folder / "games"
+    games.mkdir(exist_ok=True)
+    (games / f"{GAME_ID}.json").write_text(older.to_json(), encoding="utf-8")
+
+
+def damage_one_action(database: Path, rnd: random.Random, upto: int) -> int:
+    """A bad byte in one action's text, or its row deleted; returns its number."""
+    import sqlite3
+
+    number = rnd.randrange(1, upto + 1)
+    with contextlib.closing(sqlite3.connect(database)) as conn, conn:
+        if rnd.random() < 0.5:
+            conn.execute("DELETE FROM actions WHERE game_id = ? AND number = ?", (GAME_ID, number))
+        else:
+            conn.execute(
+                "UPDATE actions SET body = CAST(CAST(body AS BLOB) || X'FF' AS TEXT) "
+                "WHERE game_id = ? AND number = ?",
+                (GAME_ID, number),
+            )
+    return number
+
+
 def run_child(
     folder: Path, rnd: random.Random, hurt: Callable[[], None] | None, file_limit: int | None
 ) -> int:
@@ -185,6 +261,8 @@ def one_round(kind: str, work: Path, rnd: random.Random, how: Counter[str]) -> O
         file_limit = None
         if kind == "log-removed":
             hurt = lambda: Path(f"{database}-wal").unlink(missing_ok=True)  # noqa: E731
+        elif kind == "two-programs":
+            hurt = second_program(folder)
         elif kind == "disk-full" and small_fs is not None:
             hurt = lambda: fill(small_fs)  # noqa: E731
             how["disk-full: a small tmpfs filled up"] += 1
@@ -192,6 +270,13 @@ def one_round(kind: str, work: Path, rnd: random.Random, how: Counter[str]) -> O
             file_limit = rnd.randrange(100_000, 400_000)
             how["disk-full: the file-size limit (not root)"] += 1
         outcome.reported = run_child(folder, rnd, hurt, file_limit)
+        if kind == "two-programs" and stop_seconds() > 0:
+            outcome.broken.append("the second program was told its play was saved")
+        if kind == "old-save-back":
+            put_old_save_back(folder, rnd)
+        damaged_at = 0
+        if kind == "action-damaged" and outcome.reported > 0:
+            damaged_at = damage_one_action(database, rnd, outcome.reported)
         if kind == "pages-damaged":
             damage_pages(database, rnd, pages=rnd.choice((1, 2, 4, 8)))
         if kind == "hostile-folder":
@@ -207,9 +292,19 @@ def one_round(kind: str, work: Path, rnd: random.Random, how: Counter[str]) -> O
         check(
             outcome,
             report,
-            expect_said=kind in ("disk-full", "hostile-folder") or damaged,
-            keep=not damaged,
+            expect_said=kind in ("disk-full", "hostile-folder", "old-save-back")
+            or damaged
+            or damaged_at > 0,
+            keep=not damaged and damaged_at == 0,
         )
+        if damaged_at and outcome.found < damaged_at - 1:
+            # Every action before the damaged one is there; those after it that still
+            # follow the rules come back with the recovery.
+            outcome.broken.append(
+                f"action {damaged_at} damaged: only {outcome.found} found after recovery"
+            )
+        if damaged_at and not report["recoverable"]:
+            outcome.broken.append("the damaged game was not set aside to recover from")
         if kind == "disk-full" and small_fs is not None:
             (small_fs / "filler").unlink(missing_ok=True)  # room again: it is written as ever
             again = start_app(folder)
