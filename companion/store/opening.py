@@ -187,10 +187,8 @@ def _read_only(
         source, sees_log = None, False
     if held:
         what = (
-            f"{cause}, so this one does not save there: the saved games are shown as they "
-            "are, and what is played here is kept only until it closes. Close the other "
-            "one and this one saves there again, keeping both where the two played the "
-            "same game"
+            f"{cause}: what is played here is kept only until this window closes, unless "
+            "that one closes first"
         )
     elif newer:
         what = (

@@ -73,7 +73,7 @@ class Holder:
             stamp = time.localtime(self.since)
             same_day = time.strftime("%Y%m%d", stamp) == time.strftime("%Y%m%d")
             when = time.strftime(" since %H:%M" if same_day else " since %Y-%m-%d %H:%M", stamp)
-        return f"{who} has been using {folder}{when}"
+        return f"{who} has had the saved games in {folder} open{when}"
 
 
 class Owner:

@@ -121,7 +121,7 @@ def test_a_second_program_says_who_owns_the_folder_and_never_writes_its_game(
         assert second.held_by is not None
         assert second.held_by.pid == owner.process.pid
         assert second.problem is not None
-        assert "has been using" in second.problem
+        assert "has had the saved games in" in second.problem
         assert f"process {owner.process.pid}" in second.problem
         assert "since " in second.problem
         assert not second.saves_home
@@ -234,7 +234,7 @@ async def test_the_app_beside_serve_names_it_and_keeps_its_own_play_beside(
         app = GameStore(tmp_path)  # the app, started while serve hosts the game
         assert app.held_by is not None and app.held_by.program == "companion serve"
         assert app.problem is not None
-        assert f"companion serve (process {process.pid}) has been using" in app.problem
+        assert f"companion serve (process {process.pid}) has had the saved games in" in app.problem
         loaded = app.load_last()
         assert loaded is not None
         game_id, game = loaded
