@@ -61,23 +61,72 @@ def run(args: argparse.Namespace) -> int:
 def _setup(players: str | None) -> Any:
     """The setup of a new game for these comma-separated names (four by default).
 
-    Raises ValueError with one line saying what is wrong with the names."""
+    Raises ValueError with one line saying what is wrong: which player, which value, why."""
     from pydantic import ValidationError
 
     from companion.core import CLASSIC, GameSetup, PlayerSetup, Sex
-    from companion.core.errors import validation_error_line
+    from companion.core.errors import first_validation_error
+    from companion.core.models import MAX_PLAYERS, MIN_PLAYERS
 
-    names = [n.strip() for n in (players or "Anna,Bram,Cleo,Dev").split(",") if n.strip()]
-    try:
-        return GameSetup(
-            players=tuple(
-                PlayerSetup(name=name, colour=COLOURS[i % len(COLOURS)], sex=Sex.NONE)
-                for i, name in enumerate(names)
-            ),
-            edition=CLASSIC,
+    names = [n.strip() for n in (players or "Anna,Bram,Cleo,Dev").split(",")]
+    while len(names) > 1 and not names[-1]:  # "Anna,Bram," ends with a comma, not a player
+        names.pop()
+    if names == [""]:
+        raise ValueError('no names: give the players\' names separated by commas, e.g. "Anna,Bram"')
+    if len(names) == 1:
+        other = next((mark for mark in _OTHER_SEPARATORS if mark in names[0]), None)
+        if other is not None:
+            raise ValueError(
+                f"one player called {_quoted(names[0])}: separate the names with commas, "
+                f'not {_OTHER_SEPARATORS[other]} (e.g. "Anna,Bram,Cleo")'
+            )
+    if not MIN_PLAYERS <= len(names) <= MAX_PLAYERS:
+        raise ValueError(
+            f"a game needs {MIN_PLAYERS} to {MAX_PLAYERS} players, not {len(names)}: "
+            f'give their names separated by commas (e.g. "Anna,Bram,Cleo")'
         )
+    seats = []
+    for seat, name in enumerate(names):
+        if not name:
+            raise ValueError(f"player {seat + 1} has no name (nothing between two commas)")
+        try:
+            seats.append(PlayerSetup(name=name, colour=COLOURS[seat % len(COLOURS)], sex=Sex.NONE))
+        except ValidationError as exc:
+            raise ValueError(f"player {seat + 1}, {_quoted(name)}: {_name_problem(exc)}") from None
+    try:
+        return GameSetup(players=tuple(seats), edition=CLASSIC)
     except ValidationError as exc:
-        raise ValueError(validation_error_line(exc)) from None
+        _where, what, _count = first_validation_error(exc)
+        raise ValueError(what) from None
+
+
+# What people put between names instead of a comma, and how to call it.
+_OTHER_SEPARATORS = {
+    ";": "semicolons",
+    "|": "bars",
+    "/": "slashes",
+    "\t": "tabs",
+    " ": "spaces",
+}
+_SHOWN_CHARS = 24  # a name quoted in a complaint is cut after this many characters
+
+
+def _quoted(name: str) -> str:
+    """A name as a complaint quotes it: on one line, control characters spelt out, cut."""
+    shown = "".join(c if c.isprintable() else f"\\u{ord(c):04x}" for c in name)
+    return f"“{shown[:_SHOWN_CHARS]}…”" if len(shown) > _SHOWN_CHARS else f"“{shown}”"
+
+
+def _name_problem(exc: Any) -> str:
+    """Why pydantic refused one player's name, in the words of a person."""
+    from companion.core.errors import first_validation_error
+
+    error = exc.errors()[0]
+    if error["type"] == "string_too_long":
+        limit = error.get("ctx", {}).get("max_length")
+        return f"a name has at most {limit} characters, this one has {len(error['input'])}"
+    _where, what, _count = first_validation_error(exc)
+    return what
 
 
 async def _main(args: argparse.Namespace) -> int:

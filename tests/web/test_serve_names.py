@@ -1,5 +1,6 @@
 """`companion serve --players` (the table link's host with no window) refuses names that
-look alike or look blank, saying which, before any code is handed out."""
+look alike or look blank, and every other mistake in the list of players, in one line
+saying which player and why, before any code is handed out."""
 
 from __future__ import annotations
 
@@ -52,3 +53,41 @@ def test_serve_refuses_names_that_look_alike_or_blank(
     store = GameStore(tmp_path)
     assert store.list() == []  # and no game begun
     store.close()
+
+
+LONG = "Bartholomew-Maximilian von Hohenzollern-Sig"  # 43 characters
+
+
+@pytest.mark.parametrize(
+    ("players", "said"),
+    [
+        ("Anna", "a game needs 2 to 8 players, not 1"),
+        ("A,B,C,D,E,F,G,H,I", "a game needs 2 to 8 players, not 9"),
+        (f"Anna,{LONG}", "player 2, “Bartholomew-Maximilian v…”: a name has at most 40 characters"),
+        ("Anna;Bram;Cleo", "separate the names with commas, not semicolons"),
+        ("Anna Bram Cleo", "separate the names with commas, not spaces"),
+        ("Anna,,Bram", "player 2 has no name"),
+        (",,", "no names"),
+        ("Anna,Bram,Cl\to", "player 3, “Cl\\u0009o”: A player's name cannot hold control"),
+        # A text-direction mark is spelt out, so the line reads the same on any terminal.
+        ("Anna,\u202eBram", "player 2, “\\u202eBram”: A player's name cannot hold control"),
+    ],
+)
+def test_serve_says_in_one_line_what_is_wrong_with_the_players(
+    players: str, said: str, tmp_path: Path
+) -> None:
+    done = serve(players, tmp_path)
+    assert done.returncode == 2, done.stderr
+    (line,) = done.stderr.strip().splitlines()  # one line, no pydantic dump
+    assert line.startswith("companion serve: --players: ") and said in line, line
+    assert "pydantic" not in done.stderr and "http" not in done.stderr + done.stdout
+    store = GameStore(tmp_path)
+    assert store.list() == []
+    store.close()
+
+
+def test_serve_takes_a_trailing_comma_and_spaces_around_names(tmp_path: Path) -> None:
+    from companion.commands.serve import _setup
+
+    setup = _setup(" Anna , Bram Smith,Cleo,")
+    assert [p.name for p in setup.players] == ["Anna", "Bram Smith", "Cleo"]
