@@ -27,7 +27,14 @@ from typing import Any, Protocol
 from companion.devices import seal, wire
 from companion.devices.link import Link, LinkClosedError, LinkError, LinkState
 from companion.devices.presses import PressVerdict, PressWindow
-from companion.devices.projection import Desired, Part, after_absence, desired
+from companion.devices.projection import (
+    ROLL_SHOW_S,
+    Desired,
+    Part,
+    after_absence,
+    desired,
+    is_moment,
+)
 from companion.devices.reconnect import Backoff, Reconnector
 from companion.devices.session import (
     AUTH_TIMEOUT_S,
@@ -71,6 +78,7 @@ class Timing:
     ack_timeout_s: float = ACK_TIMEOUT_S
     ping_interval_s: float = PING_INTERVAL_S
     refresh_interval_s: float = REFRESH_INTERVAL_S
+    roll_show_s: float = ROLL_SHOW_S  # as long as the counter plays a roll (tests shorten it)
 
 
 class Table(Protocol):
@@ -148,6 +156,10 @@ class CounterConnection:
         self._desired: dict[Part, Desired] = {}
         self._acked: dict[Part, tuple[Any, ...]] = {}
         self._in_flight: dict[int, _InFlight] = {}
+        # The latest effect that is a moment (a roll) this counter was given, by its ident,
+        # and when (loop time) that moment is over on the counter: None until it is sent.
+        self._moment: tuple[Any, ...] | None = None
+        self._moment_ends: float | None = None
         # s: how long this counter's acknowledgements have taken lately (smoothed; None
         # until one came back). Tells the window whether an ACK is worth a frame's wait.
         self.round_trip_s: float | None = None
@@ -246,6 +258,10 @@ class CounterConnection:
         current = self._desired.get(part)
         if current is not None and current.ident == wanted.ident:
             return
+        if is_moment(wanted.message):
+            if wanted.ident == self._moment:
+                return  # a moment plays once: this one was played, or passed while away
+            self._moment, self._moment_ends = wanted.ident, None
         self._desired[part] = wanted
         self._wake.set()
 
@@ -260,9 +276,32 @@ class CounterConnection:
         self._wake.set()
 
     def resync(self) -> None:
-        """Send everything the counter should show again, acknowledged or not."""
+        """Send everything the counter should show again, acknowledged or not: the game's
+        state. An effect that is a moment is never sent again: one still playing is left to
+        end, and one over gives way to what the game shows under it."""
+        self._end_moment()
+        playing = self._desired.get(Part.SHOW)
+        kept = self._acked.get(Part.SHOW)
         self._acked.clear()
+        if playing is not None and kept == playing.ident and is_moment(playing.message):
+            self._acked[Part.SHOW] = kept
         self._wake.set()
+
+    def _end_moment(self) -> None:
+        """Once the counter's moment of an effect is over (a roll ends by itself there), hold
+        what the game shows under it, as the counter does by then."""
+        playing = self._desired.get(Part.SHOW)
+        ends = self._moment_ends
+        if playing is None or playing.ident != self._moment or ends is None:
+            return
+        if asyncio.get_running_loop().time() < ends:
+            return
+        after = after_absence(playing.message)
+        if after is None:
+            return
+        if self._acked.get(Part.SHOW) == playing.ident:
+            self._acked[Part.SHOW] = after.ident  # it ended there by itself: nothing to send
+        self._desired[Part.SHOW] = after
 
     def show_players(self, seats: tuple[int, ...]) -> None:
         """Record which players (seats) the counter shows, for its status."""
@@ -633,6 +672,7 @@ class CounterConnection:
                 await self._renew_session()
                 continue
             now = loop.time()
+            self._end_moment()
             waiting = {f.part: f for f in self._in_flight.values()}
             ack_timeout_s = self.table.timing.ack_timeout_s
             try:
@@ -650,6 +690,8 @@ class CounterConnection:
                         self._disturbed()  # sent, and no ACK in time: lost on the way
                     for seq in [s for s, f in self._in_flight.items() if f.part == part]:
                         del self._in_flight[seq]
+                    if want.ident == self._moment and self._moment_ends is None:
+                        self._moment_ends = now + self.table.timing.roll_show_s
                     seq = await self._send(session, want.message)
                     self._in_flight[seq] = _InFlight(part, want.ident, now)
             except LinkError:

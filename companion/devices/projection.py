@@ -18,6 +18,7 @@ from companion.core import GameState
 from companion.devices import wire
 
 UNKNOWN_COLOUR = (200, 200, 200)  # a light grey for a colour that is not "#rrggbb"
+ROLL_SHOW_S = wire.ROLL_SHOW_MS / 1000  # s: a counter plays a roll this long, then ends it
 
 
 class Part(enum.StrEnum):
@@ -119,22 +120,34 @@ def show_of(state: GameState, roll_count: int) -> Desired:
     return desired(wire.ShowClear())
 
 
+def is_moment(message: wire.Message | None) -> bool:
+    """True for an effect that is a moment, not a state of the game: it plays once, for
+    `ROLL_SHOW_S`, and ends by itself on the counter (a roll). A combat or a win is a state,
+    shown until the game moves on.
+
+    >>> is_moment(wire.ShowRoll(0, 5)), is_moment(wire.ShowCombat(0, 3, 4, False))
+    (True, False)
+    """
+    return isinstance(message, wire.ShowRoll)
+
+
 def next_show(current: wire.Message | None, wanted: Desired) -> Desired | None:
     """The SHOW to hold next, or None to keep the current one.
 
     A roll ends by itself on the counter: no CLEAR cuts it short.
     """
-    if isinstance(wanted.message, wire.ShowClear) and isinstance(current, wire.ShowRoll):
+    if isinstance(wanted.message, wire.ShowClear) and is_moment(current):
         return None
     return wanted
 
 
 def after_absence(current: wire.Message | None) -> Desired | None:
-    """What replaces the SHOW a counter holds when it comes back: a roll is not replayed.
+    """What replaces a SHOW that is a moment once that moment is over, or when a counter
+    comes back from an absence: what the game shows under it, never the moment again.
 
-    A roll is a moment, not a state; None keeps the current SHOW.
+    None keeps the current SHOW (a state of the game, shown again after any absence).
     """
-    if isinstance(current, wire.ShowRoll):
+    if is_moment(current):
         return desired(wire.ShowClear())
     return None
 

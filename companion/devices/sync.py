@@ -32,7 +32,13 @@ from companion.devices.discovery import CounterInfo, discover
 from companion.devices.link import Link
 from companion.devices.links import link_to
 from companion.devices.presses import button_press
-from companion.devices.projection import Part, TablePicture, default_seats, table_picture
+from companion.devices.projection import (
+    ROLL_SHOW_S,
+    Part,
+    TablePicture,
+    default_seats,
+    table_picture,
+)
 from companion.devices.reconnect import Backoff
 from companion.devices.session import AUTH_TIMEOUT_S, HELLO_TIMEOUT_S
 from companion.devices.status import Access, CounterStatus, Role, counter_key
@@ -78,6 +84,7 @@ class DeviceManager:
         ack_timeout_s: float = ACK_TIMEOUT_S,
         ping_interval_s: float = PING_INTERVAL_S,
         refresh_interval_s: float = REFRESH_INTERVAL_S,
+        roll_show_s: float = ROLL_SHOW_S,
         persist: Persist | None = None,
     ) -> None:
         self._tokens = tokens
@@ -89,6 +96,7 @@ class DeviceManager:
             ack_timeout_s=ack_timeout_s,
             ping_interval_s=ping_interval_s,
             refresh_interval_s=refresh_interval_s,
+            roll_show_s=roll_show_s,
         )
         self.persist = persist
         #: While True, a counter claimed by another table may be claimed by a long press.
@@ -105,7 +113,8 @@ class DeviceManager:
         self._status_listeners: Listeners[[CounterStatus]] = Listeners()
         self._changed = asyncio.Event()
         self._claiming_timer: asyncio.TimerHandle | None = None
-        self._roll_count = 0
+        self._roll_count = 0  # rolls seen while following games: tells two rolls apart
+        self._rolls_before = 0  # ... of which seen before the game followed now
         self._last_state: GameState | None = None
         self._picture: TablePicture | None = None  # of the game's latest state
 
@@ -165,6 +174,8 @@ class DeviceManager:
             self._unsubscribe()
         self.game = game
         self._last_state = None
+        # A roll made before the game was followed here (a saved game's) is over.
+        self._rolls_before = self._roll_count
         self._picture = None  # the last game's: worked out again below
         self._unsubscribe = game.subscribe(self._on_state)
         table = table_of(game.state)
@@ -348,7 +359,8 @@ class DeviceManager:
         if self.game is None:
             return
         # Worked out once for the whole table; each counter only adds its own players.
-        self._picture = table_picture(state, self.game.sequence, self._roll_count)
+        rolls = self._roll_count if self._roll_count > self._rolls_before else 0
+        self._picture = table_picture(state, self.game.sequence, rolls)
         for connection in self.connections.values():
             self._desire(connection)
 

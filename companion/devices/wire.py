@@ -97,6 +97,7 @@ SHOW_COMBAT = 1
 SHOW_ROLL = 2
 SHOW_WIN = 3
 SHOW_IDENTIFY = 4
+ROLL_SHOW_MS = 4200  # ms: a counter plays a ROLL this long (spin, then value), then ends it
 
 INTENT_LEVEL_UP = 1
 INTENT_LEVEL_DOWN = 2

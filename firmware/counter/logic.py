@@ -25,7 +25,6 @@ _SAVE_MIN_INTERVAL_MS = const(30000)  # ... and never write flash more often tha
 _RESEND_MS = const(1000)  # an unacknowledged BUTTON is sent again after this
 _RESEND_TRIES = const(3)
 _MAX_PENDING = const(4)
-_ROLL_SHOW_MS = const(4200)  # spin + value, then the roll disappears by itself
 _IDENTIFY_MS = const(5000)  # how long a local long press blinks when nothing else asks
 _LOW_BATTERY_PERCENT = const(10)
 # No app has spoken to a tracker for this long: its buttons count levels on their own.
@@ -560,7 +559,7 @@ class Counter:
         for session in self.sessions:
             session.expired(now)
         s = self.state
-        if s.effect == wire.SHOW_ROLL and s.effect_elapsed(now) >= _ROLL_SHOW_MS:
+        if s.effect == wire.SHOW_ROLL and s.effect_elapsed(now) >= wire.ROLL_SHOW_MS:
             s.effect = wire.SHOW_CLEAR
         out = []
         keep = []

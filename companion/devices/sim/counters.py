@@ -269,6 +269,18 @@ class SerialVirtualCounter(VirtualCounter):
         self.port.unplug()
         self.counter.disconnect(self._protocol.session)
 
+    def reset(self) -> None:
+        """Press the reset button: the link drops and the firmware starts afresh from its
+        flash (the table it last saved and its token; never an effect), as a board does."""
+        self.unplug()
+        old = self.counter
+        fw = firmware_host.load()
+        self.counter = fw.logic.Counter(
+            old.board, store=old.store, counter_id=old.counter_id, links=("serial",)
+        )
+        self._protocol = self._serial.SerialProtocol(self.counter)
+        self.plug()
+
     def plug(self) -> None:
         """Plug the cable back in, behind the same path."""
         self.port.plug()
