@@ -17,8 +17,11 @@ HEARTBEAT_S = 10.0  # a phone that vanished without closing is noticed within tw
 SEND_TIMEOUT_S = 5.0  # a page that takes no message for this long is dropped (it comes back)
 CLOSE_TIMEOUT_S = 1.0  # closing a page that is already gone must not hold up the host
 MAX_MESSAGE_BYTES = 1024  # a page's largest message is about 150 bytes
-MAX_PAGES = 64  # a table is eight seats and a few boards; more is someone's script
-MAX_PAGES_PER_ADDRESS = 32  # one device may open a few tabs; a script opening more is refused
+# Pages are counted once they said hello, seats and boards apart: boards never take a
+# seat's place, and one seat's pages never take another's.
+MAX_PAGES_PER_SEAT = 8  # a phone, a tablet, a reload whose old page has not gone yet
+MAX_BOARDS = 32  # a table has a TV or two; more is someone's script
+MAX_BOARDS_PER_ADDRESS = 16  # one device may open a few tabs; a script opening more is refused
 RATE_PER_S = 20.0  # messages a page may send each second, on average (a finger does ~8)
 BURST = 40  # ... and at once
 FLOOD_CLOSE = 200  # messages dropped in a row before the page is closed

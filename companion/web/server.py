@@ -6,8 +6,8 @@ open pages, take a seat back and turn the link off. The application is built as 
 applications are:
 
 * routes.py - the routes and their handlers: the page, its files, the WebSocket;
-* middleware.py - the checks before a socket is opened: its origin, the page caps, the
-  pause after wrong codes;
+* middleware.py - the checks before a request is answered: the name it is addressed to
+  (hosts.py), a socket's origin, the pause after wrong codes;
 * session.py - one page's WebSocket session (hello, welcome, patches, presses and their
   acks, the press ledger) and `LinkState`, what the sessions share;
 * limits.py - every size, rate and cap; cache.py - the views worked out once for many
@@ -40,10 +40,11 @@ from companion.web.limits import (
     FLOOD_CLOSE,
     HEARTBEAT_S,
     HELLO_TIMEOUT_S,
+    MAX_BOARDS,
+    MAX_BOARDS_PER_ADDRESS,
     MAX_MESSAGE_BYTES,
     MAX_PAGE_ID,
-    MAX_PAGES,
-    MAX_PAGES_PER_ADDRESS,
+    MAX_PAGES_PER_SEAT,
     MAX_PRESS_ID,
     PAGES_PER_SEAT,
     PRESS_MEMORY,
@@ -64,9 +65,10 @@ __all__ = [
     "FLOOD_CLOSE",
     "HEARTBEAT_S",
     "HELLO_TIMEOUT_S",
+    "MAX_BOARDS",
+    "MAX_BOARDS_PER_ADDRESS",
     "MAX_MESSAGE_BYTES",
-    "MAX_PAGES",
-    "MAX_PAGES_PER_ADDRESS",
+    "MAX_PAGES_PER_SEAT",
     "MAX_PAGE_ID",
     "MAX_PRESS_ID",
     "PAGES_PER_SEAT",
@@ -138,6 +140,7 @@ class TableLink:
         if self._runner is not None:
             assert self.port is not None
             return self.port
+        self._link.served.learn(self.host)
         runner = web.AppRunner(make_app(self._link), access_log=None, handle_signals=False)
         await runner.setup()
         try:
@@ -190,6 +193,7 @@ class TableLink:
     def url(self, role: Role, address: str) -> str:
         """The address a code for `role` carries: the page, with its secret after the `#`."""
         port = self.port or self.wanted_port
+        self._link.served.add(address)  # a request to the address a code names is served
         return f"http://{_host_in_url(address)}:{port}/#k={self.keys.secret_of(role)}"
 
     # -- the game -------------------------------------------------------------------------

@@ -35,13 +35,17 @@ from companion.plumbing.tasks import TaskSet, cancel_and_wait
 from companion.table.app import Table
 from companion.table.outcome import SAVE_FAILED, Outcome
 from companion.web.cache import ViewCache
+from companion.web.hosts import ServedNames
 from companion.web.keys import Role, TableKeys
 from companion.web.limits import (
     BURST,
     CLOSE_TIMEOUT_S,
     FLOOD_CLOSE,
     HELLO_TIMEOUT_S,
+    MAX_BOARDS,
+    MAX_BOARDS_PER_ADDRESS,
     MAX_PAGE_ID,
+    MAX_PAGES_PER_SEAT,
     MAX_PRESS_ID,
     PAGES_PER_SEAT,
     PRESS_MEMORY,
@@ -54,6 +58,7 @@ from companion.web.speech import Speech, Voices, accepted_languages
 from companion.web.views import RollOffer, View, changes
 from companion.web.words import (
     NOT_JSON,
+    PAGES_FULL,
     SLOW_DOWN,
     unknown_request,
 )
@@ -122,6 +127,8 @@ class LinkState:
         self.ledgers = PressLedgers()
         self.views = ViewCache()
         self.wrong_codes = WrongCodes()
+        #: The names and addresses a request must be addressed to (hosts.py).
+        self.served = ServedNames()
         self.tasks = TaskSet("table link")
 
     def game_changed(self, _state: GameState | None = None) -> None:
@@ -130,8 +137,17 @@ class LinkState:
         for page in self.pages:
             page.wake.set()
 
-    def pages_at(self, address: str) -> int:
-        return sum(1 for page in self.pages if page.info.address == address)
+    def has_room(self, role: Role, address: str) -> bool:
+        """Whether one more page for `role` may open from `address`: a seat's pages are
+        counted per seat (`MAX_PAGES_PER_SEAT`), boards apart from seats (`MAX_BOARDS`, and
+        `MAX_BOARDS_PER_ADDRESS` from one address), so boards never take a seat's place."""
+        if role.writes:
+            return sum(1 for page in self.pages if page.info.role == role) < MAX_PAGES_PER_SEAT
+        boards = [page for page in self.pages if not page.info.role.writes]
+        return (
+            len(boards) < MAX_BOARDS
+            and sum(1 for page in boards if page.info.address == address) < MAX_BOARDS_PER_ADDRESS
+        )
 
     def close_writers(self, why: str, seat: int | None = None) -> None:
         """Tell the pages that press (for `seat`, or for any seat) why they end, and close them."""
@@ -207,6 +223,11 @@ class PageSession:
         tags = [t for t in langs if isinstance(t, str)] if isinstance(langs, list) else []
         tags += accepted_languages(request.headers.get("Accept-Language", ""))
         speech = link.voices.for_browser(tags)
+        if not link.has_room(role, address):
+            # Told why; the page tries again later on its own (1013: try again later).
+            await send_json(ws, {"t": "error", "why": speech.gettext(PAGES_FULL)})
+            await ws.close(code=1013, message=b"too many pages")
+            return None
         page_id = hello.get("page")
         if not isinstance(page_id, str) or not 0 < len(page_id) <= MAX_PAGE_ID:
             page_id = f"anonymous-{id(ws)}"
@@ -218,17 +239,30 @@ class PageSession:
             speech=speech,
             bucket=Bucket(RATE_PER_S, BURST),
         )
-        view = link.view_for(page)
-        page.sent, page.sent_version = view, link.sequence
-        await page.send(
-            {"t": "welcome", "role": role.kind, "seat": role.seat, "v": link.sequence, "view": view}
-        )
+        # Counted from here on, before anything is awaited: pages saying hello at the same
+        # time cannot pass a cap together.
+        link.pages.add(page)
+        try:
+            view = link.view_for(page)
+            page.sent, page.sent_version = view, link.sequence
+            await page.send(
+                {
+                    "t": "welcome",
+                    "role": role.kind,
+                    "seat": role.seat,
+                    "v": link.sequence,
+                    "view": view,
+                }
+            )
+        except BaseException:
+            link.pages.discard(page)
+            raise
         return page
 
     async def run(self) -> None:
         """Follow the game until the page goes (or is closed), then forget it."""
         link = self.link
-        link.pages.add(self)
+        link.pages.add(self)  # greet counted it already
         link.changes.emit()
         sender = link.tasks.spawn(self._send_loop(), f"page {self.info.address}")
         try:

@@ -63,6 +63,7 @@ def page_words(speech: Speech) -> dict[str, str]:
 # Answers a page gets, built where they are said and translated for the page there.
 SLOW_DOWN = phrase_template("Too many messages: slow down")
 NOT_JSON = phrase_template("A message was not understood (not JSON)")
+PAGES_FULL = phrase_template("Too many pages are open on the host: this one tries again in a while")
 
 
 def unknown_request(kind: str) -> Phrase:

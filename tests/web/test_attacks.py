@@ -10,7 +10,7 @@ import secrets
 import aiohttp
 
 from companion.web import server
-from companion.web.keys import SECRET_BYTES
+from companion.web.keys import SECRET_BYTES, Role
 from tests.web.conftest import Table
 
 
@@ -122,3 +122,49 @@ async def test_presses_over_the_rate_are_answered_not_left_waiting(table: Table)
     assert refused and all(a["why"] == "Too many messages: slow down" for a in refused)
     applied = len(answers) - len(refused)
     assert table.game.state.players[0].gear_bonus == applied  # each applied once, none lost
+
+
+async def test_boards_from_two_addresses_leave_every_seat_joinable(table: Table) -> None:
+    """64 board pages, 32 from each of two addresses, take no seat's place."""
+    base = table.board_url().split("#")[0].rstrip("/")
+    hello = json.dumps({"t": "hello", "key": table.link.keys.board, "page": "tv"})
+    sessions = [
+        aiohttp.ClientSession(connector=aiohttp.TCPConnector(local_addr=(address, 0)))
+        for address in ("127.0.0.1", "127.0.0.2")
+    ]
+    boards: list[aiohttp.ClientWebSocketResponse] = []
+    answers: list[str] = []
+    try:
+        for http in sessions:
+            for _ in range(32):
+                ws = await http.ws_connect(base + "/ws")
+                boards.append(ws)
+                await ws.send_str(hello)
+                answers.append((await ws.receive_json(timeout=10))["t"])
+        assert answers.count("welcome") == server.MAX_BOARDS
+        # A board over the cap is told why in its language, and closed to try again later.
+        assert answers.count("error") == 64 - server.MAX_BOARDS
+        for seat in range(len(table.game.state.players)):
+            phone = await table.seat(seat)
+            assert phone.role == "seat" and phone.seat == seat
+            assert (await phone.press("gear_up"))["ok"]
+        # A seat's second page (the same player's tablet) still joins too.
+        assert (await table.seat(0)).role == "seat"
+    finally:
+        for ws in boards:
+            await ws.close()
+        for http in sessions:
+            await http.close()
+
+
+async def test_one_seats_pages_never_take_another_seats_place(table: Table) -> None:
+    anna = [await table.seat(0, reconnect=False) for _ in range(server.MAX_PAGES_PER_SEAT)]
+    base = table.board_url().split("#")[0].rstrip("/")
+    async with aiohttp.ClientSession() as http, http.ws_connect(base + "/ws") as ws:
+        key = table.link.keys.secret_of(Role("seat", 0))
+        await ws.send_str(json.dumps({"t": "hello", "key": key, "page": "one-too-many"}))
+        assert (await ws.receive_json(timeout=10))["t"] == "error"
+        assert (await ws.receive(timeout=10)).type == aiohttp.WSMsgType.CLOSE
+    bram = await table.seat(1)
+    assert (await bram.press("level_up"))["ok"]
+    assert all(page.connected for page in anna)
