@@ -3,10 +3,10 @@ when the others loot a body. The engine takes such an action with every roll in 
 throws are collected first, one player at a time, and the action is applied with them.
 
 Each player throws their own die, or the "whoever is rolling" die is thrown once per player
-in seat order; players still tied throw again, as the rules ask. A player with no die, or
-a die that goes away, never holds the table up: "Roll the rest here" rolls what is left on
-screen. With no die for anyone who has to throw, nothing here runs and the screen rolls
-as before.
+in seat order; players still tied throw again, as the rules ask (for the first player only
+a tie for the highest throw matters). A player with no die, or a die that goes away, never
+holds the table up: "Roll the rest here" rolls what is left on screen. With no die for
+anyone who has to throw, nothing here runs and the screen rolls as before.
 
 Whoever goes first, the table sees every throw that decided it, on dice or on screen,
 until someone taps OK.
@@ -23,7 +23,7 @@ from kivy.properties import BooleanProperty, ObjectProperty, StringProperty
 from kivy.uix.modalview import ModalView
 
 from companion.core import LootTheBody, RollForFirstPlayer, rules
-from companion.core.chapters.rolls import d6
+from companion.core.chapters.rolls import Settle, d6, highest_by_rolls
 from companion.core.dice import RandomSource, SecretsDice
 from companion.ui.dice_service import DiceService, dice_service
 from companion.ui.i18n import _
@@ -40,9 +40,11 @@ class _Short(Exception):
     """The rolls so far do not settle the order yet."""
 
 
-def _throwers(groups: Groups, rolls: Sequence[int]) -> tuple[list[int], bool]:
+def _throwers(
+    groups: Groups, rolls: Sequence[int], settle: Settle = rules.order_by_rolls
+) -> tuple[list[int], bool]:
     """Who throws, in order, as far as `rolls` go (plus whoever is next), and whether the
-    rolls settle the order."""
+    rolls settle the order (every tie, or with `highest_by_rolls` the tie for first)."""
     given = iter(rolls)
     seats: list[int] = []
 
@@ -53,22 +55,28 @@ def _throwers(groups: Groups, rolls: Sequence[int]) -> tuple[list[int], bool]:
         return value
 
     try:
-        rules.order_by_rolls(groups, draw, thrower=seats.append)
+        settle(groups, draw, seats.append)
     except _Short:
         return seats, False
     return seats, True
 
 
-def thrown_by(groups: Groups, rolls: Sequence[int]) -> list[int]:
+def thrown_by(
+    groups: Groups, rolls: Sequence[int], settle: Settle = rules.order_by_rolls
+) -> list[int]:
     """The seat that made each throw of `rolls` (ties throw again, in seat order).
 
     >>> thrown_by([[0, 1, 2]], [3, 5, 5, 2, 6])
     [0, 1, 2, 1, 2]
+    >>> thrown_by([[0, 1, 2]], [6, 2, 2], highest_by_rolls)  # a tie below first: no throw
+    [0, 1, 2]
     """
-    return _throwers(groups, rolls)[0][: len(rolls)]
+    return _throwers(groups, rolls, settle)[0][: len(rolls)]
 
 
-def next_thrower(groups: Groups, rolls: Sequence[int]) -> int | None:
+def next_thrower(
+    groups: Groups, rolls: Sequence[int], settle: Settle = rules.order_by_rolls
+) -> int | None:
     """The seat whose throw the order needs next after `rolls`, or None once they settle it.
 
     >>> next_thrower([[0, 1]], [4])
@@ -78,7 +86,7 @@ def next_thrower(groups: Groups, rolls: Sequence[int]) -> int | None:
     >>> next_thrower([[0, 1]], [4, 4, 2, 5]) is None
     True
     """
-    seats, settled = _throwers(groups, rolls)
+    seats, settled = _throwers(groups, rolls, settle)
     return None if settled else seats[-1]
 
 
@@ -119,9 +127,11 @@ class ThrowCollector:
         on_done: ThrowsDone,
         rng: RandomSource | None = None,
         keep_open: bool = False,
+        settle: Settle = rules.order_by_rolls,
     ) -> None:
         self.dice = dice
         self.groups = [list(group) for group in groups]
+        self.settle = settle  # which ties need throwing again
         self.names = list(names)
         self.on_done = on_done
         self.rng: RandomSource = rng if rng is not None else SecretsDice()
@@ -143,7 +153,7 @@ class ThrowCollector:
     def roll_rest_here(self) -> None:
         """Roll every throw still needed on screen and apply the action."""
         self.stop()
-        while (seat := next_thrower(self.groups, self.rolls)) is not None:
+        while (seat := next_thrower(self.groups, self.rolls, self.settle)) is not None:
             self._record(seat, d6(self.rng), "")
         self._finish()
 
@@ -159,7 +169,7 @@ class ThrowCollector:
 
     # -- inside ---------------------------------------------------------------------------
     def _next(self) -> None:
-        seat = next_thrower(self.groups, self.rolls)
+        seat = next_thrower(self.groups, self.rolls, self.settle)
         if seat is None:
             self._finish()
             return
@@ -232,6 +242,7 @@ def collect_throws(
     title: str,
     on_done: ThrowsDone,
     keep_open: bool = False,
+    settle: Settle = rules.order_by_rolls,
 ) -> ThrowCollector | None:
     """Start collecting the throws for `groups` when a die serves anyone who has to throw.
 
@@ -242,7 +253,9 @@ def collect_throws(
     throwers = {seat for group in groups if len(group) > 1 for seat in group}
     if dice is None or not any(dice.has_dice_for(seat) for seat in throwers):
         return None
-    collector = ThrowCollector(dice, groups, names, title, on_done, keep_open=keep_open)
+    collector = ThrowCollector(
+        dice, groups, names, title, on_done, keep_open=keep_open, settle=settle
+    )
     collector.start()
     return collector
 
@@ -264,7 +277,15 @@ def first_player_with_dice(app: Any) -> ThrowCollector | None:
             return _first_words(session.game.state)
         return None
 
-    return collect_throws(app, [range(len(names))], names, _first_title(), done, keep_open=True)
+    return collect_throws(
+        app,
+        [range(len(names))],
+        names,
+        _first_title(),
+        done,
+        keep_open=True,
+        settle=highest_by_rolls,
+    )
 
 
 def show_first_player_roll(app: Any) -> ThrowsPopup | None:
@@ -278,7 +299,7 @@ def show_first_player_roll(app: Any) -> ThrowsPopup | None:
         return None
     state = game.state
     names = [p.name for p in state.players]
-    seats = thrown_by([range(len(names))], action.rolls)
+    seats = thrown_by([range(len(names))], action.rolls, highest_by_rolls)
     popup = ThrowsPopup(
         title=_first_title(),
         thrown="\n".join(round_lines(names, seats, action.rolls)),

@@ -3,7 +3,7 @@ rolls, a die rolled for a card, and rolling for the first player."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from functools import singledispatch
 from typing import Annotated, Literal
 
@@ -25,6 +25,13 @@ from companion.core.dice import RandomSource
 from companion.core.errors import RuleError
 from companion.core.phrase import Phrase, phrase_template
 from companion.core.state import DieRoll, GameState
+
+# How ties are settled: groups of seats, a source of die results and who each is for, to
+# the order and the rolls used (`rules.order_by_rolls`, `highest_by_rolls`).
+Settle = Callable[
+    [Sequence[Sequence[int]], Callable[[], int], Callable[[int], None] | None],
+    tuple[tuple[int, ...], tuple[int, ...]],
+]
 
 
 def d6(dice: RandomSource) -> int:
@@ -58,10 +65,14 @@ def _draw(rolls: tuple[int, ...] | None, what: str) -> tuple[Iterator[int], list
 
 
 def ordered_by_rolls(
-    groups: list[list[int]], rolls: tuple[int, ...] | None, what: str
+    groups: list[list[int]],
+    rolls: tuple[int, ...] | None,
+    what: str,
+    settle: Settle = rules.order_by_rolls,
 ) -> tuple[int, ...]:
-    """The order the recorded rolls give these groups; RuleError when the rolls are too few
-    or too many for the ties they must break."""
+    """The order the recorded rolls give these groups, settled by `settle` (every tie, or
+    `highest_by_rolls`: the tie for first alone); RuleError when the rolls are too few or
+    too many for the ties they must break."""
     values, used = _draw(rolls, what)
 
     def draw() -> int:
@@ -72,7 +83,7 @@ def ordered_by_rolls(
                 "roll_missing", Phrase("More die rolls are needed for {what}", what=what)
             ) from None
 
-    order, _ = rules.order_by_rolls(groups, draw)
+    order, _ = settle(groups, draw, None)
     if rolls is not None and len(used) != len(rolls):
         raise RuleError(
             "extra_rolls", Phrase("More die rolls were recorded than {what} needs", what=what)
@@ -80,10 +91,12 @@ def ordered_by_rolls(
     return order
 
 
-def rolls_for(groups: list[list[int]], dice: RandomSource) -> tuple[int, ...]:
-    """The d6 rolls, rolled with `dice`, that break every tie in ordering these groups, as
-    `ordered_by_rolls` will read them back."""
-    _, used = rules.order_by_rolls(groups, lambda: d6(dice))
+def rolls_for(
+    groups: list[list[int]], dice: RandomSource, settle: Settle = rules.order_by_rolls
+) -> tuple[int, ...]:
+    """The d6 rolls, rolled with `dice`, that break the ties `settle` breaks in ordering
+    these groups, as `ordered_by_rolls` will read them back."""
+    _, used = settle(groups, lambda: d6(dice), None)
     return used
 
 
@@ -162,11 +175,46 @@ def words_roll_die(a: RollDie, s: GameState) -> str:
 
 
 class RollForFirstPlayer(BaseAction):
-    """Everyone rolls a d6, highest goes first, ties roll again (RULES.md §2)."""
+    """Everyone rolls a d6, highest goes first; those tied for highest roll again (§2)."""
 
     type: Literal["roll_for_first_player"] = "roll_for_first_player"
     rolls: tuple[D6, ...] | None = None
     dice: tuple[DieName, ...] = ()  # beside each roll, the smart die that gave it ("" on screen)
+
+
+def highest_by_rolls(
+    groups: Sequence[Sequence[int]],
+    draw: Callable[[], int],
+    thrower: Callable[[int], None] | None = None,
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Who rolls highest in the first group: each rolls a d6, and only those tied for the
+    highest roll again, until one is highest (RULES.md §2: who goes first). A tie lower
+    down decides nothing, so nobody rolls for it.
+
+    Takes and returns what `rules.order_by_rolls` does: the winner comes first, then the
+    others by the roll that put them out (later groups follow as they are); and the rolls
+    used, in order.
+
+    >>> rolls = iter([6, 6, 2, 2, 5, 3])
+    >>> highest_by_rolls([[0, 1, 2, 3]], lambda: next(rolls))
+    ((0, 1, 2, 3), (6, 6, 2, 2, 5, 3))
+    """
+    used: list[int] = []
+    group = list(groups[0]) if groups else []
+    put_out: list[list[int]] = []  # each round's seats below its highest roll, best first
+    while len(group) > 1:
+        results: dict[int, int] = {}
+        for seat in group:
+            if thrower is not None:
+                thrower(seat)
+            results[seat] = draw()
+            used.append(results[seat])
+        top = max(results.values())
+        put_out.append(sorted((s for s in group if results[s] != top), key=lambda s: -results[s]))
+        group = [s for s in group if results[s] == top]
+    order = group + [seat for out in reversed(put_out) for seat in out]
+    order += [seat for later in groups[1:] for seat in later]
+    return tuple(order), tuple(used)
 
 
 def _first_player_groups(state: GameState) -> list[list[int]]:
@@ -175,14 +223,22 @@ def _first_player_groups(state: GameState) -> list[list[int]]:
 
 
 def _first_player_order(action: RollForFirstPlayer, state: GameState) -> tuple[int, ...]:
-    return ordered_by_rolls(
-        _first_player_groups(state), action.rolls, Phrase("choosing the first player")
-    )
+    groups = _first_player_groups(state)
+    what = Phrase("choosing the first player")
+    try:
+        return ordered_by_rolls(groups, action.rolls, what, highest_by_rolls)
+    except RuleError as exc:
+        if exc.rule != "extra_rolls":
+            raise
+        # Saved before only the tie for first rolled again: those rolled for every tie.
+        # The tie for first was settled by the first of those rolls, so the same player
+        # goes first.
+        return ordered_by_rolls(groups, action.rolls, what)
 
 
 @rule.register
 def rule_roll_for_first_player(action: RollForFirstPlayer, state: GameState) -> None:
-    """Who goes first: everyone rolls, highest first, ties roll again (§2)."""
+    """Who goes first: everyone rolls, highest first, a tie for highest rolls again (§2)."""
     if state.turn != 1 or state.combat is not None or state.last_combat is not None:
         raise RuleError(
             "first_player_chosen", Phrase("The first player is chosen before play begins")
@@ -208,10 +264,10 @@ def step_roll_for_first_player(action: RollForFirstPlayer, state: GameState) -> 
 def fill_rolls_roll_for_first_player(
     action: RollForFirstPlayer, state: GameState, dice: RandomSource
 ) -> BaseAction:
-    """Rolls everyone's d6, and again for ties, before play begins (§2)."""
+    """Rolls everyone's d6, and again for a tie for highest, before play begins (§2)."""
     if action.rolls is not None or state.turn != 1:
         return action
-    return action.evolve(rolls=rolls_for(_first_player_groups(state), dice))
+    return action.evolve(rolls=rolls_for(_first_player_groups(state), dice, highest_by_rolls))
 
 
 @words.register
