@@ -22,6 +22,7 @@ from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from kivy.app import App
 from kivy.clock import Clock
 from kivy.event import EventDispatcher
 from kivy.properties import BooleanProperty, DictProperty, ListProperty, StringProperty
@@ -147,10 +148,12 @@ class DeviceService(EventDispatcher):
                 await asyncio.wait_for(asyncio.shield(self._stop_virtual()), STOP_TIMEOUT_S)
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(asyncio.shield(self.dice.close()), STOP_TIMEOUT_S)
-            # Nothing runs now: the screens show no counter that is gone, nor its last LEDs.
             self._pending_frames = {}
-            self.statuses = []
-            self.frames = {}
+            if App.get_running_app() is not None:
+                # Nothing runs now: the screens show no counter that is gone, nor its last
+                # LEDs. After a quit the app is gone, and with it every screen to tell.
+                self.statuses = []
+                self.frames = {}
 
     async def wait_acks_due(self, budget_s: float) -> bool:
         """Wait, at most `budget_s`, for the counters' acknowledgements due within it (see

@@ -1,0 +1,58 @@
+"""Closing the app after an evening with counters: the quit logs no error.
+
+The app runs in a fresh process as `companion app` runs it, resumes a game with its
+virtual counters on the Table, takes a level change, and closes; every record of
+WARNING or above that reaches the log, during the play or while the app shuts down
+its counters, is reported.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.ui.conftest import Harness
+from tests.ui.test_startup import probe_script, run_probe
+
+pytestmark = pytest.mark.slow
+
+QUIT_PROBE = probe_script(
+    """
+    import logging
+
+    from companion.core import GoUpLevel
+
+    app = CompanionApp(data_dir=Path(sys.argv[1]))
+    report = {"problems": []}
+
+    class Problems(logging.Handler):
+        def emit(self, record):
+            text = record.getMessage()
+            if record.exc_info:
+                text += " " + repr(record.exc_info[1])
+            report["problems"].append(f"{record.levelname} {record.name}: {text}")
+
+    logging.root.addHandler(Problems(logging.ERROR))
+
+    async def probe():
+        await started()
+        while app.devices is None or not app.devices.statuses or not all(
+            status.ours for status in app.devices.statuses
+        ):
+            await asyncio.sleep(0.01)
+        report["counters"] = len(app.devices.statuses)
+        report["screen"] = app.manager.current
+        # A level change redraws the Table with the counters' statuses in it.
+        app.session.act(GoUpLevel, player=0)
+        await frames_passed()
+        app.stop()
+    """
+)
+
+
+def test_closing_the_app_after_playing_with_counters_logs_no_error(ui: Harness) -> None:
+    ui.start_game(["Anna", "Bram", "Cleo"])
+    ui.app.session.save()  # what closing the window saves: the next start resumes it
+    report = run_probe(QUIT_PROBE, ui.data_dir)
+    assert isinstance(report, dict)
+    assert report["screen"] == "table" and report["counters"] >= 3
+    assert report["problems"] == []
