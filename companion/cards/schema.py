@@ -241,21 +241,16 @@ class Item(Card):
             raise ValueError(f"a one-shot item is used, not worn: leave out slot = {value!r}")
         return value
 
-    def requirement(self) -> core.Condition | None:
-        """The one trait needed to use the item, when the card names exactly one.
-
-        Items open to several classes or closed to some are left to the table.
-        """
-        limits = [
-            ("class", self.only_class),
-            ("race", self.only_race),
-            ("sex", (self.only_sex,) if self.only_sex else ()),
-        ]
-        named = [(kind, values) for kind, values in limits if values]
-        if len(named) == 1 and len(named[0][1]) == 1:
-            kind, values = named[0]
-            return core.Condition(kind=kind, value=values[0])
-        return None
+    def limits(self) -> tuple[tuple[core.Condition, ...], tuple[core.Condition, ...]]:
+        """Who may use the item and who may not, as the rules engine judges them: every
+        class, race and sex the card names (`ItemSpec.only`, `ItemSpec.not_for`)."""
+        only = tuple(core.Condition(kind="class", value=name) for name in self.only_class)
+        only += tuple(core.Condition(kind="race", value=name) for name in self.only_race)
+        if self.only_sex is not None:
+            only += (core.Condition(kind="sex", value=self.only_sex),)
+        not_for = tuple(core.Condition(kind="class", value=name) for name in self.not_class)
+        not_for += tuple(core.Condition(kind="race", value=name) for name in self.not_race)
+        return only, not_for
 
     def to_spec(self) -> core.ItemSpec:
         """The item as the rules engine carries and equips it (GainItem).
@@ -267,6 +262,7 @@ class Item(Card):
         if self.one_shot:
             raise ValueError(f"{self.name} is used once, not carried: use one_shot_action()")
         slot, hands = _CORE_SLOT[self.slot]
+        only, not_for = self.limits()
         return core.ItemSpec(
             name=self.name,
             bonus=self.bonus + _plain(self.grants, "bonus"),
@@ -275,7 +271,8 @@ class Item(Card):
             big=self.big,
             gold=self.value,
             run_away_bonus=self.run_away + _plain(self.grants, "run_away"),
-            requires=self.requirement(),
+            only=only,
+            not_for=not_for,
             steed=self.steed,
             against=_against(self.grants),
             card_id=self.id,

@@ -50,6 +50,7 @@ if TYPE_CHECKING:
         SetRunAwayBonus,
         TradeItem,
         UnequipItem,
+        item_limits,
     )
     from companion.core.chapters.levels import GoUpLevel, LoseLevel, SellItems, SetLevel
     from companion.core.chapters.rolls import RollDie, RollForFirstPlayer
@@ -103,6 +104,7 @@ if TYPE_CHECKING:
         combat_strength,
         fighters_win,
         levels_for_gold,
+        may_use_item,
         monster_strength,
         monster_treasure,
         qualifies,
@@ -238,8 +240,10 @@ _HOMES = {
     "describe": "companion.core.in_words",
     "fighters_win": "companion.core.rules",
     "fill_rolls": "companion.core.engine",
+    "item_limits": "companion.core.chapters.gear",
     "levels_for_gold": "companion.core.rules",
     "loss_candidates": "companion.core.chapters.run_away",
+    "may_use_item": "companion.core.rules",
     "monster_strength": "companion.core.rules",
     "monster_treasure": "companion.core.rules",
     "qualifies": "companion.core.rules",
@@ -360,8 +364,10 @@ __all__ = [
     "describe",
     "fighters_win",
     "fill_rolls",
+    "item_limits",
     "levels_for_gold",
     "loss_candidates",
+    "may_use_item",
     "monster_strength",
     "monster_treasure",
     "qualifies",

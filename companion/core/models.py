@@ -433,6 +433,11 @@ class ItemSpec(Frozen):
     An item in the "hands" slot takes 1 or 2 hands; other slots take none. A Steed is
     ridden one at a time; its run-away bonus takes the place of the rider's own.
     `against` bonuses count only against monsters with that tag.
+
+    Who may use it (RULES.md §11, restrictions both ways): `only` names the traits it is
+    for, one of each kind named being enough (class Warrior or class Cleric; and, when a
+    sex is named too, that sex as well); `not_for` names the traits that may not use it.
+    A log written before these two kept a single trait as `requires`; it reads as `only`.
     """
 
     name: LoggedName
@@ -442,10 +447,27 @@ class ItemSpec(Frozen):
     big: bool = False
     gold: int = Field(default=0, ge=0)
     run_away_bonus: int = 0
-    requires: Condition | None = None
+    only: tuple[Condition, ...] = ()
+    not_for: tuple[Condition, ...] = ()
     steed: bool = False
     against: tuple[TagBonus, ...] = ()
     card_id: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _requires_is_only(cls, data: Any) -> Any:
+        # Logs and saved states from before `only` name one trait as `requires`.
+        if isinstance(data, dict) and "requires" in data:
+            data = dict(data)
+            needed = data.pop("requires")
+            if needed is not None and "only" not in data:
+                data["only"] = (needed,)
+        return data
+
+    @property
+    def restricted(self) -> bool:
+        """Whether the item names who may, or may not, use it."""
+        return bool(self.only or self.not_for)
 
     @model_validator(mode="after")
     def _hands_match_slot(self) -> ItemSpec:

@@ -35,7 +35,7 @@ _ITEMS = (
         bonus=3,
         slot="armor",
         gold=500,
-        requires=core.Condition(kind="sex", value="female"),
+        only=(core.Condition(kind="sex", value="female"),),
     ),
     core.ItemSpec(name="Garlic Wreath", slot="headgear", against=_UNDEAD, gold=200),
 )

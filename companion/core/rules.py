@@ -5,7 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 
 from companion.core.errors import RuleError
-from companion.core.models import LEGACY_RULES, Condition, EnhancerSpec, MonsterSpec, TraitKind
+from companion.core.models import (
+    LEGACY_RULES,
+    Condition,
+    EnhancerSpec,
+    ItemSpec,
+    MonsterSpec,
+    TraitKind,
+)
 from companion.core.phrase import Phrase
 from companion.core.state import HUMAN, PlayerState
 
@@ -48,6 +55,13 @@ def qualifies(player: PlayerState, condition: Condition) -> bool:
     A character without a race is Human; traits compare without regard to case.
     """
     return player.has(condition)
+
+
+def may_use_item(player: PlayerState, item: ItemSpec) -> bool:
+    """Whether a player may use an item restricted to some classes, races or a sex, or
+    forbidden to some (RULES.md §5 and §11): a restricted item counts only while its
+    owner qualifies, and cannot be put on by one who does not."""
+    return player.may_use(item)
 
 
 def combat_strength(

@@ -132,8 +132,27 @@ class PlayerState(Frozen):
     def counts(self, item: Item) -> bool:
         """Whether an equipped item's bonuses count: a restricted one only while its owner
         qualifies (from rules 3 on; before, an item once equipped always counted)."""
-        needed = item.spec.requires
-        return needed is None or self.rules <= LEGACY_RULES or self.has(needed)
+        return self.rules <= LEGACY_RULES or self.may_use(item.spec)
+
+    def may_use(self, spec: ItemSpec) -> bool:
+        """Whether the character qualifies for an item (RULES.md §11, restrictions both ways).
+
+        For each kind of trait the item is `only` for, the character has one of those
+        named (a Warrior or a Cleric); the character has none of its `not_for` traits,
+        unless the one class of a Super Munchkin (the one race of a Half-Breed, the one
+        motivation of Extra Motivated) is the one forbidden: that trait brings none of its
+        disadvantages (from rules 3 on).
+        """
+        kinds = {condition.kind for condition in spec.only}
+        for kind in kinds:
+            if not any(self.has(c) for c in spec.only if c.kind == kind):
+                return False
+        for condition in spec.not_for:
+            if self.has(condition) and not (
+                self.rules > LEGACY_RULES and self.single_boosted(condition.kind)
+            ):
+                return False
+        return True
 
     @property
     def counting_items(self) -> tuple[Item, ...]:

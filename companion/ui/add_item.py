@@ -10,10 +10,16 @@ from pathlib import Path
 from typing import Any
 
 from kivy.lang import Builder
-from kivy.properties import BooleanProperty, NumericProperty, ObjectProperty, StringProperty
+from kivy.properties import (
+    BooleanProperty,
+    ListProperty,
+    NumericProperty,
+    ObjectProperty,
+    StringProperty,
+)
 from pydantic import ValidationError
 
-from companion.core import Condition, GainItem, ItemSpec
+from companion.core import Condition, GainItem, ItemSpec, item_limits
 from companion.core.errors import validation_error_line
 from companion.table.words import sex_name
 from companion.ui.i18n import APP_LANGUAGE, N_, _, card_name, tr
@@ -50,6 +56,9 @@ ONLY_KINDS: tuple[tuple[str, str, str], ...] = (
     ("motivation", N_("Motivation"), "motivations"),
 )
 SEXES_OFFERED = ("male", "female")
+# The "who may use it" choice that keeps a picked card's limits as the card states them
+# (several kinds of trait, or traits it is not for, which the buttons cannot say).
+AS_THE_CARD_SAYS = "card"
 
 
 def slot_choice(spec: ItemSpec) -> str:
@@ -59,15 +68,14 @@ def slot_choice(spec: ItemSpec) -> str:
     return spec.slot
 
 
-def who_may(condition: Condition) -> str:
-    """The trait an item asks for, in words ("Wizard", "Female")."""
-    if condition.kind == "sex":
-        return sex_name(condition.value, APP_LANGUAGE)
-    return card_name(condition.value)
+def who_may(spec: ItemSpec) -> str:
+    """Who may use an item, in words ("Warrior or Cleric only"), or "" when anyone may."""
+    limits = item_limits(spec)
+    return tr(limits) if limits is not None else ""
 
 
 def item_detail(spec: ItemSpec) -> str:
-    """What an item is, in a few words: "+3 · One hand · Big · 600 gold · only Wizard"."""
+    """What an item is, in a few words: "+3 · One hand · Big · 600 gold · Wizard only"."""
     parts = [f"{spec.bonus:+d}", _(SLOT_CHOICES[slot_choice(spec)][0])]
     if spec.big:
         parts.append(_("Big"))
@@ -75,9 +83,21 @@ def item_detail(spec: ItemSpec) -> str:
         parts.append(_("{gold} gold").format(gold=spec.gold))
     if spec.run_away_bonus:
         parts.append(_("run away {bonus:+d}").format(bonus=spec.run_away_bonus))
-    if spec.requires is not None:
-        parts.append(_("only {who}").format(who=who_may(spec.requires)))
+    limits = who_may(spec)
+    if limits:
+        parts.append(limits)
     return " \u00b7 ".join(parts)
+
+
+def _one_kind(spec: ItemSpec) -> tuple[str, list[str]] | None:
+    """The kind and names of an item's limits when the form's buttons can say them (one
+    kind of trait, nothing it is not for); ("", []) for anyone; None otherwise."""
+    if spec.not_for:
+        return None
+    kinds = {condition.kind for condition in spec.only}
+    if len(kinds) > 1:
+        return None
+    return (kinds.pop() if kinds else ""), [c.value for c in spec.only]
 
 
 class ResultRow(FlatButton):
@@ -103,7 +123,10 @@ class AddItemSheet(Sheet):
     gold = NumericProperty(0)
     run_away = NumericProperty(0)
     only_kind = StringProperty("")
-    only_value = StringProperty("")
+    # The names of that kind that may use it (any one of them is enough).
+    only_values = ListProperty()
+    # Who may use it as the form stands, in words.
+    limits_text = StringProperty("")
     problem = StringProperty("")
 
     def __init__(self, app: Any, seat: int, **kwargs: Any) -> None:
@@ -153,9 +176,14 @@ class AddItemSheet(Sheet):
         self.big = spec.big
         self.gold = spec.gold
         self.run_away = spec.run_away_bonus
-        needed = spec.requires
-        self.choose_kind(needed.kind if needed is not None else "")
-        self.only_value = needed.value if needed is not None else ""
+        self._offer_card_limits(spec)
+        form = _one_kind(spec)
+        if form is None:
+            self.choose_kind(AS_THE_CARD_SAYS)
+        else:
+            kind, values = form
+            self.choose_kind(kind)
+            self.only_values = values
         self.search(self._card_label)
 
     # -- the form ----------------------------------------------------------------------
@@ -189,10 +217,22 @@ class AddItemSheet(Sheet):
             self.kind_buttons[kind] = button
         self.choose_kind("")
 
+    def _offer_card_limits(self, spec: ItemSpec) -> None:
+        """A picked card whose limits the buttons cannot say gets a choice that keeps them."""
+        button = self.kind_buttons.pop(AS_THE_CARD_SAYS, None)
+        if button is not None:
+            self.ids.only_kinds.remove_widget(button)
+        if _one_kind(spec) is not None:
+            return
+        button = FlatButton(text=_("As the card says"), font_size=self.app.theme.body)
+        button.bind(on_release=weakly(self.choose_kind, AS_THE_CARD_SAYS))
+        self.ids.only_kinds.add_widget(button)
+        self.kind_buttons[AS_THE_CARD_SAYS] = button
+
     def choose_kind(self, kind: str) -> None:
         """Who may use it: anyone, or a class, race, sex, ... (its names follow)."""
         self.only_kind = kind
-        self.only_value = ""
+        self.only_values = []
         for known, button in self.kind_buttons.items():
             button.selected = known == kind
         grid = self.ids.only_values
@@ -200,7 +240,7 @@ class AddItemSheet(Sheet):
         self.value_buttons = {}
         if kind == "sex":
             names = [(sex, sex_name(sex, APP_LANGUAGE)) for sex in SEXES_OFFERED]
-        elif kind and self._edition is not None:
+        elif kind and kind != AS_THE_CARD_SAYS and self._edition is not None:
             field = next(f for k, _w, f in ONLY_KINDS if k == kind)
             names = [(name, card_name(name)) for name in getattr(self._edition, field)]
         else:
@@ -210,14 +250,33 @@ class AddItemSheet(Sheet):
             button.bind(on_release=weakly(self.choose_value, value))
             grid.add_widget(button)
             self.value_buttons[value] = button
+        self._say_limits()
 
     def choose_value(self, value: str) -> None:
-        """Which class (race, sex...) may use it."""
-        self.only_value = value
+        """A class (race, sex...) that may use it, or no longer: a tap adds or removes it."""
+        if value in self.only_values:
+            self.only_values = [v for v in self.only_values if v != value]
+        else:
+            self.only_values = [*self.only_values, value]
 
-    def on_only_value(self, _sheet: Any, value: str) -> None:
+    def on_only_values(self, _sheet: Any, values: list[str]) -> None:
         for known, button in self.value_buttons.items():
-            button.selected = known == value
+            button.selected = known in values
+        self._say_limits()
+
+    def _limits(self) -> tuple[tuple[Condition, ...], tuple[Condition, ...]]:
+        """Who may and who may not use the item, as the form says."""
+        if self.only_kind == AS_THE_CARD_SAYS and self._card_spec is not None:
+            return self._card_spec.only, self._card_spec.not_for
+        if not self.only_kind or self.only_kind == AS_THE_CARD_SAYS:
+            return (), ()
+        kind = self.only_kind
+        return tuple(Condition(kind=kind, value=v) for v in self.only_values), ()
+
+    def _say_limits(self) -> None:
+        only, not_for = self._limits()
+        words = who_may(ItemSpec(name="-", only=only, not_for=not_for))
+        self.limits_text = _("Who may use it: {who}").format(who=words or _("Anyone"))
 
     # -- putting it in play ------------------------------------------------------------
     def spec(self) -> ItemSpec | None:
@@ -226,9 +285,10 @@ class AddItemSheet(Sheet):
         if not name:
             self.problem = _("Type the item's name, or pick a card.")
             return None
-        if self.only_kind and not self.only_value:
+        if self.only_kind and self.only_kind != AS_THE_CARD_SAYS and not self.only_values:
             self.problem = _("Choose who may use it, or Anyone.")
             return None
+        only, not_for = self._limits()
         _words, slot, hands = SLOT_CHOICES[self.slot]
         fields: dict[str, Any] = {
             "name": name,
@@ -238,9 +298,8 @@ class AddItemSheet(Sheet):
             "big": self.big,
             "gold": int(self.gold),
             "run_away_bonus": int(self.run_away),
-            "requires": (
-                Condition(kind=self.only_kind, value=self.only_value) if self.only_kind else None
-            ),
+            "only": only,
+            "not_for": not_for,
         }
         card = self._card_spec
         try:

@@ -45,15 +45,18 @@ def test_monster_spec_carries_every_number() -> None:
 def test_item_spec_slots_hands_and_requirement() -> None:
     cards = load_database(user=False)
     wand = cards.item("gen-wand-of-mild-sparkles").to_spec()
-    assert (wand.slot, wand.hands, wand.requires) == (
+    assert (wand.slot, wand.hands, wand.only) == (
         "hands",
         1,
-        Condition(kind="class", value="Wizard"),
+        (Condition(kind="class", value="Wizard"),),
     )
     sword = cards.item("gen-greatsword-of-overcompensation").to_spec()
     assert (sword.slot, sword.hands, sword.big, sword.gold) == ("hands", 2, True, 600)
     robe = cards.item("gen-robe-of-many-pockets").to_spec()
-    assert robe.requires is None  # two classes may use it: the table checks
+    assert robe.only == (  # either class may use it
+        Condition(kind="class", value="Wizard"),
+        Condition(kind="class", value="Cleric"),
+    )
     crown = cards.item("gen-tin-crown").to_spec()
     assert crown.bonus == 2  # the +1 for Royalty depends on the owner, so it is not added
 
@@ -162,3 +165,55 @@ def test_a_role_card_is_a_set_up_card_for_the_engine() -> None:
 def test_an_ability_must_be_one_the_engine_knows() -> None:
     with pytest.raises(ValueError, match="ability"):
         Race.model_validate({"id": "x-odd", "name": "Odd", "grants": [{"ability": "flying"}]})
+
+
+def test_every_limit_a_card_states_reaches_the_item_in_play() -> None:
+    """Several classes, several races, a sex, and "not for": the engine gets them all, so a
+    Wizard cannot wear the Warriors' and Clerics' shield (nor count it) any more."""
+    from companion.core import (
+        CLASSIC,
+        EquipItem,
+        GainItem,
+        GainTrait,
+        Game,
+        GameSetup,
+        PlayerSetup,
+        Sex,
+    )
+    from companion.core.errors import RuleError
+
+    shield = load_database(user=False).item("gen-shield-of-polite-refusal").to_spec()
+    assert shield.only == (
+        Condition(kind="class", value="Warrior"),
+        Condition(kind="class", value="Cleric"),
+    )
+    stated = Item(
+        id="x-odd-hat",
+        name="Odd Hat",
+        slot="headgear",
+        bonus=1,
+        only_race=["Elf", "Dwarf"],
+        only_sex="female",
+        not_class=["Wizard"],
+        not_race=["Halfling"],
+    ).to_spec()
+    assert set(stated.only) == {
+        Condition(kind="race", value="Elf"),
+        Condition(kind="race", value="Dwarf"),
+        Condition(kind="sex", value="female"),
+    }
+    assert set(stated.not_for) == {
+        Condition(kind="class", value="Wizard"),
+        Condition(kind="race", value="Halfling"),
+    }
+    seats = (
+        PlayerSetup(name="Ann", colour="#ff0000", sex=Sex.MALE),
+        PlayerSetup(name="Bo", colour="#00ff00", sex=Sex.FEMALE),
+    )
+    game = Game(GameSetup(players=seats, edition=CLASSIC))
+    game.apply(GainTrait(player=0, kind="class", name="Wizard"))
+    game.apply(GainItem(player=0, item=shield))
+    with pytest.raises(RuleError) as refused:
+        game.apply(EquipItem(player=0, item_id="i1"))
+    assert refused.value.rule == "item_restricted"
+    assert game.state.players[0].strength == 1

@@ -160,7 +160,7 @@ class TestRestrictedItems:
     def test_equipping_it_says_whom_it_is_for(self, game: Game) -> None:
         game.apply(GainItem(player=1, item=GOWN))  # Bo is male
         err = refused(game, EquipItem(player=1, item_id="i1"), "item_restricted")
-        assert str(err) == "Gown can be used only by a female (sex)"
+        assert str(err) == "Bo may not use Gown: female only"
 
 
 class TestBonusesGoWithTheirCard:

@@ -61,9 +61,17 @@ ADDED_SINCE_V1 = frozenset(
         "uses",  # CombatState: abilities used, whether anyone helped, ties won by a class
         "helped",
         "ties_won_by_ability",
+        "not_for",  # ItemSpec: the traits that may not use it
     }
 )
 WORDS = frozenset({"bad_stuff"})
+# ItemSpec: the one trait an item asked for (`requires`) is now one of the list it names
+# (`only`); the same fact, so `requires: X` must read `only: [X]` (and no trait, none).
+RENAMED = {"requires": "only"}
+
+
+def _renamed(key: str, value: object) -> object:
+    return ([] if value is None else [value]) if key == "requires" else value
 
 
 def differences(expected: object, actual: object, where: str = "state") -> list[str]:
@@ -71,14 +79,21 @@ def differences(expected: object, actual: object, where: str = "state") -> list[
     if isinstance(expected, dict) and isinstance(actual, dict):
         found: list[str] = []
         for key, value in expected.items():
-            if key not in actual:
+            if key in RENAMED and key not in actual and RENAMED[key] in actual:
+                new_key = RENAMED[key]
+                found.extend(
+                    differences(_renamed(key, value), actual[new_key], f"{where}.{new_key}")
+                )
+            elif key not in actual:
                 found.append(f"{where}.{key} is gone")
             elif not (key in WORDS and isinstance(value, str)):
                 found.extend(differences(value, actual[key], f"{where}.{key}"))
         found.extend(
             f"{where}.{key} is new"
             for key in actual
-            if key not in expected and key not in ADDED_SINCE_V1
+            if key not in expected
+            and key not in ADDED_SINCE_V1
+            and not any(RENAMED.get(old) == key for old in expected)
         )
         return found
     if isinstance(expected, list) and isinstance(actual, list):

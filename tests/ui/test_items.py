@@ -155,7 +155,7 @@ def test_an_item_only_some_may_use_counts_only_while_its_owner_qualifies(ui: Har
     press(ui, sheet.value_buttons["Wizard"])
     press(ui, sheet.ids.wear)
     staff = anna(ui).items[0]
-    assert staff.spec.requires is not None and staff.spec.requires.value == "Wizard"
+    assert [(c.kind, c.value) for c in staff.spec.only] == [("class", "Wizard")]
     assert screen.strength == 3
     wizard = next(
         b for b in screen.ids.traits.walk(restrict=True) if getattr(b, "text", "") == "Wizard"

@@ -9,7 +9,6 @@ from pydantic import Field
 from companion.core import rules
 from companion.core.chapters import allowance
 from companion.core.chapters.base import (
-    CONDITION_WORDS,
     SEX_WORDS,
     SLOT_WORDS,
     BaseAction,
@@ -24,7 +23,7 @@ from companion.core.chapters.base import (
 from companion.core.chapters.table import alive, find_item, player_at, with_player
 from companion.core.errors import RuleError
 from companion.core.models import LEGACY_RULES, ItemSpec
-from companion.core.phrase import Phrase, phrase_template
+from companion.core.phrase import Phrase, joined, phrase_template
 from companion.core.state import GameState, Item, PlayerState
 
 
@@ -57,20 +56,56 @@ def _check_big(player: PlayerState, spec: ItemSpec) -> None:
         )
 
 
+def _either(names: list[str]) -> str:
+    """Trait names joined with "or", each one a card's name the app translates."""
+    text: str = names[0]
+    for name in names[1:]:
+        text = Phrase("{what} or {trait}", what=text, trait=name)
+    return text
+
+
+def item_limits(spec: ItemSpec) -> str | None:
+    """Who may use an item, in words ("Warrior or Cleric only; not for Elf"), or None
+    when anyone may (RULES.md §11, restrictions both ways)."""
+    clauses: list[str] = []
+    for kind in ("class", "race", "style", "motivation", "sex"):
+        named = [c.value for c in spec.only if c.kind == kind]
+        if not named:
+            continue
+        if kind == "sex":
+            sexes = [SEX_WORDS.get(value, value) for value in named]
+            clauses.append(Phrase("{sex} only", sex=joined(sexes, "or")))
+        else:
+            clauses.append(Phrase("{trait} only", trait=_either(named)))
+    for kind in ("class", "race", "style", "motivation", "sex"):
+        named = [c.value for c in spec.not_for if c.kind == kind]
+        if not named:
+            continue
+        if kind == "sex":
+            sexes = [SEX_WORDS.get(value, value) for value in named]
+            clauses.append(Phrase("not for {sex}", sex=joined(sexes, "or")))
+        else:
+            clauses.append(Phrase("not for {trait}", trait=_either(named)))
+    if not clauses:
+        return None
+    text = clauses[0]
+    for clause in clauses[1:]:
+        text = Phrase("{first}; {second}", first=text, second=clause)
+    return text
+
+
 def _check_equip(player: PlayerState, spec: ItemSpec, override: str | None) -> None:
     """Equip limits: one headgear, armor and footgear; two hands; one Steed; restrictions (§5)."""
     if override is not None:
         return
-    needed = spec.requires
-    if needed is not None and not rules.qualifies(player, needed):
-        trait = SEX_WORDS[needed.value] if needed.kind == "sex" else needed.value
+    if not rules.may_use_item(player, spec):
         raise RuleError(
             "item_restricted",
             Phrase(
-                "{item} can be used only by a {trait} ({kind})",
+                "{name} may not use {item}: {limits}",
+                name=player.name,
                 item=spec.name,
-                trait=trait,
-                kind=CONDITION_WORDS[needed.kind],
+                limits=item_limits(spec) or "",
             ),
         )
     worn = [i.spec for i in player.items if i.equipped]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any, cast
 
+from kivy.core.text import Label as CoreLabel
 from kivy.factory import Factory
 from kivy.metrics import dp
 from kivy.properties import BooleanProperty, NumericProperty, ObjectProperty, StringProperty
@@ -76,10 +77,54 @@ class ItemRow(ButtonBehavior, BoxLayout):
     idle = BooleanProperty(False)
     # Carried, and the rules would refuse to wear it now (a tap says why).
     wear_refused = BooleanProperty(False)
+    # The words on its buttons, in the language on show (a row is reused after a language
+    # change, so they come with its data like everything else it shows).
+    wear_text = StringProperty("")
+    sale_text = StringProperty("")
 
     def on_release(self) -> None:
         if self.owner is not None:
             self.owner.open_item(self.item_id)
+
+
+# How an item row is laid out (player.kv): its padding, the gap between its two lines, the
+# buttons beside the name and the gaps between them, and the least height of its top line.
+ROW_PADDING_X = 4
+ROW_PADDING_Y = 5
+ROW_SPACING = 2
+WEAR_WIDTH = 92
+SALE_WIDTH = 76
+TOP_SPACING = 6
+TOP_MIN_HEIGHT = 56
+DETAIL_PADDING_X = 4
+
+
+def _text_height(text: str, width: float, font_size: float, bold: bool, padding_x: float) -> float:
+    """The height a wrapped label's text takes at this width (what its texture will be)."""
+    if not text:
+        return 0.0
+    label = CoreLabel(
+        text=text,
+        font_size=font_size,
+        bold=bold,
+        text_size=(max(1.0, width), None),
+        padding=[padding_x, 0, padding_x, 0],
+    )
+    return float(label.render()[1])
+
+
+def item_row_height(title: str, detail: str, width: float, body: float, small: float) -> float:
+    """The height of an item row (player.kv) whose name and detail wrap in `width`.
+
+    A row's height goes into the list's data, so the list lays a new or reused row out at
+    its own height from its first frame, instead of the list's default height until the
+    row's labels have measured themselves (a row then grew or shrank under the finger).
+    """
+    inner = width - 2 * dp(ROW_PADDING_X)
+    title_width = inner - dp(WEAR_WIDTH) - dp(SALE_WIDTH) - 2 * dp(TOP_SPACING)
+    top = max(dp(48), _text_height(title, title_width, body, True, 0))
+    below = _text_height(detail, inner, small, False, dp(DETAIL_PADDING_X))
+    return max(dp(TOP_MIN_HEIGHT), top + dp(ROW_SPACING)) + below + 2 * dp(ROW_PADDING_Y)
 
 
 class PlayerScreen(CompanionScreen):
@@ -114,6 +159,7 @@ class PlayerScreen(CompanionScreen):
         # Items put into the sale being put together (ids), until it is made.
         self._sale: set[str] = set()
         self.sheet: Any = None  # the sheet on show over the screen, if any
+        self.ids.item_box.bind(width=self._measure_rows)
 
     def prepare(self, **params: Any) -> None:
         seat = params.pop("seat", None)
@@ -516,16 +562,20 @@ class PlayerScreen(CompanionScreen):
             refused = not item.equipped and not self.session.allowed(
                 EquipItem, player=self.seat, item_id=item.id
             )
+            title = card_name(item.spec.name)
             rows.append(
                 {
                     "owner": self,
                     "item_id": item.id,
-                    "title": card_name(item.spec.name),
+                    "title": title,
                     "detail": detail,
                     "worn": item.equipped,
                     "for_sale": item.id in self._sale,
                     "idle": idle,
                     "wear_refused": refused,
+                    "wear_text": _("Worn") if item.equipped else _("Carried"),
+                    "sale_text": _("Sell"),
+                    "height": self._row_height(title, detail),
                 }
             )
         self.ids.item_list.data = rows
@@ -541,6 +591,19 @@ class PlayerScreen(CompanionScreen):
         )
         if not self.can_double:
             self.double = False
+
+    def _row_height(self, title: str, detail: str) -> float:
+        theme = self.app.theme
+        return item_row_height(title, detail, self.ids.item_box.width, theme.body, theme.small)
+
+    def _measure_rows(self, *_args: Any) -> None:
+        """The list's width changed: each row's height again for it."""
+        rows = self.ids.item_list.data
+        measured = [
+            {**row, "height": self._row_height(row["title"], row["detail"])} for row in rows
+        ]
+        if any(new["height"] != row["height"] for new, row in zip(measured, rows, strict=True)):
+            self.ids.item_list.data = measured
 
     def _show_sale(self, state: Any) -> None:
         """What the sale put together would bring, or why the rules would refuse it."""
