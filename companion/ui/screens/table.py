@@ -241,6 +241,8 @@ class TableScreen(CompanionScreen):
     charity_phase = BooleanProperty(False)
     excess = NumericProperty(1)
     charity_text = StringProperty("")
+    # The row to give the cards over the limit away is on show (until they are given).
+    giving = BooleanProperty(False)
     # Dimmed (still tappable: a tap says why) when the rules would refuse right now.
     can_advance = BooleanProperty(True)
     can_end_turn = BooleanProperty(True)
@@ -269,11 +271,9 @@ class TableScreen(CompanionScreen):
         self.ids.scroll.bind(height=lambda *_a: self._layout_trigger())
         self._devices_followed: Any = None
         self._shown_low: set[int] = set()  # the seats shown with a low tracker battery
-        self._bar_parts = {
-            name: self.ids[name].__self__ for name in ("charity", "next_phase", "fight", "end_turn")
-        }
+        # The confirmation of giving cards away, while it is on show.
+        self.charity_sheet: Any = None
         self.on_excess()
-        self.on_charity_phase()
 
     # -- actions --------------------------------------------------------------------
     # Each one on the game waits for it while only the cover is on show (`_on_the_game`).
@@ -325,27 +325,62 @@ class TableScreen(CompanionScreen):
         """The stepper of cards over the hand limit."""
         self.excess = max(1, min(CHARITY_MAX_CARDS, self.excess + delta))
 
+    def on_charity_phase(self, *_args: Any) -> None:
+        self.giving = self.charity_phase and not self.charity_text
+
+    on_charity_text = on_charity_phase
+
     def on_excess(self, *_args: Any) -> None:
         self.give_text = ngettext("Give {n} card away", "Give {n} cards away", self.excess).format(
             n=self.excess
         )
 
-    def on_charity_phase(self, *_args: Any) -> None:
-        # `ids` hold weak references: the parts off the bar are kept here.
-        parts = self._bar_parts
-        names = (
-            ("charity", "end_turn") if self.charity_phase else ("next_phase", "fight", "end_turn")
+    @_on_the_game
+    def ask_charity(self) -> None:
+        """The Give button: who gets the cards over the limit (the rules pick them), and a
+        button to give them; nothing is given until that button is tapped. The sheet on
+        show is `charity_sheet` (none when the rules refuse: the refusal is said at once)."""
+        from companion.core import Charity, RuleError, apply_action
+        from companion.ui.sheets import ChoiceSheet
+
+        state = self.session.live_state
+        if state is None:
+            return
+        cards = int(self.excess)
+        try:
+            result = apply_action(state, Charity(giver=state.current, cards=cards)).charity
+        except RuleError:
+            self.give_charity()  # refused: the session says why
+            return
+        if result is not None and result.shares:
+            given = ", ".join(
+                f"{state.players[seat].name} {count}"
+                for seat, count in result.shares.items()
+                if count
+            )
+            question = _("The lowest Level gets them: {given}").format(given=given)
+            answer = self.give_text
+        else:
+            question = ngettext(
+                "Nobody is lower: the card is discarded.",
+                "Nobody is lower: the {n} cards are discarded.",
+                cards,
+            ).format(n=cards)
+            answer = ngettext("Discard {n} card", "Discard {n} cards", cards).format(n=cards)
+        sheet = self.charity_sheet = ChoiceSheet(
+            title=_("Charity: {name}").format(name=state.current_player.name),
+            question=question,
+            options=[("give", answer)],
+            count=1,
+            answered=lambda _chosen: self.give_charity(),
         )
-        wanted = [parts[name] for name in names]
-        bar = self.ids.bar
-        if list(reversed(bar.children)) != wanted:
-            bar.clear_widgets()
-            for widget in wanted:
-                bar.add_widget(widget)
+        sheet.bind(on_dismiss=lambda *_a: setattr(self, "charity_sheet", None))
+        sheet.open()
 
     @_on_the_game
     def give_charity(self) -> None:
-        """The current player gives the excess cards away (the rules pick who gets them)."""
+        """The current player gives the excess cards away (the rules pick who gets them);
+        the Give button asks first (`ask_charity`)."""
         from companion.core import Charity
 
         state = self.session.live_state
