@@ -17,6 +17,16 @@ HEARTBEAT_S = 10.0  # a phone that vanished without closing is noticed within tw
 SEND_TIMEOUT_S = 5.0  # a page that takes no message for this long is dropped (it comes back)
 CLOSE_TIMEOUT_S = 1.0  # closing a page that is already gone must not hold up the host
 MAX_MESSAGE_BYTES = 1024  # a page's largest message is about 150 bytes
+# Sockets, before any HTTP (sockets.py): a device that opens many and sends nothing
+# must not hold the files the host may open, nor keep new phones out.
+HEADER_TIMEOUT_S = 5.0  # a request's headers arrive at once; a socket still sending them is closed
+IDLE_TIMEOUT_S = 15.0  # a socket idle between requests (not a page's WebSocket) is closed
+SOCKETS_PER_ADDRESS = 48  # a browser opens ~6 for a page; 16 boards and a few seats from one device
+SOCKETS_MAX = 512  # sockets open at once on the host, at most...
+FILES_FOR_THE_APP = 256  # ... and this many files under the process's limit stay the app's own
+SOCKET_RESERVE = 64  # the last sockets go only to addresses holding fewer than:
+SOCKETS_OF_A_NEWCOMER = 8  # ... so a new phone gets in while others are at their caps
+REFUSALS_LOG_S = 10.0  # refused connections are logged as one line per this many seconds
 # Pages are counted once they said hello, seats and boards apart: boards never take a
 # seat's place, and one seat's pages never take another's.
 MAX_PAGES_PER_SEAT = 8  # a phone, a tablet, a reload whose old page has not gone yet

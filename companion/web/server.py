@@ -10,6 +10,8 @@ applications are:
   (hosts.py), a socket's origin, the pause after wrong codes;
 * session.py - one page's WebSocket session (hello, welcome, patches, presses and their
   acks, the press ledger) and `LinkState`, what the sessions share;
+* sockets.py - the sockets before HTTP: how many from one address and in all, how long
+  a request may take to arrive;
 * limits.py - every size, rate and cap; cache.py - the views worked out once for many
   pages.
 
@@ -54,6 +56,7 @@ from companion.web.limits import (
 )
 from companion.web.routes import STATIC_FILES, make_app
 from companion.web.session import LinkState, PageInfo
+from companion.web.sockets import GuardedSite, SocketGuard, SocketLimits
 from companion.web.speech import Voices
 
 __all__ = [
@@ -103,6 +106,7 @@ class TableLink:
         voices: Voices | None = None,
         host: str = "0.0.0.0",
         port: int | None = None,
+        sockets: SocketLimits | None = None,
     ) -> None:
         self.keys = keys
         self.voices = voices or Voices(None)
@@ -114,6 +118,8 @@ class TableLink:
         self._link = LinkState(keys=keys, voices=self.voices, table=table)
         self._unsubscribe: Callable[[], None] | None = None
         self._runner: web.AppRunner | None = None
+        self.socket_limits = sockets or SocketLimits()
+        self._guard: SocketGuard | None = None
         self._stop_following: Callable[[], None] | None = None
 
     @property
@@ -141,14 +147,21 @@ class TableLink:
             assert self.port is not None
             return self.port
         self._link.served.learn(self.host)
-        runner = web.AppRunner(make_app(self._link), access_log=None, handle_signals=False)
+        runner = web.AppRunner(
+            make_app(self._link),
+            access_log=None,
+            handle_signals=False,
+            keepalive_timeout=self.socket_limits.idle_timeout_s,
+        )
         await runner.setup()
+        guard = SocketGuard(self.socket_limits)
         try:
-            port = await self._bind(runner, self.wanted_port)
+            port = await self._bind(runner, guard, self.wanted_port)
         except OSError:
             await runner.cleanup()
             raise
         self._runner = runner
+        self._guard = guard
         self.port = port
         following = self.table.followers.add(self.set_game)
         # A kill called or called off (from anywhere) is shown on every page at once.
@@ -162,9 +175,9 @@ class TableLink:
         self.set_game(self.table.game, self.table.game_id)
         return port
 
-    async def _bind(self, runner: web.AppRunner, port: int) -> int:
+    async def _bind(self, runner: web.AppRunner, guard: SocketGuard, port: int) -> int:
         for attempt in (port, 0):
-            site = web.TCPSite(runner, self.host, attempt, reuse_address=True)
+            site = GuardedSite(runner, self.host, attempt, guard, reuse_address=True)
             try:
                 await site.start()
             except OSError:
@@ -187,6 +200,9 @@ class TableLink:
         runner, self._runner = self._runner, None
         if runner is not None:
             await runner.cleanup()
+        guard, self._guard = self._guard, None
+        if guard is not None:
+            guard.cancel()
         self.port = None
         link.changes.emit()
 
