@@ -292,6 +292,9 @@ class DieFace(ButtonBehavior, Widget):
     value = NumericProperty(0)  # 0 = not rolled yet (blank face)
     face = ColorProperty([0.96, 0.95, 0.92, 1])
     pip = ColorProperty([0.1, 0.1, 0.12, 1])
+    # The die's outline, in the pips' colour: on a light screen the pale face alone has no
+    # visible edge (on a dark one the face itself stands out).
+    edge = ColorProperty([0.1, 0.1, 0.12, 1])
     rolling = BooleanProperty(False)
 
     def __init__(self, **kwargs: object) -> None:
@@ -301,7 +304,12 @@ class DieFace(ButtonBehavior, Widget):
         self._left_s = 0.0
         self._event = None
         self.bind(
-            pos=self._draw, size=self._draw, value=self._draw, face=self._draw, pip=self._draw
+            pos=self._draw,
+            size=self._draw,
+            value=self._draw,
+            face=self._draw,
+            pip=self._draw,
+            edge=self._draw,
         )
 
     def tumble_to(self, value: int) -> None:
@@ -334,6 +342,18 @@ class DieFace(ButtonBehavior, Widget):
         with self.canvas:
             Color(*self.face)
             RoundedRectangle(pos=(x0, y0), size=(side, side), radius=[side * 0.16])
+            Color(*self.edge)
+            inset = dp(1)
+            Line(
+                rounded_rectangle=(
+                    x0 + inset,
+                    y0 + inset,
+                    side - 2 * inset,
+                    side - 2 * inset,
+                    side * 0.16,
+                ),
+                width=dp(1.5),
+            )
             Color(*self.pip)
             r = side * 0.09
             for col, row in _PIPS.get(shown, ()):
