@@ -247,6 +247,14 @@ class Game:
         self._notify()
         return new_state
 
+    def roll_d6(self) -> int:
+        """One d6 from the game's own dice, for a roll that is kept before its action is
+        complete (a run-away roll waiting for the victim's choice); the action records it."""
+        value = self._dice.roll_d6()
+        if not isinstance(value, int) or not 1 <= value <= 6:
+            raise ValueError(f"a d6 shows 1 to 6, but the dice gave {value!r}")
+        return value
+
     def check(self, action: BaseAction) -> RuleError | None:
         """The rule the action would break now, or None if it is allowed; changes nothing.
 

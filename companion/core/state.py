@@ -410,6 +410,7 @@ class CombatResult(Frozen):
     helper_levels: int = 0  # levels the helper gained for helping (the Elf)
     helper_treasure: int = 0  # how many of the treasures the helper takes, as agreed
     helper_picks_first: bool = False
+    turn: int = 0  # the turn it ended in (0: a state saved before this was kept)
 
 
 class DieRoll(Frozen):

@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -39,7 +40,14 @@ from companion.plumbing.listeners import Listeners
 from companion.store import GameStore, Recorder
 from companion.store.settings import Settings
 from companion.table.countdown import KillCountdown, Timer, loop_timer
-from companion.table.offers import RollOffer, roll_offers, run_away_roll
+from companion.table.offers import (
+    CAUGHT_CHOOSE,
+    RollOffer,
+    asks_when_caught,
+    pending_runs,
+    roll_offers,
+    run_away_roll,
+)
 from companion.table.outcome import Outcome, decide, refused
 from companion.table.presses import PressLog, PressRecord, Via, source_of, take_press
 
@@ -59,6 +67,21 @@ KILL_WAIT_S: float = Settings.model_fields["victory_countdown_s"].default
 NOTHING_TO_REDO = phrase_template("Nothing to redo.")
 GAME_IMPORTED = phrase_template("Game imported.")
 ALREADY_SAVED = phrase_template("This game is already saved: nothing was added.")
+
+# The rule id of a run-away roll that waits for the victim's choice of what to lose.
+CHOOSE_LOSS_RULE = "choose_loss_first"
+
+
+@dataclass(frozen=True)
+class HeldRoll:
+    """A run-away roll that failed before the victim chose what the Bad Stuff takes: kept
+    (never rolled again) until the choice is made, then recorded with it."""
+
+    monster: int
+    face: int
+    die: str
+    via: Via
+
 
 # A follower hears (game, game_id) when a game is opened, and (None, "") when closed.
 Follower = Callable[[Game | None, str], None]
@@ -104,6 +127,8 @@ class Table:
         # seat -> (monster, picks): what the Bad Stuff takes if that fighter is caught
         # running from that monster, chosen before the roll (`prepare_run`).
         self._run_picks: dict[int, tuple[int, tuple[str, ...]]] = {}
+        # seat -> the roll that caught them while that choice was still to be made.
+        self._held: dict[int, HeldRoll] = {}
         #: The wait before a kill is final (the table's: every screen and page shows it).
         self.countdown = KillCountdown(timer, clock)
         self._kill_seconds = kill_seconds
@@ -302,13 +327,23 @@ class Table:
         """Whose run-away roll the game waits for now, by seat (see `offers.roll_offers`)."""
         return roll_offers(self.game.state) if self.game is not None else {}
 
-    def prepare_run(self, seat: int, monster: int, picks: tuple[str, ...] | None) -> None:
+    def prepare_run(self, seat: int, monster: int, picks: tuple[str, ...] | None) -> Outcome | None:
         """What the Bad Stuff of `monster` takes if `seat` is caught running from it, as
-        chosen before the roll (None: not chosen yet); a roll from anywhere uses it."""
+        chosen (None: not chosen yet); a roll from anywhere uses it. When a roll already
+        caught them there (`held_roll`), the choice completes it: the roll is recorded
+        with it, and the outcome says so (None when no held roll was completed)."""
         if picks is None:
             self._run_picks.pop(seat, None)
-        else:
-            self._run_picks[seat] = (monster, picks)
+            return None
+        self._run_picks[seat] = (monster, picks)
+        held = self._held.get(seat)
+        if held is None or held.monster != monster:
+            return None
+        return self.take_roll(seat, held.face, held.via, die=held.die, monster=monster)
+
+    def held_roll(self, seat: int) -> HeldRoll | None:
+        """The roll that caught `seat` and waits for their choice of what to lose."""
+        return self._held.get(seat)
 
     def take_roll(
         self,
@@ -324,6 +359,10 @@ class Table:
         screen's choice) or the monster the table waits for that seat to run from next;
         refused when it waits for none. `die` names the smart die that gave the face."""
         game = self.game
+        held = self._held.get(seat)
+        if held is not None:
+            # The roll that caught them stands: it is never rolled again.
+            monster, face, die, via = held.monster, held.face, held.die, held.via
         if monster is None:
             offer = self.roll_offers().get(seat)
             target = offer.monster if offer is not None else None
@@ -331,15 +370,27 @@ class Table:
             target = monster
         chosen = self._run_picks.get(seat)
         picks = chosen[1] if chosen is not None and chosen[0] == target else None
+        if (
+            face is None
+            and picks is None
+            and game is not None
+            and target is not None
+            and asks_when_caught(game.state, seat, target)
+        ):
+            face = game.roll_d6()  # rolled first: what to lose is asked only if caught
 
         def action() -> BaseAction:
             assert game is not None  # decide() answers for a table with no game
             source = source_of(via, seat)
-            return run_away_roll(game.state, seat, face, source, die, picks, monster)
+            return run_away_roll(game.state, seat, face, source, die, picks, target)
 
         outcome = decide(game, action, f"a {via}'s run-away roll")
+        if outcome.rule == CHOOSE_LOSS_RULE and face is not None and target is not None:
+            self._held[seat] = HeldRoll(target, face, die, via)
+            outcome = refused(Phrase(CAUGHT_CHOOSE, roll=face), CHOOSE_LOSS_RULE, outcome.action)
         if outcome.applied:
             self._run_picks.pop(seat, None)
+            self._held.pop(seat, None)
         self.presses.add(PressRecord(via=via, who=str(seat), press="roll"), outcome)
         return outcome
 
@@ -393,15 +444,19 @@ class Table:
         else:
             self._share = (0, False)
 
-    def _game_changed(self, _state: object) -> None:
+    def _game_changed(self, state: Any) -> None:
         if self.countdown.running and not self._still_winning():
             self.countdown.stop()  # a card turned the fight (or ended it): the kill is off
+        for seat, held in list(self._held.items()):
+            if held.monster not in pending_runs(state, seat):
+                del self._held[seat]  # that run is over (an undo, an Ally, a death)
 
     # -- inside --------------------------------------------------------------------------
     def _open(self, game_id: str, game: Game | None) -> None:
         # What the game being put away still had to write is queued first.
         self.recorder.follow(game_id, game)
         self._run_picks.clear()
+        self._held.clear()
         self.countdown.stop()
         self._share = (0, False)
         if self._unsubscribe is not None:

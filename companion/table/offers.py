@@ -25,6 +25,7 @@ from companion.core.phrase import Phrase, phrase_template
 
 NOT_YOUR_ROLL = phrase_template("The host is not waiting for your roll")
 CHOOSE_FIRST = phrase_template("First choose what the Bad Stuff takes if you are caught.")
+CAUGHT_CHOOSE = phrase_template("Caught on a {roll}: choose what the Bad Stuff takes.")
 # A face that escapes any monster: only to ask whether the rules allow running at all.
 _ANY_FACE = 6
 
@@ -70,6 +71,17 @@ def roll_offers(state: GameState) -> dict[int, RollOffer]:
                 offers[seat] = RollOffer(seat, monster)
             break  # the first monster left is the one offered
     return offers
+
+
+def asks_when_caught(state: GameState, seat: int, monster: int) -> bool:
+    """Whether the Bad Stuff of `monster` would make `seat` choose what it takes, if they
+    are caught running from it (and it pursues them at all)."""
+    combat = state.combat
+    if combat is None or not 0 <= monster < len(combat.monsters):
+        return False
+    if not would_allow(state, RunAway(fighter=seat, monster=monster)):
+        return bool(bad_stuff_questions(state, seat, monster, ()))
+    return False  # no roll is needed: the monster does not pursue them
 
 
 def run_away_roll(

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from companion.core import GameState, Phase, PlayerState, Sex
-from companion.core.phrase import Phrase, phrase_template
+from companion.core.phrase import Phrase, phrase_template, plural_phrase
 
 PHASES: dict[str, str] = {
     Phase.LISTEN_AT_THE_DOOR: phrase_template("Listen at the door"),
@@ -96,7 +96,10 @@ def turn_line(state: GameState, language: Translator) -> str:
     """Whose turn it is ("Turn 3: Ann"), or who won ("Ann won!")."""
     if state.winners:
         names = " & ".join(state.players[seat].name for seat in state.winners)
-        return language.say(Phrase("{names} won!", names=names))
+        won = plural_phrase(
+            "{names} has won!", "{names} have won!", len(state.winners), names=names
+        )
+        return language.say(won)
     return language.say(Phrase("Turn {n}: {name}", n=state.turn, name=state.current_player.name))
 
 
@@ -109,14 +112,18 @@ def fight_line(state: GameState, language: Translator) -> str | None:
     if combat.helper is not None:
         fighters += " + " + state.players[combat.helper].name
     monsters = ", ".join(language.card_name(m.spec.name) for m in combat.monsters)
-    verdict = Phrase("winning") if combat.fighters_winning else Phrase("losing")
+    # A whole sentence for each verdict: no word of it is pasted into another.
+    template = (
+        phrase_template("{fighters} {ours} vs {theirs} {monsters}: the players win")
+        if combat.fighters_winning
+        else phrase_template("{fighters} {ours} vs {theirs} {monsters}: the monsters win")
+    )
     return language.say(
         Phrase(
-            "{fighters} {ours} vs {theirs} {monsters}: {verdict}",
+            template,
             fighters=fighters,
             ours=combat.players_strength,
             theirs=combat.monsters_strength,
             monsters=monsters or language.say(MONSTERS),
-            verdict=verdict,
         )
     )

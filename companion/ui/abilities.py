@@ -64,8 +64,6 @@ def _candidates(state: GameState, seat: int, ability: str) -> list[Choice]:
         return found
     if ability == "backstab":
         targets = [t for t in combat.fighters if t != seat]
-        if not targets:
-            return [Choice(UseAbility(player=seat, ability="backstab"), "")]
         return [
             Choice(
                 UseAbility(player=seat, ability="backstab", target=target),
@@ -109,6 +107,8 @@ def combat_offers(game: Game) -> list[Offer]:
             if ability != "backstab" and seat not in combat.fighters:
                 continue
             candidates = _candidates(state, seat, ability)
+            if not candidates:
+                continue  # a backstab with nobody else in the fight to take it
             accepted = tuple(
                 _with_change(state, c) for c in candidates if game.check(c.action) is None
             )

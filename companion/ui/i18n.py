@@ -235,6 +235,23 @@ def card_name(name: str) -> str:
     return name
 
 
+def quick_monster_level(name: str) -> int | None:
+    """The level of a monster entered by its level alone, so a sentence can name it with
+    its own grammar ("runs from the Level 8 monster"); None for any other name, and for a
+    second monster of a level ("#2"), which is named as it reads.
+
+    >>> quick_monster_level("Level 8 monster"), quick_monster_level("Ogre")
+    (8, None)
+    """
+    if not any(char.isdigit() for char in name):
+        return None
+    for pattern in _quick_monster_patterns():
+        found = pattern.match(name)
+        if found:
+            return None if found.group(2) else int(found.group(1))
+    return None
+
+
 def tr(message: object) -> str:
     """A text from the engine (or anywhere) in the current language.
 

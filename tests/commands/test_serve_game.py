@@ -118,7 +118,7 @@ async def test_a_whole_game_hosted_by_serve_from_the_first_turn_to_a_winner(
         assert (await anna.press("kill"))["ok"]
         await anna.wait_for(lambda v: v["won"], STEP_S, "Anna's win")
         said = await serve.say("status", r"won!")
-        assert said == "Anna won! · Levels: Anna 10, Bram 1, Cleo 1."
+        assert said == "Anna has won! · Levels: Anna 10, Bram 1, Cleo 1."
 
         log = tmp_path / "game.json"
         await serve.say(f"export {log}", r"log is in")

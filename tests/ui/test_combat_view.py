@@ -9,8 +9,10 @@ from companion.core import (
     CLASSIC,
     DISNEY,
     AddEnhancer,
+    BadStuff,
     ChangeHelper,
     Edition,
+    EndTurn,
     EnhancerSpec,
     GainTrait,
     Game,
@@ -19,10 +21,12 @@ from companion.core import (
     PlayerSetup,
     ResolveCombat,
     RuleError,
+    RunAway,
     SetLevel,
     SetWinsTies,
     Sex,
     StartCombat,
+    describe,
 )
 from companion.ui.abilities import combat_offers
 from companion.ui.screens.combat_view import (
@@ -241,3 +245,63 @@ def test_the_view_loads_no_kivy() -> None:
         "sys.exit(any(m == 'kivy' or m.startswith('kivy.') for m in sys.modules))"
     )
     assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
+
+
+def test_the_last_fight_is_not_told_in_the_next_players_turn() -> None:
+    game = make_game()
+    game.apply(SetLevel(player=0, level=5))
+    fight(game, 3)
+    game.apply(ResolveCombat(outcome="kill"))
+    assert last_result(game.state).startswith("Killed Blob 3")
+    game.apply(EndTurn())
+    view = combat_view(game.state, game.check, fighter=1)
+    assert last_result(game.state) == "" and view.rewards_text == view.result_text == ""
+
+
+def run_from(game: Game, bad_stuff: BadStuff, *rolls: int) -> None:
+    """Ann (Level 1) fights Level 10 monsters with this Bad Stuff and rolls `rolls` to
+    run from them, one each."""
+    monsters = tuple(
+        MonsterSpec(name=f"Brute {n}", level=10, bad_stuff=bad_stuff) for n in range(len(rolls))
+    )
+    game.apply(StartCombat(fighter=0, monsters=monsters))
+    for index, roll in enumerate(rolls):
+        game.apply(RunAway(fighter=0, monster=index, roll=roll))
+
+
+def test_a_caught_fighter_did_not_run_away() -> None:
+    game = make_game()
+    run_from(game, BadStuff(lose_levels=1), 6, 1)
+    assert last_result(game.state) == "Caught running away (Brute 1): the Bad Stuff hit."
+    game = make_game()
+    run_from(game, BadStuff(lose_levels=1), 6)
+    assert last_result(game.state) == "Ran away from Brute 0."
+
+
+def test_a_death_while_running_is_told_as_one() -> None:
+    game = make_game()
+    run_from(game, BadStuff(death=True), 2)
+    assert last_result(game.state) == "Ann died running away (Brute 0)."
+
+
+def test_the_history_says_a_run_away_roll_killed() -> None:
+    game = make_game()
+    doom = MonsterSpec(name="Doom", level=10, bad_stuff=BadStuff(death=True))
+    game.apply(StartCombat(fighter=0, monsters=(doom,)))
+    before = game.state
+    game.apply(RunAway(fighter=0, monster=0, roll=2))
+    words = describe(game.log[-1], before)
+    assert words == "Ann rolls 2 to run from Doom, is caught and dies"
+    assert game.state.players[0].dead
+    escaped = describe(RunAway(fighter=0, monster=0, roll=6), before)
+    assert escaped == "Ann rolls 6 to run from Doom"
+
+
+def test_a_thief_fighting_alone_is_offered_no_backstab() -> None:
+    game = make_game()
+    game.apply(GainTrait(player=0, kind="class", name="Thief"))
+    fight(game, 1)
+    assert [(o.seat, o.ability) for o in combat_offers(game)] == []
+    game.apply(ChangeHelper(helper=1))
+    offers = [(o.seat, o.ability, o.usable) for o in combat_offers(game)]
+    assert offers == [(0, "backstab", True)]  # the helper is someone to backstab

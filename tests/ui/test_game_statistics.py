@@ -4,7 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from companion.core import Game, GoUpLevel, ResolveCombat
+from companion.core import (
+    CLASSIC,
+    Game,
+    GameSetup,
+    GoUpLevel,
+    MonsterSpec,
+    PlayerSetup,
+    ResolveCombat,
+    SetLevel,
+    Sex,
+    StartCombat,
+)
 from companion.core.randomplay import random_game
 from companion.ui.screens.game_over import GameStatistics, statistics_for
 
@@ -16,7 +27,7 @@ def by_every_state(game: Game) -> dict[str, Any]:
     kills, deaths = [0] * count, [0] * count
     for action, before, after in zip(game.log, states, states[1:], strict=False):
         if isinstance(action, ResolveCombat) and action.outcome == "kill" and before.combat:
-            kills[before.combat.fighter] += 1
+            kills[before.combat.fighter] += len(before.combat.monsters)  # a kill a monster
         for seat in range(count):
             if after.players[seat].dead and not before.players[seat].dead:
                 deaths[seat] += 1
@@ -59,3 +70,15 @@ def test_one_game_is_followed_at_a_time() -> None:
     assert statistics_for(second) is not stats
     first.apply(GoUpLevel(player=0))  # the closed follower no longer listens
     assert stats.folded <= 20
+
+
+def test_a_fight_won_against_two_monsters_counts_two_kills() -> None:
+    players = tuple(PlayerSetup(name=n, colour="#ff0000", sex=Sex.MALE) for n in ("Ann", "Bo"))
+    game = Game(GameSetup(players=players, edition=CLASSIC))
+    game.apply(SetLevel(player=0, level=8))
+    pair = (MonsterSpec(name="Rat", level=1), MonsterSpec(name="Bat", level=2))
+    game.apply(StartCombat(fighter=0, monsters=pair))
+    game.apply(ResolveCombat(outcome="kill"))
+    stats = GameStatistics(game)
+    assert stats.at(game.revision)["kills"] == [2, 0]
+    stats.close()

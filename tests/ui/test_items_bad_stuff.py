@@ -80,13 +80,11 @@ def test_lose_your_footgear_asks_which_and_lists_only_footgear(ui: Harness) -> N
     assert [b.text for b in options] == ["Boots of Butt-Kicking", "Sneakers"]
     for button in options:
         assert button.height >= 48
-    press(ui, die(run, 1))  # caught, and nothing chosen: nothing is rolled
+    press(ui, die(run, 1))  # caught, and nothing chosen: the 1 waits for the choice
     session = ui.app.session
     assert session.live_state.combat.rolls == ()
-    assert "choose what the Bad Stuff takes" in ui.banner()
-    press(ui, options[1])
-    assert [b.selected for b in questions(run)[0][1]] == [False, True]
-    press(ui, die(run, 1))
+    assert ui.banner() == "Caught on a 1: choose what the Bad Stuff takes."
+    press(ui, questions(run)[0][1][1])  # the Sneakers: the roll is recorded with them
     state = session.live_state
     assert state.combat is None
     assert names(state) == ["Boots of Butt-Kicking", "Horned Helmet", "Spare Sandals"]
@@ -124,12 +122,10 @@ def test_lose_two_items_asks_for_two(ui: Harness) -> None:
     assert caption == "If caught, which 2 items does Anna lose?"
     assert [b.text for b in options] == ["Club", "Pointy Hat", "Rat on a Stick", "Lute"]
     press(ui, options[0])
-    press(ui, die(run, 1))  # one of two chosen: not yet
-    assert ui.app.session.live_state.combat.rolls == ()
     press(ui, questions(run)[0][1][3])
     press(ui, questions(run)[0][1][1])  # a third tap: the oldest choice gives way
     assert [b.selected for b in questions(run)[0][1]] == [False, True, False, True]
-    press(ui, die(run, 1))
+    press(ui, die(run, 1))  # chosen before the roll: caught, it goes at once
     state = ui.app.session.live_state
     assert names(state) == ["Club", "Rat on a Stick"]
     assert set(state.last_combat.rolls[0].items_lost) == {"Pointy Hat", "Lute"}
@@ -188,19 +184,26 @@ def test_a_monster_entered_by_its_level_gets_its_bad_stuff_in_one_tap(ui: Harnes
     assert strip["none"].selected
     for button in strip.values():
         assert button.height >= 48 and button.width >= 48
-    press(ui, strip["footgear"])
+    press(ui, strip["footgear"])  # chosen first: it goes with the next monster
     press(ui, combat.level_buttons[8])
     state = ui.app.session.live_state
     assert state.combat.monsters[0].spec.bad_stuff.lose == ("footgear",)
-    assert strip["none"].selected  # the next monster starts from none again
-    press(ui, strip["items2"])
-    press(ui, combat.level_buttons[4])
-    assert ui.app.session.live_state.combat.monsters[1].spec.bad_stuff == BadStuff(lose_items=2)
+    assert strip["footgear"].selected  # the strip shows that monster's
+    press(ui, combat.level_buttons[4])  # the next monster starts from none
+    assert strip["none"].selected
+    press(ui, strip["items2"])  # chosen after its level: it is that monster's
+    monsters = ui.app.session.live_state.combat.monsters
+    assert [m.spec.bad_stuff for m in monsters] == [
+        BadStuff(lose=("footgear",)),
+        BadStuff(lose_items=2),
+    ]
     press(ui, combat.level_buttons[2])
     assert ui.app.session.live_state.combat.monsters[2].spec.bad_stuff == BadStuff()
     press(ui, strip["levels3"])
-    press(ui, combat.ids.add_monster)  # the "other level" button takes it too
-    assert ui.app.session.live_state.combat.monsters[3].spec.bad_stuff == BadStuff(lose_levels=3)
+    assert ui.app.session.live_state.combat.monsters[2].spec.bad_stuff == BadStuff(lose_levels=3)
+    press(ui, combat.ids.add_monster)  # the "other level" button works the same way
+    press(ui, strip["level"])
+    assert ui.app.session.live_state.combat.monsters[3].spec.bad_stuff == BadStuff(lose_levels=1)
 
 
 def test_a_quick_monsters_bad_stuff_is_asked_and_applied_when_caught(ui: Harness) -> None:

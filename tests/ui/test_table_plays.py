@@ -84,7 +84,7 @@ def test_a_trait_bonus_is_entered_on_the_player_screen(ui: Harness) -> None:
     assert stepper.value == "+1"
 
 
-def test_the_victim_picks_what_the_bad_stuff_takes_before_the_roll(ui: Harness) -> None:
+def test_the_victim_picks_what_the_bad_stuff_takes_once_caught(ui: Harness) -> None:
     ui.start_game(NAMES)
     session = ui.app.session
     for name in ("Club", "Sword"):
@@ -98,13 +98,13 @@ def test_the_victim_picks_what_the_bad_stuff_takes_before_the_roll(ui: Harness) 
     run = ui.screen("run_away")
     buttons = [b for b in run.ids.picks.walk(restrict=True) if type(b).__name__ == "FlatButton"]
     assert [b.text for b in buttons] == ["Club", "Sword"]
-    ui.tap(run.ids.physical.children[5])  # "1", before choosing: nothing is rolled
+    ui.tap(run.ids.physical.children[5])  # "1", before choosing: caught, the 1 is kept
     assert session.state.combat is not None and session.state.combat.rolls == ()
-    assert "choose what the Bad Stuff takes" in ui.banner()
-    ui.tap(buttons[1])
-    sword = next(b for b in run.ids.picks.walk(restrict=True) if getattr(b, "text", "") == "Sword")
-    assert sword.selected
-    ui.tap(run.ids.physical.children[5])  # "1": caught
+    assert ui.banner() == "Caught on a 1: choose what the Bad Stuff takes."
+    ui.tap(run.ids.physical.children[0])  # another die changes nothing: the 1 stands
+    assert session.state.combat is not None and session.state.combat.rolls == ()
+    buttons = [b for b in run.ids.picks.walk(restrict=True) if type(b).__name__ == "FlatButton"]
+    ui.tap(buttons[1])  # the Sword: the roll that caught her is recorded with it
     state = session.state
     assert state.combat is None
     assert [i.spec.name for i in state.players[0].items] == ["Club"]

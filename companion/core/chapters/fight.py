@@ -129,7 +129,8 @@ def end_combat(state: GameState, result: CombatResult) -> GameState:
     phase = state.phase
     if combat.fighter == state.current and combat.started_in in COMBAT_PHASES:
         phase = Phase.CHARITY
-    return state.evolve(combat=None, last_combat=result, phase=phase)
+    ended = result.evolve(turn=state.turn)
+    return state.evolve(combat=None, last_combat=ended, phase=phase)
 
 
 def pursues(monster: MonsterInPlay, player: PlayerState) -> bool:

@@ -479,11 +479,22 @@ def words_run_away(a: RunAway, s: GameState) -> str:
             name=player_name(s, a.fighter),
             monster=monster_name(s, a.monster),
         )
-    rolled = (
-        phrase_template("{name} rolls {roll} to run from {monster} (on {die})") if a.die else None
-    )
+    if _dies(a, s):
+        rolled = (
+            phrase_template(
+                "{name} rolls {roll} to run from {monster} (on {die}), is caught and dies"
+            )
+            if a.die
+            else phrase_template("{name} rolls {roll} to run from {monster}, is caught and dies")
+        )
+    else:
+        rolled = (
+            phrase_template("{name} rolls {roll} to run from {monster} (on {die})")
+            if a.die
+            else phrase_template("{name} rolls {roll} to run from {monster}")
+        )
     sentence = Phrase(
-        rolled or phrase_template("{name} rolls {roll} to run from {monster}"),
+        rolled,
         name=player_name(s, a.fighter),
         roll=a.roll,
         monster=monster_name(s, a.monster),
@@ -498,6 +509,18 @@ def words_run_away(a: RunAway, s: GameState) -> str:
         sentence=sentence,
         cards=a.discards,
     )
+
+
+def _dies(action: RunAway, state: GameState) -> bool:
+    """Whether this roll fails against a monster whose Bad Stuff is death (§7, §8)."""
+    combat = state.combat
+    if combat is None or not 0 <= action.monster < len(combat.monsters):
+        return False
+    if not 0 <= action.fighter < len(state.players):
+        return False
+    monster = combat.monsters[action.monster]
+    _chased, _modifier, escaped = _run_from(action, state.players[action.fighter], monster)
+    return not escaped and monster.spec.bad_stuff.death
 
 
 class SacrificeAlly(BaseAction):

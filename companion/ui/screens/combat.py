@@ -152,6 +152,11 @@ class CombatScreen(CompanionScreen):
 
         self.helper_menu = DropDown(auto_width=False, width=dp(240))
         self.bad_stuff_buttons: dict[str, FlatButton] = {}
+        # The monster entered last by its level, while nothing else has happened since:
+        # (the action that entered it, its card without Bad Stuff). A Bad Stuff tapped
+        # now is that monster's; with none, the Bad Stuff is the next monster's.
+        self._entered: tuple[Any, MonsterSpec] | None = None
+        self._amending = False
         self._add_caption: Widget | None = None
         # The ability buttons on show, by (seat, ability); "quote" for Magic by quoting.
         self.ability_buttons: dict[tuple[int, str], FlatButton] = {}
@@ -207,8 +212,26 @@ class CombatScreen(CompanionScreen):
             caption.parent.remove_widget(caption)
 
     def choose_quick_bad_stuff(self, key: str) -> None:
-        """One tap: the Bad Stuff of the next monster entered by its level."""
+        """One tap: the Bad Stuff of the monster just entered by its level (it is entered
+        again with it, in its place), or, before one is, of the next one."""
         self.quick_bad = key
+        entered = self._entered if self._entered_last() else None
+        if entered is None:
+            return
+        spec = entered[1].model_copy(update={"bad_stuff": quick_bad_stuff_of(key)})
+        self._amending = True
+        try:
+            if self.session.table.undo(1).applied:
+                self._enter(spec)
+        finally:
+            self._amending = False
+
+    def _entered_last(self) -> bool:
+        """Whether the last action of the game is the monster entered by its level here."""
+        game = self.session.game
+        if self._entered is None or game is None or game.revision < 1:
+            return False
+        return game.action_at(game.revision - 1) is self._entered[0]
 
     def on_quick_bad(self, _screen: Any, key: str) -> None:
         for known, button in self.bad_stuff_buttons.items():
@@ -243,6 +266,7 @@ class CombatScreen(CompanionScreen):
             self.quick_level = 1
             self.quick_treasure = 1
             self.quick_bad = "none"
+            self._entered = None
             self.negative = False
             self.helper_share = 0
             self.helper_first = False
@@ -306,14 +330,25 @@ class CombatScreen(CompanionScreen):
         """
         typed = self.ids.search.text.strip()
         treasure = int(self.quick_treasure)
+        # A Bad Stuff chosen for the monster entered before stays that monster's.
+        bad = "none" if self._entered_last() else self.quick_bad
         spec = MonsterSpec(
-            name=typed or self._quick_name(level),
-            level=int(level),
-            treasure=treasure,
-            bad_stuff=quick_bad_stuff_of(self.quick_bad),
+            name=typed or self._quick_name(level), level=int(level), treasure=treasure
         )
-        if self._add_monster(spec) and typed:
-            self.app.remember_monster(typed, int(level), treasure)
+        if self._enter(spec.model_copy(update={"bad_stuff": quick_bad_stuff_of(bad)})):
+            self.quick_bad = bad
+            if typed:
+                self.app.remember_monster(typed, int(level), treasure)
+
+    def _enter(self, spec: MonsterSpec) -> bool:
+        """A monster entered by its level joins the fight; its Bad Stuff may follow."""
+        plain = spec.model_copy(update={"bad_stuff": quick_bad_stuff_of("none")})
+        if not self._add_monster(spec, keep_bad_stuff=True):
+            return False
+        game = self.session.game
+        assert game is not None  # a monster was just added to it
+        self._entered = (game.action_at(game.revision - 1), plain)
+        return True
 
     def _quick_name(self, level: int) -> str:
         # The log keeps the English name; every screen shows it in the player's language.
@@ -388,7 +423,7 @@ class CombatScreen(CompanionScreen):
             FightWithLevelOnly, player=fighter, on=fighter not in state.combat.level_only
         )
 
-    def _add_monster(self, spec: MonsterSpec) -> bool:
+    def _add_monster(self, spec: MonsterSpec, keep_bad_stuff: bool = False) -> bool:
         state = self.session.live_state
         if state is None:
             return False
@@ -397,14 +432,18 @@ class CombatScreen(CompanionScreen):
         else:
             added = self.session.act(AddMonster, monster=spec)
         if added:
-            self._reset_quick_entry()
+            self._reset_quick_entry(keep_bad_stuff)
         return added
 
-    def _reset_quick_entry(self) -> None:
-        """After a monster joins, the quick entry starts over for the next one."""
+    def _reset_quick_entry(self, keep_bad_stuff: bool = False) -> None:
+        """After a monster joins, the quick entry starts over for the next one (the Bad
+        Stuff strip goes on showing that of a monster entered by its level: a tap there
+        changes it)."""
         self.quick_level = 1
         self.quick_treasure = 1
-        self.quick_bad = "none"
+        if not keep_bad_stuff:
+            self._entered = None
+            self.quick_bad = "none"
         self.ids.search.text = ""
 
     def remove_monster(self, index: int) -> None:
@@ -472,6 +511,8 @@ class CombatScreen(CompanionScreen):
             if problem is not None:
                 self.app.notify(tr(problem), error=True)
                 return
+        # A warning about the fight (a refused tap) is no longer about the screen on show.
+        self.app.root.banner.hide()
         self.app.show("run_away")
 
     def _check(self, action: Any) -> RuleError | None:
@@ -598,6 +639,10 @@ class CombatScreen(CompanionScreen):
         state = self.state
         if state is None:
             return
+        if self._entered is not None and not self._amending and not self._entered_last():
+            # Something else happened since: the strip is for the next monster again.
+            self._entered = None
+            self.quick_bad = "none"
         game = self.session.game
         self._view = combat_view(
             state,

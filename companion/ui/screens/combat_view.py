@@ -298,11 +298,13 @@ def search_label(card: Any) -> str:
 
 
 def last_result(state: GameState) -> str:
-    """How the last fight ended ("" before the first one)."""
+    """How the last fight ended, while its turn lasts ("" before the first fight, and once
+    the turn has passed: the next player's Combat starts with nothing of it)."""
     result = state.last_combat
-    if result is None:
+    if result is None or result.turn != state.turn:
         return ""
     names = ", ".join(card_name(name) for name in result.monsters)
+    fighter = state.players[result.fighter].name
     if result.outcome == "kill":
         text = _("Killed {monsters}: +{levels}, {treasures}.").format(
             monsters=names, levels=_levels(result.levels), treasures=_treasures(result.treasure)
@@ -319,8 +321,19 @@ def last_result(state: GameState) -> str:
     if result.outcome == "defeat":
         return _("Ended without a kill: {monsters}.").format(monsters=names)
     if result.outcome == "fighter_died":
-        return _("The fighter died fleeing {monsters}.").format(monsters=names)
-    return _("Ran away from {monsters}.").format(monsters=names)
+        return _("{name} died in the fight ({monsters}).").format(name=fighter, monsters=names)
+    dead = list(dict.fromkeys(state.players[r.fighter].name for r in result.rolls if r.died))
+    if dead:
+        return ngettext(
+            "{names} died running away ({monsters}).",
+            "{names} died running away ({monsters}).",
+            len(dead),
+        ).format(names=" & ".join(dead), monsters=names)
+    caught = [r for r in result.rolls if not r.escaped]
+    if not caught:
+        return _("Ran away from {monsters}.").format(monsters=names)
+    by = ", ".join(dict.fromkeys(card_name(result.monsters[r.monster]) for r in caught))
+    return _("Caught running away ({monsters}): the Bad Stuff hit.").format(monsters=by)
 
 
 def _helper_text(state: GameState, combat: CombatState) -> str:

@@ -47,6 +47,12 @@ class DiceScreen(CompanionScreen):
 
     # -- smart dice ------------------------------------------------------------------------
     def on_enter(self, *_args: Any) -> None:
+        # Back on the screen, the die waits for a new roll: the last one is in Recent.
+        self.value = 0
+        self.who = ""
+        self.die_text = ""
+        if not self.ids.die.rolling:
+            self.ids.die.value = 0
         self._listen_to_die()
 
     def on_leave(self, *_args: Any) -> None:

@@ -23,8 +23,9 @@ FOLD_BUDGET_S = 0.004
 
 
 def game_statistics(game: Any) -> dict[str, Any]:
-    """Per-player numbers read from the game's states: kills, deaths, best level, and each
-    player's levels after every action (for the chart)."""
+    """Per-player numbers read from the game's states: kills (a monster each: a fight won
+    against two monsters is two kills), deaths, best level, and each player's levels after
+    every action (for the chart)."""
     return statistics_for(game).at(game.revision)
 
 
@@ -45,8 +46,9 @@ class GameStatistics:
         # One list per player: reading a long game's chart copies eight lists, not a row
         # per revision (allocations that would wake the collector over a large heap).
         self._columns: list[list[int]] = [[] for _ in range(self.count)]
-        # (revision, seat) of each kill and death, in revision order.
-        self._kills: list[tuple[int, int]] = []
+        # (revision, seat, monsters) of each kill, (revision, seat) of each death, in
+        # revision order: a kill of two monsters counts two.
+        self._kills: list[tuple[int, int, int]] = []
         self._deaths: list[tuple[int, int]] = []
         self._last: Any = None  # the state at the last folded revision
         self._unsubscribe = [
@@ -69,9 +71,9 @@ class GameStatistics:
         self._fold_to(revision, budget_s=None)
         kills = [0] * self.count
         deaths = [0] * self.count
-        for when, seat in self._kills:
+        for when, seat, monsters in self._kills:
             if when <= revision:
-                kills[seat] += 1
+                kills[seat] += monsters
         for when, seat in self._deaths:
             if when <= revision:
                 deaths[seat] += 1
@@ -104,7 +106,8 @@ class GameStatistics:
         if before is not None:
             action = self._game.action_at(revision - 1)
             if isinstance(action, ResolveCombat) and action.outcome == "kill" and before.combat:
-                self._kills.append((revision, before.combat.fighter))
+                combat = before.combat
+                self._kills.append((revision, combat.fighter, len(combat.monsters)))
             for seat in range(self.count):
                 if after.players[seat].dead and not before.players[seat].dead:
                     self._deaths.append((revision, seat))
@@ -210,7 +213,9 @@ class GameOverScreen(CompanionScreen):
             Clock.schedule_once(lambda _dt: self._back_to_the_table(), 0)
             return
         names = [state.players[i].name for i in state.winners]
-        self.winner_text = _("{names} won!").format(names=" & ".join(names))
+        self.winner_text = ngettext("{names} has won!", "{names} have won!", len(names)).format(
+            names=" & ".join(names)
+        )
         stats = game_statistics(game)
         turns = ngettext("{n} turn", "{n} turns", state.turn).format(n=state.turn)
         actions = ngettext("{n} action", "{n} actions", len(game.log)).format(n=len(game.log))

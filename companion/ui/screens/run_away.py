@@ -1,5 +1,6 @@
 """Run away: each fighter rolls a d6 against each monster, in the order they choose; when
-the Bad Stuff would take one of several things, the victim picks it before the roll."""
+the Bad Stuff would take one of several things, the victim picks it, before the roll or,
+once the roll has caught them, then (the table keeps that roll until the pick is made)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from kivy.uix.gridlayout import GridLayout
 
 from companion.core import RUN_AWAY_TARGET, SacrificeAlly
 from companion.ui.dice_service import dice_service
-from companion.ui.i18n import _, card_name, tr
+from companion.ui.i18n import _, card_name, quick_monster_level, tr
 from companion.ui.questions import (
     Answers,
     answer,
@@ -29,8 +30,6 @@ from companion.ui.weak import weakly
 
 # Options of one question side by side: a name each still reads on a phone.
 OPTION_COLUMNS = 2
-
-RESTING_FACE = 6  # what the big die shows before anyone has rolled
 
 
 class FleeRow(ButtonBehavior, BoxLayout):
@@ -76,16 +75,11 @@ class RunAwayScreen(CompanionScreen):
         # question's picks (item ids or trait names), for the pair about to roll.
         self._picks: Answers = {}
 
-    def on_kv_post(self, base_widget: Any) -> None:
-        super().on_kv_post(base_widget)
-        # A die at rest shows a face, not a blank square, before the first roll.
-        if not self.ids.die.value:
-            self.ids.die.value = RESTING_FACE
-
     def choose(self, fighter: int, monster: int) -> None:
         """Tap a row: that fighter runs from that monster next."""
         if (fighter, monster) != (self.fighter, self.monster):
             self._picks = {}
+            self._rest_die()
         self.fighter, self.monster = fighter, monster
         self.refresh()
         self._listen_to_die()
@@ -95,7 +89,9 @@ class RunAwayScreen(CompanionScreen):
         (a tap on an option of one of its questions)."""
         self._picks = answer(self._picks, question, key)
         self.refresh()
-        self._share_picks()
+        outcome = self._share_picks()
+        if outcome is not None and outcome.applied:
+            self._rolled(shown=True)  # the roll that caught them is recorded with the pick
 
     def _ready_picks(self, state: Any) -> tuple[str, ...] | None:
         """The picks for the roll of the pair about to roll; None while a question waits."""
@@ -112,14 +108,26 @@ class RunAwayScreen(CompanionScreen):
         if self.fighter < 0 or self.monster < 0:
             self.app.notify(_("Nobody is left to run away."))
             return
-        self._share_picks()  # what the Bad Stuff takes if caught, as chosen here
+        shared = self._share_picks()  # what the Bad Stuff takes if caught, as chosen here
+        if shared is not None and shared.applied:
+            self._rolled(shown=True)  # the pick completed the roll that had caught them
+            return
         self._stop_listening()
         if not self.session.take_roll(self.fighter, value, die=die, monster=self.monster):
+            held = self._held()
+            if held is not None:  # caught: the pick is asked now, under the die
+                self.ids.die.tumble_to(held.face)
+                self.refresh()
             self._listen_to_die()
             return
+        self._rolled(die, value)
+
+    def _rolled(self, die: str = "", value: int | None = None, shown: bool = False) -> None:
+        """A roll was recorded: the die shows it (`shown`: it does already, the roll that
+        caught them waited for their pick), the next pair is picked."""
         self._picks = {}
         state = self.session.live_state
-        if state is not None and state.last_roll is not None:
+        if not shown and state is not None and state.last_roll is not None:
             self.ids.die.tumble_to(state.last_roll.value)
         self._last_die = _("{die} rolled {n}").format(die=die, n=value) if die else ""
         self.die_text = self._last_die
@@ -127,10 +135,20 @@ class RunAwayScreen(CompanionScreen):
         self.refresh_now()
         self._listen_to_die()
 
+    def _held(self) -> Any:
+        """The roll that caught the fighter about to roll and waits for their pick."""
+        table = getattr(self.session, "table", None)
+        return table.held_roll(self.fighter) if table is not None and self.fighter >= 0 else None
+
     # -- smart dice ------------------------------------------------------------------------
     def on_enter(self, *_args: Any) -> None:
         self._last_die = ""
+        self._rest_die()
         self._listen_to_die()
+
+    def _rest_die(self) -> None:
+        """The die waits for the next roll: no number of an earlier one on it."""
+        self.ids.die.value = 0
 
     def on_leave(self, *_args: Any) -> None:
         self._stop_listening()
@@ -147,12 +165,14 @@ class RunAwayScreen(CompanionScreen):
             self.die_text = f"{self._last_die} \u00b7 {ask}" if self._last_die else ask
         self._stop_die = service.wait_roll(self.fighter, self._die_rolled, self._die_problem)
 
-    def _share_picks(self) -> None:
+    def _share_picks(self) -> Any:
         """What the Bad Stuff takes if the fighter about to roll is caught, once chosen
-        here, is the table's: a roll from the fighter's phone uses it too."""
+        here, is the table's: a roll from the fighter's phone uses it too. When a roll has
+        already caught them, the pick completes it: the table's outcome (else None)."""
         table = getattr(self.session, "table", None)
         if table is not None and self.fighter >= 0 and not self.finished:
-            table.prepare_run(self.fighter, self.monster, self._ready_picks(self.state))
+            return table.prepare_run(self.fighter, self.monster, self._ready_picks(self.state))
+        return None
 
     def _stop_listening(self) -> None:
         stop, self._stop_die = self._stop_die, None
@@ -211,9 +231,7 @@ class RunAwayScreen(CompanionScreen):
             for index, monster in enumerate(combat.monsters):
                 row = FleeRow(fighter=seat, monster=index)
                 row.owner = self
-                row.title = _("{name} from {monster}").format(
-                    name=player.name, monster=card_name(monster.spec.name)
-                )
+                row.title = flees(player.name, monster.spec.name)
                 record = rolled.get((seat, index))
                 if record is not None:
                     row.done = True
@@ -237,6 +255,17 @@ class RunAwayScreen(CompanionScreen):
                         bad = monster.spec.bad_stuff
                         row.outcome = _("Bad Stuff: {text}").format(text=bad_stuff_words(bad))
                 box.add_widget(row)
+        table = getattr(self.session, "table", None)
+        for seat in combat.fighters:
+            held = table.held_roll(seat) if table is not None else None
+            if held is not None and (seat, held.monster) in pending:
+                # A roll caught them (here or on a phone): their pick is asked first.
+                if (self.fighter, self.monster) != (seat, held.monster):
+                    self._picks = {}
+                self.fighter, self.monster = seat, held.monster
+                if not self.ids.die.rolling:
+                    self.ids.die.value = held.face
+                break
         if (self.fighter, self.monster) not in pending:
             self.fighter, self.monster = pending[0] if pending else (-1, -1)
             self._picks = {}
@@ -245,9 +274,8 @@ class RunAwayScreen(CompanionScreen):
             row.chosen = (row.fighter, row.monster) == (self.fighter, self.monster)
         if self.fighter >= 0:
             who = state.players[self.fighter].name
-            what = card_name(combat.monsters[self.monster].spec.name)
-            self.target_text = _("{name} runs from {monster}: {n}+ escapes").format(
-                name=who, monster=what, n=RUN_AWAY_TARGET
+            self.target_text = flees_needing(
+                who, combat.monsters[self.monster].spec.name, RUN_AWAY_TARGET
             )
         else:
             self.target_text = ""
@@ -299,6 +327,27 @@ class RunAwayScreen(CompanionScreen):
         if result.outcome == "fighter_died":
             lines.append(_("The fighter died."))
         return "\n".join(lines) or _("Everyone got away.")
+
+
+def flees(name: str, monster: str) -> str:
+    """ "Anna runs from the Ogre" as one sentence in the language on show: a monster entered
+    by its level has a sentence of its own, so each language declines it as it must."""
+    level = quick_monster_level(monster)
+    if level is not None:
+        return _("{name} runs from the Level {level} monster").format(name=name, level=level)
+    return _("{name} runs from {monster}").format(name=name, monster=card_name(monster))
+
+
+def flees_needing(name: str, monster: str, target: int) -> str:
+    """What the roll about to be made needs, as one sentence (see `flees`)."""
+    level = quick_monster_level(monster)
+    if level is not None:
+        return _("{name} runs from the Level {level} monster: {n} or more escapes").format(
+            name=name, level=level, n=target
+        )
+    return _("{name} runs from {monster}: {n} or more escapes").format(
+        name=name, monster=card_name(monster), n=target
+    )
 
 
 def bad_stuff_said(record: Any) -> str:
