@@ -12,6 +12,11 @@ from pathlib import Path
 HELP = "open the companion app (the default when no command is given)"
 
 _SIZE = re.compile(r"^(\d{3,5})x(\d{3,5})$")
+# One log file per run, named by its date and a number (Kivy's pattern, in its own words).
+LOG_NAME = "companion_%y-%m-%d_%_.txt"
+# Runs whose log is kept: the oldest file goes when a run starts past this. An evening is
+# one run or a few, and a run's log stays far below a megabyte an hour (`ui.app_log`).
+LOG_FILES_KEPT = 10
 
 
 def window_size(text: str) -> tuple[int, int]:
@@ -27,7 +32,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--data-dir",
         type=Path,
         default=None,
-        help="folder for saved games and settings (default: the user's data folder)",
+        help="folder for saved games, settings and the log (default: the user's data folder)",
     )
     parser.add_argument(
         "--size",
@@ -65,17 +70,32 @@ def software_rendering(
     return not any(exists(path) for path in GPU_DEVICES)
 
 
-def prepare_kivy(size: tuple[int, int] | None, *, smooth_edges: bool = False) -> None:
+def prepare_kivy(
+    size: tuple[int, int] | None, *, smooth_edges: bool = False, log_dir: Path | None = None
+) -> None:
     """Kivy reads its configuration once, at import: set it before anything imports Kivy.
 
     With software rendering the window is drawn without multisampling unless
     `smooth_edges` (pictures for the documentation): multisampled, every frame of
     the 8-player Table took 2 to 2.5 times the CPU, and the frame being drawn
     holds back everything else the app does, the counters' acknowledgements too.
+
+    With `log_dir`, the log is written there (the last `LOG_FILES_KEPT` runs' files, and
+    nothing else: Kivy deletes the oldest files of that folder) instead of in Kivy's own
+    folder in the home directory.
     """
     os.environ.setdefault("KIVY_NO_ARGS", "1")
     os.environ.setdefault("KIVY_NO_CONSOLELOG", "1")
+    if log_dir is not None:
+        # Kivy opens its log file at import, with the first record after it reads its
+        # configuration; the environment (KCFG_<section>_<key>) is read within that.
+        os.environ["KCFG_KIVY_LOG_DIR"] = str(log_dir)
+        os.environ["KCFG_KIVY_LOG_NAME"] = LOG_NAME
+        os.environ["KCFG_KIVY_LOG_MAXFILES"] = str(LOG_FILES_KEPT)
     from kivy.config import Config
+
+    if log_dir is not None and Config.get("kivy", "log_dir") != str(log_dir):
+        Config.set("kivy", "log_dir", str(log_dir))  # Kivy came first: its log moves here
 
     # Escape means "back" in the app, not "quit".
     Config.set("kivy", "exit_on_escape", "0")
@@ -105,8 +125,10 @@ def start_counters_early(data_dir: Path | None, no_virtual: bool) -> None:
 def run(args: argparse.Namespace) -> int:
     import asyncio
 
+    from companion.plumbing.places import log_dir
+
     start_counters_early(args.data_dir, args.no_virtual)
-    prepare_kivy(args.size)
+    prepare_kivy(args.size, log_dir=log_dir(args.data_dir))
     from companion.ui.app import CompanionApp, run_app
 
     data_dir = args.data_dir

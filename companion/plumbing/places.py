@@ -13,6 +13,8 @@ APP_DIR_NAME = "munchkin-companion"
 DATA_DIR_ENV = "COMPANION_DATA_DIR"
 # The user's settings, in the data folder (read by companion.store.settings).
 SETTINGS_FILE = "settings.json"
+# The app's log, a folder in the data folder holding only log files (the oldest are deleted).
+LOG_DIR_NAME = "logs"
 
 _PACKAGE = Path(__file__).resolve().parent.parent
 # The translation catalogues: <lang>/LC_MESSAGES/<domain>.mo, and the .pot templates.
@@ -38,6 +40,12 @@ def user_data_dir() -> Path:
     """The user's data folder: $COMPANION_DATA_DIR if set, else the platform's usual place."""
     override = os.environ.get(DATA_DIR_ENV)
     return Path(override) if override else Path(platformdirs.user_data_dir(APP_DIR_NAME))
+
+
+def log_dir(data: Path | None = None) -> Path:
+    """Where the app writes its log: the logs folder of its data folder (`data`, or the
+    user's)."""
+    return (data if data is not None else user_data_dir()) / LOG_DIR_NAME
 
 
 def data_dir() -> Path:
