@@ -12,6 +12,7 @@ from __future__ import annotations
 import random
 from typing import Any, Final
 
+from kivy.metrics import dp
 from kivy.properties import (
     BooleanProperty,
     ColorProperty,
@@ -59,6 +60,8 @@ class PlayerRow(BoxLayout):
     colour = ColorProperty([1, 1, 1, 1])
     sex = StringProperty("")
     first = BooleanProperty(False)
+    # What the flag does, said while a finger rests on it.
+    first_hint = StringProperty("")
     # The class, race and role card chosen, in words ("" hides a choice the edition
     # does not have).
     class_text = StringProperty("")
@@ -130,6 +133,8 @@ class NewGameScreen(CompanionScreen):
             return
         self.players.append(self._new_player(len(self.players)))
         self._rebuild()
+        # The new player's row in view, under the Add button (which never scrolls).
+        self.ids.players_scroll.scroll_to(self.ids.rows.children[0], padding=dp(4), animate=False)
 
     def remove_player(self, index: int) -> None:
         """Remove a seat."""
@@ -153,6 +158,9 @@ class NewGameScreen(CompanionScreen):
         if 0 <= index < len(self.players):
             self.players[index]["name"] = name
             self._update_first_text()
+            rows = self.ids.rows.children  # last-first
+            if len(rows) == len(self.players):
+                rows[len(rows) - 1 - index].first_hint = self._first_hint(index, name)
 
     def cycle_colour(self, index: int) -> None:
         """Next free colour for a player."""
@@ -344,6 +352,7 @@ class NewGameScreen(CompanionScreen):
         if fresh:
             self._load_choices()
             self._seed_players()
+            self.ids.players_scroll.scroll_y = 1  # the list from its top
 
     def _rebuild(self) -> None:
         box = self.ids.rows
@@ -357,10 +366,18 @@ class NewGameScreen(CompanionScreen):
                     colour=colour(player["colour"]),
                     sex=sex_name(player["sex"], APP_LANGUAGE),
                     first=self.first == index,
+                    first_hint=self._first_hint(index, player["name"]),
                     **self._character_texts(player),
                 )
             )
         self._update_texts()
+
+    def _first_hint(self, index: int, name: str) -> str:
+        if self.first == index:
+            return _("{name} goes first. Tap the flag to roll dice for it instead.").format(
+                name=name
+            )
+        return _("Who goes first: tap the flag to let {name} start.").format(name=name)
 
     def _character_texts(self, player: dict[str, Any]) -> dict[str, str]:
         edition = EDITIONS[self.edition_id]
