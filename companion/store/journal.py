@@ -142,8 +142,11 @@ class RowWriter:
 
     def __init__(self, where: object) -> None:
         self.where = where
-        # Writer thread only: (number, chain) of each game's last written row.
+        # Writer thread only: (number, chain) of each game's last written row, as written
+        # through `_conn`. A connection opened anew reads them: the writer opens one when
+        # the log was lost, and writes again what it held over older rows.
         self._chains: dict[str, tuple[int, str]] = {}
+        self._conn: sqlite3.Connection | None = None
 
     def forget(self, game_id: str) -> None:
         """Drop what is cached about a game (its rows were rolled back or deleted)."""
@@ -151,6 +154,9 @@ class RowWriter:
 
     def write(self, conn: sqlite3.Connection, change: Change) -> None:
         """Runs on the writer thread, inside a transaction."""
+        if conn is not self._conn:
+            self._chains.clear()
+            self._conn = conn
         game_id = change.game_id
         if change.whole:
             conn.execute("DELETE FROM games WHERE id = ?", (game_id,))

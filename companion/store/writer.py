@@ -6,20 +6,31 @@ sync, not one each). A job that fails is rolled back alone and reported; the oth
 still commit. The thread starts on the first job and ends after a quiet spell, so a
 store that is not writing holds no thread.
 
-After each commit the write-ahead log is moved into the database file (a checkpoint),
-so what is saved does not depend on the log surviving: a cleaner app or a sync tool
-that deletes or damages it loses nothing. A log removed or replaced under the open
-connection is noticed at once: what that connection committed is moved into the
-database file from the log it still holds before the save is reported durable, and
-every connection is opened again. A log emptied or written over in place cannot give
-back what it held: SQLite is made to forget it (the database stays as its last
-checkpoint left it), the save is not reported durable, and it is written again.
+A commit is reported durable as soon as it returns (`synchronous=FULL`: the log is
+synced): nothing else stands between a save and its report, so on a disk that takes
+1.5 s a sync a save waiting behind the one being written is durable within two syncs,
+inside a counter's patience for its press's ACK. Moving the write-ahead log into the
+database file (a checkpoint) costs two more syncs, and the commit after it one more
+(SQLite syncs the log's new header), so it is done once the writer has been quiet a
+moment (and after many commits, and before the thread ends), never while saves wait.
+
+What is saved then does not depend on the log surviving: a cleaner app or a sync tool
+that deletes or damages it loses nothing. The log is looked at after every commit,
+before the save is reported, and at each checkpoint. A log removed or replaced under
+the open connection: what that connection committed is moved into the database file
+from the log it still holds, and every connection is opened again. A log emptied or
+written over in place cannot give back what it held: SQLite is made to forget it (the
+database stays as its last checkpoint left it), and the writer writes again every job
+committed since that checkpoint, then moves them into the database file at once; a job
+that cannot be written again is reported failed, and its game written again by its
+recorder.
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import sqlite3
 import threading
 from collections import deque
@@ -42,6 +53,19 @@ log = logging.getLogger(__name__)
 IDLE_EXIT_S = 2.0
 # Write errors a job may raise (anything else is a bug and is logged as one).
 WRITE_ERRORS = (sqlite3.Error, OSError, StoreError, ValueError)
+# Quiet this long after a commit, the writer looks at the log (a stat and four bytes: no
+# sync), so a log deleted or damaged under it is written again before much can happen.
+CHECK_QUIET_S = 0.5
+# With a game open, the log is moved into the database file once the writer has been
+# quiet this long (s); at once without one. A press landing in a checkpoint waits for
+# its syncs: on a slow card that is seconds, so not between the presses of a turn.
+CHECKPOINT_QUIET_S = 10.0
+# ... and after this many jobs, or once the log is this big, even while saves keep coming.
+CHECKPOINT_AFTER_JOBS = 200
+CHECKPOINT_LOG_BYTES = 4 * 1024 * 1024
+# The header SQLite begins a write-ahead log with (a log shorter than this after a
+# commit was emptied under it).
+WAL_HEADER_BYTES = 32
 
 
 class Job:
@@ -88,6 +112,9 @@ class Writer:
         self._cond = threading.Condition()
         self._pending: deque[Job] = deque()
         self._in_flight = 0
+        # Jobs committed since the log was last moved into the database file (writer
+        # thread only): written again should the log be lost.
+        self._unsettled: list[Job] = []
         self._thread: threading.Thread | None = None
         self._closing = False
 
@@ -141,26 +168,44 @@ class Writer:
 
     def _run(self) -> None:
         try:
-            conn: sqlite3.Connection | None = connect(self.path)
+            conn: sqlite3.Connection | None = self._connect()
         except StoreError as exc:
             self._fail_everything(exc)
             return
-        self._log = wal_identity(self.path)
         try:
+            # Since the last write: the log was looked at (`checked`), moved (`tried`).
+            checked = tried = False
             while conn is not None:
                 with self._cond:
-                    self._cond.wait_for(lambda: self._pending or self._closing, timeout=IDLE_EXIT_S)
-                    if not self._pending and not self._closing and self._stay_up():
-                        continue
-                    if not self._pending:
-                        self._thread = None
-                        self._cond.notify_all()
-                        return
+                    if tried or not self._unsettled:
+                        quiet_s = IDLE_EXIT_S
+                    else:
+                        quiet_s = CHECKPOINT_QUIET_S if checked else CHECK_QUIET_S
+                    self._cond.wait_for(lambda: self._pending or self._closing, timeout=quiet_s)
                     batch = list(self._pending)
                     self._pending.clear()
                     self._in_flight = len(batch)
+                    if not batch and (tried or not self._unsettled):
+                        if not self._closing and self._stay_up():
+                            continue
+                        self._thread = None
+                        self._cond.notify_all()
+                        return
+                    # Quiet: with a game open, the log is only looked at, at first (see
+                    # the module's doc); moved once quiet longer, or closing, or no game.
+                    settle = bool(batch) or checked or self._closing or not self._stay_up()
                 try:
-                    conn = self._write(conn, batch)
+                    if batch:
+                        checked = tried = False
+                        conn = self._write(conn, batch)
+                        if conn is not None and self._checkpoint_due():
+                            conn = self._settle(conn)
+                    elif settle:
+                        checked = tried = True
+                        conn = self._settle(conn)
+                    else:
+                        checked = True
+                        conn = self._look(conn)
                 finally:
                     with self._cond:
                         self._in_flight = 0
@@ -174,11 +219,22 @@ class Writer:
             if conn is not None:
                 conn.close()
 
-    def _write(self, conn: sqlite3.Connection, batch: list[Job]) -> sqlite3.Connection | None:
-        """Write a batch in one transaction; returns the connection to go on with (None:
-        it was lost and could not be opened again)."""
+    def _connect(self) -> sqlite3.Connection:
+        conn = connect(self.path)
+        try:
+            # Checkpoints are the writer's to time (see the module's doc): SQLite's own
+            # would run inside a commit, while a counter waits for it.
+            conn.execute("PRAGMA wal_autocheckpoint = 0")
+        except sqlite3.Error as exc:
+            conn.close()
+            raise store_error(self.path, exc) from exc
+        self._log = wal_identity(self.path)
+        return conn
+
+    def _transaction(self, conn: sqlite3.Connection, batch: list[Job]) -> list[Job]:
+        """Run a batch in one transaction, each job in its savepoint; returns the jobs
+        committed (the others' `error` says why not)."""
         ok: list[Job] = []
-        after: sqlite3.Connection | None = conn
         try:
             conn.execute("BEGIN IMMEDIATE")
             for job in batch:
@@ -201,14 +257,21 @@ class Writer:
             error = store_error(self.path, exc) if isinstance(exc, sqlite3.Error) else exc
             for job in batch:
                 job.error = job.error or error
-            ok = []
-        if ok:
-            after, lost = self._after_commit(conn)
-            if lost is not None:
-                for job in ok:
-                    job.error = lost
-                ok = []
+            return []
+        return ok
+
+    def _write(self, conn: sqlite3.Connection, batch: list[Job]) -> sqlite3.Connection | None:
+        """Write a batch in one transaction and report it; returns the connection to go
+        on with (None: it was lost and could not be opened again)."""
+        ok = self._transaction(conn, batch)
+        after: sqlite3.Connection | None = conn
         try:
+            if ok:
+                self._unsettled += ok
+                problem = self._log_problem()
+                if problem is not None:  # before the batch is reported durable
+                    after = self._lost(conn, problem, batch)
+                    ok = [job for job in ok if job.error is None]
             for job in batch:
                 if job.error is not None:
                     log.warning("a save failed: %s", job.error)
@@ -220,47 +283,114 @@ class Writer:
                 job.done.set()
         return after
 
-    def _after_commit(
-        self, conn: sqlite3.Connection
-    ) -> tuple[sqlite3.Connection | None, StoreError | None]:
-        """Move the committed log into the database file; returns the connection to go
-        on with, and why the commit is not durable after all (None: it is)."""
-        lost: StoreError | None = None
-        if wal_identity(self.path) == self._log:
-            # The same log file; but emptied or written over in place, it no longer holds
-            # what was committed, and a checkpoint would copy what it holds now (zeros,
-            # past the hole an emptied log gets when SQLite writes on) over the database.
-            problem = "was written over" if wal_overwritten(self.path) else None
-            if problem is None:
-                try:
-                    conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
-                    return conn, None
-                except sqlite3.Error as exc:  # it could not be read back whole
-                    problem = f"could not be read back ({exc})"
-            log.warning("the write-ahead log of %s %s", self.path, problem)
-            # SQLite is made to read the log again as it is now (nothing it can use): the
-            # database stays as the last checkpoint left it, and this commit is saved again.
-            forget_wal_index(self.path)
-            lost = StoreError(f"{self.path}: its write-ahead log {problem}; saving again")
-        else:
-            # The log was removed or replaced: what this connection committed is only in the
-            # log file it still holds open. Move all of it into the database file now.
-            log.warning("the write-ahead log of %s was removed or replaced", self.path)
+    def _checkpoint_due(self) -> bool:
+        """Whether the log is to be moved now, saves waiting or not."""
+        if len(self._unsettled) >= CHECKPOINT_AFTER_JOBS:
+            return True
+        try:
+            return os.stat(f"{self.path}-wal").st_size >= CHECKPOINT_LOG_BYTES
+        except OSError:
+            return False
+
+    def _settle(self, conn: sqlite3.Connection) -> sqlite3.Connection | None:
+        """Move the log into the database file; the jobs it held are then safe from
+        whatever happens to the log. Returns the connection to go on with."""
+        problem = self._log_problem(committed=False)
+        if problem is None:
+            try:
+                busy, frames, moved = conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+            except sqlite3.Error as exc:  # it could not be read back whole
+                problem = f"could not be read back ({exc})"
+            else:
+                if not busy and moved >= frames:  # else a reader holds part: next time
+                    self._unsettled = []
+                return conn
+        return self._lost(conn, problem)
+
+    def _look(self, conn: sqlite3.Connection) -> sqlite3.Connection | None:
+        """Look at the log without syncing anything; recover what it lost."""
+        problem = self._log_problem(committed=False)
+        return conn if problem is None else self._lost(conn, problem)
+
+    def _lost(
+        self, conn: sqlite3.Connection, problem: str, batch: list[Job] | None = None
+    ) -> sqlite3.Connection | None:
+        """Recover from a log lost under `conn`; a job reported durable before (not in
+        `batch`, reported by the caller) that could not be saved again is reported failed."""
+        after, failed = self._recover(conn, problem)
+        for job in failed:
+            if batch is None or job not in batch:
+                log.warning("a save was lost with the write-ahead log: %s", job.error)
+                self._failed(job)
+        return after
+
+    def _log_problem(self, *, committed: bool = True) -> str | None:
+        """What happened to the write-ahead log under the writer's connection (None:
+        nothing). Cheap (a stat and four bytes): asked after every commit."""
+        if wal_identity(self.path) != self._log:
+            return "was removed or replaced"
+        if wal_overwritten(self.path):
+            return "was written over"
+        if committed:
+            try:
+                size = os.stat(f"{self.path}-wal").st_size
+            except OSError:
+                size = 0
+            if size < WAL_HEADER_BYTES:  # a commit just wrote to it
+                return "was emptied"
+        return None
+
+    def _recover(
+        self, conn: sqlite3.Connection, problem: str
+    ) -> tuple[sqlite3.Connection | None, list[Job]]:
+        """The log was lost under the connection: get what it held into the database
+        file, open every connection again. Returns the connection to go on with and the
+        jobs that could not be saved after all (their `error` says why)."""
+        log.warning("the write-ahead log of %s %s", self.path, problem)
+        unsettled, self._unsettled = self._unsettled, []
+        if wal_identity(self.path) != self._log:
+            # Removed or replaced: what this connection committed is only in the log file
+            # it still holds open. Move all of it into the database file now.
+            again: list[Job] = []
             try:
                 busy, frames, moved = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
                 if busy or moved < frames:
-                    lost = StoreError(f"{self.path}: its write-ahead log was removed; saving again")
-            except sqlite3.Error as exc:
-                lost = store_error(self.path, exc)
+                    again = unsettled
+            except sqlite3.Error:
+                again = unsettled
+        else:
+            # SQLite is made to read the log again as it is now (nothing it can use): the
+            # database stays as the last checkpoint left it, and what was committed since
+            # is written again.
+            forget_wal_index(self.path)
+            again = unsettled
         conn.close()
         self._log_lost()
         try:
-            fresh: sqlite3.Connection | None = connect(self.path)
+            fresh = self._connect()
         except StoreError as exc:  # this thread ends; the next job's thread tries again
             log.warning("the saved-games database cannot be opened again: %s", exc)
-            fresh = None
-        self._log = wal_identity(self.path)
-        return fresh, lost
+            for job in again:
+                job.error = exc
+            return None, again
+        if not again:
+            return fresh, []
+        replayed = self._transaction(fresh, again)
+        if replayed:
+            problem_now = self._log_problem()
+            try:
+                if problem_now is not None:
+                    raise StoreError(f"{self.path}: its write-ahead log {problem_now}")
+                busy, frames, moved = fresh.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+                if busy or moved < frames:
+                    self._unsettled = replayed
+            except (sqlite3.Error, StoreError) as exc:
+                # Lost again at once: not tried a third time; the recorders write again.
+                forget_wal_index(self.path)
+                error = store_error(self.path, exc) if isinstance(exc, sqlite3.Error) else exc
+                for job in replayed:
+                    job.error = error
+        return fresh, [job for job in again if job.error is not None]
 
     def _fail_everything(self, exc: StoreError) -> None:
         with self._cond:
