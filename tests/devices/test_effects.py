@@ -30,7 +30,8 @@ TABLE = VirtualSetup(
     boards=1, trackers=2, board_transport="serial", tracker_transport="ble", animate=False
 )
 REFRESH_S = 0.05  # s: the periodic resync, often enough to see several in a short test
-ROLL_SHOW_S = 0.4  # s: the app's count of a roll's moment, shortened like the refresh
+LONG_ROLL_S = 60.0  # s: a roll's moment as the app counts it, far longer than a test
+SHORT_ROLL_S = 0.3  # s: ... and shortened like the refresh, to see it end
 RESYNCS = 3  # periodic resyncs each counter goes through before it is looked at
 
 
@@ -86,9 +87,9 @@ async def resyncs(manager: DeviceManager, count: int = RESYNCS) -> None:
             del connection.resync
 
 
-async def test_a_roll_plays_once_and_periodic_resyncs_bring_back_the_levels(tmp_path):
+async def test_periodic_resyncs_never_play_a_roll_again(tmp_path):
     table = await virtual_table(
-        tmp_path, TABLE, refresh_interval_s=REFRESH_S, roll_show_s=ROLL_SHOW_S
+        tmp_path, TABLE, refresh_interval_s=REFRESH_S, roll_show_s=LONG_ROLL_S
     )
     game, manager, counters = table.game, table.manager, table.counters
     try:
@@ -107,15 +108,32 @@ async def test_a_roll_plays_once_and_periodic_resyncs_bring_back_the_levels(tmp_
         assert [c.counter.state.effect for c in counters] == [wire.SHOW_ROLL] * len(counters)
         assert [c.counter.state.effect_start for c in counters] == started
 
+        # The roll ends on each counter by itself; resyncs bring back exactly the game.
         past_the_roll(counters, clocks)
         assert all(shows_the_game(counter, game) for counter in counters)
-        # Resyncs long after the moment bring back exactly the game, never the roll.
+        await resyncs(manager)
+        assert all(shows_the_game(counter, game) for counter in counters)
+    finally:
+        await table.stop()
+
+
+async def test_once_a_roll_is_over_resyncs_bring_back_exactly_the_game(tmp_path):
+    table = await virtual_table(
+        tmp_path, TABLE, refresh_interval_s=REFRESH_S, roll_show_s=SHORT_ROLL_S
+    )
+    game, manager, counters = table.game, table.manager, table.counters
+    try:
+        await manager.wait_synced(READY_S)
+        clocks = [stepped(counter) for counter in counters]
+        game.apply(RollDie(player=2, roll=2, purpose="dice"))
+        # The app counts the roll's moment over: every counter should show the game again.
         await until(
             lambda: all(
                 isinstance(c.desired(Part.SHOW), wire.ShowClear)
                 for c in manager.connections.values()
             )
         )
+        past_the_roll(counters, clocks)
         await resyncs(manager)
         assert all(shows_the_game(counter, game) for counter in counters)
 
@@ -128,7 +146,7 @@ async def test_a_roll_plays_once_and_periodic_resyncs_bring_back_the_levels(tmp_
 
 
 async def test_a_roll_over_is_not_played_again_after_a_reconnect_or_a_reset(tmp_path):
-    table = await virtual_table(tmp_path, TABLE, roll_show_s=ROLL_SHOW_S)
+    table = await virtual_table(tmp_path, TABLE)
     game, manager, counters = table.game, table.manager, table.counters
     try:
         board, tracker = counters[0], counters[1]
@@ -160,7 +178,7 @@ async def test_a_roll_over_is_not_played_again_after_a_reconnect_or_a_reset(tmp_
 
 
 async def test_a_game_taken_up_again_does_not_play_its_last_roll(tmp_path):
-    table = await virtual_table(tmp_path, TABLE, roll_show_s=ROLL_SHOW_S)
+    table = await virtual_table(tmp_path, TABLE)
     game, manager, counters = table.game, table.manager, table.counters
     try:
         await manager.wait_synced(READY_S)
