@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+import gettext
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from functools import cache
 from pathlib import Path
 from typing import TypeVar
 
@@ -11,8 +13,38 @@ from companion.cards.problems import PackError, Problem
 from companion.cards.schema import Card, EditionFile, Enhancer, Item, Monster, Pack, PackInfo
 from companion.cards.search import NameIndex
 from companion.plumbing.errors import CompanionError
+from companion.plumbing.places import LOCALE_DIR
 
 C = TypeVar("C", bound=Card)
+
+# The translation catalogue of the shipped cards' names (companion/locale/<lang>/LC_MESSAGES/
+# cards.mo, made by `./tasks i18n`); the app shows the names from it (companion.ui.i18n).
+CARDS_DOMAIN = "cards"
+SOURCE_LANGUAGE = "en"
+
+
+@cache
+def _catalogue(language: str) -> gettext.NullTranslations:
+    return gettext.translation(
+        CARDS_DOMAIN, localedir=LOCALE_DIR, languages=[language], fallback=True
+    )
+
+
+def translated_name(name: str, language: str) -> str:
+    """A shipped card's name in `language` ("de", "pt_BR"...); any other name as it is.
+
+    >>> translated_name("Bone Dragon Hatchling", "de")
+    'Knochendrachenküken'
+    >>> translated_name("My Own Kettle", "de"), translated_name("Wizard", "en")
+    ('My Own Kettle', 'Wizard')
+    """
+    if not name or language == SOURCE_LANGUAGE:
+        return name
+    return _catalogue(language).gettext(name)
+
+
+def _english() -> str:
+    return SOURCE_LANGUAGE
 
 
 class UnknownCardError(CompanionError, KeyError, ValueError):
@@ -53,8 +85,12 @@ class CardDatabase:
                     )
                 self._cards[card.id] = card
                 self._source[card.id] = loaded
-        self._index = NameIndex((card.id, card.name) for card in self._cards.values())
-        self._kind_index: dict[str, NameIndex] = {}
+        # Name indexes by kind (None: every kind) and language, each built on first use.
+        self._indexes: dict[tuple[str | None, str], NameIndex] = {}
+        self._search_index(None, SOURCE_LANGUAGE)  # at once, as loading the packs did always
+        # The language the table reads the cards in (asked at each search): searches find
+        # a card by its name in that language as well as by its English name.
+        self.language: Callable[[], str] = _english
 
     @classmethod
     def from_cards(cls, cards: Iterable[Card]) -> CardDatabase:
@@ -110,26 +146,42 @@ class CardDatabase:
             )
         return card
 
-    def prepare_search(self, kinds: Iterable[str] = ()) -> None:
-        """Build the name indexes of `kinds` now (each is otherwise built by its first search)."""
-        for kind in kinds:
-            self._kind_search_index(kind)
+    def follow_language(self, language: Callable[[], str]) -> None:
+        """Search in the language `language()` says at each search (the app's own)."""
+        self.language = language
 
-    def _kind_search_index(self, kind: str) -> NameIndex:
-        index = self._kind_index.get(kind)
+    def prepare_search(self, kinds: Iterable[str] = (), language: str | None = None) -> None:
+        """Build the name indexes of `kinds` now, for `language` (by default the table's);
+        each is otherwise built by its first search."""
+        for kind in kinds:
+            self._search_index(kind, language or self.language())
+
+    def _search_index(self, kind: str | None, language: str) -> NameIndex:
+        index = self._indexes.get((kind, language))
         if index is None:
-            index = NameIndex(
-                (card.id, card.name) for card in self._cards.values() if card.kind == kind
-            )
-            self._kind_index[kind] = index
+            index = NameIndex(self._names(kind, language))
+            self._indexes[kind, language] = index
         return index
 
-    def search(self, text: str, *, kind: str | None = None, limit: int = 10) -> list[Card]:
-        """Cards whose name starts with, contains a word starting with, or nearly is `text`.
+    def _names(self, kind: str | None, language: str) -> Iterator[tuple[str, str]]:
+        for card in self._cards.values():
+            if kind is not None and card.kind != kind:
+                continue
+            yield card.id, card.name
+            shown = translated_name(card.name, language)
+            if shown != card.name:
+                yield card.id, shown
+
+    def search(
+        self, text: str, *, kind: str | None = None, limit: int = 10, language: str | None = None
+    ) -> list[Card]:
+        """Cards whose name starts with, contains a word starting with, holds, or nearly is
+        `text`, by the name the table reads (in `language`, by default the table's) or by
+        the English name.
 
         `kind` limits the search to one kind ("monster", "item", ...).
         """
-        index = self._index if kind is None else self._kind_search_index(kind)
+        index = self._search_index(kind, language or self.language())
         return [self._cards[hit.key] for hit in index.search(text, limit)]
 
 

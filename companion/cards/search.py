@@ -3,6 +3,11 @@
 Pure Python so it runs unchanged on Android. Prefixes are found by bisecting a
 sorted list of every word-start of every name; fuzzy candidates come from a
 trigram index and are ranked by edit distance, so a query never scans all names.
+
+A card may be indexed under several names (its English name and its name in the
+table's language), and a word may be typed from inside a name: German and Dutch
+join words into one ("Knochendrachenküken" holds "drachen"), so every place inside
+a word is searched too, ranked below the starts of words.
 """
 
 from __future__ import annotations
@@ -12,14 +17,18 @@ from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from itertools import islice
 
 FUZZY_CANDIDATES = 20  # edit distance is computed for this many trigram-best names only
 FUZZY_MIN_LENGTH = 4  # "wiz" one typo away from "wit" is noise, not help
 PREFIX_SCORE = 1.0
 WORD_PREFIX_SCORE = 0.9
 WORDS_PREFIX_SCORE = 0.88  # "gob acc" -> "Goblin Accountant": each word a word's start
+INSIDE_SCORE = 0.86  # "drache" -> "Knochendrachenküken": typed from inside a word
+INSIDE_MIN_LENGTH = 3  # "ch" is inside half the names: no help
+INSIDE_WORD_LENGTH = 7  # words joined into one are long; inside a short word is mostly noise
 FUZZY_MAX_SCORE = 0.85  # any prefix match ranks above any fuzzy one
+FUZZY_INSIDE_MIN_LENGTH = 5  # a typo inside a word is looked for from this length on
+FUZZY_INSIDE_FACTOR = 0.95  # a near match inside a word ranks below one at a word's start
 
 
 def normalize(text: str) -> str:
@@ -56,18 +65,24 @@ class PrefixMatcher:
         self._mask = (1 << len(query)) - 1
         self._high = 1 << (len(query) - 1) if query else 0
 
-    def distance(self, text: str, budget: int) -> int:
-        """Fewest edits turning the query into some prefix of `text`, or budget + 1 if more."""
+    def distance(self, text: str, budget: int, anywhere: bool = False) -> int:
+        """Fewest edits turning the query into some prefix of `text`, or budget + 1 if more.
+
+        With `anywhere`, into some part of `text` starting at any place in it.
+        """
         over = budget + 1
         length = self._length
         if not length:
             return 0
         mask, high, positions = self._mask, self._high, self._positions
+        # The top row of the table costs a step per letter skipped at the start, or
+        # nothing when the match may start anywhere.
+        start = 0 if anywhere else 1
         # Column j holds, bit by bit, how the distance grows down the query against
         # text[:j]; `score` is the bottom cell: the distance to the prefix text[:j].
         up, down, diagonal, before = mask, 0, 0, 0
         score = best = length
-        for char in text[: length + budget]:
+        for char in text if anywhere else text[: length + budget]:
             here = positions.get(char, 0)
             swapped = ((~diagonal & here) << 1) & before
             diagonal = ((((here & up) + up) ^ up) | here | down | swapped) & mask
@@ -79,7 +94,7 @@ class PrefixMatcher:
                 score -= 1
                 if score < best:
                     best = score
-            right = ((right << 1) | 1) & mask
+            right = ((right << 1) | start) & mask
             left = (left << 1) & mask
             up = left | (~(diagonal | right) & mask)
             down = right & diagonal
@@ -101,6 +116,17 @@ def prefix_distance(query: str, text: str, budget: int) -> int:
     3
     """
     return PrefixMatcher(query).distance(text, budget)
+
+
+def inside_distance(query: str, text: str, budget: int) -> int:
+    """Fewest edits turning `query` into some part of `text`, or budget + 1 if more.
+
+    >>> inside_distance("drahce", "knochendrachenkuken", 2)
+    1
+    >>> inside_distance("drache", "knochendrachenkuken", 0)
+    0
+    """
+    return PrefixMatcher(query).distance(text, budget, anywhere=True)
 
 
 def _words_in_order(query_words: list[str], words: list[str]) -> bool:
@@ -135,13 +161,18 @@ def allowed_typos(length: int) -> int:
 
 
 class NameIndex:
-    """An index of (key, name) pairs answering `search(text)` in well under a millisecond."""
+    """An index of (key, name) pairs answering `search(text)` in well under a millisecond.
+
+    A key may come with several names (a card's name in two languages): it is found by
+    any of them, and listed once, by its best match.
+    """
 
     def __init__(self, entries: Iterable[tuple[str, str]]) -> None:
         self._keys: list[str] = []
         self._names: list[str] = []
         self._words: list[list[str]] = []
         starts: list[tuple[str, int]] = []
+        insides: list[tuple[str, int]] = []
         postings: dict[str, list[int]] = {}
         for key, name in entries:
             index = len(self._keys)
@@ -155,6 +186,11 @@ class NameIndex:
                 # Every later word-start of the name: "big angry duck" -> "angry duck", "duck".
                 if offset:
                     starts.append((norm[offset:], index))
+                # Every place inside a long word with a few letters left in it, to the
+                # word's end: "knochendrachen" -> "nochendrachen", ..., "drachen", ..., "hen".
+                if len(word) >= INSIDE_WORD_LENGTH:
+                    for inside in range(1, len(word) - INSIDE_MIN_LENGTH + 1):
+                        insides.append((word[inside:], index))
                 offset += len(word) + 1
             for gram in _trigrams(words):
                 postings.setdefault(gram, []).append(index)
@@ -164,6 +200,9 @@ class NameIndex:
         starts.sort()
         self._inner = [text for text, _ in starts]
         self._inner_owner = [index for _, index in starts]
+        insides.sort()
+        self._inside = [text for text, _ in insides]
+        self._inside_owner = [index for _, index in insides]
         self._postings = postings
 
     def __len__(self) -> int:
@@ -176,13 +215,28 @@ class NameIndex:
             return []
         scores: dict[int, float] = {}
         self._prefix(query, scores, limit)
-        if len(scores) < limit and len(query) >= FUZZY_MIN_LENGTH:
+        if len(self._distinct(scores)) < limit and len(query) >= INSIDE_MIN_LENGTH:
+            self._inside_words(query, scores, limit)
+        if len(self._distinct(scores)) < limit and len(query) >= FUZZY_MIN_LENGTH:
             self._fuzzy(query, scores)
         ranked = sorted(
             scores.items(),
             key=lambda item: (-item[1], len(self._names[item[0]]), self._names[item[0]]),
         )
-        return [Hit(self._keys[i], round(score, 3)) for i, score in ranked[:limit]]
+        hits: list[Hit] = []
+        listed: set[str] = set()
+        for index, score in ranked:
+            key = self._keys[index]
+            if key in listed:
+                continue  # the same card by its other name, matched less well
+            listed.add(key)
+            hits.append(Hit(key, round(score, 3)))
+            if len(hits) == limit:
+                break
+        return hits
+
+    def _distinct(self, scores: dict[int, float]) -> set[str]:
+        return {self._keys[index] for index in scores}
 
     @staticmethod
     def _starting_with(texts: list[str], owners: list[int], text: str) -> Iterator[int]:
@@ -193,27 +247,44 @@ class NameIndex:
             position += 1
 
     def _prefix(self, query: str, scores: dict[int, float], limit: int) -> None:
-        # Only `limit` results are shown; stop collecting once each kind of match has that many.
-        for index in islice(self._starting_with(self._full, self._full_owner, query), limit):
-            scores[index] = PREFIX_SCORE
-        found = 0
-        for index in self._starting_with(self._inner, self._inner_owner, query):
-            if found >= limit:
-                break
-            if index not in scores:
-                scores[index] = WORD_PREFIX_SCORE
-                found += 1
+        # Only `limit` cards are shown; stop collecting once each kind of match has that
+        # many (a card found by both its names counts once).
+        self._collect(
+            self._starting_with(self._full, self._full_owner, query), scores, limit, PREFIX_SCORE
+        )
+        self._collect(
+            self._starting_with(self._inner, self._inner_owner, query),
+            scores,
+            limit,
+            WORD_PREFIX_SCORE,
+        )
         query_words = query.split()
-        if len(query_words) < 2 or len(scores) >= limit:
+        if len(query_words) < 2 or len(self._distinct(scores)) >= limit:
             return
-        found = 0
         for texts, owners in ((self._full, self._full_owner), (self._inner, self._inner_owner)):
-            for index in self._starting_with(texts, owners, query_words[0]):
-                if found >= limit:
-                    return
-                if index not in scores and _words_in_order(query_words, self._words[index]):
-                    scores[index] = WORDS_PREFIX_SCORE
-                    found += 1
+            matching = (
+                index
+                for index in self._starting_with(texts, owners, query_words[0])
+                if _words_in_order(query_words, self._words[index])
+            )
+            self._collect(matching, scores, limit, WORDS_PREFIX_SCORE)
+
+    def _inside_words(self, query: str, scores: dict[int, float], limit: int) -> None:
+        # A word typed from inside a word of the name: "drache" -> "Knochendrachenküken".
+        found = self._starting_with(self._inside, self._inside_owner, query)
+        self._collect(found, scores, limit, INSIDE_SCORE)
+
+    def _collect(
+        self, found: Iterable[int], scores: dict[int, float], limit: int, score: float
+    ) -> None:
+        """Score the names found that have no score yet, until `limit` more cards have one."""
+        keys: set[str] = set()
+        for index in found:
+            if len(keys) >= limit:
+                return
+            if index not in scores:
+                scores[index] = score
+                keys.add(self._keys[index])
 
     def _fuzzy(self, query: str, scores: dict[int, float]) -> None:
         grams = _trigrams(query.split())
@@ -241,5 +312,12 @@ class NameIndex:
                 if fewest == 0:
                     break
                 offset += len(word) + 1
+            factor = 1.0
+            if fewest > budget and len(query) >= FUZZY_INSIDE_MIN_LENGTH:
+                # Not near any word's start: perhaps near a part of a long, joined word.
+                for word in self._words[index]:
+                    if len(word) >= INSIDE_WORD_LENGTH and len(word) > len(query) - budget:
+                        fewest = min(fewest, matcher.distance(word, budget, anywhere=True))
+                factor = FUZZY_INSIDE_FACTOR
             if fewest <= budget:
-                scores[index] = (1.0 - fewest / len(query)) * FUZZY_MAX_SCORE
+                scores[index] = (1.0 - fewest / len(query)) * FUZZY_MAX_SCORE * factor

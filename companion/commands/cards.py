@@ -28,6 +28,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     search.add_argument("text", nargs="+", help="what you would type")
     search.add_argument("--kind", help="only this kind: monster, item, enhancer, class, ...")
     search.add_argument("--limit", type=int, default=10, help="at most this many (default 10)")
+    search.add_argument(
+        "--language",
+        metavar="CODE",
+        help="find the cards by their names in this language too, as a game in it shows "
+        "them: cs, de, el, en, es, fr, it, nl, pl, pt_BR, ru, uk (default: your system's)",
+    )
     show = sub.add_parser("show", help="print everything about one card")
     show.add_argument("card_id", metavar="ID", help="the card's id, e.g. gen-sock-gremlin")
 
@@ -37,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     if args.cards_command == "validate":
         return _validate(args.paths)
     if args.cards_command == "search":
-        return _search(" ".join(args.text), args.kind, args.limit)
+        return _search(" ".join(args.text), args.kind, args.limit, args.language)
     return _show(args.card_id)
 
 
@@ -75,19 +81,27 @@ def _database() -> Any:
     return database
 
 
-def _search(text: str, kind: str | None, limit: int) -> int:
+def _search(text: str, kind: str | None, limit: int, language: str | None = None) -> int:
     from companion.cards import CARD_TYPES
+    from companion.cards.database import translated_name
+    from companion.ui.i18n import LANGUAGES, supported, system_language
 
     if kind is not None and kind not in CARD_TYPES:
         print(f"unknown kind {kind!r}; choose from {', '.join(CARD_TYPES)}", file=sys.stderr)
         return 2
+    code = system_language() if language is None else supported(language)
+    if code is None:
+        print(f"unknown language {language!r}; choose from {', '.join(LANGUAGES)}", file=sys.stderr)
+        return 2
     database = _database()
-    hits = database.search(text, kind=kind, limit=limit)
+    hits = database.search(text, kind=kind, limit=limit, language=code)
     if not hits:
         print(f"no card name looks like {text!r}", file=sys.stderr)
         return 1
     for card in hits:
-        print(f"{card.id:40} {card.kind:10} {card.name}")
+        shown = translated_name(card.name, code)
+        name = card.name if shown == card.name else f"{shown} ({card.name})"
+        print(f"{card.id:40} {card.kind:10} {name}")
     return 0
 
 

@@ -339,9 +339,12 @@ class CompanionApp(App):
         from companion.cards import load_database
 
         if self.data_dir is None:
-            return load_database(strict=False)
-        # A data folder of its own (tests, --data-dir): its packs only.
-        return load_database(strict=False, user=False, extra=[self.data_dir / PACKS_DIR])
+            cards = load_database(strict=False)
+        else:  # a data folder of its own (tests, --data-dir): its packs only
+            cards = load_database(strict=False, user=False, extra=[self.data_dir / PACKS_DIR])
+        # A search finds a card by its name as the table reads it, in the language on show.
+        cards.follow_language(language)
+        return cards
 
     @property
     def cards(self) -> Any:

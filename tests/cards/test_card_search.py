@@ -134,3 +134,65 @@ def test_rapidfuzz_baseline_is_the_fastest_scorer_at_equal_recall() -> None:
     assert bench.best_scorer(trials, 0.8).scorer == "QRatio"
     # None as good as the index: the most accurate one stands in.
     assert bench.best_scorer(trials[:1] + trials[2:3], 0.99).scorer == "QRatio"
+
+
+def test_a_word_typed_from_inside_a_joined_word_is_found() -> None:
+    index = NameIndex(
+        [("b", "Bone Dragon Hatchling"), ("b", "Knochendrachenküken"), ("t", "Teekessel")]
+    )
+    assert keys(index, "knochen") == ["b"]
+    assert keys(index, "drache") == ["b"]  # inside the compound
+    assert keys(index, "kuken") == ["b"]
+    assert keys(index, "drahce") == ["b"]  # and with a slip
+    assert keys(index, "bone") == ["b"]  # its other name
+    assert keys(index, "drag") == ["b"]  # listed once whichever names match
+    assert keys(index, "ch") == []  # two letters inside a word are no help
+    hits = NameIndex([("a", "Drachenhort"), ("b", "Knochendrache")]).search("drache")
+    assert [hit.key for hit in hits] == ["a", "b"]  # a word's start ranks first
+
+
+@pytest.mark.parametrize(
+    ("language", "typed"),
+    [
+        ("de", "knochen"),
+        ("de", "drache"),
+        ("de", "Knochendrachenkücken"),  # a slip in the long German name
+        ("de", "bone"),  # the English name still works
+        ("ru", "костяного"),
+        ("ru", "детёныш"),
+        ("ru", "детеныш"),
+        ("ru", "дракона"),
+        ("ru", "драокна"),
+        ("uk", "кістяного"),
+        ("fr", "os"),
+    ],
+)
+def test_a_card_is_found_by_the_name_the_table_reads(language: str, typed: str) -> None:
+    from companion.cards.database import translated_name
+
+    cards = load_database(user=False)
+    shown = translated_name("Bone Dragon Hatchling", language)
+    if typed == "os":  # a two-letter word is typed on to the name the table reads
+        typed = shown.split()[0][:5]
+    found = [card.id for card in cards.search(typed, kind="monster", language=language)]
+    assert "gen-bone-dragon-hatchling" in found, (shown, found)
+
+
+def test_the_table_s_language_is_followed_at_each_search() -> None:
+    cards = load_database(user=False)
+    assert cards.search("knochen") == []  # English: no German names
+    speaking = ["de"]
+    cards.follow_language(lambda: speaking[0])
+    assert cards.search("knochen")[0].id == "gen-bone-dragon-hatchling"
+    speaking[0] = "ru"
+    assert cards.search("knochen") == []
+    assert "gen-bone-dragon-hatchling" in [c.id for c in cards.search("костяного")]
+
+
+def test_the_command_searches_in_a_language(capsys: pytest.CaptureFixture[str]) -> None:
+    from companion.cli import main
+
+    assert main(["cards", "search", "--language", "de", "knochendrache"]) == 0
+    out = capsys.readouterr().out
+    assert "gen-bone-dragon-hatchling" in out and "Knochendrachenküken" in out
+    assert main(["cards", "search", "--language", "xx", "drache"]) == 2
