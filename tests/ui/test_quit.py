@@ -1,9 +1,9 @@
 """Closing the app after an evening with counters: the quit logs no error.
 
 The app runs in a fresh process as `companion app` runs it, resumes a game with its
-virtual counters on the Table, takes a level change, and closes; every record of
-WARNING or above that reaches the log, during the play or while the app shuts down
-its counters, is reported.
+virtual counters, rolls a die, looks at the Devices screen, takes a level change on the
+Table, and closes; every error that reaches the log, during the play or while the app
+shuts down its counters, is reported.
 """
 
 from __future__ import annotations
@@ -41,7 +41,13 @@ QUIT_PROBE = probe_script(
             await asyncio.sleep(0.01)
         report["counters"] = len(app.devices.statuses)
         report["screen"] = app.manager.current
-        # A level change redraws the Table with the counters' statuses in it.
+        # A roll, a look at the counters, and back to the Table for a level change: every
+        # screen that follows the counters has followed them.
+        app.show("dice").roll()
+        await frames_passed()
+        app.show("devices")
+        await frames_passed()
+        app.show("table")
         app.session.act(GoUpLevel, player=0)
         await frames_passed()
         app.stop()
