@@ -40,6 +40,7 @@ from pathlib import Path
 from companion.plumbing.errors import StoreError
 from companion.store.database import (
     connect,
+    device_full,
     forget_wal_index,
     store_error,
     wal_identity,
@@ -62,7 +63,10 @@ CHECK_QUIET_S = 0.5
 CHECKPOINT_QUIET_S = 10.0
 # ... and after this many jobs, or once the log is this big, even while saves keep coming.
 CHECKPOINT_AFTER_JOBS = 200
-CHECKPOINT_LOG_BYTES = 4 * 1024 * 1024
+CHECKPOINT_LOG_BYTES = 1024 * 1024
+# Once moved, the log is cut back to this size: a log that grew while saves kept coming
+# does not keep its room on a device that fills up.
+LOG_KEPT_BYTES = 256 * 1024
 # The header SQLite begins a write-ahead log with (a log shorter than this after a
 # commit was emptied under it).
 WAL_HEADER_BYTES = 32
@@ -198,7 +202,9 @@ class Writer:
                     if batch:
                         checked = tried = False
                         conn = self._write(conn, batch)
-                        if conn is not None and self._checkpoint_due():
+                        if conn is not None and (
+                            self._checkpoint_due() or _full(batch, self.path)
+                        ):
                             conn = self._settle(conn)
                     elif settle:
                         checked = tried = True
@@ -225,6 +231,7 @@ class Writer:
             # Checkpoints are the writer's to time (see the module's doc): SQLite's own
             # would run inside a commit, while a counter waits for it.
             conn.execute("PRAGMA wal_autocheckpoint = 0")
+            conn.execute(f"PRAGMA journal_size_limit = {LOG_KEPT_BYTES}")
         except sqlite3.Error as exc:
             conn.close()
             raise store_error(self.path, exc) from exc
@@ -402,3 +409,9 @@ class Writer:
             job.error = exc
             self._failed(job)
             job.done.set()
+
+
+def _full(batch: list[Job], path: Path) -> bool:
+    """Whether a job of the batch failed for want of room: the log is moved (and cut
+    back) at once, so the room it holds is the database's again."""
+    return any(job.error is not None for job in batch) and device_full(path)
