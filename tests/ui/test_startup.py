@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import textwrap
 from pathlib import Path
 
@@ -150,8 +152,7 @@ def test_damaged_settings_start_with_defaults_and_say_so(tmp_path: Path) -> None
 
 
 def test_restart_resumes_the_last_game(ui: Harness) -> None:
-    _played_and_closed(ui, seat=2, levels=3)
-    report = start_app(ui.data_dir)
+    report = start_app(_played_and_closed(ui, seat=2, levels=3))
     assert report["screen"] == "table"
     assert report["game_id"] == ui.app.session.game_id
     assert report["players"] == ["Anna", "Bram", "Cleo", "Dev"]
@@ -209,8 +210,7 @@ SERVICE_PROBE = probe_script(
 
 def test_background_services_share_the_loop_and_follow_the_game(ui: Harness) -> None:
     ui.start_game(["Anna", "Bram"])
-    ui.app.session.save()  # what closing the window saves
-    events = run_probe(SERVICE_PROBE, ui.data_dir)
+    events = run_probe(SERVICE_PROBE, _closed(ui))
     assert isinstance(events, list)
     assert events[0] == "created"
     assert "game:Anna,Bram" in events
@@ -272,18 +272,28 @@ FIRST_FRAME_PROBE = probe_script(
 )
 
 
-def _played_and_closed(ui: Harness, seat: int = 1, levels: int = 2) -> None:
-    """Four players; the one at `seat` goes up `levels` Levels by taps; the window closes."""
+def _played_and_closed(ui: Harness, seat: int = 1, levels: int = 2) -> Path:
+    """Four players; the one at `seat` goes up `levels` Levels by taps; the window closes.
+    Returns the data folder as closing left it (see `_closed`)."""
     ui.start_game(["Anna", "Bram", "Cleo", "Dev"])
     table = ui.screen("table")
     for _ in range(levels):
         ui.tap(table.tiles[seat].ids.level.ids.plus)
+    return _closed(ui)
+
+
+def _closed(ui: Harness) -> Path:
+    """The data folder as closing the window leaves it, for the next start: a copy, for the
+    test's app still runs and owns its own (a second program on it would play apart)."""
     ui.app.session.save()  # what closing the window saves
+    ui.app.session.games.flush()
+    folder = Path(tempfile.mkdtemp(prefix="companion-closed-")) / "data"
+    shutil.copytree(ui.data_dir, folder, ignore=shutil.ignore_patterns("owner.lock"))
+    return folder
 
 
 def test_the_first_frame_is_the_resumed_game_before_the_engine_loads(ui: Harness) -> None:
-    _played_and_closed(ui)
-    report = run_probe(FIRST_FRAME_PROBE, ui.data_dir)
+    report = run_probe(FIRST_FRAME_PROBE, _played_and_closed(ui))
     assert isinstance(report, dict)
     first, loaded = report["first"], report["loaded"]
     assert first["screen"] == "table" and first["game_shown"]
@@ -334,9 +344,9 @@ COVER_TAP_PROBE = probe_script(
 def test_a_tap_on_the_cover_waits_for_the_game_and_is_played(ui: Harness) -> None:
     # Bram is at Level 3 on the cover; two taps on his + made before the game is loaded
     # are played once it is, in order: none is lost, and none is played twice.
-    _played_and_closed(ui)
+    folder = _played_and_closed(ui)
     logged = len(ui.app.session.game.log)
-    report = run_probe(COVER_TAP_PROBE, ui.data_dir)
+    report = run_probe(COVER_TAP_PROBE, folder)
     assert isinstance(report, dict)
     assert report["before"] == {"loaded": False, "levels": [1, 3, 1, 1]}
     assert report["after"]["game"] == [1, 5, 1, 1]
@@ -372,8 +382,7 @@ def test_the_virtual_counters_are_asked_for_from_the_cover_while_the_game_loads(
 ) -> None:
     # Four players on the cover: the counters' process starts and connects their counters
     # (a board and four trackers) while the app still loads its game and device layer.
-    _played_and_closed(ui)
-    report = run_probe(AHEAD_PROBE, ui.data_dir)
+    report = run_probe(AHEAD_PROBE, _played_and_closed(ui))
     assert isinstance(report, dict)
     assert report["asked"] == {"players": 4, "setup": {}, "connect_ahead": True}
     assert not report["ready"] and not report["device_layer"]
@@ -441,8 +450,8 @@ def test_a_damaged_cover_is_passed_over_and_the_game_still_resumes(
 ) -> None:
     import sqlite3
 
-    _played_and_closed(ui)
-    with sqlite3.connect(ui.data_dir / "games.sqlite3") as conn:
+    folder = _played_and_closed(ui)
+    with sqlite3.connect(folder / "games.sqlite3") as conn:
         (record,) = conn.execute("SELECT value FROM meta WHERE key = 'cover'").fetchone()
     saved = json.loads(record)
     view = json.loads(saved["cover"])
@@ -458,8 +467,8 @@ def test_a_damaged_cover_is_passed_over_and_the_game_still_resumes(
         saved["cover"] = json.dumps(view)
     else:
         saved["game"] = "20260101-120000-abcd"
-    _set_cover(ui.data_dir, json.dumps(saved))
-    report = run_probe(FIRST_FRAME_PROBE, ui.data_dir)
+    _set_cover(folder, json.dumps(saved))
+    report = run_probe(FIRST_FRAME_PROBE, folder)
     assert isinstance(report, dict)
     first, loaded = report["first"], report["loaded"]
     assert first["screen"] == "opening" and not first["game_shown"]
