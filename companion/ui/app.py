@@ -96,7 +96,8 @@ def no_pydantic_plugins() -> None:
 
 # s after a resumed game is on screen: the card database is loaded and indexed then (on a
 # thread, but holding Python's lock for most of its ~150 ms), after the counters show the
-# game rather than in the middle of it. Without a game to resume it starts at once.
+# game rather than in the middle of it. Without a game to resume, as long after New game
+# is drawn: while it is built and first tapped, the thread would slow both down.
 CARDS_AHEAD_S = 3.0
 # s after a game opens: its Game over screen is built then, when nobody is tapping yet and
 # a resumed game's counters have long been shown (a start's own figures stay its own).
@@ -183,9 +184,15 @@ class CompanionApp(App):
         self._on_window_size(Window, Window.size)  # phone or desktop, before any layout
         root.build_nav(navigator.entries, self.show, self.wide)
         if not self._show_cover():
+            # Without a cover there may be no game at all (a first start): words true of
+            # every start, not "Opening your game".
             opening = Screen(name=OPENING_SCREEN)
             opening.add_widget(
-                Label(text=_("Opening your game…"), color=self.theme.dim, font_size=self.theme.body)
+                Label(
+                    text=_("Getting the table ready…"),
+                    color=self.theme.dim,
+                    font_size=self.theme.body,
+                )
             )
             root.ids.manager.add_widget(opening)
             root.ids.manager.current = OPENING_SCREEN
@@ -238,7 +245,8 @@ class CompanionApp(App):
         if problem is not None:
             self._startup_problems.append(problem)
         if self.session.game is None:
-            self.load_cards_soon()  # New game lists the packs' roles
+            # New game lists the packs' roles: the cards load once it is drawn (see
+            # `_settled`), not while it is built, which their thread would slow down.
             # A damaged copy of the saved games kept aside: the screen that offers to
             # recover it comes first.
             self.show(RECOVER_SCREEN if self.session.games.recoverable else START_SCREEN)
@@ -256,9 +264,14 @@ class CompanionApp(App):
             self.notify("\n".join(self._startup_problems), error=True)
 
     def _settled(self, *_args: Any) -> None:
-        """The first screen of the game is drawn: the collector runs again."""
+        """The first screen of the game (or New game) is drawn: the collector runs again,
+        and with no game the cards load a little later (New game lists the packs' roles;
+        a role picked before then waits for them)."""
         Window.unbind(on_flip=self._settled)
         self._release_collector()
+        if self.ready and self.session.game is None:
+            # Not at once: the first taps on New game would wait for the cards' thread.
+            Clock.schedule_once(lambda _dt: self.load_cards_soon(), CARDS_AHEAD_S)
 
     def _release_collector(self) -> None:
         if self._collector_held:

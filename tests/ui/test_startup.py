@@ -474,3 +474,53 @@ def test_a_damaged_cover_is_passed_over_and_the_game_still_resumes(
     assert first["screen"] == "opening" and not first["game_shown"]
     assert loaded["screen"] == "table" and loaded["banner"] == ""
     assert loaded["table"]["levels"] == [1, 3, 1, 1]
+
+
+# The first frame's words and when the cards start loading, on a start with no game.
+FIRST_START_PROBE = probe_script(
+    """
+    from kivy.uix.label import Label
+
+    app = CompanionApp(data_dir=Path(sys.argv[1]))
+    report = {"first_words": None, "cards_while_building": None}
+
+    def first_flip(*_args):
+        Window.unbind(on_flip=first_flip)
+        screen = app.manager.current_screen
+        report["first_words"] = [w.text for w in screen.walk() if isinstance(w, Label)]
+
+    Window.bind(on_flip=first_flip)
+    real_show = app.show
+
+    def show(name, **params):
+        # The cards' thread, if started, runs beside the building of the start's screen.
+        report["cards_while_building"] = app._cards_loading is not None
+        return real_show(name, **params)
+
+    app.show = show
+
+    async def probe():
+        await started()
+        report["screen"] = app.manager.current
+        report["cards_at_first_taps"] = app._cards_loading is not None
+        # Then they load (waited for, up to the probe's own time limit).
+        while app._cards_loading is None and app._cards is None:
+            await asyncio.sleep(0.05)
+        app.stop()
+    """
+)
+
+
+def test_a_first_start_says_nothing_of_opening_a_game_and_builds_new_game_alone(
+    tmp_path: Path,
+) -> None:
+    """With no game to open, the first frame does not say one is opening; the card
+    database loads a while after New game is drawn, not on a thread beside its building
+    and its first taps."""
+    report = run_probe(FIRST_START_PROBE, tmp_path / "empty")
+    assert isinstance(report, dict)
+    assert report["screen"] == "new_game"
+    assert report["first_words"], "the first frame showed no words"
+    assert not any("Opening your game" in words for words in report["first_words"])
+    assert report["cards_while_building"] is False
+    assert report["cards_at_first_taps"] is False
