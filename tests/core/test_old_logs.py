@@ -62,6 +62,7 @@ ADDED_SINCE_V1 = frozenset(
         "helped",
         "ties_won_by_ability",
         "not_for",  # ItemSpec: the traits that may not use it
+        "turn",  # CombatResult: the turn the fight ended in (0 for one kept before)
     }
 )
 WORDS = frozenset({"bad_stuff"})
