@@ -6,10 +6,15 @@ arrived before even that line is raised at the first call below and caught there
 
 firmware/deploy.py copies a new firmware into STAGING and marks it complete with a
 list of its files (COMPLETE) only once every file is there and checked. From then
-on this file moves the new files into place, one rename each, then removes what the
-old firmware had and the new one does not. A reset in the middle leaves COMPLETE
-where it was, so the next start carries on where this one stopped: the board runs
-either the old firmware or, once COMPLETE is gone, the whole new one.
+on this file moves the new files into place, one rename each, putting each old file
+it replaces aside in BACKUP first, and then puts aside what the old firmware had and
+the new one does not. Only when all of that went through are the old files deleted
+and COMPLETE removed. A reset in the middle leaves COMPLETE where it was, so the next
+start carries on where this one stopped. A rename that fails (a full or failing
+flash) moves every new file back to STAGING and every old one back into place: the
+board runs the old firmware whole, and the next start tries again. So it runs either
+the old firmware or, once COMPLETE is gone, the whole new one, never a mix, never
+neither.
 """
 
 while True:
@@ -30,6 +35,7 @@ except ImportError:
 
 STAGING = "/.new"
 COMPLETE = "/.new/.complete"
+BACKUP = "/.old"  # the old firmware's files, until the new one is whole in place
 # Files of ours at the top of the flash; anything else there (data/, lib/, a user's
 # own files) is left alone. Everything in counter/ is ours.
 OURS = ("boot.py", "main.py", "main.py.off", "board.json", "wire.py", "wire.mpy")
@@ -44,28 +50,64 @@ def finish_install():
             names = f.read().split()
     except OSError:
         return False  # nothing staged, or not complete: the firmware in place stays
-    try:
-        os.mkdir("/counter")
-    except OSError:
-        pass  # there already
-    for name in names:
+    for folder in ("/counter", BACKUP, BACKUP + "/counter"):
         try:
-            os.rename(STAGING + "/" + name, "/" + name)
+            os.mkdir(folder)
         except OSError:
-            pass  # moved by a start that was cut short
-    for name in os.listdir("/counter"):
-        if "counter/" + name not in names:
-            os.remove("/counter/" + name)  # a stale .py would shadow its new .mpy
-    for name in OURS:
-        if name not in names:
-            try:
-                os.remove("/" + name)
-            except OSError:
-                pass
+            pass  # there already
+    try:
+        for name in names:
+            _move_in(os, name)
+        for name in _stale(os, names):
+            os.rename("/" + name, BACKUP + "/" + name)  # a stale .py would shadow its .mpy
+    except OSError as exc:
+        print("counter: the install stopped: %s" % exc)
+        try:
+            _move_back(os, names)
+        except OSError as again:
+            print("counter: could not put the old firmware back: %s" % again)
+            return False
+        print("counter: the old firmware runs as it was; the next start tries again")
+        return False
+    _remove_tree(BACKUP)  # the new firmware is whole in place: the old one can go
     os.remove(COMPLETE)  # the install is done: from here on only leftovers go
     _remove_tree(STAGING)
     print("counter: new firmware in place")
     return True
+
+
+def _exists(os, path):
+    try:
+        os.stat(path)
+        return True
+    except OSError:
+        return False
+
+
+def _move_in(os, name):
+    new = STAGING + "/" + name
+    if not _exists(os, new):
+        return  # moved by a start that was cut short
+    if _exists(os, "/" + name) and not _exists(os, BACKUP + "/" + name):
+        os.rename("/" + name, BACKUP + "/" + name)
+    os.rename(new, "/" + name)
+
+
+def _stale(os, names):
+    out = ["counter/" + n for n in os.listdir("/counter") if "counter/" + n not in names]
+    return out + [n for n in OURS if n not in names and _exists(os, "/" + n)]
+
+
+def _move_back(os, names):
+    """Every new file back to STAGING, every old one back in its place."""
+    for name in names:
+        if not _exists(os, STAGING + "/" + name) and _exists(os, "/" + name):
+            os.rename("/" + name, STAGING + "/" + name)
+    for folder in (BACKUP + "/counter", BACKUP):
+        for entry in list(os.ilistdir(folder)):
+            if not entry[1] & 0x4000:
+                path = folder + "/" + entry[0]
+                os.rename(path, path[len(BACKUP) :])
 
 
 def _remove_tree(folder):

@@ -44,6 +44,10 @@ class Flash:
         self.dirs = {"/"} | {p.rsplit("/", 1)[0] or "/" for p in files}
         self.cut_after: int | None = None
         self.ops = 0
+        # Renames that fail with an OSError (a full or failing flash), by their number
+        # (0 for the first rename); the file system stays as it was.
+        self.rename_fails: Callable[[int], bool] = lambda number: False
+        self.renames = 0
 
     def _op(self) -> None:
         if self.cut_after is not None and self.ops >= self.cut_after:
@@ -56,6 +60,9 @@ class Flash:
 
         def rename(old: str, new: str) -> None:
             fs._op()
+            number, fs.renames = fs.renames, fs.renames + 1
+            if fs.rename_fails(number):
+                raise OSError(28, "ENOSPC")
             old, new = "/" + old.lstrip("/"), "/" + new.lstrip("/")
             if old not in fs.files:
                 raise OSError(2, old)
@@ -92,7 +99,15 @@ class Flash:
                     entries[d[len(prefix) :]] = 0x4000
             return [(name, kind, 0) for name, kind in sorted(entries.items())]
 
+        def stat(path: str) -> tuple[int, ...]:
+            if path in fs.files:
+                return (0x8000, 0, 0, 0, 0, 0, len(fs.files[path]), 0, 0, 0)
+            if path.rstrip("/") in fs.dirs or path == "/":
+                return (0x4000, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+            raise OSError(2, path)
+
         os_.rename, os_.remove, os_.mkdir, os_.rmdir = rename, remove, mkdir, rmdir
+        os_.stat = stat
         os_.ilistdir = ilistdir
         os_.listdir = lambda path: [e[0] for e in ilistdir(path)]
         return os_
@@ -172,6 +187,40 @@ def test_a_power_cut_after_any_file_operation_of_the_swap_and_the_next_start_fin
         flash.cut_after = None
         start_board(flash)
         assert flash.files == INSTALLED, f"cut after {cut} operations"
+
+
+def test_a_rename_that_fails_leaves_the_old_firmware_whole_and_the_next_start_installs() -> None:
+    """Whichever rename of the swap fails, the board runs the old firmware or the whole
+    new one, never a mix and never neither (a failed rename once left only boot.py,
+    main.py and board.json: the old modules put aside, the new ones deleted)."""
+    whole = Flash(OLD | STAGED | COMPLETE)
+    start_board(whole)
+    assert whole.renames > len(NEW)  # each new file in, each old one aside first
+    for failing in range(whole.renames):
+        flash = Flash(OLD | STAGED | COMPLETE)
+        flash.rename_fails = lambda number, failing=failing: number == failing
+        start_board(flash)
+        assert flash.files in (OLD | STAGED | COMPLETE, INSTALLED), f"rename {failing} failed"
+        flash.rename_fails = lambda number: False
+        start_board(flash)  # the flash works again: the next start installs
+        assert flash.files == INSTALLED, f"rename {failing} failed"
+
+
+@pytest.mark.parametrize("first", [0, 1, 3, 6])
+def test_renames_failing_for_good_keep_the_old_firmware_or_stop_at_a_known_place(
+    first: int,
+) -> None:
+    """From some rename on every rename fails (putting things back too): the mark stays,
+    and the start after the flash recovers finishes the install."""
+    flash = Flash(OLD | STAGED | COMPLETE)
+    flash.rename_fails = lambda number: number >= first
+    start_board(flash)
+    assert deploy.COMPLETE in flash.files
+    if first == 0:
+        assert flash.files == OLD | STAGED | COMPLETE  # nothing moved at all
+    flash.rename_fails = lambda number: False
+    start_board(flash)
+    assert flash.files == INSTALLED
 
 
 def test_boot_py_start_py_and_deploy_agree_on_their_files() -> None:
