@@ -12,6 +12,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    PlainSerializer,
     ValidationInfo,
     field_validator,
     model_validator,
@@ -35,6 +36,22 @@ _COLOUR = re.compile(r"^#[0-9a-fA-F]{6}$")
 SAVED_GAME = "saved_game"
 # A name that enters the log from a card, a die or an old log: made to keep the log's rule.
 LoggedName = Annotated[str, AfterValidator(lambda name: log_name(name, NAME_MAX))]
+
+
+def in_fixed_order(values: frozenset[Any]) -> list[Any]:
+    """A set as a log or a saved state writes it: sorted, so one game is one text.
+
+    A set's own order follows the process's string hashing, which differs from run to run.
+
+    >>> in_fixed_order(frozenset({"undead", "demon"}))
+    ['demon', 'undead']
+    """
+    return sorted(values)
+
+
+# Sets of the engine's models, written in a fixed order (`in_fixed_order`).
+TagSet = Annotated[frozenset[str], PlainSerializer(in_fixed_order, when_used="json")]
+SeatSet = Annotated[frozenset[int], PlainSerializer(in_fixed_order, when_used="json")]
 
 
 _set = object.__setattr__
@@ -403,7 +420,7 @@ class MonsterSpec(Frozen):
     modifiers: tuple[MonsterModifier, ...] = ()
     run_away_modifier: int = 0
     bad_stuff: BadStuff = BadStuff()
-    tags: frozenset[str] = frozenset()
+    tags: TagSet = frozenset()
     pursues_above_level: int = Field(default=0, ge=0)
     card_id: str | None = None
 

@@ -19,6 +19,7 @@ from companion.core.models import (
     GameSetup,
     ItemSpec,
     MonsterSpec,
+    SeatSet,
     Sex,
     TagBonus,
     TraitKind,
@@ -374,13 +375,13 @@ class CombatState(Frozen):
     removed_treasure: int = 0  # their treasure, won unless the fighters run away (§6)
     one_shots: tuple[OneShot, ...] = ()
     uses: tuple[AbilityUse, ...] = ()  # abilities used in this combat
-    level_only: frozenset[int] = frozenset()  # players who fight with their Level only
+    level_only: SeatSet = frozenset()  # players who fight with their Level only
     wins_ties: bool = False  # a card lets the fighters win ties
     helped: bool = False  # someone helped at some point: the treasure is drawn face up
     started_in: Phase = Phase.KICK_OPEN_THE_DOOR
     running: bool = False  # someone has started to run away; nothing else changes now
     rolls: tuple[RunAwayRoll, ...] = ()
-    escaped: frozenset[int] = frozenset()  # fighters safe from every monster (ally sacrifice)
+    escaped: SeatSet = frozenset()  # fighters safe from every monster (ally sacrifice)
     fighter_strength: int = 0
     helper_strength: int = 0
     players_strength: int = 0

@@ -1,0 +1,105 @@
+"""The second reading of the rules (RULES.md §11): games played by the rulebooks, written as
+game logs (docs/game-log.md), each ending where a careful table caught the engine.
+
+A test is a log: a setup and its actions, as a saved game holds them. `play` replays it with
+every rule checked; `refused` says which rule stops the action after it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from companion.core import Game
+from companion.core.errors import RuleError
+from companion.core.log_versions import LOG_FORMAT, LOG_VERSION, read_actions
+
+ROOT = Path(__file__).resolve().parents[2]
+PEOPLE = (("Ann", "female"), ("Bo", "male"), ("Cy", "none"), ("Di", "female"))
+
+
+def log(actions: list[dict], edition: str = "classic", players: int = 3, **setup: object) -> dict:
+    """A game log of `players` seats in `edition`, as a file holds it."""
+    seats = [
+        {"name": name, "colour": f"#{n + 1:02x}0000", "sex": sex}
+        for n, (name, sex) in enumerate(PEOPLE[:players])
+    ]
+    return {
+        "format": LOG_FORMAT,
+        "version": LOG_VERSION,
+        "setup": {"players": seats, "edition": edition, **setup},
+        "actions": actions,
+    }
+
+
+def play(actions: list[dict], **setup: object) -> Game:
+    """The game the log plays, every rule checked (a broken rule fails the test)."""
+    return Game.from_dict(log(actions, **setup))
+
+
+def refused(game: Game, action: dict) -> RuleError:
+    """The rule that stops `action` next in `game`."""
+    (parsed,) = read_actions(LOG_VERSION, [action])
+    with pytest.raises(RuleError) as err:
+        game.apply(parsed)
+    return err.value
+
+
+def allowed(game: Game, action: dict) -> Game:
+    (parsed,) = read_actions(LOG_VERSION, [action])
+    game.apply(parsed)
+    return game
+
+
+# --- 13. the same game is the same text in every process -----------------------------------
+
+MANY_TAGS = {
+    "name": "Ghoul of Many Names",
+    "level": 8,
+    "tags": ["undead", "demon", "plant", "dragon", "lawyer", "wet", "noisy", "flying"],
+}
+_EXPORT = """
+import sys
+from companion.core import Game
+game = Game.from_json(sys.stdin.read())
+print(game.to_json(indent=None))
+print(game.state.model_dump_json())
+"""
+
+
+def _exported(text: str, seed: str) -> bytes:
+    env = {**os.environ, "PYTHONHASHSEED": seed}
+    done = subprocess.run(
+        [sys.executable, "-c", _EXPORT],
+        input=text.encode(),
+        capture_output=True,
+        env=env,
+        cwd=ROOT,
+        check=True,
+    )
+    return done.stdout
+
+
+def test_one_game_exports_the_same_bytes_whatever_the_string_hashing() -> None:
+    # A monster with many tags, two fighters with their Level only: sets in the log and in
+    # the state it folds to.
+    text = json.dumps(
+        log(
+            [
+                {"type": "start_combat", "fighter": 0, "monsters": [MANY_TAGS]},
+                {"type": "add_helper", "helper": 1},
+                {"type": "fight_with_level_only", "player": 1, "on": True},
+                {"type": "fight_with_level_only", "player": 0, "on": True},
+            ]
+        )
+    )
+    exports = {_exported(text, seed) for seed in ("1", "2", "3", "4")}
+    assert len(exports) == 1
+    (export,) = exports
+    game_log = json.loads(export.decode().splitlines()[0])
+    assert game_log["actions"][0]["monsters"][0]["tags"] == sorted(MANY_TAGS["tags"])
