@@ -10,6 +10,7 @@ import machine
 from micropython import const
 
 _TM_DELAY_US = const(5)  # TM1637 clocks at up to 250 kHz; 5 us per edge is safe
+_CUT_OFF_LOOK_MS = const(100)  # cut off on a board no pin wakes: a look at the button this often
 
 
 class LedChain:
@@ -138,9 +139,13 @@ class BatteryADC:
 
     def read_mv(self):
         total = 0
-        for _ in range(8):  # average out the ESP32 ADC's noise
-            total += self.adc.read_uv()
-        return total // 8 * self.ratio_x100 // 100000
+        if hasattr(self.adc, "read_uv"):  # esp32: calibrated microvolts
+            for _ in range(8):  # average out the ESP32 ADC's noise
+                total += self.adc.read_uv()
+            return total // 8 * self.ratio_x100 // 100000
+        for _ in range(8):  # rp2 reads raw 16-bit counts of its 3.3 V range only
+            total += self.adc.read_u16()
+        return total // 8 * 3300 // 65535 * self.ratio_x100 // 100
 
 
 class Watchdog:
@@ -209,10 +214,18 @@ def lights_out(board):
 def cut_off(board, show_ms=1500):
     """Below the cell's cut-off: "Lo" for a moment, then dark and asleep until a button.
 
-    Asleep in deep sleep where the button's pin can wake the chip. An ESP32-C3 wakes
-    from deep sleep only on GPIO0-5 and the trackers' + is on GPIO6, so there the
-    chip sleeps light and wakes on the pin instead. A press resets the board and the
-    next start measures the cell again. Returns only on a board that cannot sleep.
+    A press resets the board and the next start measures the cell again. Each port
+    wakes on a pin its own way (docs/firmware.md, "Cut-off"):
+
+    - ESP32-S3: deep sleep, woken through ext0 (``esp32.wake_on_ext0``, GPIO0-21);
+    - ESP32-C3: no ext0; ``esp32.wake_on_gpio`` wakes it from deep sleep on GPIO0-5
+      (``deepsleep()`` itself refuses other pins) and from light sleep on any pin, so
+      a tracker's + on GPIO6 sleeps light. ``Pin.irq(wake=...)`` is no way there: with
+      an edge trigger the esp32 port ignores ``wake`` without a word;
+    - rp2: no pin wakes it, but any interrupt ends a timed light sleep early, so it
+      sleeps light a while at a time and looks at the pin.
+
+    Returns only on a board that cannot sleep.
     """
     show_low_battery(board)
     time.sleep_ms(show_ms)
@@ -225,19 +238,39 @@ def cut_off(board, show_ms=1500):
     low = spec.active == "low"
     pull = machine.Pin.PULL_UP if spec.pull == "up" else machine.Pin.PULL_DOWN
     pin = machine.Pin(spec.pin, machine.Pin.IN, pull)
-    trigger = machine.Pin.IRQ_FALLING if low else machine.Pin.IRQ_RISING
+    pressed = 0 if low else 1
     try:
-        pin.irq(trigger=trigger, wake=machine.DEEPSLEEP)
-        machine.deepsleep()
-    except (ValueError, TypeError, AttributeError):
-        pass  # this pin cannot wake the chip from deep sleep (or the port has no such sleep)
+        import esp32
+    except ImportError:
+        esp32 = None
+    if esp32 is not None:
+        level = esp32.WAKEUP_ALL_LOW if low else esp32.WAKEUP_ANY_HIGH
+        if hasattr(esp32, "wake_on_ext0"):
+            try:
+                esp32.wake_on_ext0(pin=pin, level=level)
+                machine.deepsleep()
+            except ValueError:
+                esp32.wake_on_ext0(pin=None, level=level)  # not an RTC pin: light sleep below
+        esp32.wake_on_gpio(pins=(pin,), level=level)
+        try:
+            machine.deepsleep()
+        except ValueError:
+            pass  # this pin wakes the chip from light sleep only
+        while pin.value() != pressed:
+            machine.lightsleep()
+        machine.reset()
     try:
-        pin.irq(trigger=trigger, wake=machine.SLEEP)
-    except (ValueError, TypeError, AttributeError):
-        return
-    while pin.value() != (0 if low else 1):
-        machine.lightsleep()
+        # Only to end the timed light sleep early: the handler has nothing to do.
+        pin.irq(handler=_woken, trigger=machine.Pin.IRQ_FALLING if low else machine.Pin.IRQ_RISING)
+    except (ValueError, TypeError):
+        pass  # then the sleep lasts its whole time
+    while pin.value() != pressed:
+        machine.lightsleep(_CUT_OFF_LOOK_MS)
     machine.reset()
+
+
+def _woken(pin):
+    pass
 
 
 def counter_id():

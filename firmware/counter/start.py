@@ -34,6 +34,10 @@ MAINTENANCE_BANNER = "counter: maintenance start, no watchdog; the REPL is yours
 _BOOTS_FILE = "boots"
 _BROWNOUTS_FILE = "brownouts"
 WATCHDOG_MS = const(8000)
+# Starts that are no crash. Only the esp32 port has these two names (rp2 has PWRON_RESET
+# and WDT_RESET alone, and a soft reset there leaves reset_cause() as it was): a name the
+# port lacks is None, which no reset_cause() returns.
+_NOT_A_CRASH = (getattr(machine, "DEEPSLEEP_RESET", None), getattr(machine, "SOFT_RESET", None))
 MODE = None  # how this start went: "run", "safe", "maintenance", "cut-off" (deploy reads it)
 
 
@@ -59,7 +63,8 @@ class BootGuard:
     def starting(self, cause=None, brownout=False):
         """Count this start: "run", "safe" (a boot loop) or "cut-off" (the cell gives out).
 
-        A wake from deep sleep and a soft reset are no crash and are not counted.
+        A wake from deep sleep and a soft reset are no crash and are not counted (where
+        the port tells them apart: on rp2 a soft reset reports the reset before it).
         """
         if brownout:
             count = self.brownouts() + 1
@@ -70,7 +75,7 @@ class BootGuard:
             return "run"
         if self.brownouts():
             self.store.write(_BROWNOUTS_FILE, b"0")
-        if cause in (machine.DEEPSLEEP_RESET, machine.SOFT_RESET):
+        if cause is not None and cause in _NOT_A_CRASH:
             return "run"
         boots = self.boots() + 1
         if boots >= BOOT_LIMIT:

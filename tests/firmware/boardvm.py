@@ -26,7 +26,7 @@ from typing import Any
 
 import deploy
 from mpvm import VM_DIR, VM_PACKAGE, node_binary
-from ports import port_of
+from ports import DEFAULT_RELEASE, port_of
 
 from companion.devices.sim.pty_port import PtyPort
 
@@ -37,8 +37,8 @@ class BoardVM:
     """One board: firmware staged for ``pinout``, running in the VM, reachable at ``path``.
 
     ``stage=False`` leaves the flash empty but for aioble (a board fresh from
-    MicroPython's installer, for deploy.py to fill); ``port`` overrides parts of the
-    port's profile.
+    MicroPython's installer, for deploy.py to fill); ``release`` is the MicroPython release
+    it models (ports.RELEASES) and ``port`` overrides parts of the port's profile.
     """
 
     def __init__(
@@ -50,6 +50,7 @@ class BoardVM:
         heap_bytes: int = 256 * 1024,
         stage: bool = True,
         port: dict[str, Any] | None = None,
+        release: str = DEFAULT_RELEASE,
     ) -> None:
         if not VM_PACKAGE.exists():
             raise RuntimeError("the MicroPython VM is not installed: run ./tasks test once")
@@ -59,7 +60,7 @@ class BoardVM:
             deploy.stage(pinout, mpy, self.flash)
         # aioble as `mip install aioble` leaves it, in /lib (here the VM board's own).
         shutil.copytree(HERE / "vmboard" / "lib", self.flash / "lib")
-        self.profile = port_of(pinout) | (port or {})
+        self.profile = port_of(pinout, release) | (port or {})
         self._profile_file = tmp_path / "profile.json"
         self._profile_file.write_text(json.dumps(self.profile))
         self.port = PtyPort(tmp_path / "ttyACM-vm")

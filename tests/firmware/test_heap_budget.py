@@ -24,7 +24,7 @@ from pathlib import Path
 import deploy
 import pytest
 from mpvm import MicroPythonVM
-from ports import PORTS
+from ports import PORTS, profile
 
 HERE = Path(__file__).parent
 PINOUT = "tracker-esp32c3"
@@ -54,7 +54,7 @@ _store = FileStore('/data')
 _board = _b.load('/flash/board.json')
 _guard = _s.BootGuard(_store)
 """
-RADIO = "import machine\nmachine.STATE['alloc_at_start'] = BASE\nassert _s.start_radio() is True"
+RADIO = "import boardstate\nboardstate.STATE['alloc_at_start'] = BASE\nassert _s.start_radio() is True"
 RUN = """\
 from counter import app as _a, hw as _hw
 from counter.logic import Counter
@@ -79,7 +79,7 @@ def measure(tmp_path: Path, mpy: bool) -> dict[str, int]:
     flash = tmp_path / ("mpy" if mpy else "py")
     flash.mkdir()
     deploy.stage(PINOUT, mpy, flash)
-    (tmp_path / "profile.json").write_text(json.dumps(PORTS["ESP32-C3"]))
+    (tmp_path / "profile.json").write_text(json.dumps(profile("ESP32-C3")))
     vm = MicroPythonVM(
         flash=flash,
         extra=(

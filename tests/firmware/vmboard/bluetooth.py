@@ -14,9 +14,9 @@
 # start's garbage too and errs towards failing.
 import gc
 
-import machine
+import boardstate
 
-PROFILE = machine.PROFILE
+PROFILE = boardstate.PROFILE
 STATE = {
     "active": False,
     "fail": None,  # an errno to raise from active(True), as a radio that will not start
@@ -65,7 +65,7 @@ class BLE:
             return True
         if STATE["fail"] is not None:
             raise OSError(STATE["fail"])
-        live = gc.mem_alloc() - machine.STATE["alloc_at_start"]
+        live = gc.mem_alloc() - boardstate.STATE["alloc_at_start"]
         if PROFILE["port"] == "esp32":
             total, left = heap_after_growth(live)
             ok = left >= PROFILE["ble_needs"]
@@ -75,7 +75,7 @@ class BLE:
             ok = left >= PROFILE["ble_needs"]
         STATE["figures"] = {"live": live, "heap": total, "left": left, "ok": ok}
         if not ok:
-            raise machine.Reset("panic in ble.active(True)", machine.HARD_RESET)
+            raise boardstate.Reset("panic in ble.active(True)", boardstate.HARD_RESET)
         STATE["active"] = True
         return True
 

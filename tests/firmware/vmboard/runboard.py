@@ -34,6 +34,7 @@ import time
 from asyncio import core
 
 import bluetooth
+import boardstate
 import machine
 import micropython
 import neopixel
@@ -42,9 +43,10 @@ import vmrandom  # noqa: F401  (os.urandom, which this port lacks and a board ha
 
 sys.modules["micropython"] = vmmicropython  # the firmware's; this file keeps the real one
 
-PROFILE = machine.PROFILE
+PROFILE = boardstate.PROFILE
 if PROFILE["port"] == "esp32":
     import esp  # noqa: F401  (built into that port; after the remount below nothing else is)
+    import esp32  # noqa: F401  (the same; on rp2 `import esp32` fails)
 
 # This VM's file system raises Emscripten's errno numbers (ENOENT is 44 there); a board's
 # raise the usual ones, which mpremote reads (FileNotFoundError for 2).
@@ -162,17 +164,17 @@ def state_report():
         levels=list(counter.state.levels) if counter else [],
         claimed=counter.claimed if counter else False,
         log=[line for line in log if line],
-        feeds=len(machine.FEEDS),
+        feeds=len(boardstate.FEEDS),
         ticks=time.ticks_ms(),
         steps=STEPS[0],
-        fired=machine.FIRED,
+        fired=boardstate.FIRED,
         heap_used=gc.mem_alloc(),
         ble=bluetooth.STATE["active"],
         ble_heap=bluetooth.STATE["figures"],
-        wdt=machine.STATE["wdt"] is not None,
-        timers=len(machine.TIMERS),
+        wdt=boardstate.STATE["wdt"] is not None,
+        timers=len(boardstate.TIMERS),
         mode=MODE[0],
-        cause=machine.STATE["cause"],
+        cause=boardstate.STATE["cause"],
         kbd=js.interruptChar(),
         start=getattr(sys.modules.get("counter.start"), "MODE", None),
     )
@@ -183,7 +185,7 @@ def aioble():
 
 
 def command(text):
-    """One command from the test; raises machine.Reset for those that reset the board."""
+    """One command from the test; raises boardstate.Reset for those that reset the board."""
     cmd = json.loads(text)
     what = cmd["cmd"]
     now = time.ticks_ms()
@@ -220,12 +222,12 @@ def command(text):
 
         counter.frame = stuck
     elif what == "reset":
-        raise machine.Reset("reset button", machine.PWRON_RESET)
+        raise boardstate.Reset("reset button", boardstate.PWRON_RESET)
     elif what == "brownout":
-        machine.STATE["cell_mv"] = cmd.get("mv", machine.STATE["cell_mv"])
-        raise machine.Reset("brown-out", machine.PWRON_RESET)  # as both ports report it
+        boardstate.STATE["cell_mv"] = cmd.get("mv", boardstate.STATE["cell_mv"])
+        raise boardstate.Reset("brown-out", boardstate.PWRON_RESET)  # as both ports report it
     elif what == "cell":
-        machine.STATE["cell_mv"] = cmd["mv"]
+        boardstate.STATE["cell_mv"] = cmd["mv"]
     elif what == "ble_fail":
         bluetooth.STATE["fail"] = cmd["errno"]
     elif what == "ble_connect":
@@ -250,7 +252,7 @@ def command(text):
 
 
 def push(pin, now, ms):
-    machine.LEVELS[pin] = 0  # active low
+    boardstate.LEVELS[pin] = 0  # active low
     RELEASES.append((time.ticks_add(now, ms), pin))
 
 
@@ -258,15 +260,15 @@ def housekeeping():
     now = time.ticks_ms()
     for item in RELEASES[:]:
         if time.ticks_diff(now, item[0]) >= 0:
-            machine.LEVELS[item[1]] = 1
+            boardstate.LEVELS[item[1]] = 1
             RELEASES.remove(item)
     for item in PRESSES[:]:
         if time.ticks_diff(now, item[0]) >= 0:
             PRESSES.remove(item)
             push(item[1], now, item[2])
-    for timer in machine.TIMERS[:]:
+    for timer in boardstate.TIMERS[:]:
         timer.tick(now)
-    machine.check_watchdog(now)
+    boardstate.check_watchdog(now)
     module = aioble()
     if module is not None:
         while module.NOTIFIED:
@@ -279,21 +281,20 @@ def housekeeping():
         command(text)
 
 
-def lightsleep(ms):
-    """machine.lightsleep: until a wake pin is at its trigger level, or ``ms`` pass."""
+def lightsleep(ms, pins):
+    """machine.lightsleep: until a pin of ``pins`` is at its level, or ``ms`` pass."""
     start = time.ticks_ms()
     while True:
-        for pin, (trigger, wake) in machine.WAKE.items():
-            level = machine.LEVELS.get(pin, 1)
-            if wake & machine.SLEEP and (level == 0) == (trigger == machine.Pin.IRQ_FALLING):
+        for pin, level in pins.items():
+            if boardstate.LEVELS.get(pin, 1) == level:
                 return
         if ms is not None and time.ticks_diff(time.ticks_ms(), start) >= ms:
             return
         housekeeping()
-        js.sleepMs(STEP_MAX_MS)
+        js.sleepMs(STEP_MAX_MS if ms is None or ms > STEP_MAX_MS else ms)
 
 
-machine.STATE["hooks"]["lightsleep"] = lightsleep
+boardstate.STATE["hooks"]["lightsleep"] = lightsleep
 
 
 # -- asyncio.run as a board has it ------------------------------------------------------------
@@ -365,7 +366,7 @@ def execute(source, name, glob, eof=False):
     try:
         exec(compile(source, name, "exec"), glob)
         how = "ok"
-    except machine.Reset:
+    except boardstate.Reset:
         raise
     except SystemExit:
         how = "exit"
@@ -538,8 +539,8 @@ def forget_interpreter():
         if name not in BUILTIN:
             del sys.modules[name]
     del neopixel.STRIPS[:]
-    del machine.TIMERS[:]
-    machine.WAKE.clear()
+    del boardstate.TIMERS[:]
+    boardstate.WAKE_LIGHT.clear()  # rp2's pin IRQs; esp32 keeps its wake settings
     bluetooth.deinit()
     REPL_GLOBALS.clear()
     REPL_GLOBALS["__name__"] = "__main__"
@@ -549,51 +550,56 @@ def forget_interpreter():
 
 def power_down():
     """What a hard reset clears on top: the watchdog, the pins, the REPL mode."""
-    machine.STATE["wdt"] = None
-    machine.LEVELS.clear()
+    boardstate.STATE["wdt"] = None
+    boardstate.LEVELS.clear()
+    boardstate.WAKE_DEEP.clear()
+    boardstate.GPIO_WAKE.clear()
+    del boardstate.EXT0[:]
     del RELEASES[:]
     del PRESSES[:]
     MODE[0] = "friendly"
 
 
 def sleep_until_woken(pins):
-    """Deep sleep: nothing runs until a pin set to wake the chip goes to its level."""
-    report(event="deepsleep")
+    """Deep sleep: nothing runs until a pin set to wake the chip is at its level (or the
+    reset button, a power-on reset; True for a wake by pin)."""
+    report(event="deepsleep", pins=sorted(pins))
     while True:
-        for pin, (trigger, wake) in pins.items():
-            if wake & machine.DEEPSLEEP and machine.LEVELS.get(pin, 1) == 0:
-                return
+        for pin, level in pins.items():
+            if boardstate.LEVELS.get(pin, 1) == level:
+                boardstate.STATE["wake_reason"] = 7 if pin in boardstate.GPIO_WAKE else 2
+                return True
         try:
             housekeeping()
-        except machine.Reset:
-            return  # the reset button
+        except boardstate.Reset:
+            return False  # the reset button
         js.sleepMs(STEP_MAX_MS)
 
 
 BOOTS = [0]
-cause = machine.PWRON_RESET
+cause = boardstate.PWRON_RESET
 while True:
     BOOTS[0] += 1
-    machine.STATE["cause"] = cause
-    machine.STATE["alloc_at_start"] = gc.mem_alloc()
+    boardstate.STATE["cause"] = cause
+    boardstate.STATE["alloc_at_start"] = gc.mem_alloc()
     report(event="boot", number=BOOTS[0], cause=cause)
     try:
         start()
-    except SoftReboot:
+    except (SoftReboot, boardstate.SoftReset):
         write(b"MPY: soft reboot\r\n")
         report(event="soft-reboot", number=BOOTS[0])
-        cause = machine.SOFT_RESET
-    except machine.SoftReset:
-        write(b"MPY: soft reboot\r\n")
-        report(event="soft-reboot", number=BOOTS[0])
-        cause = machine.SOFT_RESET
-    except machine.Reset as reset:
+        # esp32 says SOFT_RESET from now until a hard reset; rp2 goes on saying what
+        # the last hard reset was (it has no SOFT_RESET).
+        if PROFILE["port"] == "esp32":
+            cause = boardstate.SOFT_RESET
+    except boardstate.Reset as reset:
         report(event="ended", how="reset:" + reset.reason, number=BOOTS[0])
         cause = reset.cause
-        wake_pins = dict(machine.WAKE)
+        wake_pins = dict(boardstate.WAKE_DEEP)
         forget_interpreter()
-        if reset.deep:
-            sleep_until_woken(wake_pins)
+        boardstate.STATE["wake_reason"] = 0
+        if reset.deep and not sleep_until_woken(wake_pins):
+            cause = boardstate.PWRON_RESET  # woken by the reset button
         power_down()
         if PROFILE["rom_boot_text"]:
             write(PROFILE["rom_boot_text"].encode())
