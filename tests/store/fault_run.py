@@ -2,7 +2,7 @@
 recorder in a child process while the world hurts it (kill -9 during saves, the disk
 filling up, the write-ahead log removed, random pages damaged, a hostile data folder, a
 second program playing the same game on the same folder, an old save of the game put
-back in the games folder, one action's row damaged or deleted);
+back in the games folder, one action's row damaged or deleted, a disk whose every sync is slow);
 then the real app starts on what is left (offscreen, as `companion app` does).
 
 Every run must end with every action the child was told was saved present (damaged
@@ -56,7 +56,10 @@ KINDS = (
     "two-programs",
     "old-save-back",
     "action-damaged",
+    "slow-disk",
 )
+# On the slow disk, every sync takes this long (a commit one, a checkpoint two).
+SLOW_SYNC_S = 0.3
 GAME_ID = "20260101-120000-fade"
 ACTIONS = 1500
 USABLE = {"table", "new_game", "games"}
@@ -110,10 +113,19 @@ def intended_game() -> Game:
     return random_game(ACTIONS, seed=5, allow_win=False)
 
 
-def play(folder: Path, report: int, file_limit: int | None) -> None:
-    """The child: play a long game with the recorder, telling the parent each durable count."""
+def play(folder: Path, report: int, file_limit: int | None, slow: bool = False) -> None:
+    """The child: play a long game with the recorder, telling the parent each durable count
+    (`slow`: on a disk whose every sync takes `SLOW_SYNC_S`)."""
     from companion.core import Game
     from companion.store import GameStore
+
+    if slow:
+        from companion.store import writer
+        from tests.store.slow_disk import SlowDisk, _SlowConnection
+
+        disk = SlowDisk(lambda _what: time.sleep(SLOW_SYNC_S))
+        real_connect = writer.connect
+        writer.connect = lambda path: _SlowConnection(real_connect(path), disk)  # type: ignore[assignment]
 
     logging.disable(logging.WARNING)  # the failed saves are counted, not printed
     if file_limit is not None:  # the disk fills up: writes past this size fail
@@ -204,7 +216,11 @@ def damage_one_action(database: Path, rnd: random.Random, upto: int) -> int:
 
 
 def run_child(
-    folder: Path, rnd: random.Random, hurt: Callable[[], None] | None, file_limit: int | None
+    folder: Path,
+    rnd: random.Random,
+    hurt: Callable[[], None] | None,
+    file_limit: int | None,
+    slow: bool = False,
 ) -> int:
     """Play in a child; `hurt` strikes at a random moment; the child is killed with
     SIGKILL at another. Returns the most actions the child was told were saved."""
@@ -212,7 +228,7 @@ def run_child(
     import companion.store.games  # noqa: F401 - loaded once, before the children fork
 
     return child_reports(
-        lambda report: play(folder, report, file_limit),
+        lambda report: play(folder, report, file_limit, slow),
         kill_at_s=rnd.uniform(PLAY_S * 0.75, PLAY_S),
         hurt=hurt,
         hurt_at_s=rnd.uniform(0.2, PLAY_S * 0.7),
@@ -269,7 +285,7 @@ def one_round(kind: str, work: Path, rnd: random.Random, how: Counter[str]) -> O
         elif kind == "disk-full":
             file_limit = rnd.randrange(100_000, 400_000)
             how["disk-full: the file-size limit (not root)"] += 1
-        outcome.reported = run_child(folder, rnd, hurt, file_limit)
+        outcome.reported = run_child(folder, rnd, hurt, file_limit, slow=kind == "slow-disk")
         if kind == "two-programs" and stop_seconds() > 0:
             outcome.broken.append("the second program was told its play was saved")
         if kind == "old-save-back":
