@@ -26,8 +26,11 @@ MAX_PLAYERS = 8
 # The rules this engine plays by. A game keeps the rules it started with (`GameSetup.rules`):
 # games saved by versions that played by rules 2 (logs of version 1 and 2) are judged by
 # them still, so an old save reaches the same results; new games play by these.
-RULES_VERSION = 3
+RULES_VERSION = 4
 LEGACY_RULES = 2
+# The rules from which the second reading (RULES.md §11) holds: a game saved under rules 3
+# replays as it was played, though it sold after its Charity, say.
+SECOND_READING = 4
 
 _COLOUR = re.compile(r"^#[0-9a-fA-F]{6}$")
 # The validation context key of a setup read from a game the app saved itself

@@ -103,3 +103,49 @@ def test_one_game_exports_the_same_bytes_whatever_the_string_hashing() -> None:
     (export,) = exports
     game_log = json.loads(export.decode().splitlines()[0])
     assert game_log["actions"][0]["monsters"][0]["tags"] == sorted(MANY_TAGS["tags"])
+
+
+# --- 3. when the turn has passed -----------------------------------------------------------
+
+GOLDEN_POT = {"name": "Golden Pot", "gold": 1000}
+SWORD = {"name": "Sword", "bonus": 2, "slot": "hands", "hands": 1}
+AFTER_CHARITY = [
+    {"type": "gain_item", "player": 0, "item": GOLDEN_POT},
+    {"type": "gain_item", "player": 0, "item": SWORD},
+    {"type": "advance_phase"},
+    {"type": "advance_phase"},
+    {"type": "charity", "giver": 0, "cards": 2},
+]
+
+
+def test_once_charity_is_given_the_giver_neither_sells_fights_nor_gives_again() -> None:
+    game = play(AFTER_CHARITY)
+    for action in (
+        {"type": "sell_items", "player": 0, "item_ids": ["i1"]},
+        {"type": "start_combat", "fighter": 0, "monsters": [{"name": "Newt", "level": 1}]},
+        {"type": "charity", "giver": 0, "cards": 1},
+    ):
+        err = refused(game, action)
+        assert err.rule == "turn_over", action
+        assert str(err) == "Charity ends the turn: the next player's turn begins"
+
+
+def test_after_charity_gear_changes_as_anyone_may_out_of_combat_and_play_passes_on() -> None:
+    # Changing what one wears is open to every player out of combat, not only on their turn.
+    game = play([*AFTER_CHARITY, {"type": "equip_item", "player": 0, "item_id": "i2"}])
+    assert game.state.players[0].strength == 3
+    allowed(game, {"type": "end_turn"})
+    allowed(game, {"type": "gain_item", "player": 1, "item": GOLDEN_POT})
+    assert allowed(game, {"type": "sell_items", "player": 1, "item_ids": ["i3"]})
+    assert game.state.players[1].level == 2
+
+
+def test_before_charity_is_done_the_player_may_still_sell_in_the_charity_phase() -> None:
+    game = play([*AFTER_CHARITY[:-1], {"type": "sell_items", "player": 0, "item_ids": ["i1"]}])
+    assert game.state.players[0].level == 2
+
+
+def test_a_game_saved_under_rules_3_that_sold_after_charity_replays_as_played() -> None:
+    sold_late = [*AFTER_CHARITY, {"type": "sell_items", "player": 0, "item_ids": ["i1"]}]
+    game = play(sold_late, rules=3)
+    assert game.state.players[0].level == 2

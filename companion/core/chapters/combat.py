@@ -41,7 +41,7 @@ from companion.core.chapters.fight import refresh_combat as refresh_combat
 from companion.core.chapters.fight import remove_monster as remove_monster
 from companion.core.chapters.fight import treasure_if_last as treasure_if_last
 from companion.core.chapters.levels import check_level_up, level_up
-from companion.core.chapters.table import alive, current_combat, player_at, win
+from companion.core.chapters.table import alive, current_combat, player_at, turn_passed, win
 from companion.core.errors import RuleError
 from companion.core.models import LEGACY_RULES, EnhancerSpec, MonsterSpec
 from companion.core.phrase import Phrase, joined, phrase_template
@@ -67,8 +67,7 @@ def rule_start_combat(action: StartCombat, state: GameState) -> None:
     if action.override is None:
         if action.fighter != state.current:
             raise RuleError("fight_own_turn", Phrase("Monsters are fought on your own turn"))
-        charity = state.charity
-        if state.rules > LEGACY_RULES and charity is not None and charity.giver == state.current:
+        if state.rules > LEGACY_RULES and turn_passed(state, action.fighter):
             raise RuleError(
                 "turn_over", Phrase("Charity ends the turn: the next player's turn begins")
             )

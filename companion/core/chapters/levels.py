@@ -18,7 +18,14 @@ from companion.core.chapters.base import (
     step,
     words,
 )
-from companion.core.chapters.table import alive, find_item, player_at, win, with_player
+from companion.core.chapters.table import (
+    alive,
+    find_item,
+    player_at,
+    refuse_after_charity,
+    win,
+    with_player,
+)
 from companion.core.errors import RuleError
 from companion.core.models import MAX_LEVEL
 from companion.core.phrase import Phrase, phrase_template
@@ -247,6 +254,7 @@ def rule_sell_items(action: SellItems, state: GameState) -> None:
     if action.override is None:
         if action.player != state.current:
             raise RuleError("sell_own_turn", Phrase("You can sell items only on your own turn"))
+        refuse_after_charity(state, action.player)
         if state.combat is not None:
             raise RuleError("sell_in_combat", Phrase("You cannot sell items during combat"))
     _check_double(action, state, player)

@@ -4,6 +4,7 @@ several chapters share."""
 from __future__ import annotations
 
 from companion.core.errors import RuleError
+from companion.core.models import SECOND_READING
 from companion.core.phrase import Phrase
 from companion.core.state import CombatState, GameState, Item, Phase, PlayerState
 
@@ -33,6 +34,20 @@ def alive(player: PlayerState, doing: str) -> None:
             "dead_player",
             Phrase("{name} is dead and cannot {doing}", name=player.name, doing=Phrase(doing)),
         )
+
+
+def turn_passed(state: GameState, seat: int) -> bool:
+    """Whether `seat` gave the Charity that ended their turn: the next player's turn has
+    begun, so they no longer act as the player whose turn it is (RULES.md §11, after
+    Charity), though play has not yet been passed on (`end_turn`)."""
+    charity = state.charity
+    return charity is not None and charity.giver == seat == state.current
+
+
+def refuse_after_charity(state: GameState, seat: int) -> None:
+    """RuleError when `seat` gave the Charity that ended their turn (see `turn_passed`)."""
+    if state.rules >= SECOND_READING and turn_passed(state, seat):
+        raise RuleError("turn_over", Phrase("Charity ends the turn: the next player's turn begins"))
 
 
 def current_combat(state: GameState) -> CombatState:

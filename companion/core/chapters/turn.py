@@ -16,7 +16,7 @@ from companion.core.chapters.base import (
     step,
     words,
 )
-from companion.core.chapters.table import alive, player_at
+from companion.core.chapters.table import alive, player_at, refuse_after_charity
 from companion.core.errors import RuleError
 from companion.core.phrase import Phrase, phrase_template, plural_phrase
 from companion.core.state import CharityResult, GameState, Phase
@@ -140,6 +140,8 @@ def rule_charity(action: Charity, state: GameState) -> None:
         raise RuleError("finish_combat", Phrase("Charity comes after the combat"))
     if action.giver != state.current and action.override is None:
         raise RuleError("charity_own_turn", Phrase("Charity is given at the end of your own turn"))
+    if action.override is None:
+        refuse_after_charity(state, action.giver)
     if action.shares is None:
         return
     recipients, ordered = _charity_recipients(state, action.giver)
