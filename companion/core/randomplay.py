@@ -221,6 +221,9 @@ def _combat_action(
         return core.Die(player=rnd.choice(combat.fighters))
     if choice < 0.82:
         return core.RollDie(player=seat, purpose="a card")
+    items = state.players[combat.fighter].items
+    if choice < 0.84 and items:
+        return core.Bribe(helper=seat, item_id=rnd.choice(items).id)
     treasure = rnd.choice((None, None, 0, 1, "shown"))
     return core.RemoveMonster(monster=rnd.randrange(len(combat.monsters)), treasure=treasure)
 

@@ -17,6 +17,7 @@ import pytest
 
 from companion.core import Game
 from companion.core.errors import RuleError
+from companion.core.in_words import describe
 from companion.core.log_versions import LOG_FORMAT, LOG_VERSION, read_actions
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -48,6 +49,11 @@ def refused(game: Game, action: dict) -> RuleError:
     with pytest.raises(RuleError) as err:
         game.apply(parsed)
     return err.value
+
+
+def said(game: Game) -> str:
+    """The History's sentence for the last action."""
+    return describe(game.log[-1], game.state_at(game.revision - 1))
 
 
 def allowed(game: Game, action: dict) -> Game:
@@ -149,3 +155,41 @@ def test_a_game_saved_under_rules_3_that_sold_after_charity_replays_as_played() 
     sold_late = [*AFTER_CHARITY, {"type": "sell_items", "player": 0, "item_ids": ["i1"]}]
     game = play(sold_late, rules=3)
     assert game.state.players[0].level == 2
+
+
+# --- 5. bribes are not trades ---------------------------------------------------------------
+
+HELMET = {"name": "Helmet of Courage", "bonus": 1, "slot": "headgear"}
+BRIBING = [
+    {"type": "gain_item", "player": 0, "item": HELMET, "equip": True},
+    {"type": "gain_item", "player": 0, "item": GOLDEN_POT},
+    {"type": "start_combat", "fighter": 0, "monsters": [{"name": "Big Newt", "level": 6}]},
+]
+
+
+def test_inside_a_fight_the_fighter_may_bribe_a_helper_with_an_item_but_not_trade_it() -> None:
+    game = play(BRIBING)
+    assert refused(game, {"type": "trade_item", "giver": 0, "receiver": 1, "item_id": "i2"}).rule
+    game = play(
+        [
+            *BRIBING,
+            {"type": "bribe", "helper": 1, "item_id": "i2"},
+            {"type": "add_helper", "helper": 1},
+            {"type": "bribe", "helper": 1, "item_id": "i1"},
+        ]
+    )
+    ann, bo = game.state.players[:2]
+    assert [i.spec.name for i in bo.items] == ["Golden Pot", "Helmet of Courage"]
+    assert not ann.items and not any(i.equipped for i in bo.items)
+    assert game.state.combat is not None and game.state.combat.players_strength == 1 + 1
+    assert said(game) == "Ann gives Helmet of Courage to Bo for their help"
+
+
+def test_a_bribe_is_the_fighters_to_give_and_only_while_the_fight_can_change() -> None:
+    game = play(BRIBING)
+    assert refused(game, {"type": "bribe", "helper": 0, "item_id": "i2"}).rule == "help_self"
+    assert refused(game, {"type": "bribe", "helper": 1, "item_id": "i9"}).rule == "no_such_item"
+    out_of_combat = play(BRIBING[:2])
+    assert refused(out_of_combat, {"type": "bribe", "helper": 1, "item_id": "i2"}).rule == (
+        "no_combat"
+    )

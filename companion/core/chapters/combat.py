@@ -12,6 +12,7 @@ from companion.core.chapters.base import (
     BaseAction,
     Override,
     Seat,
+    item_name,
     monster_name,
     player_name,
     rule,
@@ -40,8 +41,16 @@ from companion.core.chapters.fight import pursues as pursues
 from companion.core.chapters.fight import refresh_combat as refresh_combat
 from companion.core.chapters.fight import remove_monster as remove_monster
 from companion.core.chapters.fight import treasure_if_last as treasure_if_last
+from companion.core.chapters.gear import check_big, give_item
 from companion.core.chapters.levels import check_level_up, level_up
-from companion.core.chapters.table import alive, current_combat, player_at, turn_passed, win
+from companion.core.chapters.table import (
+    alive,
+    current_combat,
+    find_item,
+    player_at,
+    turn_passed,
+    win,
+)
 from companion.core.errors import RuleError
 from companion.core.models import LEGACY_RULES, EnhancerSpec, MonsterSpec
 from companion.core.phrase import Phrase, joined, phrase_template
@@ -389,6 +398,47 @@ def words_change_helper(a: ChangeHelper, s: GameState) -> str:
     if a.helper is None:
         return Phrase("Nobody helps now")
     return Phrase("{name} helps now", name=player_name(s, a.helper))
+
+
+class Bribe(BaseAction):
+    """The fighter gives an item from the table to another player for their help: allowed
+    inside the fight, where trading is not (RULES.md §11, bribes). A share of the treasure
+    is agreed with the end of the fight instead (`ResolveCombat.helper_treasure`)."""
+
+    type: Literal["bribe"] = "bribe"
+    helper: Seat
+    item_id: str
+    override: Override = None
+
+
+@rule.register
+def rule_bribe(action: Bribe, state: GameState) -> None:
+    """A bribe is the fighter's, in a fight that can still change, to someone alive who is
+    not the fighter, within the receiver's Big limit; it is no trade (§6, §11)."""
+    combat = open_combat(state)
+    fighter = state.players[combat.fighter]
+    find_item(fighter, action.item_id)
+    _check_helper(state, combat, action.helper)
+    if action.override is None:
+        check_big(state.players[action.helper], find_item(fighter, action.item_id).spec)
+
+
+@step.register
+def step_bribe(action: Bribe, state: GameState) -> GameState:
+    """The item passes from the fighter to the one bribed, carried and not equipped."""
+    return give_item(state, current_combat(state).fighter, action.helper, action.item_id)
+
+
+@words.register
+def words_bribe(a: Bribe, s: GameState) -> str:
+    """History: what the fighter gives whom for their help."""
+    fighter = s.combat.fighter if s.combat else None
+    return Phrase(
+        "{fighter} gives {item} to {helper} for their help",
+        fighter=player_name(s, fighter),
+        item=item_name(s, fighter, a.item_id) if fighter is not None else a.item_id,
+        helper=player_name(s, a.helper),
+    )
 
 
 class PlayOneShot(BaseAction):

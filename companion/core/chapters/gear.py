@@ -45,7 +45,7 @@ def _no_gear_change_in_combat(
         )
 
 
-def _check_big(player: PlayerState, spec: ItemSpec) -> None:
+def check_big(player: PlayerState, spec: ItemSpec) -> None:
     """At most one Big item carried; the classic Dwarf may carry any number (§5)."""
     if not spec.big:
         return
@@ -216,7 +216,7 @@ def rule_gain_item(action: GainItem, state: GameState) -> None:
     player = player_at(state, action.player)
     alive(player, phrase_template("receive cards"))
     if action.override is None:
-        _check_big(player, action.item)
+        check_big(player, action.item)
         if state.rules > LEGACY_RULES and fighting(state, action.player):
             raise RuleError(
                 "items_in_combat",
@@ -363,16 +363,21 @@ def rule_trade_item(action: TradeItem, state: GameState) -> None:
     ):
         raise RuleError("trade_in_combat", Phrase("Items cannot be traded during combat"))
     if action.override is None:
-        _check_big(receiver, item.spec)
+        check_big(receiver, item.spec)
 
 
 @step.register
 def step_trade_item(action: TradeItem, state: GameState) -> GameState:
     """The item passes to the receiver, carried and not equipped (§5)."""
-    item = find_item(state.players[action.giver], action.item_id)
-    state = without_item(state, action.giver, action.item_id)
-    receiver = state.players[action.receiver]
-    return with_player(state, action.receiver, items=(*receiver.items, item.evolve(equipped=False)))
+    return give_item(state, action.giver, action.receiver, action.item_id)
+
+
+def give_item(state: GameState, giver: int, receiver: int, item_id: str) -> GameState:
+    """The state with one of the giver's items carried, not equipped, by the receiver."""
+    item = find_item(state.players[giver], item_id)
+    state = without_item(state, giver, item_id)
+    taker = state.players[receiver]
+    return with_player(state, receiver, items=(*taker.items, item.evolve(equipped=False)))
 
 
 @words.register
