@@ -193,3 +193,37 @@ def test_a_bribe_is_the_fighters_to_give_and_only_while_the_fight_can_change() -
     assert refused(out_of_combat, {"type": "bribe", "helper": 1, "item_id": "i2"}).rule == (
         "no_combat"
     )
+
+
+# --- 11. shared victory shares the fighter's win ---------------------------------------------
+
+SHARED = {"variants": {"shared_victory": True}}
+
+
+def _helped_kill(fighter_level: int, helper_level: int) -> list[dict]:
+    return [
+        {"type": "gain_trait", "player": 1, "kind": "race", "name": "Elf"},
+        {"type": "set_level", "player": 0, "level": fighter_level},
+        {"type": "set_level", "player": 1, "level": helper_level},
+        {"type": "start_combat", "fighter": 0, "monsters": [{"name": "Newt", "level": 1}]},
+        {"type": "add_helper", "helper": 1},
+        {"type": "resolve_combat", "outcome": "kill"},
+    ]
+
+
+def test_a_helper_who_reaches_level_10_by_their_own_reward_wins_alone() -> None:
+    game = play(_helped_kill(fighter_level=3, helper_level=9), **SHARED)
+    assert game.state.winners == (1,)
+    assert [p.level for p in game.state.players[:2]] == [4, 10]
+
+
+def test_a_helped_kill_that_wins_for_the_fighter_wins_for_the_helper_too() -> None:
+    game = play(_helped_kill(fighter_level=9, helper_level=9), **SHARED)
+    assert sorted(game.state.winners) == [0, 1]
+    game = play(_helped_kill(fighter_level=9, helper_level=3), **SHARED)
+    assert sorted(game.state.winners) == [0, 1]
+
+
+def test_a_game_saved_under_rules_3_keeps_the_win_it_shared() -> None:
+    game = play(_helped_kill(fighter_level=3, helper_level=9), rules=3, **SHARED)
+    assert sorted(game.state.winners) == [0, 1]

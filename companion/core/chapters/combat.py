@@ -52,7 +52,7 @@ from companion.core.chapters.table import (
     win,
 )
 from companion.core.errors import RuleError
-from companion.core.models import LEGACY_RULES, EnhancerSpec, MonsterSpec
+from companion.core.models import LEGACY_RULES, SECOND_READING, EnhancerSpec, MonsterSpec
 from companion.core.phrase import Phrase, joined, phrase_template
 from companion.core.state import CombatResult, CombatState, GameState, MonsterInPlay, OneShot
 
@@ -605,6 +605,16 @@ def helper_levels(state: GameState, combat: CombatState) -> int:
     return len(combat.monsters)
 
 
+def shares_victory(state: GameState, combat: CombatState, winners: list[int]) -> bool:
+    """Shared victory: a helped kill that wins the game for the fighter wins it for the
+    helper too. Only the fighter's win is shared: a helper who reaches the winning level by
+    their own reward (the Elf's level for helping) wins alone (RULES.md §11; rules 4 on,
+    any win was shared before)."""
+    if combat.helper is None or not winners or not state.setup.variants.shared_victory:
+        return False
+    return state.rules < SECOND_READING or combat.fighter in winners
+
+
 @rule.register
 def rule_resolve_combat(action: ResolveCombat, state: GameState) -> None:
     """Kill: levels to the fighter only, treasure, win check with shared victory. Defeat
@@ -665,7 +675,7 @@ def step_resolve_combat(action: ResolveCombat, state: GameState) -> GameState:
         # The Elf's level for helping is won by killing, so it may be the winning level.
         state = level_up(state, combat.helper, result.helper_levels)
         winners += [w for w in state.winners if w not in winners]
-    if winners and combat.helper is not None and state.setup.variants.shared_victory:
+    if shares_victory(state, combat, winners):
         winners += [s for s in (combat.fighter, combat.helper) if s not in winners]
     return win(state, tuple(winners)) if winners else state
 
