@@ -38,6 +38,9 @@ CONNECT_ATTEMPTS = 3  # tries per open: transient stack errors usually clear on 
 FIND_TIMEOUT_S = 10.0  # s: a counter advertises every 100-500 ms, ten seconds is many chances
 DISCONNECT_TIMEOUT_S = 5.0  # s: BlueZ may take seconds to tear down; past that it is gone anyway
 WRITE_TIMEOUT_S = 5.0  # s: a write-without-response only waits for a free buffer; stuck = dead
+# Writes a counter holds before it has read them: aioble queues captured writes in one
+# 10-entry deque and drops the oldest beyond (a counter sent 14 at once answered 10).
+COUNTER_WRITE_QUEUE = 10
 
 
 @dataclass(frozen=True)
@@ -61,6 +64,7 @@ class BleLink(Link):
     """A counter reached over BLE, found beforehand by scanning (see `discovery`)."""
 
     transport = "ble"
+    send_window = COUNTER_WRITE_QUEUE
     #: The GATT characteristics messages go out on and come in on, and what the peer is called
     #: when they are missing; other BLE peers speaking one message per write/notification
     #: (smart dice, say) subclass with their own.

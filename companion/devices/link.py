@@ -70,6 +70,9 @@ class Link(abc.ABC):
 
     #: Carrier name, shown to users ("serial", "ble").
     transport: str = ""
+    #: How many messages the counter can hold that it has not yet taken in; a session
+    #: never has more of its messages unanswered on this link (None: no limit).
+    send_window: int | None = None
 
     def __init__(self, address: str) -> None:
         #: Where the counter is: a serial port path or a BLE address.

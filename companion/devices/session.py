@@ -14,6 +14,7 @@ exchange such as a discovery probe).
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 from collections.abc import Callable, Iterator
 
@@ -27,6 +28,9 @@ SEQ_RESTART = 0xFF00  # a session this far into the seq space is replaced by a f
 ANSWER_WINDOW_S = 2.0  # s: a counter answers in milliseconds; an ERROR about a message of ours
 # sent longer ago than this, or already answered, is not about ours (someone else's, on the line)
 UNANSWERED_KEPT = 64  # messages of ours remembered as waiting for an answer
+# A message of ours unanswered this long no longer counts against the link's send window:
+# a running counter takes it in within milliseconds, so it was taken or it was lost.
+WINDOW_HOLD_S = ANSWER_WINDOW_S
 # The oldest counter firmware this app works with: an older one is asked to update.
 MIN_FIRMWARE = (1, 0, 0)
 
@@ -84,6 +88,12 @@ class Session:
         self.challenged = False
         self._seq = 0
         self._unanswered: dict[int, float] = {}  # seq -> when it was sent (loop time)
+        # The send window (`Link.send_window`): (seq, when sent) of the messages the
+        # counter may still hold unread, oldest first; an answer to one clears it and
+        # every older one, since a counter reads its messages in order.
+        self._in_flight: collections.deque[tuple[int, float]] = collections.deque()
+        self._room = asyncio.Event()
+        self._send_lock = asyncio.Lock()
         self._answers: dict[int, asyncio.Future[Answer]] = {}
         self._steps: asyncio.Queue[_Step] | None = None
         self._ended: LinkClosedError | None = None
@@ -120,8 +130,56 @@ class Session:
         return self._seq
 
     def answered(self, seq: int) -> None:
-        """The counter answered our message `seq` (an ACK, a PONG)."""
+        """The counter answered our message `seq` (an ACK, a PONG): it has read that one
+        and every one before it."""
         self._unanswered.pop(seq, None)
+        in_flight = self._in_flight
+        if any(sent == seq for sent, _ in in_flight):
+            while in_flight and in_flight[0][0] != seq:
+                in_flight.popleft()
+            in_flight.popleft()
+            self._room.set()
+
+    @property
+    def in_flight(self) -> int:
+        """How many of our messages the counter may hold unread (counted on a link with a
+        send window only)."""
+        return len(self._in_flight)
+
+    async def _wait_for_room(self) -> None:
+        """Until the link's send window has room for one more message of ours."""
+        window = self.link.send_window
+        if window is None:
+            return
+        loop = asyncio.get_running_loop()
+        while True:
+            if self._ended is not None:
+                raise self._ended
+            now = loop.time()
+            while self._in_flight and now - self._in_flight[0][1] >= WINDOW_HOLD_S:
+                self._in_flight.popleft()  # taken in or lost long ago
+            if len(self._in_flight) < window:
+                return
+            self._room.clear()
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(self._in_flight[0][1] + WINDOW_HOLD_S - now):
+                    await self._room.wait()
+
+    async def _send_payload(
+        self, message: wire.Message, answer: asyncio.Future[Answer] | None = None
+    ) -> int:
+        """Number `message` and send it once the send window has room; its seq. `answer`
+        waits for the ACK or ERROR about it."""
+        async with self._send_lock:  # in seq order, each one counted before the next
+            await self._wait_for_room()
+            seq = self.next_seq()
+            message.seq = seq
+            if answer is not None:
+                self._answers[seq] = answer
+            if self.link.send_window is not None:
+                self._in_flight.append((seq, asyncio.get_running_loop().time()))
+            await self.link.send(self.payload(message))
+            return seq
 
     def awaits(self, seq: int) -> bool:
         """True if `seq` is a message of ours in this session, sent moments ago and not yet
@@ -145,20 +203,16 @@ class Session:
         """Number `message`, send it (sealed if the session is), and return its seq."""
         if self._ended is not None:
             raise self._ended
-        message.seq = self.next_seq()
-        await self.link.send(self.payload(message))
-        return message.seq
+        return await self._send_payload(message)
 
     async def request(self, message: wire.Message, timeout_s: float) -> Answer:
         """Send `message` and return the ACK or ERROR that refers to it."""
         if self._ended is not None:
             raise self._ended
         future: asyncio.Future[Answer] = asyncio.get_running_loop().create_future()
-        seq = self.next_seq()
-        message.seq = seq
-        self._answers[seq] = future
+        seq = -1
         try:
-            await self.link.send(self.payload(message))
+            seq = await self._send_payload(message, future)
             async with asyncio.timeout(timeout_s):
                 return await future
         except TimeoutError as exc:
@@ -193,7 +247,7 @@ class Session:
         counter's HELLO and CHALLENGE (or a HELLO of another protocol version).
         """
         if isinstance(item, wire.Ack | wire.Error):
-            if isinstance(item, wire.Ack):
+            if isinstance(item, wire.Ack) or item.ref_seq in self._answers:
                 self.answered(item.ref_seq)
             waiter = self._answers.pop(item.ref_seq, None)
             if waiter is not None and not waiter.done():
@@ -202,6 +256,7 @@ class Session:
         if isinstance(item, wire.Proof):
             # The answer to the one AUTH in flight (a PROOF names no seq of ours).
             waiter = self._answers.pop(self._auth_seq, None)
+            self.answered(self._auth_seq)
             if waiter is not None and not waiter.done():
                 self._seal_on(item)
                 waiter.set_result(item)
@@ -237,6 +292,7 @@ class Session:
         """The link went down (or a new session replaces this one): fail whatever still waits."""
         if self._ended is None:
             self._ended = reason
+        self._room.set()  # a sender waiting for room learns the session ended
         for waiter in self._answers.values():
             if not waiter.done():
                 waiter.set_exception(reason)

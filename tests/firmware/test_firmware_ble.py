@@ -18,6 +18,8 @@ from mpvm import PINOUTS
 from companion.devices import wire
 
 WAIT_S = 10.0  # s: only reached when something is broken
+CAPTURE_QUEUE_LIMIT = 10  # aioble: captured writes waiting to be read, the oldest dropped beyond
+BUFFER_BYTES = 20  # MicroPython's default characteristic buffer: longer writes are cut
 
 
 class FakeConnection:
@@ -70,7 +72,12 @@ class Radio:
         asyncio.get_running_loop().create_task(notify())
 
     async def write(self, message: wire.Message) -> None:
-        await self.chars[wire.RX_CHAR_UUID].queue.put((self.connection, wire.encode(message)))
+        """A write from the app, as aioble takes it: cut to the 20-byte buffer, queued
+        with at most 10 waiting (the oldest goes)."""
+        queue = self.chars[wire.RX_CHAR_UUID].queue
+        if queue.qsize() >= CAPTURE_QUEUE_LIMIT:
+            queue.get_nowait()
+        queue.put_nowait((self.connection, wire.encode(message)[:BUFFER_BYTES]))
 
 
 def fake_ble(radio: Radio) -> tuple[types.ModuleType, types.ModuleType]:

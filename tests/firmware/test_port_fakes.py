@@ -8,6 +8,7 @@ on each port's fake, where the real port would have failed them.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sys
 from pathlib import Path
@@ -209,3 +210,64 @@ def test_a_pico_w_cut_off_sleeps_light_a_while_at_a_time_until_its_button(
     env = boardfakes.install(monkeypatch, "RP2040")
     reset = cut_off(env, boardmod.load(str(PINOUTS / "levelboard-picow.json")))
     assert not reset.deep and env.wires.light_sleeps == [{14: 0}]
+
+
+# -- Bluetooth: what a counter holds ---------------------------------------------------------------
+
+
+def test_the_vm_aioble_cuts_long_writes_and_queues_ten(tmp_path: Path) -> None:
+    (tmp_path / "profile.json").write_text(json.dumps(profile("ESP32-C3")))
+    vm = MicroPythonVM(
+        extra=(
+            f"/fakes={HERE / 'vmboard'}",
+            f"/fakes/profile.json={tmp_path / 'profile.json'}",
+            f"/lib={HERE / 'vmboard' / 'lib'}",
+        )
+    )
+    try:
+        vm.run(
+            "sys.path.insert(0, '/fakes')\nsys.path.append('/lib')\nimport aioble, bluetooth\n"
+            "s = aioble.Service(bluetooth.UUID(1))\n"
+            "rx = aioble.Characteristic(s, bluetooth.UUID(2), write=True, capture=True)\n"
+            "aioble.connect(b'\\x01' * 6)\n"
+            "aioble._CONNECTION[0] = aioble.DeviceConnection(b'\\x01' * 6)\n"
+            "for i in range(14):\n    aioble.write(bytes([i]) * 24)\n"
+        )
+        got = vm.call("[list(item[2]) for item in aioble._CAPTURED]")
+        assert vm.call("aioble.DROPPED[0]") == 4
+    finally:
+        vm.close()
+    assert [g[0] for g in got] == list(range(4, 14))  # the oldest four were pushed out
+    assert {len(g) for g in got} == {20}  # each cut to the buffer's 20 bytes
+
+
+@pytest.mark.slow
+async def test_fourteen_writes_back_to_back_get_ten_answers_as_on_a_board(tmp_path: Path) -> None:
+    """What a real counter did: the app must never have more than ten in flight."""
+    from boardvm import BoardVM
+
+    from companion.devices import wire
+    from companion.devices.ble_link import COUNTER_WRITE_QUEUE
+
+    vm = BoardVM(tmp_path, "tracker-esp32c3-bar")
+    vm.start()
+    try:
+        async with asyncio.timeout(40):
+            while not (await vm.state())["ble"]:
+                await asyncio.sleep(0.2)
+        vm.send(cmd="ble_connect", addr="f0f1f2f3f4f5")
+        async with asyncio.timeout(40):
+            while not (await vm.state())["ble_connected"]:
+                await asyncio.sleep(0.2)
+        pings = [wire.encode(wire.Ping(token, seq=token)).hex() for token in range(1, 15)]
+        vm.send(cmd="ble_writes", hex=pings)
+        pongs = []
+        async with asyncio.timeout(40):
+            while len(pongs) < COUNTER_WRITE_QUEUE:
+                event = await vm.expect("ble_notify")
+                message = wire.decode(bytes.fromhex(event["hex"]))
+                if isinstance(message, wire.Pong):
+                    pongs.append(message.token)
+        assert pongs == list(range(5, 15))  # the first four were pushed out of the queue
+    finally:
+        vm.close()

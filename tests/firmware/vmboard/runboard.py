@@ -170,6 +170,7 @@ def state_report():
         fired=boardstate.FIRED,
         heap_used=gc.mem_alloc(),
         ble=bluetooth.STATE["active"],
+        ble_connected=bool(aioble() is not None and aioble()._CONNECTION[0] is not None),
         ble_heap=bluetooth.STATE["figures"],
         wdt=boardstate.STATE["wdt"] is not None,
         timers=len(boardstate.TIMERS),
@@ -236,6 +237,10 @@ def command(text):
     elif what == "ble_write":
         if aioble() is not None:
             aioble().write(bytes.fromhex(cmd["hex"]))
+    elif what == "ble_writes":  # back to back, before the firmware's loop runs again
+        if aioble() is not None:
+            for text in cmd["hex"]:
+                aioble().write(bytes.fromhex(text))
     elif what == "ble_disconnect":
         if aioble() is not None:
             aioble().disconnect()

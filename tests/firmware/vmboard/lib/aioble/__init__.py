@@ -2,8 +2,12 @@
 # (where `mip install aioble` puts micropython-lib's aioble): the part of aioble's server
 # API the firmware uses, on the fake `bluetooth` module. As the real one does, it starts
 # the radio (ble.active(True)) in register_services, and written() awaits a flag that
-# the write handler sets. The board runner plays the central: connect(), write(),
-# disconnect(); what the firmware notifies is reported to the test.
+# the write handler sets. As on a board, a remote write longer than the characteristic's
+# buffer (20 bytes unless its initial value was longer) is cut to it, and captured
+# writes wait in one 10-entry queue shared by every capturing characteristic, which
+# drops the oldest beyond that (aioble/server.py: _WRITE_CAPTURE_QUEUE_LIMIT; without
+# capture only the last write is kept). The board runner plays the central: connect(),
+# write(), disconnect(); what the firmware notifies is reported to the test.
 import asyncio
 
 import bluetooth
@@ -14,6 +18,10 @@ _ADVERTISING = [None]  # the Event advertise() waits on
 _CONNECTION = [None]
 _RX = []  # characteristics that take writes
 NOTIFIED = []  # (characteristic uuid, bytes) the firmware sent; the runner reports them
+CAPTURE_QUEUE_LIMIT = 10  # aioble's _WRITE_CAPTURE_QUEUE_LIMIT
+BUFFER_BYTES = 20  # MicroPython's default characteristic buffer (MP_BLUETOOTH_DEFAULT_ATTR_LEN)
+_CAPTURED = []  # (characteristic, connection, data), oldest first, for every capturing one
+DROPPED = [0]  # captured writes the full queue pushed out
 
 
 class Service:
@@ -38,15 +46,17 @@ class Characteristic:
         service.characteristics.append(self)
         self.uuid = uuid
         self.value = initial or b""
+        self.buffer = max(BUFFER_BYTES, len(self.value))
         self.can_notify = notify
         self.capture = capture
         if write or write_no_response:
             self._written = asyncio.Event()
-            self._queue = []
+            self._last = None  # without capture: the last write only
             _RX.append(self)
 
     def write(self, data, send_update=False):
         self.value = bytes(data)
+        self.buffer = max(self.buffer, len(self.value))  # a local write grows the buffer
 
     def read(self):
         return self.value
@@ -59,18 +69,32 @@ class Characteristic:
         NOTIFIED.append((self.uuid.value, bytes(data if data is not None else self.value)))
 
     async def written(self, timeout_ms=None):
-        if timeout_ms is None:
-            await self._written.wait()
-        else:
-            await asyncio.wait_for_ms(self._written.wait(), timeout_ms)
-        item = self._queue.pop(0)
-        if not self._queue:
+        while True:
+            if timeout_ms is None:
+                await self._written.wait()
+            else:
+                await asyncio.wait_for_ms(self._written.wait(), timeout_ms)
+            if not self.capture:
+                self._written.clear()
+                return self._last
+            mine = [item for item in _CAPTURED if item[0] is self]
             self._written.clear()
-        return item if self.capture else item[0]
+            if mine:
+                _CAPTURED.remove(mine[0])
+                if len(mine) > 1:
+                    self._written.set()
+                return mine[0][1], mine[0][2]
 
     def _remote_write(self, connection, data):
-        self.value = bytes(data)
-        self._queue.append((connection, bytes(data)))
+        data = bytes(data[: self.buffer])  # the radio stack cuts what its buffer cannot hold
+        self.value = data
+        if self.capture:
+            _CAPTURED.append((self, connection, data))
+            if len(_CAPTURED) > CAPTURE_QUEUE_LIMIT:
+                _CAPTURED.pop(0)
+                DROPPED[0] += 1
+        else:
+            self._last = connection
         self._written.set()
 
 
