@@ -10,6 +10,7 @@ from pydantic import computed_field, model_validator
 from companion.core.models import (
     LEGACY_RULES,
     RULES_VERSION,
+    SECOND_READING,
     Ability,
     AllySpec,
     CardRules,
@@ -180,16 +181,22 @@ class PlayerState(Frozen):
         own = self.run_away_bonus + sum(t.run_away for t in self.trait_bonuses)
         if self.role is not None:
             own += self.role.run_away
-        items = steed = 0
+        items = 0
+        steed: int | None = None
         for item in self.items:
             spec = item.spec
-            if not (item.equipped and spec.run_away_bonus and self.counts(item)):
+            if not (item.equipped and self.counts(item)):
                 continue
-            if spec.steed:
-                steed = max(steed, spec.run_away_bonus)
+            if spec.steed and self.rules >= SECOND_READING:
+                # The ridden Steed's number, penalty or nothing included (RULES.md §11).
+                steed = spec.run_away_bonus
+            elif not spec.run_away_bonus:
+                continue
+            elif spec.steed:
+                steed = max(steed or 0, spec.run_away_bonus)
             else:
                 items += spec.run_away_bonus
-        if steed:
+        if steed is not None and (steed or self.rules >= SECOND_READING):
             own = steed
         return own + items + sum(a.run_away_bonus for a in self.allies)
 

@@ -180,8 +180,13 @@ class TestBonusesGoWithTheirCard:
     def test_one_steed_at_a_time(self, game: Game) -> None:
         game.apply(GainTrait(player=0, kind="race", name="Dwarf"))
         game.apply(GainItem(player=0, item=PONY, equip=True))
-        game.apply(GainItem(player=0, item=PONY))
-        refused(game, EquipItem(player=0, item_id="i2"), "one_steed")
+        # One Steed in play (rules 4): the second is refused before it is ridden.
+        refused(game, GainItem(player=0, item=PONY), "one_steed")
+        old = make_game(rules=3)
+        old.apply(GainTrait(player=0, kind="race", name="Dwarf"))
+        old.apply(GainItem(player=0, item=PONY, equip=True))
+        old.apply(GainItem(player=0, item=PONY))
+        refused(old, EquipItem(player=0, item_id="i2"), "one_steed")
 
 
 class TestCharityEndsTheTurn:

@@ -227,3 +227,53 @@ def test_a_helped_kill_that_wins_for_the_fighter_wins_for_the_helper_too() -> No
 def test_a_game_saved_under_rules_3_keeps_the_win_it_shared() -> None:
     game = play(_helped_kill(fighter_level=3, helper_level=9), rules=3, **SHARED)
     assert sorted(game.state.winners) == [0, 1]
+
+
+# --- 6. Steeds (classic) ----------------------------------------------------------------------
+
+MULE = {"name": "Grumpy Mule", "big": True, "steed": True, "run_away_bonus": -1, "bonus": 1}
+PONY = {"name": "Quick Pony", "steed": True, "run_away_bonus": 2}
+LADDER = {"name": "Long Ladder", "big": True, "bonus": 2}
+RIDING = [
+    {"type": "gain_trait", "player": 0, "kind": "race", "name": "Elf"},
+    {"type": "gain_item", "player": 0, "item": LADDER, "equip": True},
+    {"type": "gain_item", "player": 0, "item": MULE, "equip": True},
+]
+
+
+def test_a_big_steed_carries_itself_but_only_one_steed_is_in_play() -> None:
+    game = play(RIDING)
+    assert [i.spec.name for i in game.state.players[0].items] == ["Long Ladder", "Grumpy Mule"]
+    err = refused(game, {"type": "gain_item", "player": 0, "item": PONY})
+    assert (err.rule, str(err)) == ("one_steed", "Ann can have only one Steed in play")
+    # A second Big item that is no Steed is still one too many.
+    assert refused(game, {"type": "gain_item", "player": 0, "item": LADDER}).rule == (
+        "one_big_item"
+    )
+    # Nor can a Steed be handed to someone who has one.
+    game = play([*RIDING, {"type": "gain_item", "player": 1, "item": PONY}])
+    err = refused(game, {"type": "trade_item", "giver": 0, "receiver": 1, "item_id": "i2"})
+    assert err.rule == "one_steed"
+
+
+def test_the_steeds_run_away_number_replaces_the_riders_penalty_included() -> None:
+    # The Elf's +1 goes while the mule is ridden; the mule's -1 counts in its place.
+    game = play(RIDING)
+    assert game.state.players[0].total_run_away_bonus == -1
+    run = [
+        {"type": "start_combat", "fighter": 0, "monsters": [{"name": "Troll", "level": 20}]},
+        {"type": "run_away", "fighter": 0, "monster": 0, "roll": 5},
+    ]
+    game = play([*RIDING, *run])
+    (roll,) = game.state.last_combat.rolls
+    assert not roll.escaped
+    # A Steed with no number of its own still takes the rider's place: the Elf rolls bare.
+    plain = {"name": "Old Cart Horse", "steed": True}
+    game = play([*RIDING[:1], {"type": "gain_item", "player": 0, "item": plain, "equip": True}])
+    assert game.state.players[0].total_run_away_bonus == 0
+
+
+def test_a_game_saved_under_rules_3_keeps_its_steeds_as_they_were() -> None:
+    # Then a Steed's penalty was lost and the rider kept their own bonus.
+    game = play([RIDING[0], RIDING[2]], rules=3)
+    assert game.state.players[0].total_run_away_bonus == 1

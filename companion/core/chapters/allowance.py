@@ -14,9 +14,9 @@ from typing import Literal
 
 from companion.core import rules
 from companion.core.errors import RuleError
-from companion.core.models import LEGACY_RULES, Ability, TraitKind
+from companion.core.models import LEGACY_RULES, SECOND_READING, Ability, TraitKind
 from companion.core.phrase import Phrase, joined, phrase_template
-from companion.core.state import PlayerState
+from companion.core.state import Item, PlayerState
 
 Excessive = Literal["big_item", "class", "race", "motivation", "style"]
 TRAIT_KINDS: tuple[TraitKind, ...] = ("class", "race", "motivation", "style")
@@ -96,8 +96,16 @@ def after_change(
     }
     if player.role is not None:
         abilities.update(player.role.abilities)
-    big = tuple((i.id, i.spec.name) for i in player.items if i.spec.big and i.id not in items_gone)
+    big = tuple((i.id, i.spec.name) for i in big_items(player) if i.id not in items_gone)
     return After(traits=traits, boosts=boosts, big_items=big, abilities=frozenset(abilities))
+
+
+def big_items(player: PlayerState) -> tuple[Item, ...]:
+    """The player's items that count against the Big limit: the Big ones, but from rules 4
+    not a Steed, which carries itself (RULES.md §11, Steeds)."""
+    if player.rules < SECOND_READING:
+        return tuple(i for i in player.items if i.spec.big)
+    return tuple(i for i in player.items if i.spec.big and not i.spec.steed)
 
 
 def big_item_limit(player: PlayerState, after: After | None = None) -> int | None:

@@ -41,7 +41,7 @@ from companion.core.chapters.fight import pursues as pursues
 from companion.core.chapters.fight import refresh_combat as refresh_combat
 from companion.core.chapters.fight import remove_monster as remove_monster
 from companion.core.chapters.fight import treasure_if_last as treasure_if_last
-from companion.core.chapters.gear import check_big, give_item
+from companion.core.chapters.gear import check_can_carry, give_item
 from companion.core.chapters.levels import check_level_up, level_up
 from companion.core.chapters.table import (
     alive,
@@ -420,7 +420,7 @@ def rule_bribe(action: Bribe, state: GameState) -> None:
     find_item(fighter, action.item_id)
     _check_helper(state, combat, action.helper)
     if action.override is None:
-        check_big(state.players[action.helper], find_item(fighter, action.item_id).spec)
+        check_can_carry(state.players[action.helper], find_item(fighter, action.item_id).spec)
 
 
 @step.register

@@ -22,7 +22,7 @@ from companion.core.chapters.base import (
 )
 from companion.core.chapters.table import alive, find_item, player_at, with_player
 from companion.core.errors import RuleError
-from companion.core.models import LEGACY_RULES, ItemSpec
+from companion.core.models import LEGACY_RULES, SECOND_READING, ItemSpec
 from companion.core.phrase import Phrase, joined, phrase_template
 from companion.core.state import GameState, Item, PlayerState
 
@@ -45,12 +45,21 @@ def _no_gear_change_in_combat(
         )
 
 
-def check_big(player: PlayerState, spec: ItemSpec) -> None:
-    """At most one Big item carried; the classic Dwarf may carry any number (§5)."""
+def check_can_carry(player: PlayerState, spec: ItemSpec) -> None:
+    """At most one Big item carried, the classic Dwarf any number (§5); from rules 4, at
+    most one Steed in play, and a Steed carries itself: it is not counted as Big
+    (RULES.md §11, Steeds)."""
+    second_reading = player.rules >= SECOND_READING
+    if spec.steed and second_reading:
+        if any(i.spec.steed for i in player.items):
+            raise RuleError(
+                "one_steed", Phrase("{name} can have only one Steed in play", name=player.name)
+            )
+        return
     if not spec.big:
         return
     limit = allowance.big_item_limit(player)
-    if limit is not None and sum(i.spec.big for i in player.items) >= limit:
+    if limit is not None and len(allowance.big_items(player)) >= limit:
         raise RuleError(
             "one_big_item", Phrase("{name} can carry only one Big item", name=player.name)
         )
@@ -216,7 +225,7 @@ def rule_gain_item(action: GainItem, state: GameState) -> None:
     player = player_at(state, action.player)
     alive(player, phrase_template("receive cards"))
     if action.override is None:
-        check_big(player, action.item)
+        check_can_carry(player, action.item)
         if state.rules > LEGACY_RULES and fighting(state, action.player):
             raise RuleError(
                 "items_in_combat",
@@ -363,7 +372,7 @@ def rule_trade_item(action: TradeItem, state: GameState) -> None:
     ):
         raise RuleError("trade_in_combat", Phrase("Items cannot be traded during combat"))
     if action.override is None:
-        check_big(receiver, item.spec)
+        check_can_carry(receiver, item.spec)
 
 
 @step.register
