@@ -413,7 +413,9 @@ class MonsterSpec(Frozen):
 
     `tags` are what cards refer to ("undead", "demon"), always in lower case;
     `pursues_above_level` > 0 means it will not pursue anyone of that Level or below: they
-    need not roll to run away from it.
+    need not roll to run away from it. `level_only` is the monster's own power that whoever
+    fights it counts their Level only: the fighter and any helper, one who joins later
+    included (RULES.md §11).
     """
 
     name: LoggedName
@@ -425,6 +427,7 @@ class MonsterSpec(Frozen):
     bad_stuff: BadStuff = BadStuff()
     tags: TagSet = frozenset()
     pursues_above_level: int = Field(default=0, ge=0)
+    level_only: bool = False
     card_id: str | None = None
 
     @field_validator("tags")

@@ -403,6 +403,11 @@ class CombatState(Frozen):
         """The fighter and, if any, the helper."""
         return (self.fighter,) if self.helper is None else (self.fighter, self.helper)
 
+    def counts_level_only(self, seat: int) -> bool:
+        """Whether a fighter counts their Level alone: a card on them says so, or a monster
+        in the fight has that power, which binds everyone who fights it (RULES.md §11)."""
+        return seat in self.level_only or any(m.spec.level_only for m in self.monsters)
+
 
 class CombatResult(Frozen):
     """How the last combat ended: killed, defeated without a kill, ran away, or a death."""

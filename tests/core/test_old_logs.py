@@ -63,6 +63,8 @@ ADDED_SINCE_V1 = frozenset(
         "ties_won_by_ability",
         "not_for",  # ItemSpec: the traits that may not use it
         "turn",  # CombatResult: the turn the fight ended in (0 for one kept before)
+        # rules 4
+        "level_only",  # MonsterSpec: its power that everyone fighting it counts Level only
     }
 )
 WORDS = frozenset({"bad_stuff"})

@@ -277,3 +277,50 @@ def test_a_game_saved_under_rules_3_keeps_its_steeds_as_they_were() -> None:
     # Then a Steed's penalty was lost and the rider kept their own bonus.
     game = play([RIDING[0], RIDING[2]], rules=3)
     assert game.state.players[0].total_run_away_bonus == 1
+
+
+# --- 9. powers that belong to the monster ------------------------------------------------------
+
+STERN = {"name": "Stern Examiner", "level": 7, "level_only": True}
+ARMED = [
+    {"type": "set_level", "player": 0, "level": 4},
+    {"type": "set_level", "player": 1, "level": 3},
+    {"type": "gain_item", "player": 0, "item": SWORD, "equip": True},
+    {"type": "gain_item", "player": 1, "item": SWORD, "equip": True},
+]
+
+
+def test_a_monster_that_counts_level_only_binds_a_helper_who_joins_later() -> None:
+    game = play([*ARMED, {"type": "start_combat", "fighter": 0, "monsters": [STERN]}])
+    assert game.state.combat.players_strength == 4
+    allowed(game, {"type": "add_helper", "helper": 1})
+    combat = game.state.combat
+    assert (combat.fighter_strength, combat.helper_strength) == (4, 3)
+    assert not combat.fighters_winning  # 7 against 7: the monster wins ties
+
+
+def test_the_power_comes_with_a_monster_that_joins_and_goes_with_it() -> None:
+    newt = {"name": "Newt", "level": 1}
+    game = play(
+        [
+            *ARMED,
+            {"type": "start_combat", "fighter": 0, "monsters": [newt]},
+            {"type": "add_helper", "helper": 1},
+            {"type": "add_monster", "monster": STERN},
+        ]
+    )
+    assert game.state.combat.players_strength == 4 + 3
+    allowed(game, {"type": "remove_monster", "monster": 1})
+    assert game.state.combat.players_strength == 6 + 5
+
+
+def test_a_card_on_one_fighter_still_binds_that_fighter_alone() -> None:
+    game = play(
+        [
+            *ARMED,
+            {"type": "start_combat", "fighter": 0, "monsters": [{"name": "Newt", "level": 1}]},
+            {"type": "fight_with_level_only", "player": 0},
+            {"type": "add_helper", "helper": 1},
+        ]
+    )
+    assert (game.state.combat.fighter_strength, game.state.combat.helper_strength) == (4, 5)

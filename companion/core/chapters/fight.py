@@ -67,7 +67,7 @@ def ability_bonus(combat: CombatState, seat: int, tags: frozenset[str]) -> int:
 
 
 def _strength_in(combat: CombatState, seat: int, player: PlayerState, tags: frozenset[str]) -> int:
-    if seat in combat.level_only:
+    if combat.counts_level_only(seat):
         return player.level
     strength = player.strength
     if tags:
