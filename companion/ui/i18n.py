@@ -176,7 +176,7 @@ def N_(message: str) -> str:
 
 
 # The keys under which the engine's Phrases carry a card's name (never a player's).
-CARD_KEYS = frozenset({"trait", "item", "monster", "enhancer", "ally", "what"})
+CARD_KEYS = frozenset({"trait", "item", "monster", "enhancer", "ally", "what", "thing"})
 # The name the Combat screen gives a monster entered by its level alone, and the "#2"
 # that tells a second one of the same level apart.
 QUICK_MONSTER = N_("Level {n} monster")

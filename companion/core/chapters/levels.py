@@ -305,17 +305,29 @@ def words_sell_items(a: SellItems, s: GameState) -> str:
         sentence = Phrase(
             "{name} sells {items} and {gold} gold more",
             name=name,
-            items=", ".join(names),
+            items=_item_names(names),
             gold=a.gold,
         )
     else:
-        sentence = Phrase("{name} sells {items}", name=name, items=", ".join(names))
+        sentence = Phrase("{name} sells {items}", name=name, items=_item_names(names))
     surplus = _sale_surplus(a, s)
     if not surplus:
         return sentence
     return Phrase(SOLD_OVER_THE_CAP, sale=sentence, level=s.winning_level - 1, surplus=surplus)
 
 
+def _item_names(names: list[str]) -> str:
+    """Items one after another ("A, B"), each a card's name the app shows in its language
+    (a plain joined text would stay in English)."""
+    parts = [Phrase(ITEM_NAME, item=name) for name in names]
+    text: str = parts[0] if parts else ""
+    for part in parts[1:]:
+        text = Phrase("{first}, {second}", first=text, second=part)
+    return text
+
+
+# An item's name alone, as a value of a sentence (see `_item_names`).
+ITEM_NAME = phrase_template("{item}")
 # History sentences are whole templates with named parameters, ready to be translated.
 SOLD_OVER_THE_CAP = phrase_template(
     "{sale}: up to Level {level}, the rest is lost (levels lost: {surplus})"
