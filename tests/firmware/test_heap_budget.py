@@ -54,7 +54,9 @@ _store = FileStore('/data')
 _board = _b.load('/flash/board.json')
 _guard = _s.BootGuard(_store)
 """
-RADIO = "import boardstate\nboardstate.STATE['alloc_at_start'] = BASE\nassert _s.start_radio() is True"
+RADIO = (
+    "import boardstate\nboardstate.STATE['alloc_at_start'] = BASE\nassert _s.start_radio() is True"
+)
 RUN = """\
 from counter import app as _a, hw as _hw
 from counter.logic import Counter

@@ -35,7 +35,7 @@ from asyncio import core
 
 import bluetooth
 import boardstate
-import machine
+import machine  # noqa: F401  (built in on a board: it survives a soft reset)
 import micropython
 import neopixel
 import vmmicropython
