@@ -97,6 +97,8 @@ if TYPE_CHECKING:
         Sex,
         TagBonus,
         Variants,
+        box_allows,
+        check_player_count,
         quick_bad_stuff,
     )
     from companion.core.rules import (
@@ -249,6 +251,8 @@ _HOMES = {
     "monster_strength": "companion.core.rules",
     "monster_treasure": "companion.core.rules",
     "qualifies": "companion.core.rules",
+    "box_allows": "companion.core.models",
+    "check_player_count": "companion.core.models",
     "quick_bad_stuff": "companion.core.models",
     "replay": "companion.core.engine",
     "run_away_escapes": "companion.core.rules",
@@ -361,8 +365,10 @@ __all__ = [
     "apply_action",
     "bad_stuff_choices",
     "bad_stuff_questions",
+    "box_allows",
     "charity_recipients",
     "check_action",
+    "check_player_count",
     "combat_strength",
     "describe",
     "fighters_win",

@@ -18,10 +18,13 @@ from pydantic import (
     model_validator,
 )
 
+from companion.core.errors import RuleError
 from companion.core.names import NAME_MAX, log_name, normal_name, refuse_lookalikes, saved_name
+from companion.core.phrase import Phrase
 
 MIN_PLAYERS = 2  # the rulebooks say 3..6; 2 and 7..8 are common house rules
 MAX_PLAYERS = 8
+BOX_PLAYERS = (3, 6)  # what every shipped edition's box says (`Edition.players`)
 
 # The rules this engine plays by. A game keeps the rules it started with (`GameSetup.rules`):
 # games saved by versions that played by rules 2 (logs of version 1 and 2) are judged by
@@ -163,6 +166,9 @@ class Edition(Frozen):
     joining_tags: tuple[str, ...] = ()
     helper_stays: bool = False  # a player who volunteered to help cannot back out
     magic_quotes: bool = False  # magic by quoting: a quote may not be repeated in a game
+    # How many can play, as the box says; other counts (MIN_PLAYERS..MAX_PLAYERS) only by
+    # the house rule `Variants.house_player_count`, chosen at New game (RULES.md §11).
+    players: tuple[int, int] = BOX_PLAYERS
 
     def traits(self, kind: TraitKind) -> tuple[str, ...]:
         """The edition's classes, races, motivations or styles."""
@@ -241,6 +247,9 @@ class Variants(Frozen):
     no_limit: bool = False
     shared_victory: bool = False
     faster_play: bool = False
+    # A house rule chosen openly at New game: more or fewer players than the box says
+    # (2, or 7 to 8; `Edition.players`).
+    house_player_count: bool = False
 
 
 class PlayerSetup(Frozen):
@@ -320,6 +329,40 @@ class GameSetup(Frozen):
             if player.role is not None and self.edition.role_cards is None:
                 raise ValueError(f"{self.edition.name} deals no role or character cards")
         return self
+
+
+def box_allows(edition: Edition, count: int) -> bool:
+    """Whether the edition's box is for `count` players (else only by the house rule).
+
+    >>> box_allows(CLASSIC, 3), box_allows(CLASSIC, 2), box_allows(CLASSIC, 7)
+    (True, False, False)
+    """
+    low, high = edition.players
+    return low <= count <= high
+
+
+def check_player_count(setup: GameSetup) -> None:
+    """RuleError when a new game seats a count of players its edition's box does not name
+    without choosing the house rule for it (RULES.md §11): two, or seven to eight, are
+    played openly, never by accident. New game asks it; a game saved under rules before 4
+    never did."""
+    count = len(setup.players)
+    if (
+        setup.rules < SECOND_READING
+        or setup.variants.house_player_count
+        or box_allows(setup.edition, count)
+    ):
+        return
+    low, high = setup.edition.players
+    raise RuleError(
+        "player_count",
+        Phrase(
+            "The box is for {low} to {high} players: {count} play only by the house rule",
+            low=low,
+            high=high,
+            count=count,
+        ),
+    )
 
 
 def _saved(info: ValidationInfo) -> bool:

@@ -65,6 +65,8 @@ ADDED_SINCE_V1 = frozenset(
         "turn",  # CombatResult: the turn the fight ended in (0 for one kept before)
         # rules 4
         "level_only",  # MonsterSpec: its power that everyone fighting it counts Level only
+        "house_player_count",  # Variants: more or fewer players than the box, by choice
+        "players",  # Edition: how many the box is for (GameState.players is still compared)
     }
 )
 WORDS = frozenset({"bad_stuff"})

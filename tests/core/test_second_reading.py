@@ -15,13 +15,22 @@ from pathlib import Path
 
 import pytest
 
-from companion.core import Game
+from companion.core import Game, check_player_count
 from companion.core.errors import RuleError
 from companion.core.in_words import describe
 from companion.core.log_versions import LOG_FORMAT, LOG_VERSION, read_actions
 
 ROOT = Path(__file__).resolve().parents[2]
-PEOPLE = (("Ann", "female"), ("Bo", "male"), ("Cy", "none"), ("Di", "female"))
+PEOPLE = (
+    ("Ann", "female"),
+    ("Bo", "male"),
+    ("Cy", "none"),
+    ("Di", "female"),
+    ("Ed", "male"),
+    ("Flo", "female"),
+    ("Gus", "male"),
+    ("Hal", "none"),
+)
 
 
 def log(actions: list[dict], edition: str = "classic", players: int = 3, **setup: object) -> dict:
@@ -324,3 +333,32 @@ def test_a_card_on_one_fighter_still_binds_that_fighter_alone() -> None:
         ]
     )
     assert (game.state.combat.fighter_strength, game.state.combat.helper_strength) == (4, 5)
+
+
+# --- 12. player counts per edition -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("edition", ["classic", "fu", "oz", "adventure_time", "disney"])
+@pytest.mark.parametrize("players", [2, 7, 8])
+def test_two_or_seven_to_eight_players_need_the_house_rule_chosen_at_new_game(
+    edition: str, players: int
+) -> None:
+    game = play([], edition=edition, players=players)
+    with pytest.raises(RuleError) as err:
+        check_player_count(game.setup)
+    assert err.value.rule == "player_count"
+    assert str(err.value) == (
+        f"The box is for 3 to 6 players: {players} play only by the house rule"
+    )
+    house = play([], edition=edition, players=players, variants={"house_player_count": True})
+    check_player_count(house.setup)
+    assert house.to_dict()["setup"]["variants"]["house_player_count"] is True
+
+
+@pytest.mark.parametrize("players", [3, 6])
+def test_three_to_six_play_by_the_box(players: int) -> None:
+    check_player_count(play([], edition="oz", players=players).setup)
+
+
+def test_a_game_saved_before_rules_4_is_never_asked_for_the_house_rule() -> None:
+    check_player_count(play([], players=2, rules=3).setup)

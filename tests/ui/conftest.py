@@ -359,6 +359,8 @@ class Harness:
             self.tap(_rows(screen)[-1].ids.drop)
         for row, name in zip(_rows(screen), names, strict=True):
             row.ids.name.text = name
+        if screen.house_needed and not screen.house_players:
+            self.tap(screen.ids.house)  # two players, or seven or eight: the house rule
         return screen
 
     def start_game(self, names: list[str]) -> None:

@@ -73,3 +73,26 @@ def test_a_role_card_is_dealt_from_a_list_in_the_editions_that_deal_them(ui: Har
     anna, bram = ui.app.session.state.players
     assert anna.role is not None and anna.role.name == "Lucky Charm Bearer"
     assert anna.role.run_away == 1 and bram.role is None
+
+
+def test_two_players_start_only_by_the_house_rule_chosen_on_screen(ui: Harness) -> None:
+    """The boxes are for three to six: with two (or seven, eight) the screen shows the
+    house rule, refuses to start without it, and the game records it once chosen."""
+    from tests.ui.test_phone import fully_on_screen
+
+    screen = ui.set_up_game(["Anna", "Bram", "Cleo"])
+    assert not screen.house_needed and screen.ids.house.opacity == 0
+    ui.tap(next(r for r in screen.ids.rows.children if r.index == 2).ids.drop)
+    ui.pump()
+    house = screen.ids.house
+    assert screen.house_needed and fully_on_screen(house) and fully_on_screen(screen.ids.start)
+    assert house.text == "House rule: 2 players: off"
+    ui.tap(screen.ids.start)
+    ui.pump()
+    assert "only by the house rule" in ui.banner(), ui.banner()
+    assert ui.app.session.state is None or len(ui.app.session.state.players) != 2
+    ui.tap(house)
+    assert house.text == "House rule: 2 players: on"
+    ui.tap(screen.ids.start)
+    ui.pump()
+    assert ui.app.session.state.setup.variants.house_player_count

@@ -33,8 +33,10 @@ from companion.core import (
     RollForFirstPlayer,
     Sex,
     Variants,
+    box_allows,
+    check_player_count,
 )
-from companion.core.errors import first_validation_error
+from companion.core.errors import RuleError, first_validation_error
 from companion.table.words import sex_name
 from companion.ui.i18n import APP_LANGUAGE, _, card_name, ngettext, tr
 from companion.ui.labels import edition_detail, edition_title
@@ -79,6 +81,11 @@ class NewGameScreen(CompanionScreen):
     no_limit = BooleanProperty(False)
     shared_victory = BooleanProperty(False)
     faster_play = BooleanProperty(False)
+    # More or fewer players than the edition's box says, chosen openly as a house rule;
+    # its switch shows only while the count needs it.
+    house_players = BooleanProperty(False)
+    house_needed = BooleanProperty(False)
+    house_text = StringProperty("")
     # Seat that starts, or ROLL_FOR_FIRST.
     first = NumericProperty(ROLL_FOR_FIRST)
     first_text = StringProperty("")
@@ -97,6 +104,7 @@ class NewGameScreen(CompanionScreen):
         self.edition_id = settings.edition if settings.edition in EDITIONS else "classic"
         self.epic = settings.winning_level == EPIC_LEVEL
         self.no_limit = False  # a choice for one game, not a default kept in the settings
+        self.house_players = False  # likewise
         self.shared_victory = settings.shared_victory
         self.faster_play = settings.faster_play
         self.first = ROLL_FOR_FIRST
@@ -110,6 +118,7 @@ class NewGameScreen(CompanionScreen):
                 _fresh({"name": p.name, "colour": p.colour, "sex": p.sex})
                 for p in state.setup.players
             ]
+            self.house_players = state.setup.variants.house_player_count
         else:
             self.players = []
             for n in range(3):
@@ -297,7 +306,8 @@ class NewGameScreen(CompanionScreen):
             self.epic = True
 
     def toggle(self, option: str) -> None:
-        """Flip one of the variant switches: "epic", "shared_victory" or "faster_play"."""
+        """Flip one of the variant switches: "epic", "shared_victory", "faster_play" or
+        "house_players"."""
         setattr(self, option, not getattr(self, option))
 
     # -- start ----------------------------------------------------------------------
@@ -313,6 +323,7 @@ class NewGameScreen(CompanionScreen):
             no_limit=self.no_limit,
             shared_victory=self.shared_victory,
             faster_play=self.faster_play,
+            house_player_count=self.house_players and self.house_needed,
         )
         first = 0 if self.first == ROLL_FOR_FIRST else self.first
         return GameSetup(players=seats, edition=edition, variants=variants, first_player=first)
@@ -321,8 +332,12 @@ class NewGameScreen(CompanionScreen):
         """Start the game; roll for the first player when asked to."""
         try:
             setup = self.setup()
+            check_player_count(setup)
         except ValidationError as exc:
             self.app.notify(_setup_problem(exc), error=True)
+            return
+        except RuleError as exc:
+            self.app.notify(tr(exc), error=True)
             return
         self._remember_choices()
         self.session.start(setup)
@@ -336,6 +351,9 @@ class NewGameScreen(CompanionScreen):
 
         if first_player_with_dice(self.app) is None and self.session.act(RollForFirstPlayer):
             show_first_player_roll(self.app)
+
+    def on_house_players(self, *_args: Any) -> None:
+        self._update_texts()
 
     def _remember_choices(self) -> None:
         settings = self.app.settings
@@ -394,8 +412,17 @@ class NewGameScreen(CompanionScreen):
 
     def _update_texts(self) -> None:
         self.edition_name = edition_title(EDITIONS[self.edition_id])
-        self.count_text = ngettext("{n} player", "{n} players", len(self.players)).format(
-            n=len(self.players)
+        count = len(self.players)
+        self.count_text = ngettext("{n} player", "{n} players", count).format(n=count)
+        self.house_needed = not box_allows(EDITIONS[self.edition_id], count)
+        self.house_text = (
+            ngettext("House rule: {n} player: on", "House rule: {n} players: on", count).format(
+                n=count
+            )
+            if self.house_players
+            else ngettext(
+                "House rule: {n} player: off", "House rule: {n} players: off", count
+            ).format(n=count)
         )
         self._update_first_text()
 
