@@ -503,6 +503,7 @@ class EditionFile(_Strict):
     joining_tags: tuple[Tag, ...] = ()
     helper_stays: bool = False
     magic_quotes: bool = False
+    open_traits: tuple[Literal["class", "race", "motivation", "style"], ...] = ()
 
     @model_validator(mode="after")
     def _cards_are_the_edition_s(self) -> EditionFile:

@@ -169,6 +169,10 @@ class Edition(Frozen):
     # How many can play, as the box says; other counts (MIN_PLAYERS..MAX_PLAYERS) only by
     # the house rule `Variants.house_player_count`, chosen at New game (RULES.md §11).
     players: tuple[int, int] = BOX_PLAYERS
+    # Kinds of character card the edition leaves to its deck rather than to a closed list
+    # (the martial-arts Styles): any card of that kind is one of the edition's, with the
+    # numbers the card brings; the names listed above are the ones the screens offer.
+    open_traits: tuple[TraitKind, ...] = ()
 
     def traits(self, kind: TraitKind) -> tuple[str, ...]:
         """The edition's classes, races, motivations or styles."""
@@ -205,6 +209,7 @@ FU = Edition(
     name="Martial arts",
     classes=("Ninja", "Yakuza", "Samurai", "Monk"),
     styles=("Crane", "Dragon", "Mantis", "Monkey", "Snake", "Tiger"),
+    open_traits=("style",),
     treasure_without_kill=True,
 )
 OZ = Edition(

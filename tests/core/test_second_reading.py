@@ -362,3 +362,56 @@ def test_three_to_six_play_by_the_box(players: int) -> None:
 
 def test_a_game_saved_before_rules_4_is_never_asked_for_the_house_rule() -> None:
     check_player_count(play([], players=2, rules=3).setup)
+
+
+# --- 1. Munchkin Fu's Styles are cards of the deck ------------------------------------------
+
+NOODLE = {"type": "gain_trait", "player": 0, "kind": "style", "name": "Flailing Noodle Style"}
+TORTOISE = {
+    "type": "gain_trait",
+    "player": 0,
+    "kind": "style",
+    "name": "Snoring Tortoise Style",
+    "bonus": 3,
+    "run_away": -1,
+}
+
+
+def test_any_style_card_of_the_deck_is_a_style_of_the_martial_arts_edition() -> None:
+    game = play(
+        [
+            {"type": "gain_trait", "player": 0, "kind": "class", "name": "Monk"},
+            {**NOODLE, "bonus": 2},
+            TORTOISE,  # a Monk keeps two Styles
+            {
+                "type": "start_combat",
+                "fighter": 0,
+                "monsters": [{"name": "Paper Tiger", "level": 5}],
+            },
+        ],
+        edition="fu",
+    )
+    ann = game.state.players[0]
+    assert ann.styles == ("Flailing Noodle Style", "Snoring Tortoise Style")
+    assert game.state.combat.players_strength == 1 + 2 + 3
+    assert ann.total_run_away_bonus == -1
+    # A Style goes any time, even in combat, and its advantages with it.
+    allowed(game, {"type": "lose_trait", "player": 0, "kind": "style", "name": TORTOISE["name"]})
+    assert game.state.combat.players_strength == 1 + 2
+    assert game.state.players[0].total_run_away_bonus == 0
+    third = {**NOODLE, "name": "Polite Bow Style"}
+    allowed(game, third)
+    assert refused(game, {**third, "name": "Angry Teapot Style"}).rule == "trait_limit"
+
+
+def test_one_style_at_a_time_for_anyone_but_a_monk() -> None:
+    game = play([NOODLE], edition="fu")
+    assert refused(game, TORTOISE).rule == "trait_limit"
+
+
+def test_styles_stay_a_closed_list_where_an_edition_has_none_or_an_old_save_named_them() -> None:
+    assert refused(play([]), NOODLE).rule == "no_such_trait"  # classic has no Style cards
+    fu = play([], edition="fu").setup.edition.model_dump(mode="json")
+    del fu["open_traits"]  # a martial-arts game saved before: its edition as it was written
+    old = Game.from_dict(log([], edition=fu, rules=3), saved=True)
+    assert refused(old, NOODLE).rule == "no_such_trait"

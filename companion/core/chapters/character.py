@@ -189,7 +189,7 @@ def rule_gain_trait(action: GainTrait, state: GameState) -> None:
     name = _edition_spelling(state, kind, action.name)
     have = player.traits(kind)
     edition = state.setup.edition.name
-    if action.override is None:
+    if action.override is None and kind not in state.setup.edition.open_traits:
         if not known:
             raise RuleError(
                 "no_such_trait",
