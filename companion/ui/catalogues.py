@@ -106,6 +106,8 @@ def card_names(cards_dir: Path | None = None) -> dict[str, list[str]]:
 
 # What one entry of an edition's list is ("classes" lists classes).
 _ONE = {"classes": "class", "races": "race", "styles": "style", "motivations": "motivation"}
+# Lists of an edition that name kinds of card, not cards: nothing there to translate.
+_KINDS_ONLY = frozenset({"open_traits"})
 
 
 def _names_in(data: dict[str, object], edition: bool) -> Iterator[tuple[str, str]]:
@@ -113,7 +115,7 @@ def _names_in(data: dict[str, object], edition: bool) -> Iterator[tuple[str, str
         if isinstance(data.get("name"), str):
             yield str(data["name"]), "edition"
         for field, value in data.items():
-            if isinstance(value, list):
+            if isinstance(value, list) and field not in _KINDS_ONLY:
                 for item in value:
                     if isinstance(item, str):
                         yield item, _ONE.get(field, field)
