@@ -1,5 +1,6 @@
-"""The table link's pages in a real browser (Debian's headless Chromium): a seat's phone
-at 360x640 and the board on a 1920x1080 TV, against a real host."""
+"""The table link's pages in real browsers of every engine (Chromium, Firefox, WebKit: see
+browser.py), against a real host: a seat's phone at 360x640 and 360x560, the board on a
+TV at 1920x1080 and 1280x720."""
 
 from __future__ import annotations
 
@@ -8,34 +9,76 @@ from pathlib import Path
 
 import pytest
 
-from companion.core import GainTrait, GoUpLevel, MonsterSpec, SetGearBonus, StartCombat
-from tests.web.browser import Browser, need_browser
-from tests.web.conftest import Table
+from companion.core import (
+    AddMonster,
+    GainTrait,
+    GoUpLevel,
+    MonsterSpec,
+    SetGearBonus,
+    StartCombat,
+)
+from tests.web.browser import ENGINES, Browser, Browsers, Page, Pages, need_browser, need_engine
+from tests.web.conftest import Table, Tables
 
 pytestmark = pytest.mark.slow
 
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+ROOT = Path(__file__).resolve().parents[2]
+SCREENSHOTS = ROOT / "docs" / "screenshots"
+# Each engine's pictures, to look at (not kept in git: /screenshots/ is ignored).
+ENGINE_SHOTS = ROOT / "screenshots" / "table_link"
+PHONES = ((360, 640), (360, 560))
+TVS = ((1920, 1080), (1280, 720))
+
+# What covers what, measured by the browser from its elements' rectangles.
+GEOMETRY = (Path(__file__).parent / "geometry.js").read_text()
+BOARD_LEAVES = (
+    ".token, .headline, .detail, .space-number, .fight-line, .kill-line, .entry-name, .entry-detail"
+)
+# The numbers and their names stay inside their boxes.
+SEAT_KEPT = ".value, .value-box .label"
+SEAT_LEAVES = (
+    "button, .value, .value-box .label, .who .name, .strength, .traits, .roll-title,"
+    " .roll-text, .roll-detail, .roll-or, .fight-role, .fight-text, .kill-text, .turn, .phase"
+)
+
+
+@pytest.fixture(params=ENGINES)
+def engine(request: pytest.FixtureRequest) -> str:
+    need_engine(request.param)
+    return str(request.param)
 
 
 @pytest.fixture
-async def phone() -> AsyncIterator[Browser]:
-    need_browser()
-    browser = Browser(360, 640, mobile=True)
-    yield browser
-    await browser.close()
+async def pages(browsers: Browsers, engine: str) -> AsyncIterator[Pages]:
+    opened = Pages(browsers, engine)
+    yield opened
+    await opened.close()
 
 
-async def test_a_seat_page_presses_and_comes_back_after_a_reload(
-    table: Table, phone: Browser
+async def problems(page: Page, leaves: str, buttons: str = "", kept: str = "") -> list[str]:
+    found = await page.run(GEOMETRY, leaves, buttons or "nothing-at-all", kept or "nothing-at-all")
+    return [f"{page.engine} {page.width}x{page.height}: {p}" for p in found]
+
+
+async def test_a_seat_joins_presses_is_refused_reloads_and_the_board_follows(
+    tables: Tables, pages: Pages
 ) -> None:
-    board = await table.board()
+    table = await tables.open()
+    tv = await pages.open(1280, 720)
+    phone = await pages.phone()
+    await tv.open(table.board_url())
+    await tv.wait("return document.querySelector('.token[data-seat=\"1\"]')", "Bram's token")
     await phone.open(table.seat_url(1))
     await phone.wait("return document.getElementById('level-value')", "Bram's Level")
     assert await phone.text(".who .name") == "Bram"
 
     await phone.click("[data-press=level_up]")
     await phone.wait("return document.getElementById('level-value').textContent === '2'", "Level 2")
-    await board.wait_for(lambda v: v["players"][1]["level"] == 2, what="Bram at 2 on the board")
+    await tv.wait(
+        "return document.querySelector('.token[data-seat=\"1\"]')"
+        ".getAttribute('data-level') === '2'",
+        "Bram at 2 on the board",
+    )
     assert table.game.state.players[1].level == 2
 
     # A refused press says why, on the phone.
@@ -56,6 +99,11 @@ async def test_a_seat_page_presses_and_comes_back_after_a_reload(
         " document.getElementById('level-value').textContent === '4'",
         "Level 4 after the reload",
     )
+    await tv.wait(
+        "return document.querySelector('.token[data-seat=\"1\"]')"
+        ".getAttribute('data-level') === '4'",
+        "Bram at 4 on the board",
+    )
     # ... and also with the address's secret gone, from this browser's storage.
     base = table.seat_url(1).split("#")[0]
     await phone.open(base)
@@ -63,7 +111,9 @@ async def test_a_seat_page_presses_and_comes_back_after_a_reload(
     assert await phone.text(".who .name") == "Bram"
 
 
-async def test_a_taken_back_seat_stops_pressing(table: Table, phone: Browser) -> None:
+async def test_a_taken_back_seat_stops_pressing(tables: Tables, pages: Pages) -> None:
+    table = await tables.open()
+    phone = await pages.phone()
     await phone.open(table.seat_url(0))
     await phone.wait("return document.getElementById('level-value')", "Anna's page")
     table.link.take_back(0)
@@ -74,6 +124,158 @@ async def test_a_taken_back_seat_stops_pressing(table: Table, phone: Browser) ->
     await phone.wait("return document.querySelector('.notice.ask')", "ask the host")
     assert await phone.run("return document.querySelectorAll('[data-press]').length") == 0
     assert table.game.revision == before
+
+
+async def test_a_second_code_in_the_same_tab_switches_seat(tables: Tables, pages: Pages) -> None:
+    """Opening Cleo's code where Bram's page is open changes only the address's "#" (the
+    page is not loaded again): the page follows it, and presses for Cleo from then on."""
+    table = await tables.open()
+    phone = await pages.phone()
+    await phone.open(table.seat_url(1))
+    await phone.wait("return document.getElementById('level-value')", "Bram's page")
+    await phone.run("window.notReloaded = true;")
+    await phone.open(table.seat_url(2))
+    await phone.wait(
+        "var n = document.querySelector('.who .name'); return n && n.textContent === 'Cleo'",
+        "Cleo's page after her code",
+    )
+    assert await phone.run("return window.notReloaded === true"), "the page was loaded again"
+    await phone.click("[data-press=level_up]")
+    await phone.wait("return document.getElementById('level-value').textContent === '2'", "Level 2")
+    levels = [p.level for p in table.game.state.players]
+    assert levels == [1, 1, 2, 1]
+    # The browser keeps the new code: a reload is still Cleo's page.
+    await phone.reload()
+    await phone.wait(
+        "var n = document.querySelector('.who .name'); return n && n.textContent === 'Cleo'",
+        "Cleo's page after a reload",
+    )
+    # After a seat was taken back, the next code opened in the tab works as well.
+    table.link.take_back(2)
+    await phone.wait("return document.querySelector('.notice.taken')", "the seat taken back")
+    await phone.open(table.seat_url(3))
+    await phone.wait(
+        "var n = document.querySelector('.who .name'); return n && n.textContent === 'Dev'",
+        "Dev's page after his code",
+    )
+
+
+def spread(table: Table, levels: list[int]) -> None:
+    for seat, level in enumerate(levels):
+        now = table.game.state.players[seat].level
+        if level > now:
+            table.game.apply(GoUpLevel(player=seat, levels=level - now))
+
+
+async def board_shows(tv: Page, table: Table) -> None:
+    levels = [p.level for p in table.game.state.players]
+    await tv.wait(
+        "var want = arguments[0], tokens = document.querySelectorAll('.token');"
+        "if (tokens.length !== want.length) return false;"
+        "for (var i = 0; i < tokens.length; i++) {"
+        "  var seat = tokens[i].getAttribute('data-seat');"
+        "  if (tokens[i].getAttribute('data-level') !== String(want[seat])) return false;"
+        "}"
+        "return !!document.getElementById('fight-line') === arguments[1];",
+        f"the levels {levels}",
+        20.0,
+        levels,
+        table.game.state.combat is not None,
+    )
+
+
+async def test_the_board_fits_a_tv_with_every_token_in_view(tables: Tables, pages: Pages) -> None:
+    """2 or 8 players, all on one Level or spread, a fight on: on a 1920x1080 and a
+    1280x720 TV the board never scrolls, every token is inside its Level's space, none
+    covers another or a name, and the tokens stay big enough to read across a room."""
+    tvs = [await pages.open(width, height) for width, height in TVS]
+    found: list[str] = []
+    for players in (2, 8):
+        table = await tables.open(players)
+        for tv in tvs:
+            await tv.open(table.board_url())
+        layouts = [[1] * players, [5] * players, [1, 9] * (players // 2)]
+        for levels in layouts:
+            spread(table, levels)
+            if levels == layouts[-1]:
+                table.game.apply(
+                    StartCombat(fighter=0, monsters=(MonsterSpec(name="Potted Plant", level=1),))
+                )
+            for tv in tvs:
+                await board_shows(tv, table)
+                found += await problems(tv, BOARD_LEAVES, kept=".token")
+                sizes = await tv.run(
+                    "return Array.prototype.map.call(document.querySelectorAll('.token'),"
+                    " function (t) { return t.getBoundingClientRect().width; });"
+                )
+                smallest = min(sizes)
+                if smallest < tv.height * 0.05:
+                    found.append(f"{tv.engine} {tv.width}x{tv.height}: tokens of {smallest} px")
+    assert not found, "\n".join(found)
+
+
+async def test_the_seat_page_fits_a_phone_in_every_state(tables: Tables, pages: Pages) -> None:
+    """At 360x640 and at 360x560 (a 360x640 phone less its browser's bar): no fight, a
+    fight with Kill!, the kill counting down, the run-away roll offered. Nothing scrolls,
+    nothing covers anything, every button is at least 48x48, the numbers stay in their
+    boxes."""
+    table = await tables.open(kill_seconds=600)
+    phones = [await pages.phone(height) for _, height in PHONES]
+    for phone in phones:
+        await phone.open(table.seat_url(0))
+    game = table.game
+    found: list[str] = []
+
+    async def check(state: str, shows: str) -> None:
+        for phone in phones:
+            await phone.wait(shows, state)
+            found.extend(
+                f"{state}: {p}" for p in await problems(phone, SEAT_LEAVES, "button", SEAT_KEPT)
+            )
+
+    await check("no fight", f"return {SHOWN('level-value')} && !{SHOWN('fight')}")
+    game.apply(SetGearBonus(player=0, bonus=10))
+    game.apply(StartCombat(fighter=0, monsters=(MonsterSpec(name="Rat", level=4),)))
+    await check("fighting", f"return {SHOWN('fight')} && {SHOWN('kill-button')}")
+    table.link.table.kill()
+    await check("the kill counting down", f"return {SHOWN('kill-text')} && {SHOWN('wait-button')}")
+    table.link.table.interfere()
+    game.apply(AddMonster(monster=MonsterSpec(name="Orc", level=30)))
+    await check("the roll offered", f"return {SHOWN('roll')} && !{SHOWN('kill')}")
+    assert not found, "\n".join(found)
+
+
+def SHOWN(what: str) -> str:
+    """A script's test that the element with this id (or class) is on the page and shown."""
+    return (
+        f"!!(function (e) {{ return e && e.getClientRects().length > 0; }})"
+        f"(document.getElementById('{what}') || document.querySelector('.{what}'))"
+    )
+
+
+async def test_the_seat_page_fits_in_a_long_language(tables: Tables) -> None:
+    """German and Russian, the roll offered at 360x560 (Chromium, which is told the
+    language when it starts)."""
+    need_browser()
+    table = await tables.open()
+    game = table.game
+    game.apply(StartCombat(fighter=0, monsters=(MonsterSpec(name="Orc", level=30),)))
+    found: list[str] = []
+    for language in ("de", "ru"):
+        phone = Browser(360, 560, mobile=True, language=language)
+        try:
+            await phone.open(table.seat_url(0))
+            await phone.wait(
+                "var e = document.getElementById('roll'); return e && e.offsetParent !== null",
+                f"the roll offered, in {language}",
+            )
+            found += [
+                f"{language}: {p}" for p in await problems(phone, SEAT_LEAVES, "button", SEAT_KEPT)
+            ]
+            await phone.screenshot(ENGINE_SHOTS / f"table_link_seat-360x560-roll-{language}.png")
+        finally:
+            await phone.close()
+    assert not found, "\n".join(found)
 
 
 async def test_a_stranger_sees_only_the_ask_the_host_page_in_their_language(
@@ -93,8 +295,10 @@ async def test_a_stranger_sees_only_the_ask_the_host_page_in_their_language(
 
 
 async def test_a_page_that_cannot_reach_the_host_says_what_to_try(
-    table: Table, phone: Browser
+    tables: Tables, pages: Pages
 ) -> None:
+    table = await tables.open()
+    phone = await pages.phone()
     await phone.open(table.seat_url(2))
     await phone.wait("return document.getElementById('level-value')", "Cleo's page")
     # Here (a secure origin) the page is kept by its service worker once that has started.
@@ -114,8 +318,32 @@ async def test_a_page_that_cannot_reach_the_host_says_what_to_try(
     )
 
 
-async def test_screenshots_of_the_seat_page_and_the_board(table: Table, phone: Browser) -> None:
+async def test_screenshots_of_each_engine(tables: Tables, pages: Pages, engine: str) -> None:
+    """The board at 1920x1080 with 8 players on one Level and a fight on, and the seat page
+    at 360x560 with the roll offered, in this engine (looked at by a person)."""
+    table = await tables.open(8)
+    game = table.game
+    game.apply(GainTrait(player=0, kind="class", name="Wizard"))
+    game.apply(StartCombat(fighter=0, monsters=(MonsterSpec(name="Orc", level=30),)))
+    tv = await pages.open(1920, 1080)
+    phone = await pages.phone(560)
+    await tv.open(table.board_url())
+    await board_shows(tv, table)
+    await phone.open(table.seat_url(0))
+    await phone.wait(
+        "var e = document.getElementById('roll'); return e && e.offsetParent !== null",
+        "the roll offered",
+    )
+    await tv.screenshot(ENGINE_SHOTS / f"table_link_board-1920x1080-8-{engine}.png")
+    await phone.screenshot(ENGINE_SHOTS / f"table_link_seat-360x560-roll-{engine}.png")
+
+
+async def test_screenshots_of_the_seat_page_and_the_board(
+    tables: Tables, browsers: Browsers
+) -> None:
     """The pictures in the README, from a game in full swing (looked at by a person)."""
+    need_browser()
+    table = await tables.open()
     game = table.game
     game.apply(GoUpLevel(player=0, levels=3))
     game.apply(SetGearBonus(player=0, bonus=4))
@@ -125,13 +353,15 @@ async def test_screenshots_of_the_seat_page_and_the_board(table: Table, phone: B
     game.apply(GoUpLevel(player=2, levels=3))
     game.apply(SetGearBonus(player=2, bonus=5))
     game.apply(StartCombat(fighter=0, monsters=(MonsterSpec(name="Potted Plant", level=1),)))
-    await phone.open(table.seat_url(0))
-    await phone.wait("return document.getElementById('fight')", "Anna's fight")
-    await phone.screenshot(SCREENSHOTS / "table_link_seat-360x640.png")
-    tv = Browser(1920, 1080)
+    chromium = Pages(browsers, "chromium")
     try:
+        phone = await chromium.phone()
+        tv = await chromium.open(1920, 1080)
+        await phone.open(table.seat_url(0))
+        await phone.wait("return document.getElementById('fight')", "Anna's fight")
+        await phone.screenshot(SCREENSHOTS / "table_link_seat-360x640.png")
         await tv.open(table.board_url())
         await tv.wait("return document.getElementById('fight-line')", "the fight line")
         await tv.screenshot(SCREENSHOTS / "table_link_board-1920x1080.png")
     finally:
-        await tv.close()
+        await chromium.close()

@@ -161,8 +161,10 @@
     screen.appendChild(parts.head);
     parts.level = stepper("level", w("level"));
     parts.gear = stepper("gear", w("gear"));
-    screen.appendChild(parts.level.box);
-    screen.appendChild(parts.gear.box);
+    var counters = el("div", "counters");
+    counters.appendChild(parts.level.box);
+    counters.appendChild(parts.gear.box);
+    screen.appendChild(counters);
 
     parts.roll = el("section", "roll");
     parts.roll.id = "roll";
@@ -274,8 +276,13 @@
     document.body.className = "seat-page";
     if (!seatParts || seatParts.head.parentNode !== screen) seatParts = buildSeat();
     var parts = seatParts;
+    // While the roll is offered its panel needs the room: Level and Gear share one row.
     screen.className =
-      "seat" + (v.dead ? " dead" : "") + (v.yours ? " yours" : "") + (v.roll || v.fight ? " with-extra" : "");
+      "seat" +
+      (v.dead ? " dead" : "") +
+      (v.yours ? " yours" : "") +
+      (v.roll || v.fight || v.kill ? " with-extra" : "") +
+      (v.roll ? " compact" : "");
     var colour = safeColour(v.colour);
     parts.head.style.borderColor = colour;
     parts.swatch.style.backgroundColor = colour;
@@ -372,6 +379,7 @@
       columns[at].appendChild(token);
     }
     screen.appendChild(track);
+    boardColumns = columns;
 
     if (v.fight) {
       var fight = el("div", "fight-line " + (v.fight.winning ? "winning" : "losing"), v.fight.text);
@@ -401,7 +409,59 @@
       legend.appendChild(entry);
     }
     screen.appendChild(legend);
+    layTokens();
   }
+
+  // Tokens on one Level share its space: as big as the space allows for that many (up
+  // to a size readable across a room), in a grid of the best shape, never overlapping
+  // and never outside it. Laid out again whenever the window changes size.
+  var boardColumns = [];
+  function layTokens() {
+    var biggest = Math.max(24, Math.round(window.innerHeight * 0.15));
+    for (var i = 0; i < boardColumns.length; i++) {
+      var box = boardColumns[i];
+      var tokens = box.children;
+      var n = tokens.length;
+      if (!n) continue;
+      var rect = box.getBoundingClientRect();
+      var width = Math.floor(rect.width);
+      var height = Math.floor(rect.height);
+      var cell = 0;
+      var across = 1;
+      for (var c = 1; c <= n; c++) {
+        var rows = Math.ceil(n / c);
+        var size = Math.min(width / c, height / rows);
+        if (size > cell) {
+          cell = size;
+          across = c;
+        }
+      }
+      cell = Math.floor(Math.min(cell, biggest));
+      var down = Math.ceil(n / across);
+      var ring = Math.max(2, Math.round(cell * 0.07));
+      var gap = Math.max(1, Math.round(cell * 0.04));
+      var disc = Math.max(0, cell - 2 - 2 * (ring + gap));
+      var left = Math.floor((width - across * cell) / 2);
+      var top = Math.floor((height - down * cell) / 2);
+      for (var t = 0; t < n; t++) {
+        var row = Math.floor(t / across);
+        var col = t % across;
+        var inRow = row === down - 1 ? n - row * across : across;
+        var token = tokens[t];
+        token.style.position = "absolute";
+        token.style.width = cell - 2 + "px";
+        token.style.height = cell - 2 + "px";
+        token.style.left = left + Math.floor(((across - inRow) * cell) / 2) + col * cell + 1 + "px";
+        token.style.top = top + row * cell + 1 + "px";
+        token.style.borderWidth = ring + "px";
+        token.style.padding = gap + "px";
+        token.style.fontSize = Math.max(9, Math.round(disc * 0.4)) + "px";
+      }
+    }
+  }
+  window.addEventListener("resize", function () {
+    if (role === "board" && view) layTokens();
+  });
 
   function render() {
     if (role === "board") renderBoard();
@@ -578,6 +638,44 @@
       // No service worker: the page works the same without one.
     }
   }
+
+  // Another code opened in this tab changes only the part after the "#", which loads
+  // nothing: the page follows it to that seat (or the board) as a fresh page would, and
+  // this browser keeps the new code.
+  function follow(found) {
+    key = found;
+    stored(KEY_STORE, key);
+    var old = socket;
+    socket = null;
+    if (old) {
+      old.onclose = null;
+      old.onmessage = null;
+      old.onerror = null;
+      try {
+        old.close();
+      } catch (e) {
+        // Already closing.
+      }
+    }
+    if (retryTimer) clearTimeout(retryTimer);
+    if (awayTimer) clearTimeout(awayTimer);
+    if (killTimer) clearInterval(killTimer);
+    retryTimer = awayTimer = killTimer = null;
+    pageId = randomId();
+    role = null;
+    view = null;
+    version = -1;
+    pending = [];
+    failures = 0;
+    stopped = false;
+    linkOff = false;
+    notice("connecting", w("connecting"), "");
+    connect();
+  }
+  window.addEventListener("hashchange", function () {
+    var found = keyFromAddress();
+    if (found && found !== key) follow(found);
+  });
 
   if (!key) {
     notice("ask", w("ask_title"), w("ask_text"));
