@@ -415,3 +415,24 @@ def test_styles_stay_a_closed_list_where_an_edition_has_none_or_an_old_save_name
     del fu["open_traits"]  # a martial-arts game saved before: its edition as it was written
     old = Game.from_dict(log([], edition=fu, rules=3), saved=True)
     assert refused(old, NOODLE).rule == "no_such_trait"
+
+
+# --- the example log of the second reading -----------------------------------------------------
+
+EXAMPLE = ROOT / "docs" / "examples" / "second-reading.json"
+
+
+def test_the_second_reading_example_replays_as_its_notes_say() -> None:
+    """docs/examples/second-reading.json: a bribe inside a fight, a Big Steed beside a Big
+    item whose penalty catches its rider, a monster whose Level-only power binds the helper
+    who joined, and an Elf helper who wins alone under shared victory."""
+    game = Game.from_json(EXAMPLE.read_text(encoding="utf-8"))
+    fled = game.state_at(9).last_combat
+    assert fled is not None and [(r.fighter, r.escaped) for r in fled.rolls] == [
+        (0, False),
+        (1, True),
+    ]
+    assert game.state_at(7).combat.players_strength == 2  # both count their Level only
+    state = game.state
+    assert [i.spec.name for i in state.players[1].items] == ["Golden Pot"]
+    assert [p.level for p in state.players] == [1, 10, 2] and state.winners == (1,)
