@@ -19,6 +19,39 @@ HELP = "serve the table link with no window: phones and TVs join the game by its
 COLOURS = ("#e5484d", "#3e8ef7", "#3fbf6f", "#f2b134", "#a66cff", "#ff8a3d", "#2ec4c4", "#ff6fb5")
 
 
+# A QR code in a terminal: two module rows per line ("▀": the upper module in the text's
+# colour, the lower one in the background's), with both colours always set, black on
+# white, whatever the terminal's own colours are (a code drawn in them reads only on a
+# dark terminal). 256-colour codes 16 and 231 are black and white in every palette; the
+# quiet zone is the 4 modules the standard asks for.
+QR_QUIET = 4
+QR_DARK, QR_LIGHT = 16, 231
+QR_RESET = "\x1b[0m"
+
+
+def terminal_qr(text: str) -> str:
+    """The QR code of `text` for a terminal: explicit black on white, quiet zone included."""
+    from companion.web.invites import qr
+
+    matrix = [[bool(v) for v in row] for row in qr(text).matrix]
+    width = len(matrix[0]) + 2 * QR_QUIET
+    blank = [False] * width
+    rows = [blank] * QR_QUIET
+    rows += [[False] * QR_QUIET + row + [False] * QR_QUIET for row in matrix]
+    rows += [blank] * (QR_QUIET + len(rows) % 2)
+    lines = []
+    for y in range(0, len(rows), 2):
+        line, colours = [], None
+        for top, bottom in zip(rows[y], rows[y + 1], strict=True):
+            now = (QR_DARK if top else QR_LIGHT, QR_DARK if bottom else QR_LIGHT)
+            if now != colours:  # each run of cells sets both colours again
+                line.append(f"\x1b[38;5;{now[0]};48;5;{now[1]}m")
+                colours = now
+            line.append("\u2580")
+        lines.append("".join(line) + QR_RESET)
+    return "\n".join(lines)
+
+
 def _port(text: str) -> int:
     value = int(text)
     if not 0 <= value < 65536:
@@ -227,8 +260,9 @@ class Host:
         self.quit: Callable[[], None] = lambda: None
 
     def print_codes(self) -> None:
-        """The board's code and each seat's, as addresses and (unless --no-qr) QR codes."""
-        from companion.web.invites import local_addresses, qr_text
+        """The board's code and each seat's: a QR code (unless --no-qr), the address in
+        words under it."""
+        from companion.web.invites import local_addresses
         from companion.web.keys import BOARD, Role
 
         args = self.args
@@ -239,9 +273,10 @@ class Host:
         print(f"Table link on http://{address}:{self.link.port}/ (Ctrl-C stops it).")
         print("Phones must be on the same Wi-Fi as this computer, or on its own hotspot.")
         for title, url in codes:
-            print(f"\n{title}: {url}")
-            if not args.no_qr:
-                print(qr_text(url))
+            if args.no_qr:
+                print(f"\n{title}: {url}")
+            else:
+                print(f"\n{title}:\n{terminal_qr(url)}\n{url}")
         sys.stdout.flush()
 
     async def read_commands(self) -> None:

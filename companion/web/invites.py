@@ -1,7 +1,7 @@
 """Invitations to the table link: the host's addresses on the local network, and QR codes.
 
 A code is the page's address with a secret after the `#`; `qr_png` draws it for the
-host's Invite screen and `qr_text` for a terminal (`companion serve`).
+host's Invite screen (`companion serve` draws `qr` in the terminal).
 """
 
 from __future__ import annotations
@@ -53,21 +53,3 @@ def qr_png(text: str, scale: int = 8) -> bytes:
     out = io.BytesIO()
     qr(text).save(out, kind="png", scale=scale, border=4, dark="#000000", light="#ffffff")
     return out.getvalue()
-
-
-def qr_text(text: str) -> str:
-    """A QR code drawn with block characters, for a terminal (two rows per line)."""
-    matrix = [list(row) for row in qr(text).matrix]
-    border = 2
-    width = len(matrix[0]) + 2 * border
-    rows = [[0] * width for _ in range(border)]
-    rows += [[0] * border + [int(bool(v)) for v in row] + [0] * border for row in matrix]
-    rows += [[0] * width for _ in range(border)]
-    if len(rows) % 2:
-        rows.append([0] * width)
-    # Light modules are drawn lit so the code reads on a dark terminal too.
-    glyphs = {(0, 0): "\u2588", (1, 1): " ", (0, 1): "\u2580", (1, 0): "\u2584"}
-    return "\n".join(
-        "".join(glyphs[(top, bottom)] for top, bottom in zip(rows[y], rows[y + 1], strict=True))
-        for y in range(0, len(rows), 2)
-    )
