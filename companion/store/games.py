@@ -70,6 +70,8 @@ T = TypeVar("T")
 
 # While saves go to a temporary database, the user's is tried again this often (s).
 REOPEN_EVERY_S = 15.0
+# How long a listing waits for saves on their way to the disk (s).
+LIST_WAIT_S = 0.1
 # Meta key prefix: a damaged copy set aside was recovered (its name follows).
 _RECOVERED_KEY = "recovered:"
 
@@ -458,11 +460,15 @@ class GameStore:
         return len(self._reader.summaries(None))
 
     def list(self, limit: int | None = None) -> builtins.list[SavedGame]:
-        """The saved games, the one played last first (the first `limit` only, if given), from their
-        summaries, in one query: no game is opened. JSON saves that could not be taken
-        in are listed too, with their problem."""
+        """The saved games, the one played last first (the first `limit` only, if given),
+        from their summaries, in one query: no game is opened. JSON saves that could not
+        be taken in are listed too, with their problem.
+
+        What is due is queued first, but a save on its way to a slow disk is waited for
+        only a moment (the list is drawn on the app's thread): the list then shows the
+        games as they were before it."""
         self._import_legacy()
-        self.flush()
+        self.flush(timeout=LIST_WAIT_S)
         found = [
             SavedGame(
                 id=str(game_id),

@@ -147,8 +147,8 @@ def _actions(
     conn: sqlite3.Connection, game_id: str, version: object, applied: int
 ) -> tuple[list[BaseAction], list[BaseAction]]:
     """A game's actions up to the first that cannot be read or whose chained fingerprint
-    does not check out, and the applied ones after it that still can be read (each whose
-    row before it is there is checked against that row's fingerprint)."""
+    does not check out, and the applied ones after it that still can be read and checked
+    against the fingerprint of the row before them."""
     intact: list[BaseAction] = []
     after: list[BaseAction] = []
     before: str | None = ""  # the fingerprint written with the row before (None: lost)
@@ -156,19 +156,26 @@ def _actions(
     for number in range(1, applied + 1):
         try:
             row = conn.execute(
-                "SELECT body, chain FROM actions WHERE game_id = ? AND number = ?",
+                "SELECT CAST(body AS BLOB), chain FROM actions WHERE game_id = ? AND number = ?",
                 (game_id, number),
             ).fetchone()
         except sqlite3.Error:
             row = None
-        if row is None or not isinstance(row[0], str):
+        if row is None or not isinstance(row[0], bytes):
             broken, before = True, None
             continue
-        body, written = row[0], row[1]
-        checkable = before is not None
-        checks = checkable and log_digest([body], start=before or "") == written
+        written = row[1]
+        try:
+            body = row[0].decode("utf-8")
+        except UnicodeDecodeError:  # a bad byte in its text: its fingerprint still holds
+            broken, before = True, written if isinstance(written, str) else None
+            continue
+        # Each row is checked against the fingerprint written with the row before it;
+        # the row after one that is lost cannot be, and is not brought back (a damaged
+        # page can leave a text that still reads as an action, but another one).
+        checks = before is not None and log_digest([body], start=before) == written
         before = written if isinstance(written, str) else None
-        if checkable and not checks:  # a damaged byte SQLite cannot see
+        if not checks:
             broken = True
             continue
         try:

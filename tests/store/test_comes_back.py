@@ -125,5 +125,5 @@ def test_saved_games_of_the_earlier_schema_keep_their_order_by_date(tmp_path: Pa
     store = GameStore(tmp_path)
     assert [saved.id for saved in store.list()] == ["20261129-040000-0001", "20261129-040000-0002"]
     store.save("20261129-040000-0002", _game(4))
-    assert [saved.id for saved in store.list()][0] == "20261129-040000-0002"
+    assert store.list()[0].id == "20261129-040000-0002"
     store.close()
