@@ -67,6 +67,7 @@ ADDED_SINCE_V1 = frozenset(
         "level_only",  # MonsterSpec: its power that everyone fighting it counts Level only
         "house_player_count",  # Variants: more or fewer players than the box, by choice
         "players",  # Edition: how many the box is for (GameState.players is still compared)
+        "open_traits",  # Edition: kinds of card of which any card is the edition's
     }
 )
 WORDS = frozenset({"bad_stuff"})
