@@ -29,6 +29,7 @@ import shutil
 import subprocess
 import tempfile
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -249,10 +250,20 @@ class _SeleniumPage(Page):
             "var a = Array.prototype.slice.call(arguments);"
             "waitFor(a[0], a.slice(1, -1), a[a.length - 1]);"
         )
-        with self.lock:
-            self._here()
-            self.driver.set_script_timeout(timeout_s + 10)
-            return self.driver.execute_async_script(waiter, int(timeout_s * 1000), *args)
+        from selenium.common.exceptions import WebDriverException
+
+        end = time.monotonic() + timeout_s
+        while True:
+            left = max(0.1, end - time.monotonic())
+            with self.lock:
+                self._here()
+                self.driver.set_script_timeout(left + 10)
+                try:
+                    return self.driver.execute_async_script(waiter, int(left * 1000), *args)
+                except WebDriverException as error:
+                    # The page went away under the wait (it reloaded): wait in the next one.
+                    if "unload" not in str(error) or time.monotonic() > end:
+                        raise
 
     def _click(self, css: str) -> None:
         from selenium.webdriver.common.by import By
