@@ -1,0 +1,417 @@
+"""Statistics of games: a fold of one game's log into a small summary, and the figures
+of a table over many summaries. Pure: no I/O, no clock.
+
+A summary is worked out from the states the log passes through, never from words on a
+screen: a kill is a fight that ended `kill` (a fight with two monsters is two kills), a
+death is a player who was alive before an action and dead after it. The log holds no
+times, so a summary has no duration unless its caller knows one.
+
+`STATS_ENGINE` names how summaries are made: a store keeps it beside each summary and
+makes them again when it changes.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+
+from companion.core.actions import BaseAction
+from companion.core.engine import apply_action
+from companion.core.models import GameSetup
+from companion.core.state import CombatResult, GameState
+
+STATS_ENGINE = "1"
+
+# How many of the monsters and items met most a table's figures name.
+TOP_NAMES = 3
+
+
+@dataclass
+class PlayerFigures:
+    """What one player did in one game (or, summed, in many)."""
+
+    kills: int = 0  # monsters killed as the fighter (two in one fight count two)
+    deaths: int = 0
+    helped_kills: int = 0  # monsters killed while helping
+    kill_levels: int = 0  # levels gained by killing or helping to kill
+    sales: int = 0  # times items were sold for levels
+    sold_items: int = 0  # tracked items those sales took
+    sale_levels: int = 0  # levels the sales bought
+    met: Counter[str] = field(default_factory=Counter)  # monsters fought, by name
+    killed_by: Counter[str] = field(default_factory=Counter)  # monsters that killed them
+    items: Counter[str] = field(default_factory=Counter)  # items and one-shots used
+
+    def add(self, other: PlayerFigures) -> None:
+        """Add another game's figures to these."""
+        for name in _NUMBERS:
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.met.update(other.met)
+        self.killed_by.update(other.killed_by)
+        self.items.update(other.items)
+
+    def copy(self) -> PlayerFigures:
+        return replace(
+            self,
+            met=Counter(self.met),
+            killed_by=Counter(self.killed_by),
+            items=Counter(self.items),
+        )
+
+    def to_record(self) -> dict[str, object]:
+        record: dict[str, object] = {name: getattr(self, name) for name in _NUMBERS}
+        for name in _COUNTERS:
+            counts = getattr(self, name)
+            if counts:
+                record[name] = dict(counts)
+        return {key: value for key, value in record.items() if value}
+
+    @classmethod
+    def from_record(cls, record: dict[str, object]) -> PlayerFigures:
+        figures = cls()
+        for name in _NUMBERS:
+            value = record.get(name, 0)
+            setattr(figures, name, value if isinstance(value, int) else 0)
+        for name in _COUNTERS:
+            counts = record.get(name)
+            if isinstance(counts, dict):
+                setattr(
+                    figures,
+                    name,
+                    Counter({str(k): v for k, v in counts.items() if isinstance(v, int)}),
+                )
+        return figures
+
+
+_NUMBERS = (
+    "kills",
+    "deaths",
+    "helped_kills",
+    "kill_levels",
+    "sales",
+    "sold_items",
+    "sale_levels",
+)
+_COUNTERS = ("met", "killed_by", "items")
+
+
+@dataclass
+class GameSummary:
+    """One game as statistics see it: who played, who won, and what each player did."""
+
+    edition: str  # the edition's id
+    players: tuple[str, ...]  # names as played, by seat
+    winners: tuple[int, ...]  # seats
+    levels: tuple[int, ...]  # finishing Levels, by seat
+    turns: int
+    actions: int
+    figures: tuple[PlayerFigures, ...]
+    minutes: float | None = None  # how long it took, when known
+
+    @property
+    def finished(self) -> bool:
+        return bool(self.winners)
+
+    def to_json(self) -> str:
+        record: dict[str, object] = {
+            "edition": self.edition,
+            "players": list(self.players),
+            "winners": list(self.winners),
+            "levels": list(self.levels),
+            "turns": self.turns,
+            "actions": self.actions,
+            "figures": [figures.to_record() for figures in self.figures],
+        }
+        if self.minutes is not None:
+            record["minutes"] = self.minutes
+        return json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, text: str) -> GameSummary:
+        """A summary from `to_json`'s text; ValueError when it is not one."""
+        record = json.loads(text)
+        if not isinstance(record, dict):
+            raise ValueError("a game summary is a JSON object")
+        try:
+            players = tuple(str(name) for name in record["players"])
+            figures = tuple(PlayerFigures.from_record(f) for f in record["figures"])
+            summary = cls(
+                edition=str(record["edition"]),
+                players=players,
+                winners=tuple(int(seat) for seat in record["winners"]),
+                levels=tuple(int(level) for level in record["levels"]),
+                turns=int(record["turns"]),
+                actions=int(record["actions"]),
+                figures=figures,
+                minutes=None if record.get("minutes") is None else float(record["minutes"]),
+            )
+        except (KeyError, TypeError, AttributeError) as exc:
+            raise ValueError(f"not a game summary: {exc!r}") from None
+        seats = len(players)
+        if len(figures) != seats or len(summary.levels) != seats:
+            raise ValueError("not a game summary: its players and figures do not match")
+        if any(not 0 <= seat < seats for seat in summary.winners):
+            raise ValueError("not a game summary: a winner who did not play")
+        return summary
+
+
+class StatsFold:
+    """Folds a game's log, one action at a time with the states before and after it,
+    into a `GameSummary`. Cheap to step and to copy, so a store can keep one per open
+    game and fold only what is new at each save."""
+
+    def __init__(self, setup: GameSetup) -> None:
+        self.setup = setup
+        self.revision = 0  # how many actions are folded
+        self.figures = [PlayerFigures() for _ in setup.players]
+
+    def copy(self) -> StatsFold:
+        twin = StatsFold.__new__(StatsFold)
+        twin.setup = self.setup
+        twin.revision = self.revision
+        twin.figures = [figures.copy() for figures in self.figures]
+        return twin
+
+    def step(self, before: GameState, action: BaseAction, after: GameState) -> None:
+        """Count what `action` did, taking `before` to `after`."""
+        self.revision += 1
+        figures = self.figures
+        kind = action.type
+        if kind == "sell_items":
+            seat = int(getattr(action, "player", 0))
+            figures[seat].sales += 1
+            figures[seat].sold_items += len(getattr(action, "item_ids", ()) or ())
+            figures[seat].sale_levels += max(
+                0, after.players[seat].level - before.players[seat].level
+            )
+        elif kind == "gain_item":
+            item = getattr(action, "item", None)
+            if item is not None and item.name:
+                figures[int(getattr(action, "player", 0))].items[item.name] += 1
+        elif kind == "play_one_shot" and before.combat is not None:
+            name = getattr(action, "name", "")
+            if name and getattr(action, "side", "") == "players":
+                figures[before.combat.fighter].items[name] += 1
+        for seat, (was, now) in enumerate(zip(before.players, after.players, strict=True)):
+            if now.dead and not was.dead:
+                figures[seat].deaths += 1
+                killer = _killer(before, action, seat)
+                if killer:
+                    figures[seat].killed_by[killer] += 1
+        ended = after.last_combat
+        if ended is not None and ended is not before.last_combat and after.combat is None:
+            self._fight_ended(before, ended, after)
+
+    def _fight_ended(self, before: GameState, ended: CombatResult, after: GameState) -> None:
+        fighters = [ended.fighter] + ([ended.helper] if ended.helper is not None else [])
+        for seat in fighters:
+            self.figures[seat].met.update(ended.monsters)
+        if ended.outcome != "kill":
+            return
+        killed = len(ended.monsters)
+        self.figures[ended.fighter].kills += killed
+        if ended.helper is not None:
+            self.figures[ended.helper].helped_kills += killed
+        for seat in fighters:
+            gained = after.players[seat].level - before.players[seat].level
+            self.figures[seat].kill_levels += max(0, gained)
+
+    def summary(self, state: GameState, minutes: float | None = None) -> GameSummary:
+        """The summary of the game folded so far, `state` being where it stands now."""
+        return GameSummary(
+            edition=self.setup.edition.id,
+            players=tuple(player.name for player in state.players),
+            winners=tuple(state.winners),
+            levels=tuple(player.level for player in state.players),
+            turns=state.turn,
+            actions=self.revision,
+            figures=tuple(figures.copy() for figures in self.figures),
+            minutes=minutes,
+        )
+
+
+def _killer(before: GameState, action: BaseAction, seat: int) -> str | None:
+    """The monster whose Bad Stuff killed `seat`, when a failed run-away did."""
+    combat = before.combat
+    if action.type != "run_away" or combat is None:
+        return None
+    if getattr(action, "fighter", None) != seat:
+        return None
+    monster = getattr(action, "monster", -1)
+    if not 0 <= monster < len(combat.monsters):
+        return None
+    return combat.monsters[monster].spec.name
+
+
+def summarise(
+    setup: GameSetup, actions: Iterable[BaseAction], minutes: float | None = None
+) -> GameSummary:
+    """The summary of a whole game, folding its log with every rule checked (a log that
+    breaks a rule raises the engine's RuleError: its figures would not be the game's)."""
+    fold = StatsFold(setup)
+    state = GameState.initial(setup)
+    for action in actions:
+        after = apply_action(state, action)
+        fold.step(state, action, after)
+        state = after
+    return fold.summary(state, minutes)
+
+
+# --- the figures of many games -----------------------------------------------------------
+
+
+def player_key(name: str) -> str:
+    """Games are put together per player by name, as played, whatever its case."""
+    return " ".join(name.split()).casefold()
+
+
+@dataclass
+class Record:
+    """One game that stands out: how many turns (and minutes, when known) it took."""
+
+    turns: int
+    minutes: float | None = None
+    players: tuple[str, ...] = ()
+
+
+@dataclass
+class Figures:
+    """Games, wins and the rest, for the table or for one player."""
+
+    name: str  # the player's name as last played ("" for the table)
+    games: int = 0
+    wins: int = 0
+    level_total: int = 0
+    finishes: int = 0  # finishing Levels counted (one per player per game)
+    totals: PlayerFigures = field(default_factory=PlayerFigures)
+    fastest_win: Record | None = None
+    longest_game: Record | None = None
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins / self.games if self.games else 0.0
+
+    @property
+    def average_level(self) -> float:
+        return self.level_total / self.finishes if self.finishes else 0.0
+
+    def most_met(self, limit: int = TOP_NAMES) -> list[tuple[str, int]]:
+        return _top(self.totals.met, limit)
+
+    def most_killing(self, limit: int = TOP_NAMES) -> list[tuple[str, int]]:
+        return _top(self.totals.killed_by, limit)
+
+    def most_used(self, limit: int = TOP_NAMES) -> list[tuple[str, int]]:
+        return _top(self.totals.items, limit)
+
+    def to_record(self) -> dict[str, object]:
+        """The figures as plain JSON data (for `companion stats --json`)."""
+
+        def record(found: Record | None) -> dict[str, object] | None:
+            if found is None:
+                return None
+            return {"turns": found.turns, "minutes": found.minutes, "players": list(found.players)}
+
+        totals = self.totals
+        return {
+            "name": self.name,
+            "games": self.games,
+            "wins": self.wins,
+            "win_rate": round(self.win_rate, 4),
+            "average_level": round(self.average_level, 2),
+            **{name: getattr(totals, name) for name in _NUMBERS},
+            "fastest_win": record(self.fastest_win),
+            "longest_game": record(self.longest_game),
+            "monsters_met": dict(self.most_met()),
+            "monsters_that_killed": dict(self.most_killing()),
+            "items_used": dict(self.most_used()),
+        }
+
+
+def _top(counts: Counter[str], limit: int) -> list[tuple[str, int]]:
+    # Most first, then by name, so the same games always read the same.
+    return sorted(counts.items(), key=lambda item: (-item[1], item[0].casefold()))[:limit]
+
+
+@dataclass
+class TableStatistics:
+    """The figures of a set of games: the whole table's, and each player's."""
+
+    table: Figures
+    players: list[Figures]  # most wins first
+    editions: dict[str, int]  # games per edition id
+    unreadable: int = 0  # games that could not be read, left out
+    waiting: int = 0  # games not summarised yet, left out for now
+
+
+def table_statistics(
+    summaries: Sequence[GameSummary],
+    *,
+    player: str | None = None,
+    edition: str | None = None,
+    unreadable: int = 0,
+    waiting: int = 0,
+) -> TableStatistics:
+    """Put many games' summaries together: the table's figures and each player's.
+
+    `edition` keeps the games of that edition id only; `player` those that player
+    played in (and only their figures among the players).
+    """
+    wanted = None if player is None else player_key(player)
+    table = Figures(name="")
+    people: dict[str, Figures] = {}
+    editions: Counter[str] = Counter()
+    for summary in summaries:
+        if edition is not None and summary.edition != edition:
+            continue
+        keys = [player_key(name) for name in summary.players]
+        if wanted is not None and wanted not in keys:
+            continue
+        editions[summary.edition] += 1
+        table.games += 1
+        table.wins += 1 if summary.winners else 0
+        record = Record(summary.turns, summary.minutes, summary.players)
+        if summary.winners:
+            table.fastest_win = _faster(table.fastest_win, record)
+        table.longest_game = _longer(table.longest_game, record)
+        for seat, key in enumerate(keys):
+            figures = people.get(key)
+            if figures is None:
+                figures = people[key] = Figures(name=summary.players[seat])
+            figures.name = summary.players[seat]
+            figures.games += 1
+            for counted in (figures, table):
+                counted.level_total += summary.levels[seat]
+                counted.finishes += 1
+            figures.totals.add(summary.figures[seat])
+            table.totals.add(summary.figures[seat])
+            mine = Record(summary.turns, summary.minutes, summary.players)
+            figures.longest_game = _longer(figures.longest_game, mine)
+            if seat in summary.winners:
+                figures.wins += 1
+                figures.fastest_win = _faster(figures.fastest_win, mine)
+    players = sorted(
+        people.values(), key=lambda f: (-f.wins, -f.win_rate, -f.games, f.name.casefold())
+    )
+    if wanted is not None:
+        players = [figures for key, figures in people.items() if key == wanted]
+    return TableStatistics(
+        table=table,
+        players=players,
+        editions=dict(editions),
+        unreadable=unreadable,
+        waiting=waiting,
+    )
+
+
+def _faster(best: Record | None, found: Record) -> Record:
+    if best is None or (found.turns, found.minutes or 0) < (best.turns, best.minutes or 0):
+        return found
+    return best
+
+
+def _longer(best: Record | None, found: Record) -> Record:
+    if best is None or (found.turns, found.minutes or 0) > (best.turns, best.minutes or 0):
+        return found
+    return best
