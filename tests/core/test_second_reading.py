@@ -436,3 +436,32 @@ def test_the_second_reading_example_replays_as_its_notes_say() -> None:
     state = game.state
     assert [i.spec.name for i in state.players[1].items] == ["Golden Pot"]
     assert [p.level for p in state.players] == [1, 10, 2] and state.winners == (1,)
+
+
+# --- 8. Allies: whose sacrifice frees whom ------------------------------------------------------
+
+TROLL_FIGHT = [
+    {"type": "set_ally", "player": 0, "ally": {"name": "Loyal Squire", "bonus": 1}},
+    {"type": "set_ally", "player": 1, "ally": {"name": "Old Pal", "bonus": 1}},
+    {"type": "start_combat", "fighter": 0, "monsters": [{"name": "Troll", "level": 20}]},
+    {"type": "add_helper", "helper": 1},
+]
+
+
+def test_a_helpers_sacrifice_frees_the_helper_alone() -> None:
+    game = play(TROLL_FIGHT)
+    pal = {"type": "sacrifice_ally", "player": 1, "partner_escapes": True}
+    assert refused(game, pal).rule == "helper_sacrifice"
+    allowed(game, {**pal, "partner_escapes": False})
+    assert game.state.combat is not None and game.state.combat.escaped == frozenset({1})
+
+
+def test_the_fighters_sacrifice_frees_the_helper_if_the_fighter_says_so() -> None:
+    game = play([*TROLL_FIGHT, {"type": "sacrifice_ally", "player": 0, "partner_escapes": True}])
+    assert game.state.combat is None and game.state.last_combat.outcome == "ran_away"
+
+
+def test_a_game_saved_under_rules_3_keeps_a_helpers_sacrifice_that_freed_both() -> None:
+    freed = {"type": "sacrifice_ally", "player": 1, "partner_escapes": True}
+    game = play([*TROLL_FIGHT, freed], rules=3)
+    assert game.state.combat is None

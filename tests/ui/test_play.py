@@ -290,6 +290,26 @@ def test_ally_sacrifice_escapes_every_monster(ui: Harness) -> None:
     assert run.finished
 
 
+def test_a_helpers_ally_sacrifice_frees_the_helper_alone(ui: Harness) -> None:
+    """A helper who gives up an Ally escapes; the fighter still has to run (RULES.md §11)."""
+    from companion.core import AddHelper, AllySpec, MonsterSpec, SetAlly, StartCombat
+
+    ui.start_game(NAMES[:3])
+    session = ui.app.session
+    assert session.act(SetAlly(player=1, ally=AllySpec(name="Gerald", bonus=1)))
+    troll = MonsterSpec(name="Troll", level=20)
+    assert session.act(StartCombat(fighter=0, monsters=(troll,)))
+    assert session.act(AddHelper(helper=1))
+    ui.nav("combat")
+    ui.tap(ui.screen("combat").ids.run_away)
+    run = ui.screen("run_away")
+    assert "Gerald" in run.ally_text
+    ui.tap(run.ids.ally)
+    state = session.state
+    assert state.combat is not None and state.combat.escaped == frozenset({1})
+    assert state.players[1].ally is None and not run.finished
+
+
 def test_one_shots_can_be_cleared_and_flipped_negative(ui: Harness) -> None:
     ui.start_game(NAMES[:2])
     ui.nav("combat")

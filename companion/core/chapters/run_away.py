@@ -39,7 +39,7 @@ from companion.core.chapters.rolls import d6, fill_rolls
 from companion.core.chapters.table import current_combat, with_player
 from companion.core.dice import RandomSource
 from companion.core.errors import RuleError
-from companion.core.models import Loss, TraitKind
+from companion.core.models import SECOND_READING, Loss, TraitKind
 from companion.core.phrase import Phrase, joined, phrase_template, plural_phrase
 from companion.core.state import (
     CombatState,
@@ -536,13 +536,24 @@ class SacrificeAlly(BaseAction):
 
 @rule.register
 def rule_sacrifice_ally(action: SacrificeAlly, state: GameState) -> None:
-    """Sacrificing an Ally escapes every monster; the owner decides for the partner (§4, §7)."""
+    """Sacrificing an Ally escapes every monster; a fighter who sacrifices decides for the
+    helper, a helper's sacrifice frees the helper alone (from rules 4; §4, §7, §11)."""
     combat = current_combat(state)
     player = _running_fighter(state, combat, action.player)
     if player.ally is None:
         raise RuleError("no_ally", Phrase("{name} has no Ally to sacrifice", name=player.name))
     without_ally(player, action.ally)
     _no_need_to_run(combat, action.override)
+    if (
+        action.partner_escapes
+        and action.player != combat.fighter
+        and state.rules >= SECOND_READING
+        and action.override is None
+    ):
+        raise RuleError(
+            "helper_sacrifice",
+            Phrase("A helper's Ally frees only the helper: the fighter still runs"),
+        )
 
 
 @step.register

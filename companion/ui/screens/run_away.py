@@ -190,10 +190,13 @@ class RunAwayScreen(CompanionScreen):
             self.die_text = self._last_die  # the die is gone: the buttons here are the way
 
     def sacrifice_ally(self) -> None:
-        """Give up the Ally: automatic escape from every monster (the partner escapes too)."""
-        if self.ally_owner < 0:
+        """Give up the Ally: automatic escape from every monster. The fighter's frees the
+        helper too; a helper's frees the helper alone."""
+        state = self.session.live_state
+        if self.ally_owner < 0 or state is None or state.combat is None:
             return
-        self.session.act(SacrificeAlly, player=self.ally_owner, partner_escapes=True)
+        fighter = self.ally_owner == state.combat.fighter
+        self.session.act(SacrificeAlly, player=self.ally_owner, partner_escapes=fighter)
 
     def done(self) -> None:
         """Back to the table once the monsters have gone."""
