@@ -46,7 +46,7 @@ from companion.table.words import sex_name
 from companion.ui.i18n import APP_LANGUAGE, N_, _, card_name, ngettext, tr
 from companion.ui.screens.base import CompanionScreen
 from companion.ui.weak import weakly
-from companion.ui.widgets import FlatButton
+from companion.ui.widgets import FitLabel, FlatButton
 
 TRAIT_KINDS: tuple[tuple[str, str, str], ...] = (
     # kind, heading, field of Edition with the names
@@ -113,6 +113,17 @@ def _text_height(text: str, width: float, font_size: float, bold: bool, padding_
     return float(label.render()[1])
 
 
+def _title_height(title: str, width: float, font_size: float) -> float:
+    """The height of an item's name as its row draws it: wrapped between words, smaller
+    where one word alone is wider than `width` (`FitLabel`)."""
+    if not title:
+        return 0.0
+    label = FitLabel(text=title, font_size=font_size, bold=True, text_size=(max(1.0, width), None))
+    label.height = 10_000  # as tall as it wants: the row takes the height it measures
+    label.texture_update()
+    return float(label.texture_size[1])
+
+
 def item_row_height(title: str, detail: str, width: float, body: float, small: float) -> float:
     """The height of an item row (player.kv) whose name and detail wrap in `width`.
 
@@ -122,7 +133,7 @@ def item_row_height(title: str, detail: str, width: float, body: float, small: f
     """
     inner = width - 2 * dp(ROW_PADDING_X)
     title_width = inner - dp(WEAR_WIDTH) - dp(SALE_WIDTH) - 2 * dp(TOP_SPACING)
-    top = max(dp(48), _text_height(title, title_width, body, True, 0))
+    top = max(dp(48), _title_height(title, title_width, body))
     below = _text_height(detail, inner, small, False, dp(DETAIL_PADDING_X))
     return max(dp(TOP_MIN_HEIGHT), top + dp(ROW_SPACING)) + below + 2 * dp(ROW_PADDING_Y)
 
