@@ -471,8 +471,9 @@ class TableScreen(CompanionScreen):
 
     def open_line(self, seat: int) -> None:
         """A tap on a player's line: open it (Gear, traits, details), or close it again."""
-        opened = self._opened if self._opened is not None else self._shown_current
-        self._opened = -1 if opened == seat else seat
+        # By what the line shows: the current player's line stays closed when the table has
+        # no room for it opened, and a tap on it then opens it.
+        self._opened = -1 if self.tiles[seat].opened else seat
         self._layout()
         line = self.tiles[seat]
         if self.ids.tiles.height > self.ids.scroll.height:
