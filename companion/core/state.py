@@ -385,6 +385,7 @@ class CombatState(Frozen):
     level_only: SeatSet = frozenset()  # players who fight with their Level only
     wins_ties: bool = False  # a card lets the fighters win ties
     helped: bool = False  # someone helped at some point: the treasure is drawn face up
+    compelled: bool = False  # a card made the helper help (they did not volunteer)
     started_in: Phase = Phase.KICK_OPEN_THE_DOOR
     running: bool = False  # someone has started to run away; nothing else changes now
     rolls: tuple[RunAwayRoll, ...] = ()

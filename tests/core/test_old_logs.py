@@ -68,6 +68,7 @@ ADDED_SINCE_V1 = frozenset(
         "house_player_count",  # Variants: more or fewer players than the box, by choice
         "players",  # Edition: how many the box is for (GameState.players is still compared)
         "open_traits",  # Edition: kinds of card of which any card is the edition's
+        "compelled",  # CombatState: a card made the helper help
     }
 )
 WORDS = frozenset({"bad_stuff"})

@@ -465,3 +465,46 @@ def test_a_game_saved_under_rules_3_keeps_a_helpers_sacrifice_that_freed_both() 
     freed = {"type": "sacrifice_ally", "player": 1, "partner_escapes": True}
     game = play([*TROLL_FIGHT, freed], rules=3)
     assert game.state.combat is None
+
+
+# --- 10. compelled and voluntary help -------------------------------------------------------
+
+NEWT = {"name": "Newt", "level": 1}
+GIANT = {"name": "Giant Newt", "level": 1, "levels_per_kill": 7}
+
+
+def _fight(level: int) -> list[dict]:
+    return [
+        {"type": "set_level", "player": 0, "level": level},
+        {"type": "start_combat", "fighter": 0, "monsters": [NEWT]},
+    ]
+
+
+@pytest.mark.parametrize("edition", ["classic", "disney"])
+def test_nobody_is_made_to_help_in_a_fight_for_the_win(edition: str) -> None:
+    game = play(_fight(9), edition=edition)
+    compelled = {"type": "add_helper", "helper": 1, "compelled": True}
+    assert refused(game, compelled).rule == "compelled_for_win"
+    allowed(game, {"type": "add_helper", "helper": 1})  # a volunteer may
+    game = play([*_fight(3), compelled], edition=edition)
+    assert game.state.combat.compelled
+    assert said(game) == "A card makes Bo help"
+
+
+def test_a_compelled_helper_may_back_out_once_the_fight_is_for_the_win_a_volunteer_never() -> None:
+    made = play(
+        [*_fight(3), {"type": "add_helper", "helper": 1, "compelled": True}], edition="disney"
+    )
+    err = refused(made, {"type": "remove_helper"})
+    assert err.rule == "helper_stays" and "made to help" in str(err)
+    allowed(made, {"type": "add_monster", "monster": GIANT})  # now a win: 3 + 8 levels
+    allowed(made, {"type": "remove_helper"})
+    volunteer = play(
+        [
+            *_fight(3),
+            {"type": "add_helper", "helper": 1},
+            {"type": "add_monster", "monster": GIANT},
+        ],
+        edition="disney",
+    )
+    assert refused(volunteer, {"type": "remove_helper"}).rule == "helper_stays"

@@ -637,7 +637,9 @@ def step_die(action: Die, state: GameState) -> GameState:
     if combat.running:
         return finish_running_if_done(state)
     if action.player == combat.helper:
-        helper_gone = combat.evolve(helper=None, level_only=combat.level_only - {action.player})
+        helper_gone = combat.evolve(
+            helper=None, level_only=combat.level_only - {action.player}, compelled=False
+        )
         return state.evolve(combat=helper_gone)
     result = CombatResult(
         outcome="fighter_died",

@@ -271,10 +271,19 @@ def words_add_enhancer(a: AddEnhancer, s: GameState) -> str:
 
 
 class AddHelper(BaseAction):
-    """Another player helps the fighter (at most one helper)."""
+    """Another player helps the fighter (at most one helper): a volunteer, or `compelled`
+    by a card, which is recorded because the two may leave differently (RULES.md §11)."""
 
     type: Literal["add_helper"] = "add_helper"
     helper: Seat
+    compelled: bool = False
+
+
+def for_the_win(state: GameState, combat: CombatState) -> bool:
+    """Whether winning this fight would take the fighter to the winning level."""
+    if state.no_limit:
+        return False
+    return state.players[combat.fighter].level + combat.levels >= state.winning_level
 
 
 def _check_helper(state: GameState, combat: CombatState, seat: int) -> None:
@@ -292,17 +301,24 @@ def rule_add_helper(action: AddHelper, state: GameState) -> None:
     if combat.helper is not None and action.helper != combat.fighter:
         raise RuleError("one_helper", Phrase("Only one player can help in a combat"))
     _check_helper(state, combat, action.helper)
+    if action.compelled and for_the_win(state, combat):
+        raise RuleError(
+            "compelled_for_win",
+            Phrase("Nobody can be made to help in a fight for the win"),
+        )
 
 
 @step.register
 def step_add_helper(action: AddHelper, state: GameState) -> GameState:
     """The player joins the fighter's side as the helper (§6)."""
-    return combat_update(state, helper=action.helper, helped=True)
+    return combat_update(state, helper=action.helper, helped=True, compelled=action.compelled)
 
 
 @words.register
 def words_add_helper(a: AddHelper, s: GameState) -> str:
-    """History: who helps."""
+    """History: who helps, and whether a card made them."""
+    if a.compelled:
+        return Phrase("A card makes {name} help", name=player_name(s, a.helper))
     return Phrase("{name} helps", name=player_name(s, a.helper))
 
 
@@ -315,19 +331,26 @@ class RemoveHelper(BaseAction):
 
 def _helper_stays(state: GameState, combat: CombatState, override: str | None) -> None:
     """Where the edition says so (the fairy-tale kingdom), a player who volunteered to help
-    cannot back out (rules 3 on)."""
+    cannot back out (rules 3 on); one a card made help may, once the fight is one for the
+    win (rules 4 on)."""
     if (
         combat.helper is not None
         and override is None
         and state.rules > LEGACY_RULES
         and state.setup.edition.helper_stays
+        and not (combat.compelled and for_the_win(state, combat))
     ):
+        name = state.players[combat.helper].name
+        if combat.compelled:
+            raise RuleError(
+                "helper_stays",
+                Phrase(
+                    "{name} was made to help and may back out only once the fight is for the win",
+                    name=name,
+                ),
+            )
         raise RuleError(
-            "helper_stays",
-            Phrase(
-                "{name} offered to help and cannot back out",
-                name=state.players[combat.helper].name,
-            ),
+            "helper_stays", Phrase("{name} offered to help and cannot back out", name=name)
         )
 
 
@@ -354,6 +377,7 @@ def _with_helper(state: GameState, seat: int | None) -> GameState:
         helper=seat,
         level_only=combat.level_only - {combat.helper},
         helped=combat.helped or seat is not None,
+        compelled=False,
     )
 
 
