@@ -14,7 +14,10 @@ Tables (schema version `SCHEMA_VERSION`, kept in SQLite's `user_version`):
   was taken at, so a long game resumes without folding its whole log;
 * `meta`: small facts (the game to resume);
 * `imported`: which JSON saves of earlier versions were taken in, so the import on
-  first start is done once and can be interrupted at any point.
+  first start is done once and can be interrupted at any point;
+* `stats`: each game's statistics summary (`companion.core.statistics`), written with
+  every save, and the engine that made it (`engine`), so a new one makes them again;
+  `summary` is NULL for a game that could not be read.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from pathlib import Path
 from companion.plumbing.errors import StoreError
 
 DATABASE_FILE = "games.sqlite3"
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 # How long a connection waits for another one's write lock before giving up (ms);
 # writes are single-row appends, so a wait this long means something is stuck.
 BUSY_TIMEOUT_MS = 10_000
@@ -73,6 +76,11 @@ CREATE TABLE IF NOT EXISTS imported (
     mtime REAL NOT NULL,
     problem TEXT
 );
+CREATE TABLE IF NOT EXISTS stats (
+    game_id TEXT PRIMARY KEY,
+    engine TEXT NOT NULL,
+    summary TEXT
+);
 """
 
 # From schema 1: the order games were played in, first taken from their dates.
@@ -84,6 +92,18 @@ UPDATE games SET played = (
 );
 CREATE INDEX IF NOT EXISTS games_by_play ON games (played DESC);
 """
+
+# From schema 2: the statistics summaries (the games saved before are summarised once,
+# in the background: `companion.store.stats`).
+_TO_SCHEMA_3 = """
+CREATE TABLE IF NOT EXISTS stats (
+    game_id TEXT PRIMARY KEY,
+    engine TEXT NOT NULL,
+    summary TEXT
+);
+"""
+# The steps from each earlier schema to this one.
+_UPGRADES = {1: _TO_SCHEMA_2 + _TO_SCHEMA_3, 2: _TO_SCHEMA_3}
 
 
 class NewerDatabaseError(StoreError):
@@ -181,7 +201,7 @@ def connect(path: Path) -> sqlite3.Connection:
             )
         if version < SCHEMA_VERSION:
             # One script, one transaction: a crash leaves no half-made schema.
-            steps = _TO_SCHEMA_2 if version == 1 else _SCHEMA
+            steps = _UPGRADES.get(version, _SCHEMA)
             conn.executescript(
                 f"BEGIN IMMEDIATE;{steps}PRAGMA user_version = {SCHEMA_VERSION};COMMIT;"
             )

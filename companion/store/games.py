@@ -16,6 +16,7 @@ import json
 import logging
 import secrets
 import sqlite3
+import threading
 import time
 import weakref
 from collections.abc import Callable
@@ -37,7 +38,8 @@ from companion.core.log_versions import (
     upgrade_setup,
 )
 from companion.core.models import SAVED_GAME
-from companion.plumbing.errors import StoreError
+from companion.core.statistics import STATS_ENGINE, summarise
+from companion.plumbing.errors import CompanionError, StoreError
 from companion.plumbing.files import atomic_write_text
 from companion.plumbing.listeners import Listeners
 from companion.plumbing.places import data_dir
@@ -58,6 +60,14 @@ from companion.store.opening import damaged_copies, open_games
 from companion.store.owner import Holder, Owner, claim
 from companion.store.reading import Reader, close_all
 from companion.store.recorder import SAVE_TIMEOUT_S, Later, Recorder, Schedule
+from companion.store.stats import (
+    SUMMARIES_QUERY,
+    WAITING_QUERY,
+    StoredStatistics,
+    Summarising,
+    read_statistics,
+    write_summary_made_late,
+)
 from companion.store.writer import Job, Writer
 
 log = logging.getLogger(__name__)
@@ -173,6 +183,8 @@ class GameStore:
             weakref.finalize(self, self._owner.release)
         # The games folder's modification time when it was last looked through.
         self._legacy_seen: int | None = None
+        # Games saved before statistics were kept, being summarised (see `summarise_waiting`).
+        self._summarising: Summarising | None = None
         self._import_legacy()
         if self.database == self.home and device_full(self.home):
             self.problem = "; ".join(
@@ -314,6 +326,9 @@ class GameStore:
 
     def close(self) -> None:
         """Write what is due and queued, stop the writer and close the database."""
+        if self._summarising is not None:
+            self._summarising.stop()
+            self._summarising.finished.wait(SAVE_TIMEOUT_S)
         for recorder in self._recorders:
             recorder.close()
         self._recorders.clear()
@@ -514,7 +529,7 @@ class GameStore:
         rows = self._rows
 
         def remove(conn: sqlite3.Connection) -> None:
-            for table in ("actions", "checkpoints"):
+            for table in ("actions", "checkpoints", "stats"):
                 conn.execute(f"DELETE FROM {table} WHERE game_id = ?", (game_id,))
             conn.execute("DELETE FROM games WHERE id = ?", (game_id,))
             conn.execute("DELETE FROM meta WHERE key = ? AND value = ?", (LAST_GAME_KEY, game_id))
@@ -525,6 +540,62 @@ class GameStore:
         # A JSON save it was taken in from goes too (its import stays recorded, so it
         # does not come back).
         self.path_of(game_id).unlink(missing_ok=True)
+
+    # -- statistics ----------------------------------------------------------------------
+    def statistics(self) -> StoredStatistics:
+        """Every saved game's statistics summary, read from the `stats` table in one query
+        (no game is opened): the games not summarised yet and those that could not be read
+        are counted, not shown. Saves on their way are waited for only a moment."""
+        self.flush(timeout=LIST_WAIT_S)
+        return read_statistics(self._reader.all(SUMMARIES_QUERY, ()))
+
+    def summarise_waiting(self) -> Summarising:
+        """Summarise, once, on a worker thread, the games saved before statistics were
+        kept (or by an older way of making them); returns how far it has got. A game that
+        cannot be read is kept as such, and counted."""
+        running = self._summarising
+        if running is not None and running.running:
+            return running
+        found = self._reader.all(WAITING_QUERY, (STATS_ENGINE,))
+        job = self._summarising = Summarising(len(found))
+        threading.Thread(
+            target=job.run,
+            args=([str(row[0]) for row in found], self._summary_text, self._keep_summary),
+            kwargs={"settle": lambda: self._writer.wait_idle(SAVE_TIMEOUT_S)},
+            name="companion-store-statistics",
+            daemon=True,
+        ).start()
+        return job
+
+    def _summary_text(self, game_id: str) -> str | None:
+        """A saved game's summary, folded from its log (None when it cannot be read whole)."""
+        row = self._reader.one(
+            "SELECT setup, revision, recorded, log_version FROM games WHERE id = ?", (game_id,)
+        )
+        if row is None:
+            return None
+        setup_text, revision, recorded, version = row
+        if not isinstance(revision, int) or not isinstance(recorded, int):
+            return None
+        conn = self._reader.conn
+        try:
+            with collector_paused():
+                bodies = self._readable_bodies(conn, game_id)
+                _digests, intact = self._reader.verified(conn, game_id, bodies, None)
+                if intact < recorded or revision > recorded:
+                    return None
+                setup = GameSetup.model_validate(
+                    upgrade_setup(readable_version(version), json.loads(str(setup_text))),
+                    context={SAVED_GAME: True},
+                )
+                actions = read_actions(version, "[" + ",".join(bodies[:revision]) + "]")
+                return summarise(setup, actions).to_json()
+        except (CompanionError, ValueError, RecursionError) as exc:
+            log.info("game %s cannot be summarised: %s", game_id, exc)
+            return None
+
+    def _keep_summary(self, game_id: str, summary: str | None) -> None:
+        self._writer.submit(Job(lambda conn: write_summary_made_late(conn, game_id, summary)))
 
     # -- the game to resume ------------------------------------------------------------
     @property

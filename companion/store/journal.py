@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from companion.core import Game, GameState
 from companion.core.game import action_text, log_digest
@@ -19,6 +19,7 @@ from companion.core.log_versions import LOG_VERSION
 from companion.plumbing.errors import StoreError
 from companion.store import checkpoints
 from companion.store.cover import COVER_KEY, LAST_GAME_KEY, cover_record
+from companion.store.stats import SummaryKeeper, write_summary
 
 
 @dataclass
@@ -36,9 +37,13 @@ class Journal:
     sequence: int = -1
     # The cover the database holds for the game (None: none, or not known).
     cover: str | None = None
+    # The game's statistics, folded as far as the last change (made at the first one).
+    keeper: SummaryKeeper | None = field(default=None, repr=False)
 
     def changed_from(self, first: int) -> None:
         """The recorded actions from index `first` on were replaced (see `Game.record_changes`)."""
+        if self.keeper is not None:
+            self.keeper.changed_from(first)
         self.rows = min(self.rows, first)
         self.checkpoint = min(self.checkpoint, first - first % checkpoints.SAVED_INTERVAL)
 
@@ -83,6 +88,8 @@ class Change:
     cover: str | None
     # Written whole: whatever the database held under this id goes first.
     whole: bool = False
+    # The game's statistics summary (`companion.core.statistics`), kept beside its row.
+    stats: str | None = None
 
 
 def change_of(
@@ -110,6 +117,9 @@ def change_of(
     checkpoint = checkpoints.due(journal, reset_checkpoints)
     state = game.state
     names = [player.name for player in state.players]
+    if journal.keeper is None or journal.keeper.game is not game:
+        journal.keeper = SummaryKeeper(game)
+    stats = journal.keeper.summary().to_json()
     change = Change(
         game_id=game_id,
         sequence=game.sequence,
@@ -127,6 +137,7 @@ def change_of(
         mark_last=mark,
         cover=cover if mark else None,
         whole=whole,
+        stats=stats,
     )
     journal.rows = game.recorded
     journal.exists = True
@@ -199,6 +210,8 @@ class RowWriter:
         )
         if updated.rowcount != 1:
             raise StoreError(f"{self.where}: game {game_id} is not in the database")
+        if change.stats is not None:
+            write_summary(conn, game_id, change.stats)
         if change.checkpoint is not None:
             at = change.checkpoint.revision
             checkpoints.write(conn, game_id, change.checkpoint, self.chain_at(conn, game_id, at))

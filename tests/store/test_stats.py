@@ -1,0 +1,133 @@
+"""Statistics kept beside the saved games: written with each save, made once in the
+background for games saved before, read without opening a game; a damaged game is
+left out and counted."""
+
+from __future__ import annotations
+
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+
+from companion.core import Game, GoUpLevel
+from companion.core.statistics import STATS_ENGINE, summarise, table_statistics
+from companion.store import GameStore
+from tests.core.test_statistics import first_game, second_game, unfinished_game
+
+FIRST, SECOND, THIRD = "20261129-040000-0001", "20261129-050000-0002", "20261129-060000-0003"
+
+
+def _rows(path: Path, sql: str) -> list[tuple[object, ...]]:
+    with closing(sqlite3.connect(path / "games.sqlite3")) as conn:
+        return conn.execute(sql).fetchall()
+
+
+def _change(path: Path, *sql: str) -> None:
+    with closing(sqlite3.connect(path / "games.sqlite3")) as conn, conn:
+        for statement in sql:
+            conn.execute(statement)
+
+
+def test_a_save_keeps_the_games_summary(tmp_path: Path) -> None:
+    store = GameStore(tmp_path)
+    game = first_game()
+    store.save(FIRST, game)
+    stored = store.statistics()
+    assert (stored.waiting, stored.unreadable) == (0, 0)
+    assert stored.summaries == [summarise(game.setup, game.log)]
+    store.close()
+
+
+def test_a_followed_game_is_summarised_as_it_goes_undo_included(tmp_path: Path) -> None:
+    store = GameStore(tmp_path)
+    recorder = store.recorder()
+    source = first_game()
+    game = Game(source.setup)
+    recorder.follow(FIRST, game)
+    for number, action in enumerate(source.log):
+        game.apply(action)
+        recorder.save()
+        if number == 5:  # an undo saved, then the same action again
+            game.undo()
+            recorder.save()
+            game.apply(action)
+        if number == 8:  # an undo not saved, and another action in its place
+            game.undo()
+            game.apply(GoUpLevel(player=1))
+            recorder.save()
+            game.undo()
+            game.apply(action)
+    recorder.save()
+    assert store.statistics().summaries == [summarise(source.setup, source.log)]
+    store.close()
+
+
+def test_games_saved_before_statistics_are_summarised_once_in_the_background(
+    tmp_path: Path,
+) -> None:
+    store = GameStore(tmp_path)
+    store.save(FIRST, first_game())
+    store.save(SECOND, second_game())
+    store.close()
+    # The database as the version before statistics left it.
+    _change(tmp_path, "DROP TABLE stats", "PRAGMA user_version = 2")
+    store = GameStore(tmp_path)
+    before = store.statistics()
+    assert (before.summaries, before.waiting) == ([], 2)
+    job = store.summarise_waiting()
+    assert job.finished.wait(30)
+    assert (job.done, job.total, job.unreadable) == (2, 2, 0)
+    after = store.statistics()
+    assert after.waiting == 0
+    table = table_statistics(after.summaries).table
+    assert (table.games, table.wins, table.totals.kills) == (2, 2, 5)  # Ann 3, Cy 1, Bo 1
+    assert _rows(tmp_path, "PRAGMA user_version") == [(3,)]
+    # Done once: nothing waits the next time.
+    assert store.summarise_waiting().total == 0
+    store.close()
+
+
+def test_a_damaged_game_is_left_out_and_counted(tmp_path: Path) -> None:
+    store = GameStore(tmp_path)
+    store.save(FIRST, first_game())
+    store.save(SECOND, second_game())
+    store.save(THIRD, unfinished_game())
+    store.close()
+    _change(
+        tmp_path,
+        # An action's text changed under its fingerprint, and no summary yet.
+        f"UPDATE actions SET body = '{{\"type\":\"end_turn\"}}' WHERE game_id = '{FIRST}' "
+        "AND number = 3",
+        f"DELETE FROM stats WHERE game_id = '{FIRST}'",
+        # A summary damaged in place.
+        f"UPDATE stats SET summary = '{{\"players\": 1' WHERE game_id = '{SECOND}'",
+    )
+    store = GameStore(tmp_path)
+    job = store.summarise_waiting()
+    assert job.finished.wait(30)
+    assert (job.total, job.unreadable) == (1, 1)
+    stored = store.statistics()
+    assert (stored.unreadable, stored.waiting, len(stored.summaries)) == (2, 0, 1)
+    assert stored.summaries[0].players == ("Ann", "Bo")
+    store.close()
+
+
+def test_a_summary_of_an_older_engine_is_made_again(tmp_path: Path) -> None:
+    store = GameStore(tmp_path)
+    store.save(FIRST, second_game())
+    store.close()
+    _change(tmp_path, "UPDATE stats SET engine = 'old', summary = 'what it said then'")
+    store = GameStore(tmp_path)
+    assert store.statistics().waiting == 1
+    assert store.summarise_waiting().finished.wait(30)
+    assert _rows(tmp_path, "SELECT engine FROM stats") == [(STATS_ENGINE,)]
+    assert len(store.statistics().summaries) == 1
+    store.close()
+
+
+def test_a_deleted_game_takes_its_summary_with_it(tmp_path: Path) -> None:
+    store = GameStore(tmp_path)
+    store.save(FIRST, first_game())
+    store.delete(FIRST)
+    assert store.statistics().summaries == []
+    assert _rows(tmp_path, "SELECT count(*) FROM stats") == [(0,)]
+    store.close()
