@@ -22,6 +22,7 @@ COMMANDS: dict[str, str] = {
     "sim": "sim",
     "serve": "serve",
     "screenshots": "screenshots",
+    "stats": "stats",
 }
 
 # Started when `companion` is called with no sub-command, if registered.

@@ -547,7 +547,23 @@ class GameStore:
         (no game is opened): the games not summarised yet and those that could not be read
         are counted, not shown. Saves on their way are waited for only a moment."""
         self.flush(timeout=LIST_WAIT_S)
-        return read_statistics(self._reader.all(SUMMARIES_QUERY, ()))
+        rows = self._reader.all(SUMMARIES_QUERY, ())
+        source = self._reader.source
+        if source is not None:  # the user's games, read-only while saves go elsewhere
+            own = {row[0] for row in rows}
+            try:
+                theirs = self._reader.all(SUMMARIES_QUERY, (), source)
+            except StoreError:  # an earlier schema, with no summaries: all of them wait
+                try:
+                    theirs = [
+                        (row[0], None, None)
+                        for row in self._reader.all("SELECT id FROM games", (), source)
+                    ]
+                except StoreError as exc:
+                    log.warning("the read-only saved games cannot be read: %s", exc)
+                    theirs = []
+            rows += [row for row in theirs if row[0] not in own]
+        return read_statistics(rows)
 
     def summarise_waiting(self) -> Summarising:
         """Summarise, once, on a worker thread, the games saved before statistics were

@@ -94,7 +94,8 @@ WAITING_QUERY = (
     "WHERE stats.engine IS NULL OR stats.engine != ? ORDER BY games.played DESC"
 )
 SUMMARIES_QUERY = (
-    "SELECT stats.engine, stats.summary FROM games LEFT JOIN stats ON stats.game_id = games.id"
+    "SELECT games.id, stats.engine, stats.summary FROM games "
+    "LEFT JOIN stats ON stats.game_id = games.id"
 )
 
 
@@ -112,7 +113,7 @@ def read_statistics(rows: list[tuple[object, ...]]) -> StoredStatistics:
     that could not be read)."""
     summaries: list[GameSummary] = []
     unreadable = waiting = 0
-    for engine, text in rows:
+    for _game_id, engine, text in rows:
         if engine != STATS_ENGINE:
             waiting += 1
             continue
