@@ -216,6 +216,7 @@ OZ = Edition(
     id="oz",
     name="Emerald land",
     classes=("Professor", "Wizard", "Royalty", "Soldier"),
+    cards=(CardRules(kind="class", name="Wizard", abilities=("charm",)),),
 )
 ADVENTURE_TIME = Edition(
     id="adventure_time",

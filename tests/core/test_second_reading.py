@@ -508,3 +508,46 @@ def test_a_compelled_helper_may_back_out_once_the_fight_is_for_the_win_a_volunte
         edition="disney",
     )
     assert refused(volunteer, {"type": "remove_helper"}).rule == "helper_stays"
+
+
+# --- 2. class abilities by edition -------------------------------------------------------------
+
+
+def test_the_emerald_lands_wizard_charms_a_monster_away_even_while_helping() -> None:
+    """The Charm Spell: the whole hand, three cards at least, takes one monster out of the
+    fight; no level for it, and its treasure is won, as the card says. A helper's class
+    works in the fight they help."""
+    game = play(
+        [
+            {"type": "gain_trait", "player": 1, "kind": "class", "name": "Wizard"},
+            {
+                "type": "start_combat",
+                "fighter": 0,
+                "monsters": [
+                    {"name": "Flying Monkey", "level": 1, "treasure": 1},
+                    {"name": "Winkie Guard", "level": 12, "treasure": 3},
+                ],
+            },
+            {"type": "add_helper", "helper": 1},
+        ],
+        edition="oz",
+    )
+    assert refused(game, {"type": "charm", "player": 1, "monster": 1, "cards": 2}).rule == (
+        "charm_cards"
+    )
+    allowed(game, {"type": "charm", "player": 1, "monster": 1, "cards": 3})
+    allowed(game, {"type": "resolve_combat", "outcome": "kill"})
+    result = game.state.last_combat
+    assert (result.levels, result.treasure) == (1, 1 + 3)
+    assert game.state.players[0].level == 2
+
+
+def test_a_professor_of_the_emerald_land_has_no_charm() -> None:
+    game = play(
+        [
+            {"type": "gain_trait", "player": 0, "kind": "class", "name": "Professor"},
+            {"type": "start_combat", "fighter": 0, "monsters": [NEWT]},
+        ],
+        edition="oz",
+    )
+    assert refused(game, {"type": "charm", "player": 0, "monster": 0, "cards": 4}).rule
