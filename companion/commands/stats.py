@@ -28,7 +28,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     # Imported here so `companion --help` does not pay for the store.
-    from companion.core.statistics import table_statistics
     from companion.store import GameStore, StoreError
 
     try:
@@ -47,13 +46,7 @@ def run(args: argparse.Namespace) -> int:
         return 1
     finally:
         store.close()
-    stats = table_statistics(
-        stored.summaries,
-        player=args.player,
-        edition=args.edition,
-        unreadable=stored.unreadable,
-        waiting=stored.waiting,
-    )
+    stats = stored.figures(player=args.player, edition=args.edition)
     if args.json:
         print(json.dumps(as_record(stats), ensure_ascii=False, indent=1))
     else:

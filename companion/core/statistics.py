@@ -39,24 +39,35 @@ class PlayerFigures:
     sales: int = 0  # times items were sold for levels
     sold_items: int = 0  # tracked items those sales took
     sale_levels: int = 0  # levels the sales bought
-    met: Counter[str] = field(default_factory=Counter)  # monsters fought, by name
-    killed_by: Counter[str] = field(default_factory=Counter)  # monsters that killed them
-    items: Counter[str] = field(default_factory=Counter)  # items and one-shots used
+    # Counted by name (plain dicts: a thousand games' worth are read at each opening).
+    met: dict[str, int] = field(default_factory=dict)  # monsters fought
+    killed_by: dict[str, int] = field(default_factory=dict)  # monsters that killed them
+    items: dict[str, int] = field(default_factory=dict)  # items and one-shots used
 
     def add(self, other: PlayerFigures) -> None:
-        """Add another game's figures to these."""
-        for name in _NUMBERS:
-            setattr(self, name, getattr(self, name) + getattr(other, name))
-        self.met.update(other.met)
-        self.killed_by.update(other.killed_by)
-        self.items.update(other.items)
+        """Add another game's figures to these (written out: it runs once per player
+        per game each time statistics are opened)."""
+        self.kills += other.kills
+        self.deaths += other.deaths
+        self.helped_kills += other.helped_kills
+        self.kill_levels += other.kill_levels
+        self.sales += other.sales
+        self.sold_items += other.sold_items
+        self.sale_levels += other.sale_levels
+        for mine, theirs in (
+            (self.met, other.met),
+            (self.killed_by, other.killed_by),
+            (self.items, other.items),
+        ):
+            for name, count in theirs.items():
+                mine[name] = mine.get(name, 0) + count
 
     def copy(self) -> PlayerFigures:
         return replace(
             self,
-            met=Counter(self.met),
-            killed_by=Counter(self.killed_by),
-            items=Counter(self.items),
+            met=dict(self.met),
+            killed_by=dict(self.killed_by),
+            items=dict(self.items),
         )
 
     def to_record(self) -> dict[str, object]:
@@ -69,19 +80,18 @@ class PlayerFigures:
 
     @classmethod
     def from_record(cls, record: dict[str, object]) -> PlayerFigures:
-        figures = cls()
-        for name in _NUMBERS:
-            value = record.get(name, 0)
-            setattr(figures, name, value if isinstance(value, int) else 0)
+        numbers = {name: record.get(name, 0) for name in _NUMBERS}
+        if not all(type(value) is int for value in numbers.values()):
+            raise ValueError("not a game summary: a figure that is not a number")
+        counters: dict[str, dict[str, int]] = {}
         for name in _COUNTERS:
             counts = record.get(name)
-            if isinstance(counts, dict):
-                setattr(
-                    figures,
-                    name,
-                    Counter({str(k): v for k, v in counts.items() if isinstance(v, int)}),
-                )
-        return figures
+            if counts is None:
+                continue
+            if not isinstance(counts, dict) or not all(type(v) is int for v in counts.values()):
+                raise ValueError(f"not a game summary: {name} is not counted by name")
+            counters[name] = counts
+        return cls(**numbers, **counters)  # type: ignore[arg-type]
 
 
 _NUMBERS = (
@@ -188,17 +198,17 @@ class StatsFold:
         elif kind == "gain_item":
             item = getattr(action, "item", None)
             if item is not None and item.name:
-                figures[int(getattr(action, "player", 0))].items[item.name] += 1
+                _count(figures[int(getattr(action, "player", 0))].items, item.name)
         elif kind == "play_one_shot" and before.combat is not None:
             name = getattr(action, "name", "")
             if name and getattr(action, "side", "") == "players":
-                figures[before.combat.fighter].items[name] += 1
+                _count(figures[before.combat.fighter].items, name)
         for seat, (was, now) in enumerate(zip(before.players, after.players, strict=True)):
             if now.dead and not was.dead:
                 figures[seat].deaths += 1
                 killer = _killer(before, action, seat)
                 if killer:
-                    figures[seat].killed_by[killer] += 1
+                    _count(figures[seat].killed_by, killer)
         ended = after.last_combat
         if ended is not None and ended is not before.last_combat and after.combat is None:
             self._fight_ended(before, ended, after)
@@ -206,7 +216,8 @@ class StatsFold:
     def _fight_ended(self, before: GameState, ended: CombatResult, after: GameState) -> None:
         fighters = [ended.fighter] + ([ended.helper] if ended.helper is not None else [])
         for seat in fighters:
-            self.figures[seat].met.update(ended.monsters)
+            for monster in ended.monsters:
+                _count(self.figures[seat].met, monster)
         if ended.outcome != "kill":
             return
         killed = len(ended.monsters)
@@ -217,8 +228,12 @@ class StatsFold:
             gained = after.players[seat].level - before.players[seat].level
             self.figures[seat].kill_levels += max(0, gained)
 
-    def summary(self, state: GameState, minutes: float | None = None) -> GameSummary:
-        """The summary of the game folded so far, `state` being where it stands now."""
+    def summary(
+        self, state: GameState, minutes: float | None = None, *, shared: bool = False
+    ) -> GameSummary:
+        """The summary of the game folded so far, `state` being where it stands now.
+        `shared`: its figures are the fold's own, changed by the next step (for a summary
+        written out at once)."""
         return GameSummary(
             edition=self.setup.edition.id,
             players=tuple(player.name for player in state.players),
@@ -226,7 +241,7 @@ class StatsFold:
             levels=tuple(player.level for player in state.players),
             turns=state.turn,
             actions=self.revision,
-            figures=tuple(figures.copy() for figures in self.figures),
+            figures=tuple(self.figures if shared else (f.copy() for f in self.figures)),
             minutes=minutes,
         )
 
@@ -329,7 +344,11 @@ class Figures:
         }
 
 
-def _top(counts: Counter[str], limit: int) -> list[tuple[str, int]]:
+def _count(counts: dict[str, int], name: str) -> None:
+    counts[name] = counts.get(name, 0) + 1
+
+
+def _top(counts: dict[str, int], limit: int) -> list[tuple[str, int]]:
     # Most first, then by name, so the same games always read the same.
     return sorted(counts.items(), key=lambda item: (-item[1], item[0].casefold()))[:limit]
 
@@ -381,16 +400,18 @@ def table_statistics(
                 figures = people[key] = Figures(name=summary.players[seat])
             figures.name = summary.players[seat]
             figures.games += 1
-            for counted in (figures, table):
-                counted.level_total += summary.levels[seat]
-                counted.finishes += 1
+            figures.level_total += summary.levels[seat]
+            figures.finishes += 1
             figures.totals.add(summary.figures[seat])
-            table.totals.add(summary.figures[seat])
             mine = Record(summary.turns, summary.minutes, summary.players)
             figures.longest_game = _longer(figures.longest_game, mine)
             if seat in summary.winners:
                 figures.wins += 1
                 figures.fastest_win = _faster(figures.fastest_win, mine)
+    for figures in people.values():
+        table.level_total += figures.level_total
+        table.finishes += figures.finishes
+        table.totals.add(figures.totals)
     players = sorted(
         people.values(), key=lambda f: (-f.wins, -f.win_rate, -f.games, f.name.casefold())
     )

@@ -38,7 +38,7 @@ from companion.core.log_versions import (
     upgrade_setup,
 )
 from companion.core.models import SAVED_GAME
-from companion.core.statistics import STATS_ENGINE, summarise
+from companion.core.statistics import STATS_ENGINE, GameSummary, summarise
 from companion.plumbing.errors import CompanionError, StoreError
 from companion.plumbing.files import atomic_write_text
 from companion.plumbing.listeners import Listeners
@@ -61,6 +61,7 @@ from companion.store.owner import Holder, Owner, claim
 from companion.store.reading import Reader, close_all
 from companion.store.recorder import SAVE_TIMEOUT_S, Later, Recorder, Schedule
 from companion.store.stats import (
+    STATS_SEEN_QUERY,
     SUMMARIES_QUERY,
     WAITING_QUERY,
     StoredStatistics,
@@ -185,6 +186,9 @@ class GameStore:
         self._legacy_seen: int | None = None
         # Games saved before statistics were kept, being summarised (see `summarise_waiting`).
         self._summarising: Summarising | None = None
+        # The statistics last read, and what the tables looked like then.
+        self._stats_cache: tuple[object, StoredStatistics] | None = None
+        self._parsed_summaries: dict[str, tuple[str, GameSummary]] = {}
         self._import_legacy()
         if self.database == self.home and device_full(self.home):
             self.problem = "; ".join(
@@ -547,8 +551,13 @@ class GameStore:
         (no game is opened): the games not summarised yet and those that could not be read
         are counted, not shown. Saves on their way are waited for only a moment."""
         self.flush(timeout=LIST_WAIT_S)
-        rows = self._reader.all(SUMMARIES_QUERY, ())
         source = self._reader.source
+        # Read again only when a game was saved, summarised or deleted since the last time.
+        seen = self._reader.one(STATS_SEEN_QUERY, (STATS_ENGINE,))
+        cached = self._stats_cache
+        if source is None and cached is not None and cached[0] == seen:
+            return cached[1]
+        rows = self._reader.all(SUMMARIES_QUERY, ())
         if source is not None:  # the user's games, read-only while saves go elsewhere
             own = {row[0] for row in rows}
             try:
@@ -563,7 +572,9 @@ class GameStore:
                     log.warning("the read-only saved games cannot be read: %s", exc)
                     theirs = []
             rows += [row for row in theirs if row[0] not in own]
-        return read_statistics(rows)
+        stored = read_statistics(rows, self._parsed_summaries)
+        self._stats_cache = (seen, stored)
+        return stored
 
     def summarise_waiting(self) -> Summarising:
         """Summarise, once, on a worker thread, the games saved before statistics were

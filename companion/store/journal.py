@@ -119,7 +119,7 @@ def change_of(
     names = [player.name for player in state.players]
     if journal.keeper is None or journal.keeper.game is not game:
         journal.keeper = SummaryKeeper(game)
-    stats = journal.keeper.summary().to_json()
+    stats = journal.keeper.summary_text()
     change = Change(
         game_id=game_id,
         sequence=game.sequence,

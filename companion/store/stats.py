@@ -12,11 +12,17 @@ import logging
 import sqlite3
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import pairwise
 
 from companion.core import Game, GameState
-from companion.core.statistics import STATS_ENGINE, GameSummary, StatsFold
+from companion.core.statistics import (
+    STATS_ENGINE,
+    GameSummary,
+    StatsFold,
+    TableStatistics,
+    table_statistics,
+)
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +48,15 @@ class SummaryKeeper:
 
     def summary(self) -> GameSummary:
         """The game's summary as it stands now, folding only what is new."""
+        self._catch_up()
+        return self.fold.summary(self.game.state)
+
+    def summary_text(self) -> str:
+        """`summary` as the text kept in the database."""
+        self._catch_up()
+        return self.fold.summary(self.game.state, shared=True).to_json()
+
+    def _catch_up(self) -> None:
         game = self.game
         target = game.revision
         if target < self.fold.revision:
@@ -54,7 +69,6 @@ class SummaryKeeper:
             for number, (before, after) in enumerate(pairwise(states), start=done):
                 self._step(before, game.action_at(number), after)
         self._state = game.state
-        return self.fold.summary(game.state)
 
     def _step(self, before: GameState, action: object, after: GameState) -> None:
         self.fold.step(before, action, after)  # type: ignore[arg-type]
@@ -75,6 +89,15 @@ def write_summary(conn: sqlite3.Connection, game_id: str, summary: str | None) -
         "ON CONFLICT (game_id) DO UPDATE SET engine = excluded.engine, summary = excluded.summary",
         (game_id, STATS_ENGINE, summary),
     )
+    conn.execute(_COUNT_WRITTEN)
+
+
+# Counts the summaries written, so a reader sees at a glance whether any changed.
+_WRITTEN_KEY = "stats_written"
+_COUNT_WRITTEN = (
+    f"INSERT INTO meta (key, value) VALUES ('{_WRITTEN_KEY}', '1') ON CONFLICT (key) "
+    "DO UPDATE SET value = CAST(value AS INTEGER) + 1"
+)
 
 
 def write_summary_made_late(conn: sqlite3.Connection, game_id: str, summary: str | None) -> None:
@@ -87,6 +110,7 @@ def write_summary_made_late(conn: sqlite3.Connection, game_id: str, summary: str
         "summary = excluded.summary WHERE stats.engine != excluded.engine",
         (game_id, STATS_ENGINE, summary, game_id),
     )
+    conn.execute(_COUNT_WRITTEN)
 
 
 WAITING_QUERY = (
@@ -98,6 +122,12 @@ SUMMARIES_QUERY = (
     "LEFT JOIN stats ON stats.game_id = games.id"
 )
 
+# What changes whenever a game is saved, summarised or deleted.
+STATS_SEEN_QUERY = (
+    "SELECT (SELECT count(*) FROM games), (SELECT count(*) FROM stats WHERE engine = ?), "
+    f"(SELECT value FROM meta WHERE key = '{_WRITTEN_KEY}')"
+)
+
 
 @dataclass
 class StoredStatistics:
@@ -106,24 +136,59 @@ class StoredStatistics:
     summaries: list[GameSummary]
     unreadable: int  # games that could not be read
     waiting: int  # games not summarised (yet) by today's engine
+    # The figures worked out so far, by (player, edition): the store hands out the same
+    # statistics until a game changes, so opening them again costs one small query.
+    _figures: dict[tuple[str | None, str | None], TableStatistics] = field(
+        default_factory=dict, repr=False, compare=False
+    )
+
+    def figures(self, player: str | None = None, edition: str | None = None) -> TableStatistics:
+        """The table's and each player's figures over these games (see `table_statistics`)."""
+        key = (player, edition)
+        found = self._figures.get(key)
+        if found is None:
+            found = self._figures[key] = table_statistics(
+                self.summaries,
+                player=player,
+                edition=edition,
+                unreadable=self.unreadable,
+                waiting=self.waiting,
+            )
+        return found
 
 
-def read_statistics(rows: list[tuple[object, ...]]) -> StoredStatistics:
+def read_statistics(
+    rows: list[tuple[object, ...]], parsed: dict[str, tuple[str, GameSummary]] | None = None
+) -> StoredStatistics:
     """The summaries from the rows of `SUMMARIES_QUERY` (a damaged one counts as a game
-    that could not be read)."""
+    that could not be read). `parsed` holds the summaries read last time by game, with
+    their text: one whose text is the same is not parsed again (it is brought up to date)."""
     summaries: list[GameSummary] = []
     unreadable = waiting = 0
-    for _game_id, engine, text in rows:
+    known = {} if parsed is None else parsed
+    seen: dict[str, tuple[str, GameSummary]] = {}
+    for game_id, engine, text in rows:
         if engine != STATS_ENGINE:
             waiting += 1
             continue
         if text is None:
             unreadable += 1
             continue
-        try:
-            summaries.append(GameSummary.from_json(str(text)))
-        except (ValueError, RecursionError):
-            unreadable += 1
+        text = str(text)
+        before = known.get(str(game_id))
+        if before is not None and before[0] == text:
+            summary = before[1]
+        else:
+            try:
+                summary = GameSummary.from_json(text)
+            except (ValueError, RecursionError):
+                unreadable += 1
+                continue
+        seen[str(game_id)] = (text, summary)
+        summaries.append(summary)
+    if parsed is not None:
+        parsed.clear()
+        parsed.update(seen)
     return StoredStatistics(summaries, unreadable, waiting)
 
 
