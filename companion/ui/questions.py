@@ -163,18 +163,31 @@ def answer(answers: Answers, question: Question, key: str) -> dict[QuestionKey, 
 # -- words ---------------------------------------------------------------------------------
 
 
-def bad_stuff_question_text(question: Question, name: str) -> str:
-    """The question a Bad Stuff asks its victim before the roll, in words."""
+def bad_stuff_question_text(question: Question, name: str, caught: bool = False) -> str:
+    """The question a Bad Stuff asks its victim, in words: before the roll ("if caught"),
+    or once a roll has caught them (`caught`)."""
     n = question.count
     if question.source == "items":
+        if caught:
+            return ngettext(
+                "{name} was caught: which item does {name} lose?",
+                "{name} was caught: which {n} items does {name} lose?",
+                n,
+            ).format(name=name, n=n)
         return ngettext(
             "If caught, which item does {name} lose?",
             "If caught, which {n} items does {name} lose?",
             n,
         ).format(name=name, n=n)
     if question.source == "allowance":
+        if caught:
+            return _("{name} was caught: {question}").format(
+                name=name, question=allowance_text(question.what, name, n)
+            )
         return _("If caught: {question}").format(question=allowance_text(question.what, name, n))
     what = _(LOSS_NAMES.get(question.what, question.what))
+    if caught:
+        return _("{name} was caught: which {what} does {name} lose?").format(what=what, name=name)
     return _("If caught, which {what} does {name} lose?").format(what=what, name=name)
 
 

@@ -293,9 +293,12 @@ class RunAwayScreen(CompanionScreen):
             return
         name = state.players[self.fighter].name
         asked, _picks = bad_stuff_asked(state, self.fighter, self.monster, self._picks)
+        held = self._held()
+        caught = held is not None and held.monster == self.monster
         for shown in asked:
             question = shown.question
-            box.add_widget(Factory.Caption(text=bad_stuff_question_text(question, name)))
+            words = bad_stuff_question_text(question, name, caught=caught)
+            box.add_widget(Factory.Caption(text=words))
             grid = GridLayout(cols=OPTION_COLUMNS, size_hint_y=None, spacing=dp(4))
             grid.bind(minimum_height=grid.setter("height"))
             for key, label in question.options:
