@@ -551,3 +551,54 @@ def test_a_professor_of_the_emerald_land_has_no_charm() -> None:
         edition="oz",
     )
     assert refused(game, {"type": "charm", "player": 0, "monster": 0, "cards": 4}).rule
+
+
+# --- 7. a lost allowance: extra Big items are sold, given, then discarded -------------------------
+
+PLANK = {"name": "Door Plank", "bonus": 2, "big": True, "gold": 400}
+ANVIL = {"name": "Golden Anvil", "bonus": 1, "big": True, "gold": 1200}
+DWARF = [
+    {"type": "gain_trait", "player": 2, "kind": "race", "name": "Dwarf"},
+    {"type": "gain_item", "player": 2, "item": PLANK},
+    {"type": "gain_item", "player": 2, "item": ANVIL},
+]
+NO_DWARF = {"type": "lose_trait", "player": 2, "kind": "race", "name": "Dwarf", "drop": ["i2"]}
+
+
+def test_on_their_turn_out_of_a_fight_the_former_dwarf_sells_the_extra_big_item() -> None:
+    game = play([*DWARF, {"type": "end_turn"}, {"type": "end_turn"}, NO_DWARF])
+    cy = game.state.players[2]
+    assert [i.spec.name for i in cy.items] == ["Door Plank"] and cy.level == 2
+
+
+def test_otherwise_it_goes_to_the_lowest_level_player_who_can_carry_it() -> None:
+    # Bo is lowest but carries a Big item already; Ann can take it.
+    game = play(
+        [
+            *DWARF,
+            {"type": "set_level", "player": 0, "level": 3},
+            {"type": "gain_item", "player": 1, "item": PLANK},
+            NO_DWARF,
+        ]
+    )
+    ann, bo, cy = game.state.players[:3]
+    assert [i.spec.name for i in ann.items] == ["Golden Anvil"]
+    assert len(bo.items) == 1 and [i.spec.name for i in cy.items] == ["Door Plank"]
+    assert cy.level == 1
+
+
+def test_only_what_nobody_can_carry_is_discarded() -> None:
+    game = play(
+        [
+            *DWARF,
+            {"type": "gain_item", "player": 0, "item": PLANK},
+            {"type": "gain_item", "player": 1, "item": PLANK},
+            NO_DWARF,
+        ]
+    )
+    assert [len(p.items) for p in game.state.players] == [1, 1, 1]
+
+
+def test_a_game_saved_under_rules_3_discarded_the_extra_big_item() -> None:
+    game = play([*DWARF, NO_DWARF], rules=3)
+    assert [len(p.items) for p in game.state.players] == [0, 0, 1]

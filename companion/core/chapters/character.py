@@ -24,6 +24,7 @@ from companion.core.chapters.base import (
     words,
 )
 from companion.core.chapters.combat import end_combat, finish_running_if_done
+from companion.core.chapters.levels import level_up, levels_to_sell
 from companion.core.chapters.rolls import (
     check_dice_named,
     fill_rolls,
@@ -31,10 +32,18 @@ from companion.core.chapters.rolls import (
     rolls_for,
     rolls_words,
 )
-from companion.core.chapters.table import alive, player_at, with_player
+from companion.core.chapters.table import alive, player_at, turn_passed, with_player
 from companion.core.dice import RandomSource
 from companion.core.errors import RuleError
-from companion.core.models import LEGACY_RULES, Ability, AllySpec, Sex, TagBonus, TraitKind
+from companion.core.models import (
+    LEGACY_RULES,
+    SECOND_READING,
+    Ability,
+    AllySpec,
+    Sex,
+    TagBonus,
+    TraitKind,
+)
 from companion.core.phrase import Phrase, joined, phrase_template
 from companion.core.state import (
     CombatResult,
@@ -98,13 +107,50 @@ def settle_allowances(
         }
         if gone:
             state = with_player(state, seat, **gone)
+    extra_big: list[str] = []
     for what, key, _name in drops:
-        if what == "big_item":
+        if what == "big_item" and player.rules >= SECOND_READING:
+            extra_big.append(key)
+        elif what == "big_item":
             player = state.players[seat]
             state = with_player(state, seat, items=tuple(i for i in player.items if i.id != key))
         else:
             state = remove_trait(state, seat, allowance.TRAIT_OF[what], key)
+    return place_extra_big_items(state, seat, extra_big) if extra_big else state
+
+
+def place_extra_big_items(state: GameState, seat: int, item_ids: list[str]) -> GameState:
+    """Big items a player may no longer carry (RULES.md §11, a lost allowance): sold, if it
+    is their turn and no fight is on (a level per full 1000 gold, never the winning one);
+    otherwise each goes to the lowest-Level player who can carry it (ties: the first to the
+    owner's left), and only what nobody can carry is discarded."""
+    owner = state.players[seat]
+    gone = [i for i in owner.items if i.id in item_ids]
+    state = with_player(state, seat, items=tuple(i for i in owner.items if i.id not in item_ids))
+    if seat == state.current and state.combat is None and not turn_passed(state, seat):
+        levels = levels_to_sell(state, seat, sum(i.spec.gold for i in gone), None)
+        return level_up(state, seat, levels) if levels > 0 else state
+    for item in gone:
+        taker = _lowest_who_can_carry(state, seat)
+        if taker is not None:
+            carried = state.players[taker].items
+            state = with_player(state, taker, items=(*carried, item.evolve(equipped=False)))
     return state
+
+
+def _lowest_who_can_carry(state: GameState, seat: int) -> int | None:
+    """The living player, not `seat`, of the lowest Level with room for one more Big item."""
+    able = []
+    for other in rules.seats_to_the_left(seat, len(state.players)):
+        player = state.players[other]
+        if other == seat or player.dead:
+            continue
+        limit = allowance.big_item_limit(player)
+        if limit is None or len(allowance.big_items(player)) < limit:
+            able.append(other)
+    if not able:
+        return None
+    return min(able, key=lambda s: state.players[s].level)  # min keeps the first of ties
 
 
 def _set_trait_effects(
