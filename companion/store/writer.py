@@ -202,9 +202,7 @@ class Writer:
                     if batch:
                         checked = tried = False
                         conn = self._write(conn, batch)
-                        if conn is not None and (
-                            self._checkpoint_due() or _full(batch, self.path)
-                        ):
+                        if conn is not None and (self._checkpoint_due() or _full(batch, self.path)):
                             conn = self._settle(conn)
                     elif settle:
                         checked = tried = True
