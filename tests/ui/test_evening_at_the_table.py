@@ -170,3 +170,27 @@ def test_whom_a_board_counter_shows_stays_inside_its_button_in_russian(ui: Harne
     finally:
         Window.remove_widget(row)
         ui.pump()
+
+
+def test_a_one_shot_card_is_played_from_the_combat_search_for_either_side(
+    ui: Harness,
+) -> None:
+    ui.start_game(NAMES)
+    ui.nav("combat")
+    combat = ui.screen("combat")
+    press(ui, combat.level_buttons[3])  # a fight
+    combat.ids.search.text = "sudden confidence"  # a potion: used once, not carried
+    ui.pump()
+    (row,) = [child for child in combat.ids.results.children if child.children]
+    for_players, _for_monsters = reversed(row.children)
+    press(ui, for_players)
+    state = ui.app.session.live_state
+    assert [(s.side, s.bonus, s.card_id) for s in state.combat.one_shots] == [
+        ("players", 3, "gen-potion-of-sudden-confidence")
+    ]
+    combat.ids.search.text = "sudden confidence"
+    ui.pump()
+    (row,) = [child for child in combat.ids.results.children if child.children]
+    press(ui, list(reversed(row.children))[1])
+    state = ui.app.session.live_state
+    assert [(s.side, s.bonus) for s in state.combat.one_shots] == [("players", 3), ("monsters", 3)]

@@ -373,8 +373,10 @@ class CombatScreen(CompanionScreen):
         in_fight = state is not None and state.combat is not None
         found = cards.search(text, kind="monster", limit=SEARCH_RESULTS)
         if in_fight:
-            # Enhancers go on the monster that joined last.
+            # Enhancers go on the monster that joined last; one-shots are played at once.
             found += cards.search(text, kind="enhancer", limit=SEARCH_RESULTS)
+            items = cards.search(text, kind="item", limit=SEARCH_RESULTS)
+            found += [card for card in items if card.one_shot]
         for card in found[:SEARCH_RESULTS]:
             button = FlatButton(
                 text=search_label(card),
@@ -384,15 +386,34 @@ class CombatScreen(CompanionScreen):
             )
             button.card_id = card.id
             button.bind(on_release=weakly(self.add_card, card.id))
-            box.add_widget(button)
+            if card.kind != "item":
+                box.add_widget(button)
+                continue
+            row = BoxLayout(size_hint_y=None, height=dp(48), spacing=dp(4))
+            theirs = FlatButton(
+                text=_("For the monsters"),
+                size_hint_x=0.4,
+                font_size=self.app.theme.body,
+            )
+            theirs.bind(on_release=weakly(self.add_card, card.id, "monsters"))
+            row.add_widget(button)
+            row.add_widget(theirs)
+            box.add_widget(row)
 
-    def add_card(self, card_id: str) -> None:
-        """A search result was tapped: a monster joins, or an enhancer is played."""
+    def add_card(self, card_id: str, side: str = "players") -> None:
+        """A search result was tapped: a monster joins, an enhancer is played, or a
+        one-shot is played for `side`."""
         cards = self.app.cards
         if cards is None:
             return
         card = cards.get(card_id)
-        if card.kind == "enhancer":
+        if card.kind == "item":
+            state = self.session.live_state
+            if state is None or state.combat is None:
+                return
+            chosen = "monsters" if side == "monsters" else "players"
+            self.session.act(cards.item(card_id).one_shot_action(chosen))
+        elif card.kind == "enhancer":
             state = self.session.live_state
             if state is None or state.combat is None:
                 return

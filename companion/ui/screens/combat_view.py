@@ -288,10 +288,15 @@ def helper_choices(state: GameState) -> tuple[HelperChoice, ...]:
 
 
 def search_label(card: Any) -> str:
-    """A card found by the search box: a monster with its level, or an enhancer (played on
-    the monster that joined last)."""
+    """A card found by the search box: a monster with its level, an enhancer (played on
+    the monster that joined last), or a one-shot item (played for the players; its row
+    also offers it for the monsters)."""
     if card.kind == "enhancer":
         return _("{name} ({bonus:+d}) on the last monster").format(
+            name=card_name(card.name), bonus=card.bonus
+        )
+    if card.kind == "item":  # a one-shot: played at once, for the players unless said
+        return _("{name} ({bonus:+d}) for the players").format(
             name=card_name(card.name), bonus=card.bonus
         )
     return f"{card_name(card.name)}  ({_('Level')} {card.level})"
