@@ -12,6 +12,7 @@ from __future__ import annotations
 import random
 from typing import Any, Final
 
+from kivy.clock import Clock
 from kivy.metrics import dp
 from kivy.properties import (
     BooleanProperty,
@@ -142,7 +143,13 @@ class NewGameScreen(CompanionScreen):
             return
         self.players.append(self._new_player(len(self.players)))
         self._rebuild()
-        # The new player's row in view, under the Add button (which never scrolls).
+        # The new player's row in view, under the Add button (which never scrolls), and once
+        # more when the screen is laid out again: the house rule's switch may just have come
+        # and taken room from the list.
+        self._show_new_row()
+        Clock.schedule_once(lambda _dt: self._show_new_row(), 0)
+
+    def _show_new_row(self) -> None:
         self.ids.players_scroll.scroll_to(self.ids.rows.children[0], padding=dp(4), animate=False)
 
     def remove_player(self, index: int) -> None:
