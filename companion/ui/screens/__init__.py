@@ -42,6 +42,7 @@ SCREENS: tuple[ScreenEntry, ...] = (
     ScreenEntry("history", N_("History"), "HistoryScreen", nav_order=40, needs_game=True),
     ScreenEntry("board_view", N_("Board"), "BoardViewScreen", nav_order=45, needs_game=True),
     ScreenEntry("games", N_("Games"), "GamesScreen", nav_order=50),
+    ScreenEntry("statistics", N_("Statistics"), "StatisticsScreen", nav_order=55),
     ScreenEntry("new_game", N_("New game"), "NewGameScreen", nav_order=60),
     ScreenEntry("invite", N_("Invite"), "InviteScreen", nav_order=65),
     ScreenEntry("devices", N_("Devices"), "DevicesScreen", nav_order=70),
