@@ -59,7 +59,7 @@ def test_wins_and_figures_for_the_table_and_each_player(ui: Harness) -> None:
     ]
     assert bars[0].share == 1.0 and bars[2].share == 0.0
     blocks = list(reversed(screen.ids.blocks.children))
-    assert [block.name for block in blocks][0] == "The table"
+    assert [block.name for block in blocks] == ["The table", *(bar.name for bar in bars)]
     assert "3 games · 2 wins (67%)" in blocks[0].detail
     assert "Kills 5 · deaths 2 · helped kills 1 · levels from kills 5" in blocks[0].detail
     assert "Monsters that killed most: Nasty 12 (2)" in blocks[0].detail
