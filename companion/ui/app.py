@@ -311,6 +311,10 @@ class CompanionApp(App):
             log.info("shown to the user: %s", text)
         self.root.banner.show(text, error=error)
 
+    def clear_notice(self) -> None:
+        """Take the message across the top away."""
+        self.root.banner.hide()
+
     def save_settings(self) -> None:
         """Write `self.settings` (after a screen changed it)."""
         from companion.store import StoreError

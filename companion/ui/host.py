@@ -64,6 +64,9 @@ class Host(Protocol):
     def notify(self, text: str, error: bool = False) -> None:
         """Show a short message across the top; errors in red."""
 
+    def clear_notice(self) -> None:
+        """Take the message across the top away (it was about a screen no longer shown)."""
+
     def show(self, name: str, **params: Any) -> Screen | None:
         """Go to a screen, passing it parameters."""
 

@@ -700,7 +700,9 @@ def step_resolve_combat(action: ResolveCombat, state: GameState) -> GameState:
         state = level_up(state, combat.helper, result.helper_levels)
         winners += [w for w in state.winners if w not in winners]
     if shares_victory(state, combat, winners):
-        winners += [s for s in (combat.fighter, combat.helper) if s not in winners]
+        winners += [
+            s for s in (combat.fighter, combat.helper) if s is not None and s not in winners
+        ]
     return win(state, tuple(winners)) if winners else state
 
 

@@ -533,7 +533,7 @@ class CombatScreen(CompanionScreen):
                 self.app.notify(tr(problem), error=True)
                 return
         # A warning about the fight (a refused tap) is no longer about the screen on show.
-        self.app.root.banner.hide()
+        self.app.clear_notice()
         self.app.show("run_away")
 
     def _check(self, action: Any) -> RuleError | None:
