@@ -566,6 +566,10 @@ class CounterConnection:
             return
         if isinstance(message, wire.ClaimOpen):
             self._on_claim_open()
+        elif isinstance(message, wire.Hello):
+            # A HELLO when no session is opening: the counter answering another program's
+            # HELLO on its line (a second program, or a flood of them). A sign, as junk is.
+            self._disturbed()
         elif isinstance(message, wire.Challenge) and self.status.access in (
             Access.UNCLAIMED,
             Access.CLAIMING,

@@ -165,7 +165,7 @@ def quick_calm(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(status, "DISTURBANCE_WINDOW_S", 1.0, raising=False)
 
 
-@pytest.mark.parametrize("what", ["an AUTH without a body", "junk"])
+@pytest.mark.parametrize("what", ["an AUTH without a body", "junk", "a HELLO flood"])
 async def test_another_program_on_the_line_is_said_and_knocks_nothing_off(
     tmp_path, what, quick_calm
 ):
@@ -188,6 +188,10 @@ async def test_another_program_on_the_line_is_said_and_knocks_nothing_off(
             round_ += 1
             if what == "junk":
                 intruder.write(os.urandom(100))
+            elif what == "a HELLO flood":  # each answered with the counter's own HELLO
+                hello = wire.encode(wire.Hello(role=wire.ROLE_APP))
+                for _ in range(5):
+                    intruder.write(framing.frame(hello))
             else:
                 # The counter answers each with an unsealed ERROR about the stranger's seq.
                 intruder.write(framing.frame(bytes([wire.MSG_AUTH, round_ + 1, 0])))
