@@ -80,12 +80,16 @@ class SerialProtocol:
                     raise ReplRequested()
         self._matched = matched
         for payload in self.deframer.feed(data):
-            for reply in self.counter.handle(payload, self.session):
+            for reply in self.answer(payload):
                 out.append(DELIMITER + framing.frame(reply))
         noise = self.noise(timebase.ticks_ms())
         if noise is not None:
             out.append(noise)
         return out
+
+    def answer(self, payload):
+        """The counter's replies (sealed payloads) to one message received on this line."""
+        return self.counter.handle(payload, self.session)
 
     def noise(self, now):
         """An ERROR BAD_FRAME frame when frames were dropped since the last report, or None.

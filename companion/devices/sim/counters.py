@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import abc
 import asyncio
+import importlib
 import logging
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from companion.devices import firmware_host, framing, seal, wire
+from companion.devices import firmware_host, seal, wire
 from companion.devices.sim.bumble_backend import VirtualPeripheral, VirtualRadio
 from companion.devices.sim.frames import FrameListener, LedFrame
 from companion.devices.sim.pty_port import PtyPort
@@ -223,6 +224,7 @@ class VirtualCounter(abc.ABC):
         battery_due = loop.time() + BATTERY_INTERVAL_S
         while True:
             await asyncio.sleep(POLL_INTERVAL_S)
+            self._idle()
             self._send(self.counter.poll(), to_all=False)
             if loop.time() >= battery_due:
                 battery_due += BATTERY_INTERVAL_S
@@ -232,6 +234,10 @@ class VirtualCounter(abc.ABC):
         while True:
             await asyncio.sleep(ANIMATION_INTERVAL_S)
             self._render()
+
+    def _idle(self) -> None:
+        """Once a poll period: what the carrier checks while nothing happens."""
+        return None  # a BLE connection ends with the radio's own disconnect
 
     @abc.abstractmethod
     def _send(self, payloads: list[bytes], *, to_all: bool) -> None:
@@ -247,7 +253,13 @@ class VirtualCounter(abc.ABC):
 
 
 class SerialVirtualCounter(VirtualCounter):
-    """A virtual counter on a pseudo-terminal published at `link_path`."""
+    """A virtual counter on a pseudo-terminal published at `link_path`.
+
+    Its line is served by the firmware's own serial carrier (`SerialProtocol` and
+    the `Outbox` a board queues its own messages in), so what it writes is what a
+    board writes: a 0x00 before every frame, a claim prompt only to an app that said
+    HELLO, the session ended when the line goes quiet.
+    """
 
     transport = "serial"
 
@@ -257,7 +269,10 @@ class SerialVirtualCounter(VirtualCounter):
         super().__init__(role, **kwargs)
         self.port = PtyPort(link_path)
         self._serial = firmware_host.load().serial_link
-        self._protocol = self._serial.SerialProtocol(self.counter)
+        outbox = importlib.import_module(f"{firmware_host.PACKAGE}.outbox")
+        self._outbox = outbox.Outbox(("serial",))
+        self._protocol = self._new_protocol()
+        self._heard = self._serial.timebase.ticks_ms()
         self.port.on_data(self._on_data)
 
     @property
@@ -278,36 +293,45 @@ class SerialVirtualCounter(VirtualCounter):
         self.counter = fw.logic.Counter(
             old.board, store=old.store, counter_id=old.counter_id, links=("serial",)
         )
-        self._protocol = self._serial.SerialProtocol(self.counter)
+        self._outbox.clear("serial")  # what waited in memory is gone with the reset
+        self._protocol = self._new_protocol()
         self.plug()
 
     def plug(self) -> None:
         """Plug the cable back in, behind the same path."""
         self.port.plug()
 
+    def _new_protocol(self) -> Any:
+        protocol = self._serial.SerialProtocol(self.counter)
+        # The carrier frames and checks as on a board; only the answers pass through the
+        # virtual counter's bookkeeping (presses acknowledged, the stand-in claim press,
+        # the early battery report).
+        protocol.answer = lambda payload: self._replies(payload, protocol.session)
+        return protocol
+
     def _on_data(self, data: bytes) -> None:
-        session = self._protocol.session
-        out = []
+        self._heard = self._serial.timebase.ticks_ms()
         try:
-            for payload in self._protocol.deframer.feed(data):
-                out += [framing.frame(reply) for reply in self._replies(payload, session)]
-            noise = self._protocol.noise(self._serial.timebase.ticks_ms())
-            if noise is not None:
-                out.append(noise)
+            out = self._protocol.feed(data)
         except self._serial.ReplRequested:
             _LOGGER.info("%s: the REPL escape has no REPL to go to here", self.name)
+            return
         if out:
             self.port.write(b"".join(out))  # one write for all the replies to this chunk
 
+    def _idle(self) -> None:
+        # A line that has been quiet too long loses its session, as on a board.
+        self._protocol.expire(self._serial.timebase.ticks_ms(), self._heard)
+
     def _send(self, payloads: list[bytes], *, to_all: bool) -> None:
-        # CLAIM_OPEN goes to everyone; the rest only to an authenticated app.
-        session = self._protocol.session
-        if to_all:
-            frames = [framing.frame(session.out(p)) for p in payloads]
-        else:
-            frames = self._protocol.frames(payloads)
-        for chunk in frames:
-            self.port.write(chunk)
+        # Queued and delivered as a board's serial task does: a claim prompt (`to_all`)
+        # to an app that said HELLO, the rest to an authenticated one, else dropped.
+        for payload in payloads:
+            self._outbox.put(payload, to_all=to_all)
+        while self._outbox.has("serial"):
+            frame = self._protocol.deliver(*self._outbox.pop("serial"))
+            if frame is not None:
+                self.port.write(frame)
 
     async def _start_carrier(self) -> None:
         self.port.plug()
