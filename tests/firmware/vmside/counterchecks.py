@@ -423,3 +423,22 @@ def fuzz_handle(path, hex_list):
         except Exception as exc:
             out.append(f"LEAK:{exc!r}")
     return out
+
+
+def serial_frames(path):
+    """What the serial carrier writes (hex) for a fixed exchange: no I/O, so any VM runs it."""
+    import framing
+    from counter.serial_link import SerialProtocol
+
+    c, _ = make(path)
+    proto = SerialProtocol(c)
+    out = []
+    for payload in c.press("claim", True):
+        out.append(proto.deliver("all", payload))  # nobody said HELLO: None
+    hello = framing.frame(wire.encode(wire.Hello(wire.ROLE_APP, seq=1)))
+    out += proto.feed(b"MPY: soft reboot\r\n\x00" + hello)
+    for payload in c.press("claim", True):
+        out.append(proto.deliver("all", payload))
+    out += proto.feed(framing.frame(wire.encode(wire.Claim(TOKEN, seq=2))))
+    out += proto.feed(framing.frame(wire.encode(wire.Hello(wire.ROLE_APP, seq=3))))
+    return [frame.hex() if frame is not None else None for frame in out]
