@@ -9,9 +9,10 @@ else; values merely out of range (a battery over 100 %, a die type this app
 does not know) are read as the maker's library reads them.
 
 Firmware built up to 2023-11-17 computed its faces from wrong normals (a d6
-reports 2 and 5, 3 and 4 swapped), and firmware built before 2024-05-22 reports
-a slightly tilted roll of a 6-LED die as crooked: `face_value` and
-`tilted_is_crooked` correct both from the build time in the die's identity.
+reports 2 and 5, 3 and 4 swapped), and firmware built before 2024-05-22 13:00 UTC
+reports a slightly tilted roll of a 6-LED die as crooked: `face_value` and
+`tilted_is_crooked` correct both from the build time in the die's identity (the
+second also when that time is unknown, as the maker's library does).
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ INFO_SERVICE_DATA_UUID = "0000180a-0000-1000-8000-00805f9b34fb"
 COMPANY_IDS = (0xFFFF, 0x0D39)  # unassigned (the firmware's), Systemic Games
 
 BAD_NORMALS_BUILT_BY = 1_704_150_000  # s: firmware built up to this (2023-11-17 builds)
-CROOKED_FIX_BUILT_AT = 1_716_336_000  # s: 2024-05-22 00:00 UTC
+CROOKED_FIX_BUILT_AT = 1_716_382_800  # s: 2024-05-22 13:00 UTC, the maker's library's cut-off
 
 # Message ids (the first byte), as numbered by the firmware.
 WHO_ARE_YOU = 1
@@ -148,10 +149,11 @@ def face_value(die_type: DieType, face_index: int, build_timestamp: int = 0) -> 
 def tilted_is_crooked(led_count: int, build_timestamp: int) -> bool:
     """True for a 6-LED die whose firmware reports a slightly tilted roll as crooked.
 
-    Firmware built before 2024-05-22 does so; such a "crooked" state after a
-    roll carries the face that is up and counts as the roll's result.
+    Firmware built before 2024-05-22 13:00 UTC does so; such a "crooked" state
+    after a roll carries the face that is up and counts as the roll's result. An
+    unknown build time (0) counts as such firmware, as in the maker's library.
     """
-    return led_count == 6 and 0 < build_timestamp < CROOKED_FIX_BUILT_AT
+    return led_count == 6 and build_timestamp < CROOKED_FIX_BUILT_AT
 
 
 @dataclass(frozen=True)

@@ -181,11 +181,13 @@ def test_firmware_built_with_wrong_normals_is_corrected_from_its_build_time(
     assert px.face_value(die_type, index) == new  # no build time known: as current firmware
 
 
-def test_a_tilted_roll_is_crooked_only_on_6_led_dice_built_before_2024_05_22() -> None:
-    assert px.tilted_is_crooked(6, px.CROOKED_FIX_BUILT_AT - 1)
-    assert not px.tilted_is_crooked(6, px.CROOKED_FIX_BUILT_AT)
-    assert not px.tilted_is_crooked(20, px.CROOKED_FIX_BUILT_AT - 1)
-    assert not px.tilted_is_crooked(6, 0)  # unknown build time
+def test_a_tilted_roll_is_crooked_only_on_6_led_dice_built_before_2024_05_22_13_00() -> None:
+    cut_off = 1_716_382_800  # 2024-05-22 13:00 UTC, the maker's library's cut-off
+    assert px.tilted_is_crooked(6, cut_off - 1)
+    assert px.tilted_is_crooked(6, 1_716_336_000 + 3600)  # 01:00 that day: not fixed yet
+    assert not px.tilted_is_crooked(6, cut_off)
+    assert not px.tilted_is_crooked(20, cut_off - 1)
+    assert px.tilted_is_crooked(6, 0)  # unknown build time: the fix applies
 
 
 def test_the_advertisement_carries_id_and_build_time_under_180a_and_state_as_maker_data() -> None:
