@@ -62,6 +62,27 @@ class PlayerFigures:
             for name, count in theirs.items():
                 mine[name] = mine.get(name, 0) + count
 
+    def subtract(self, other: PlayerFigures) -> None:
+        """Take away figures `add` added (a game replaced or deleted)."""
+        self.kills -= other.kills
+        self.deaths -= other.deaths
+        self.helped_kills -= other.helped_kills
+        self.kill_levels -= other.kill_levels
+        self.sales -= other.sales
+        self.sold_items -= other.sold_items
+        self.sale_levels -= other.sale_levels
+        for mine, theirs in (
+            (self.met, other.met),
+            (self.killed_by, other.killed_by),
+            (self.items, other.items),
+        ):
+            for name, count in theirs.items():
+                left = mine.get(name, 0) - count
+                if left > 0:
+                    mine[name] = left
+                else:
+                    mine.pop(name, None)
+
     def copy(self) -> PlayerFigures:
         return replace(
             self,
@@ -94,6 +115,14 @@ class PlayerFigures:
         return cls(**numbers, **counters)  # type: ignore[arg-type]
 
 
+_COMPACT = (",", ":")
+
+
+def figures_text(figures: PlayerFigures) -> str:
+    """One player's figures as the compact JSON a summary holds."""
+    return json.dumps(figures.to_record(), ensure_ascii=False, separators=_COMPACT)
+
+
 _NUMBERS = (
     "kills",
     "deaths",
@@ -123,7 +152,9 @@ class GameSummary:
     def finished(self) -> bool:
         return bool(self.winners)
 
-    def to_json(self) -> str:
+    def to_json(self, figure_texts: Sequence[str] | None = None) -> str:
+        """The summary as compact JSON; `figure_texts`: each player's figures already
+        written out (`figures_text`), so a save writes again only the players it changed."""
         record: dict[str, object] = {
             "edition": self.edition,
             "players": list(self.players),
@@ -131,11 +162,12 @@ class GameSummary:
             "levels": list(self.levels),
             "turns": self.turns,
             "actions": self.actions,
-            "figures": [figures.to_record() for figures in self.figures],
         }
-        if self.minutes is not None:
-            record["minutes"] = self.minutes
-        return json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+        head = json.dumps(record, ensure_ascii=False, separators=_COMPACT)
+        if figure_texts is None:
+            figure_texts = [figures_text(figures) for figures in self.figures]
+        tail = "" if self.minutes is None else f',"minutes":{json.dumps(self.minutes)}'
+        return f'{head[:-1]},"figures":[{",".join(figure_texts)}]{tail}}}'
 
     @classmethod
     def from_json(cls, text: str) -> GameSummary:
@@ -175,12 +207,15 @@ class StatsFold:
         self.setup = setup
         self.revision = 0  # how many actions are folded
         self.figures = [PlayerFigures() for _ in setup.players]
+        # Seats whose figures an action changed since the caller last cleared it.
+        self.touched: set[int] = set(range(len(self.figures)))
 
     def copy(self) -> StatsFold:
         twin = StatsFold.__new__(StatsFold)
         twin.setup = self.setup
         twin.revision = self.revision
         twin.figures = [figures.copy() for figures in self.figures]
+        twin.touched = set(range(len(twin.figures)))
         return twin
 
     def step(self, before: GameState, action: BaseAction, after: GameState) -> None:
@@ -190,6 +225,7 @@ class StatsFold:
         kind = action.type
         if kind == "sell_items":
             seat = int(getattr(action, "player", 0))
+            self.touched.add(seat)
             figures[seat].sales += 1
             figures[seat].sold_items += len(getattr(action, "item_ids", ()) or ())
             figures[seat].sale_levels += max(
@@ -198,13 +234,17 @@ class StatsFold:
         elif kind == "gain_item":
             item = getattr(action, "item", None)
             if item is not None and item.name:
-                _count(figures[int(getattr(action, "player", 0))].items, item.name)
+                seat = int(getattr(action, "player", 0))
+                self.touched.add(seat)
+                _count(figures[seat].items, item.name)
         elif kind == "play_one_shot" and before.combat is not None:
             name = getattr(action, "name", "")
             if name and getattr(action, "side", "") == "players":
+                self.touched.add(before.combat.fighter)
                 _count(figures[before.combat.fighter].items, name)
         for seat, (was, now) in enumerate(zip(before.players, after.players, strict=True)):
             if now.dead and not was.dead:
+                self.touched.add(seat)
                 figures[seat].deaths += 1
                 killer = _killer(before, action, seat)
                 if killer:
@@ -215,6 +255,7 @@ class StatsFold:
 
     def _fight_ended(self, before: GameState, ended: CombatResult, after: GameState) -> None:
         fighters = [ended.fighter] + ([ended.helper] if ended.helper is not None else [])
+        self.touched.update(fighters)
         for seat in fighters:
             for monster in ended.monsters:
                 _count(self.figures[seat].met, monster)
@@ -378,52 +419,128 @@ def table_statistics(
     played in (and only their figures among the players).
     """
     wanted = None if player is None else player_key(player)
-    table = Figures(name="")
-    people: dict[str, Figures] = {}
-    editions: Counter[str] = Counter()
+    tally = Tally()
     for summary in summaries:
         if edition is not None and summary.edition != edition:
             continue
-        keys = [player_key(name) for name in summary.players]
-        if wanted is not None and wanted not in keys:
+        if wanted is not None and wanted not in (player_key(name) for name in summary.players):
             continue
-        editions[summary.edition] += 1
-        table.games += 1
-        table.wins += 1 if summary.winners else 0
+        tally.add(summary)
+    return tally.statistics(unreadable=unreadable, waiting=waiting, player=wanted)
+
+
+class Tally:
+    """Running totals of many games' summaries: a game saved again is taken away as it
+    was and added as it is, so the figures after one save cost one game, not all of them.
+
+    The records (fastest win, longest game) cannot be taken away: when the game taken
+    away held one and the game added in its place does not beat it, the tally is
+    `stale` and must be made again from every summary.
+    """
+
+    def __init__(self) -> None:
+        self.table = Figures(name="")
+        self.people: dict[str, Figures] = {}
+        self.editions: Counter[str] = Counter()
+        self.stale = False
+        # Records taken away by `remove`, checked at the next `add` (see `replace`).
+        self._lost: list[tuple[Figures, str, Record]] = []
+
+    def add(self, summary: GameSummary) -> None:
+        self._count(summary, 1)
+
+    def replace(self, old: GameSummary | None, new: GameSummary | None) -> None:
+        """One game changed from `old` to `new` (None: not counted)."""
+        if old is not None:
+            self._count(old, -1)
+        if new is not None:
+            self.add(new)
+        for figures, kind, lost in self._lost:
+            best = getattr(figures, kind)
+            if kind == "longest_game":
+                beaten = best is not None and _key(best) >= _key(lost)
+            else:
+                beaten = best is not None and _key(best) <= _key(lost)
+            if not beaten:
+                self.stale = True
+        self._lost.clear()
+        if old is not None:  # a player with no games left is no longer counted
+            for name in old.players:
+                key = player_key(name)
+                if key in self.people and self.people[key].games <= 0:
+                    del self.people[key]
+
+    def _count(self, summary: GameSummary, sign: int) -> None:
+        table = self.table
+        self.editions[summary.edition] += sign
+        if self.editions[summary.edition] <= 0:
+            del self.editions[summary.edition]
         record = Record(summary.turns, summary.minutes, summary.players)
-        if summary.winners:
-            table.fastest_win = _faster(table.fastest_win, record)
-        table.longest_game = _longer(table.longest_game, record)
-        for seat, key in enumerate(keys):
-            figures = people.get(key)
+        won = bool(summary.winners)
+        table.games += sign
+        table.wins += sign if won else 0
+        self._record(table, "longest_game", record, sign)
+        if won:
+            self._record(table, "fastest_win", record, sign)
+        for seat, name in enumerate(summary.players):
+            key = player_key(name)
+            figures = self.people.get(key)
             if figures is None:
-                figures = people[key] = Figures(name=summary.players[seat])
-            figures.name = summary.players[seat]
-            figures.games += 1
-            figures.level_total += summary.levels[seat]
-            figures.finishes += 1
-            figures.totals.add(summary.figures[seat])
-            mine = Record(summary.turns, summary.minutes, summary.players)
-            figures.longest_game = _longer(figures.longest_game, mine)
+                figures = self.people[key] = Figures(name=name)
+            level = summary.levels[seat]
+            mine = summary.figures[seat]
+            figures.games += sign
+            figures.level_total += sign * level
+            figures.finishes += sign
+            table.level_total += sign * level
+            table.finishes += sign
+            if sign > 0:
+                figures.name = name
+                figures.totals.add(mine)
+                table.totals.add(mine)
+            else:
+                figures.totals.subtract(mine)
+                table.totals.subtract(mine)
+            self._record(figures, "longest_game", record, sign)
             if seat in summary.winners:
-                figures.wins += 1
-                figures.fastest_win = _faster(figures.fastest_win, mine)
-    for figures in people.values():
-        table.level_total += figures.level_total
-        table.finishes += figures.finishes
-        table.totals.add(figures.totals)
-    players = sorted(
-        people.values(), key=lambda f: (-f.wins, -f.win_rate, -f.games, f.name.casefold())
-    )
-    if wanted is not None:
-        players = [figures for key, figures in people.items() if key == wanted]
-    return TableStatistics(
-        table=table,
-        players=players,
-        editions=dict(editions),
-        unreadable=unreadable,
-        waiting=waiting,
-    )
+                figures.wins += sign
+                self._record(figures, "fastest_win", record, sign)
+
+    def _record(self, figures: Figures, kind: str, record: Record, sign: int) -> None:
+        best = getattr(figures, kind)
+        if sign > 0:
+            better = _longer if kind == "longest_game" else _faster
+            setattr(figures, kind, better(best, record))
+        elif best is not None and _key(best) == _key(record):
+            setattr(figures, kind, None)
+            self._lost.append((figures, kind, record))
+
+    def statistics(
+        self, *, unreadable: int = 0, waiting: int = 0, player: str | None = None
+    ) -> TableStatistics:
+        """The figures as they stand (copies: later changes leave them as they are).
+        `player`: only that player's figures (a `player_key`)."""
+        people = {key: _copy(figures) for key, figures in self.people.items()}
+        players = sorted(
+            people.values(), key=lambda f: (-f.wins, -f.win_rate, -f.games, f.name.casefold())
+        )
+        if player is not None:
+            players = [figures for key, figures in people.items() if key == player]
+        return TableStatistics(
+            table=_copy(self.table),
+            players=players,
+            editions=dict(self.editions),
+            unreadable=unreadable,
+            waiting=waiting,
+        )
+
+
+def _copy(figures: Figures) -> Figures:
+    return replace(figures, totals=figures.totals.copy())
+
+
+def _key(record: Record) -> tuple[int, float]:
+    return (record.turns, record.minutes or 0)
 
 
 def _faster(best: Record | None, found: Record) -> Record:

@@ -38,7 +38,7 @@ from companion.core.log_versions import (
     upgrade_setup,
 )
 from companion.core.models import SAVED_GAME
-from companion.core.statistics import STATS_ENGINE, GameSummary, summarise
+from companion.core.statistics import STATS_ENGINE, summarise
 from companion.plumbing.errors import CompanionError, StoreError
 from companion.plumbing.files import atomic_write_text
 from companion.plumbing.listeners import Listeners
@@ -61,12 +61,13 @@ from companion.store.owner import Holder, Owner, claim
 from companion.store.reading import Reader, close_all
 from companion.store.recorder import SAVE_TIMEOUT_S, Later, Recorder, Schedule
 from companion.store.stats import (
+    SAVED_SINCE_QUERY,
     STATS_SEEN_QUERY,
     SUMMARIES_QUERY,
     WAITING_QUERY,
+    KeptStatistics,
     StoredStatistics,
     Summarising,
-    read_statistics,
     write_summary_made_late,
 )
 from companion.store.writer import Job, Writer
@@ -188,7 +189,7 @@ class GameStore:
         self._summarising: Summarising | None = None
         # The statistics last read, and what the tables looked like then.
         self._stats_cache: tuple[object, StoredStatistics] | None = None
-        self._parsed_summaries: dict[str, tuple[str, GameSummary]] = {}
+        self._kept_statistics = KeptStatistics()
         self._import_legacy()
         if self.database == self.home and device_full(self.home):
             self.problem = "; ".join(
@@ -557,6 +558,13 @@ class GameStore:
         cached = self._stats_cache
         if source is None and cached is not None and cached[0] == seen:
             return cached[1]
+        kept = self._kept_statistics
+        if source is None and cached is not None and cached[0][:2] == seen[:2]:
+            # As many games and summaries as before: only saves since, of the games
+            # played since.
+            stored = kept.read_changed(self._reader.all(SAVED_SINCE_QUERY, (kept.played,)))
+            self._stats_cache = (seen, stored)
+            return stored
         rows = self._reader.all(SUMMARIES_QUERY, ())
         if source is not None:  # the user's games, read-only while saves go elsewhere
             own = {row[0] for row in rows}
@@ -571,8 +579,9 @@ class GameStore:
                 except StoreError as exc:
                     log.warning("the read-only saved games cannot be read: %s", exc)
                     theirs = []
-            rows += [row for row in theirs if row[0] not in own]
-        stored = read_statistics(rows, self._parsed_summaries)
+            # Their `played` counts apart from ours: not read as saves since.
+            rows += [row[:3] for row in theirs if row[0] not in own]
+        stored = kept.read_all(rows)
         self._stats_cache = (seen, stored)
         return stored
 

@@ -21,6 +21,8 @@ from companion.core.statistics import (
     GameSummary,
     StatsFold,
     TableStatistics,
+    Tally,
+    figures_text,
     table_statistics,
 )
 
@@ -40,6 +42,8 @@ class SummaryKeeper:
         # The state after the fold's last action, when it is known to be the game's.
         self._state: GameState | None = None
         self._snapshots: dict[int, StatsFold] = {0: self.fold.copy()}
+        # Each player's figures as last written out (see `summary_text`).
+        self._texts: list[str] = []
 
     def changed_from(self, first: int) -> None:
         """The recorded actions from index `first` on were replaced."""
@@ -52,9 +56,18 @@ class SummaryKeeper:
         return self.fold.summary(self.game.state)
 
     def summary_text(self) -> str:
-        """`summary` as the text kept in the database."""
+        """`summary` as the text kept in the database (writing out again only the
+        figures of the players the new actions changed)."""
         self._catch_up()
-        return self.fold.summary(self.game.state, shared=True).to_json()
+        fold = self.fold
+        texts = self._texts
+        if len(texts) != len(fold.figures):
+            texts[:] = [""] * len(fold.figures)
+            fold.touched.update(range(len(fold.figures)))
+        for seat in fold.touched:
+            texts[seat] = figures_text(fold.figures[seat])
+        fold.touched.clear()
+        return fold.summary(self.game.state, shared=True).to_json(texts)
 
     def _catch_up(self) -> None:
         game = self.game
@@ -118,11 +131,15 @@ WAITING_QUERY = (
     "WHERE stats.engine IS NULL OR stats.engine != ? ORDER BY games.played DESC"
 )
 SUMMARIES_QUERY = (
-    "SELECT games.id, stats.engine, stats.summary FROM games "
+    "SELECT games.id, stats.engine, stats.summary, games.played FROM games "
     "LEFT JOIN stats ON stats.game_id = games.id"
 )
+# The games saved since the one played last when statistics were last read: a save
+# counts `played` up (`games_by_play` finds them).
+SAVED_SINCE_QUERY = SUMMARIES_QUERY + " WHERE games.played > ?"
 
-# What changes whenever a game is saved, summarised or deleted.
+# What changes whenever a game is saved, summarised or deleted: how many games, how
+# many summaries by today's engine, and how many summaries were written.
 STATS_SEEN_QUERY = (
     "SELECT (SELECT count(*) FROM games), (SELECT count(*) FROM stats WHERE engine = ?), "
     f"(SELECT value FROM meta WHERE key = '{_WRITTEN_KEY}')"
@@ -136,6 +153,8 @@ class StoredStatistics:
     summaries: list[GameSummary]
     unreadable: int  # games that could not be read
     waiting: int  # games not summarised (yet) by today's engine
+    # The running totals of every summary, when they are kept (see `KeptStatistics`).
+    tally: Tally | None = field(default=None, repr=False, compare=False)
     # The figures worked out so far, by (player, edition): the store hands out the same
     # statistics until a game changes, so opening them again costs one small query.
     _figures: dict[tuple[str | None, str | None], TableStatistics] = field(
@@ -147,49 +166,99 @@ class StoredStatistics:
         key = (player, edition)
         found = self._figures.get(key)
         if found is None:
-            found = self._figures[key] = table_statistics(
-                self.summaries,
-                player=player,
-                edition=edition,
-                unreadable=self.unreadable,
-                waiting=self.waiting,
-            )
+            if key == (None, None) and self.tally is not None:
+                found = self.tally.statistics(unreadable=self.unreadable, waiting=self.waiting)
+            else:
+                found = table_statistics(
+                    self.summaries,
+                    player=player,
+                    edition=edition,
+                    unreadable=self.unreadable,
+                    waiting=self.waiting,
+                )
+            self._figures[key] = found
         return found
 
 
-def read_statistics(
-    rows: list[tuple[object, ...]], parsed: dict[str, tuple[str, GameSummary]] | None = None
-) -> StoredStatistics:
-    """The summaries from the rows of `SUMMARIES_QUERY` (a damaged one counts as a game
-    that could not be read). `parsed` holds the summaries read last time by game, with
-    their text: one whose text is the same is not parsed again (it is brought up to date)."""
-    summaries: list[GameSummary] = []
-    unreadable = waiting = 0
-    known = {} if parsed is None else parsed
-    seen: dict[str, tuple[str, GameSummary]] = {}
-    for game_id, engine, text in rows:
-        if engine != STATS_ENGINE:
-            waiting += 1
-            continue
-        if text is None:
-            unreadable += 1
-            continue
-        text = str(text)
-        before = known.get(str(game_id))
-        if before is not None and before[0] == text:
-            summary = before[1]
-        else:
-            try:
-                summary = GameSummary.from_json(text)
-            except (ValueError, RecursionError):
+# How a game stands in the `stats` table: waiting, could not be read, or its summary.
+_WAITING = "waiting"
+_UNREADABLE = "unreadable"
+
+
+class KeptStatistics:
+    """Every game's summary as last read, with running totals of them: after a save only
+    the games saved since are read again, each taken out of the totals as it was and put
+    back as it is, so opening statistics after one save reads and adds up one game."""
+
+    def __init__(self) -> None:
+        # By game: the summary's engine and text as read, and what it is.
+        self.games: dict[str, tuple[tuple[object, str | None], GameSummary | str]] = {}
+        self.tally = Tally()
+        self.played = 0  # the last `played` read
+
+    def read_all(self, rows: list[tuple[object, ...]]) -> StoredStatistics:
+        """Bring every game up to date from all the rows of `SUMMARIES_QUERY` (games gone
+        are taken away)."""
+        seen = {str(row[0]) for row in rows}
+        self.played = 0  # a game deleted may have been the one played last
+        for game_id in [game_id for game_id in self.games if game_id not in seen]:
+            self._put(game_id, None)
+        return self.read_changed(rows)
+
+    def read_changed(self, rows: list[tuple[object, ...]]) -> StoredStatistics:
+        """Bring the games in `rows` (of `SUMMARIES_QUERY`) up to date."""
+        for game_id, engine, text, *played in rows:
+            if played and isinstance(played[0], int):
+                self.played = max(self.played, played[0])
+            self._put(str(game_id), (engine, None if text is None else str(text)))
+        if self.tally.stale:
+            self.tally = Tally()
+            for _text, found in self.games.values():
+                if isinstance(found, GameSummary):
+                    self.tally.add(found)
+        return self.stored()
+
+    def stored(self) -> StoredStatistics:
+        summaries: list[GameSummary] = []
+        unreadable = waiting = 0
+        for _text, found in self.games.values():
+            if isinstance(found, GameSummary):
+                summaries.append(found)
+            elif found == _WAITING:
+                waiting += 1
+            else:
                 unreadable += 1
-                continue
-        seen[str(game_id)] = (text, summary)
-        summaries.append(summary)
-    if parsed is not None:
-        parsed.clear()
-        parsed.update(seen)
-    return StoredStatistics(summaries, unreadable, waiting)
+        return StoredStatistics(summaries, unreadable, waiting, tally=self.tally)
+
+    def _put(self, game_id: str, row: tuple[object, str | None] | None) -> None:
+        before = self.games.get(game_id)
+        if row is None:
+            found: GameSummary | str | None = None
+        else:
+            engine, text = row
+            if before is not None and before[0] == (engine, text):
+                return  # the same summary
+            found = _parsed(engine, text)
+        old = before[1] if before is not None else None
+        self.tally.replace(
+            old if isinstance(old, GameSummary) else None,
+            found if isinstance(found, GameSummary) else None,
+        )
+        if found is None:
+            self.games.pop(game_id, None)
+        else:
+            self.games[game_id] = (row, found)  # type: ignore[assignment]
+
+
+def _parsed(engine: object, text: str | None) -> GameSummary | str:
+    if engine != STATS_ENGINE:
+        return _WAITING
+    if text is None:
+        return _UNREADABLE
+    try:
+        return GameSummary.from_json(text)
+    except (ValueError, RecursionError):
+        return _UNREADABLE
 
 
 class Summarising:

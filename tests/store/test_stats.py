@@ -6,10 +6,18 @@ from __future__ import annotations
 
 import sqlite3
 from contextlib import closing
+from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
 from companion.core import Game, GoUpLevel
-from companion.core.statistics import STATS_ENGINE, summarise, table_statistics
+from companion.core.statistics import (
+    STATS_ENGINE,
+    PlayerFigures,
+    summarise,
+    table_statistics,
+)
 from companion.store import GameStore
 from tests.core.test_statistics import first_game, second_game, unfinished_game
 
@@ -130,4 +138,76 @@ def test_a_deleted_game_takes_its_summary_with_it(tmp_path: Path) -> None:
     store.delete(FIRST)
     assert store.statistics().summaries == []
     assert _rows(tmp_path, "SELECT count(*) FROM stats") == [(0,)]
+    store.close()
+
+
+def _same_figures(store: GameStore) -> None:
+    """The figures the store hands out are those of its summaries added up afresh (of
+    games tied for a record, either may be named)."""
+    stored = store.statistics()
+    kept, afresh = stored.figures(), table_statistics(stored.summaries)
+    for figures in [kept.table, afresh.table, *kept.players, *afresh.players]:
+        for kind in ("fastest_win", "longest_game"):
+            found = getattr(figures, kind)
+            if found is not None:
+                setattr(figures, kind, replace(found, players=()))
+    assert kept == afresh
+
+
+def test_after_a_save_only_that_game_is_added_up_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = GameStore(tmp_path)
+    for number in range(6):
+        store.save(f"20261129-0{number}0000-000{number}", second_game())
+    recorder = store.recorder()
+    source = first_game()
+    game = Game(source.setup)
+    recorder.follow(FIRST, game)
+    for action in source.log[:4]:
+        game.apply(action)
+    recorder.save()
+    store.statistics().figures()
+    added: list[object] = []
+    add = PlayerFigures.add
+    monkeypatch.setattr(
+        PlayerFigures, "add", lambda mine, other: (added.append(1), add(mine, other))
+    )
+    game.apply(source.log[4])
+    recorder.save()
+    store.statistics().figures()
+    # The game saved, its three players, each into their own figures and the table's:
+    # not the other six games.
+    assert len(added) == 3 * 2
+    monkeypatch.setattr(PlayerFigures, "add", add)
+    for action in source.log[5:]:
+        game.apply(action)
+        recorder.save()
+        _same_figures(store)
+    store.close()
+
+
+def test_running_totals_follow_undo_delete_and_records(tmp_path: Path) -> None:
+    store = GameStore(tmp_path)
+    store.save(SECOND, second_game())
+    store.save(THIRD, unfinished_game())
+    recorder = store.recorder()
+    source = first_game()
+    game = Game(source.setup)
+    recorder.follow(FIRST, game)
+    for action in source.log:
+        game.apply(action)
+        recorder.save()
+        _same_figures(store)
+    # The longest game undone back to a few turns: the record goes to another game.
+    for _ in range(len(source.log) - 2):
+        game.undo()
+        recorder.save()
+        _same_figures(store)
+    longest = store.statistics().figures().table.longest_game
+    assert longest is not None and longest.turns > game.state.turn
+    store.delete(SECOND)
+    _same_figures(store)
+    store.delete(FIRST)
+    _same_figures(store)
     store.close()
