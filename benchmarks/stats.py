@@ -85,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
 
         times: dict[str, list[float]] = {"games": [], "stats after a save": [], "stats": []}
         saving = 0.0
-        kept.SummaryKeeper.summary_text = measured  # type: ignore[method-assign]
+        kept.SummaryKeeper.summary_text = measured  # type: ignore[method-assign,assignment]
         try:
             for action in source.log:
                 game.apply(action)

@@ -559,7 +559,13 @@ class GameStore:
         if source is None and cached is not None and cached[0] == seen:
             return cached[1]
         kept = self._kept_statistics
-        if source is None and cached is not None and cached[0][:2] == seen[:2]:
+        before = cached[0] if cached is not None else None
+        if (
+            source is None
+            and isinstance(before, tuple)
+            and seen is not None
+            and before[:2] == seen[:2]
+        ):
             # As many games and summaries as before: only saves since, of the games
             # played since.
             stored = kept.read_changed(self._reader.all(SAVED_SINCE_QUERY, (kept.played,)))
