@@ -130,9 +130,20 @@ class TableLinkService(EventDispatcher):
     async def _start(self) -> None:
         if self.link is not None:
             return
-        from companion.web.invites import local_addresses
-        from companion.web.server import TableLink
-        from companion.web.speech import Voices
+        try:
+            from companion.web.invites import local_addresses
+            from companion.web.server import TableLink
+            from companion.web.speech import Voices
+        except ImportError as exc:
+            # A build without the web server (aiohttp) or the QR codes (segno): the rest
+            # of the app works, and the host is told why Invite cannot.
+            log.warning("the table link cannot start: %s", exc)
+            missing = exc.name or str(exc)
+            problem = _(
+                "The table link is not part of this build of the app: {module} is missing."
+            ).format(module=missing)
+            self.app.notify(problem, True)
+            return
 
         link = TableLink(
             keys=self.keys,
