@@ -140,7 +140,12 @@ async def test_the_whole_firmware_plays_a_game_with_the_app(
         f"{after['heap_used']} after a game with a reset and a watchdog reset "
         "(this VM frees nothing while one call runs, so both count garbage: upper bounds)"
     )
-    assert started["heap_used"] < 160 * 1024
+    # The whole VM's heap: the board fakes run in it too, and since they carry each
+    # port's names (vmboard/machine.py, esp32.py, boardstate.py) the start-up figure went
+    # from 149.7 KB to 163.2 KB at the change that brought them (which also gave the
+    # cut-off sleep a wake per chip). The firmware's own budget, module by module, is held
+    # by test_heap_budget.py.
+    assert started["heap_used"] < 168 * 1024
     # Unchanged frames are not sent: a few writes since the last boot, not 30 a second.
     assert after["strips"][0]["writes"] < after["ticks"] // 33 // 4
 

@@ -430,14 +430,14 @@ NO_COVER_TAP_PROBE = probe_script(
 def test_the_first_tap_on_a_table_just_shown_plays(tmp_path: Path) -> None:
     # The current player's line opening moved the lines between frames, and a touch
     # handled before they were laid out again landed on that line and was lost. A long
-    # game of six (a line each on a phone), the third player's turn, with no cover: the
-    # Table comes once the game is loaded.
+    # game of six (a line each on a phone), a later player's turn (their line opens below
+    # the first), with no cover: the Table comes once the game is loaded.
     from benchmarks.startup import saved_game
 
     assert saved_game(tmp_path, 3000) == 6
     report = run_probe(NO_COVER_TAP_PROBE, tmp_path)
     assert isinstance(report, dict)
-    assert report["current"] == 2
+    assert report["current"] > 0
     assert report["after"] == report["before"] + report["delta"]
 
 
