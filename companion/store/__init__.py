@@ -13,14 +13,15 @@ if TYPE_CHECKING:
     from companion.plumbing.errors import StoreError
     from companion.plumbing.files import atomic_write_text
     from companion.plumbing.places import data_dir
-    from companion.store.games import GameStore, SavedGame
+    from companion.store.games import GameStore
+    from companion.store.reading import SavedGame
     from companion.store.recorder import Recorder
     from companion.store.settings import Settings, SettingsStore
 
 _HOMES = {
     "GameStore": "companion.store.games",
     "Recorder": "companion.store.recorder",
-    "SavedGame": "companion.store.games",
+    "SavedGame": "companion.store.reading",
     "Settings": "companion.store.settings",
     "SettingsStore": "companion.store.settings",
     "StoreError": "companion.plumbing.errors",

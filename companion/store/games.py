@@ -16,12 +16,10 @@ import json
 import logging
 import secrets
 import sqlite3
-import threading
 import time
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import TypeVar
 
@@ -38,8 +36,7 @@ from companion.core.log_versions import (
     upgrade_setup,
 )
 from companion.core.models import SAVED_GAME
-from companion.core.statistics import STATS_ENGINE, summarise
-from companion.plumbing.errors import CompanionError, StoreError
+from companion.plumbing.errors import StoreError
 from companion.plumbing.files import atomic_write_text
 from companion.plumbing.listeners import Listeners
 from companion.plumbing.places import data_dir
@@ -55,21 +52,12 @@ from companion.store.database import (
 from companion.store.durability import Durability
 from companion.store.imports import GAMES_DIR, LAST_GAME_FILE, check_id
 from companion.store.journal import Change, Journal, RowWriter, change_of, set_meta, write_cover
-from companion.store.merging import Course
 from companion.store.opening import damaged_copies, open_games
 from companion.store.owner import Holder, Owner, claim
-from companion.store.reading import Reader, close_all
+from companion.store.reading import Reader, SavedGame, close_all
 from companion.store.recorder import SAVE_TIMEOUT_S, Later, Recorder, Schedule
-from companion.store.stats import (
-    SAVED_SINCE_QUERY,
-    STATS_SEEN_QUERY,
-    SUMMARIES_QUERY,
-    WAITING_QUERY,
-    KeptStatistics,
-    StoredStatistics,
-    Summarising,
-    write_summary_made_late,
-)
+from companion.store.shelf import StatisticsShelf
+from companion.store.stats import StoredStatistics, Summarising
 from companion.store.writer import Job, Writer
 
 log = logging.getLogger(__name__)
@@ -86,34 +74,6 @@ REOPEN_EVERY_S = 15.0
 LIST_WAIT_S = 0.1
 # Meta key prefix: a damaged copy set aside was recovered (its name follows).
 _RECOVERED_KEY = "recovered:"
-
-
-@dataclass(frozen=True)
-class SavedGame:
-    """What the saved-games list shows about one game, read from its summary row."""
-
-    id: str
-    updated: datetime
-    players: tuple[str, ...]
-    actions: int
-    winners: tuple[str, ...]
-    # Set when a saved file could not be read as a game; the file is left untouched.
-    problem: str | None = None
-    levels: tuple[int, ...] = ()
-
-    @property
-    def title(self) -> str:
-        """A short human title: the players' names."""
-        return ", ".join(self.players) if self.players else self.id
-
-
-@dataclass
-class _Merged:
-    """How a game that came in stood to the one saved under its id, once written."""
-
-    course: Course | None = None
-    # The id it was written under (None: not written, the saved one holds it all).
-    written_as: str | None = None
 
 
 @dataclass(frozen=True)
@@ -175,7 +135,7 @@ class GameStore:
         #: Told (old id, new id, sentence) when the open game goes on under a new id.
         self.moved: Listeners[[str, str, str]] = Listeners()
         # Game logs being taken in: (file, id, job, how it stood to the saved game).
-        self._taken_in: builtins.list[tuple[Path, str, Job, _Merged]] = []
+        self._taken_in: builtins.list[tuple[Path, str, Job, merging.Merged]] = []
         # What loads found and put right, for the player (see `news`).
         self._news: builtins.list[str] = []
         # A store dropped without close() still closes its connections and lets go of
@@ -186,10 +146,12 @@ class GameStore:
         # The games folder's modification time when it was last looked through.
         self._legacy_seen: int | None = None
         # Games saved before statistics were kept, being summarised (see `summarise_waiting`).
-        self._summarising: Summarising | None = None
-        # The statistics last read, and what the tables looked like then.
-        self._stats_cache: tuple[object, StoredStatistics] | None = None
-        self._kept_statistics = KeptStatistics()
+        # The statistics summaries: read, cached, and made for older games.
+        self._shelf = StatisticsShelf(
+            self._reader,
+            lambda job: self._writer.submit(job),
+            lambda: self._writer.wait_idle(SAVE_TIMEOUT_S),
+        )
         self._import_legacy()
         if self.database == self.home and device_full(self.home):
             self.problem = "; ".join(
@@ -331,9 +293,7 @@ class GameStore:
 
     def close(self) -> None:
         """Write what is due and queued, stop the writer and close the database."""
-        if self._summarising is not None:
-            self._summarising.stop()
-            self._summarising.finished.wait(SAVE_TIMEOUT_S)
+        self._shelf.stop(SAVE_TIMEOUT_S)
         for recorder in self._recorders:
             recorder.close()
         self._recorders.clear()
@@ -366,7 +326,7 @@ class GameStore:
         here = conn is self._reader.conn
         where = f"{self.database if here else self.home} (game {game_id})"
         with collector_paused():
-            bodies = self._readable_bodies(conn, game_id)
+            bodies = self._reader.bodies(conn, game_id)
             applied: int = revision
             found = self._reader.read(conn, lambda c: checkpoints.newest(c, game_id, applied))
             digests, intact = self._reader.verified(conn, game_id, bodies, found)
@@ -426,25 +386,6 @@ class GameStore:
         )
         return game
 
-    def _readable_bodies(self, conn: sqlite3.Connection, game_id: str) -> builtins.list[str]:
-        """A game's action texts from its first on, up to the first one lost or not
-        readable as text (its bytes are read raw, so one bad byte stops the log there and
-        does not stop the game from opening)."""
-        rows = self._reader.all(
-            "SELECT number, CAST(body AS BLOB) FROM actions WHERE game_id = ? ORDER BY number",
-            (game_id,),
-            conn,
-        )
-        bodies: builtins.list[str] = []
-        for number, raw in rows:
-            if number != len(bodies) + 1 or not isinstance(raw, bytes):
-                break
-            try:
-                bodies.append(raw.decode("utf-8"))
-            except UnicodeDecodeError:
-                break
-        return bodies
-
     def _damaged(self, where: str, intact: int, recorded: int, *, set_aside: bool) -> None:
         """Say that a game opened only up to action `intact` of `recorded`, having first
         kept a copy of the saved games that still holds it whole (`set_aside`)."""
@@ -489,28 +430,9 @@ class GameStore:
         games as they were before it."""
         self._import_legacy()
         self.flush(timeout=LIST_WAIT_S)
-        found = [
-            SavedGame(
-                id=str(game_id),
-                updated=datetime.fromtimestamp(float(str(updated)), tz=UTC),
-                players=tuple(str(name) for name in _json_list(players)),
-                actions=int(str(revision)),
-                winners=tuple(str(name) for name in _json_list(winners)),
-                levels=tuple(level for level in _json_list(levels) if isinstance(level, int)),
-            )
-            for game_id, updated, players, revision, winners, levels in self._reader.summaries(
-                limit
-            )
-        ]
+        found = [SavedGame.of_summary(row) for row in self._reader.summaries(limit)]
         damaged = [
-            SavedGame(
-                Path(str(file)).stem,
-                datetime.fromtimestamp(float(str(mtime)), tz=UTC),
-                (),
-                0,
-                (),
-                str(problem),
-            )
+            SavedGame.not_taken_in(Path(str(file)).stem, mtime, str(problem))
             for file, mtime, problem in self._reader.all(
                 "SELECT file, mtime, problem FROM imported WHERE problem IS NOT NULL", ()
             )
@@ -548,96 +470,15 @@ class GameStore:
 
     # -- statistics ----------------------------------------------------------------------
     def statistics(self) -> StoredStatistics:
-        """Every saved game's statistics summary, read from the `stats` table in one query
-        (no game is opened): the games not summarised yet and those that could not be read
-        are counted, not shown. Saves on their way are waited for only a moment."""
+        """Every saved game's statistics summary (see `StatisticsShelf.read`); saves on
+        their way are waited for only a moment."""
         self.flush(timeout=LIST_WAIT_S)
-        source = self._reader.source
-        # Read again only when a game was saved, summarised or deleted since the last time.
-        seen = self._reader.one(STATS_SEEN_QUERY, (STATS_ENGINE,))
-        cached = self._stats_cache
-        if source is None and cached is not None and cached[0] == seen:
-            return cached[1]
-        kept = self._kept_statistics
-        before = cached[0] if cached is not None else None
-        if (
-            source is None
-            and isinstance(before, tuple)
-            and seen is not None
-            and before[:2] == seen[:2]
-        ):
-            # As many games and summaries as before: only saves since, of the games
-            # played since.
-            stored = kept.read_changed(self._reader.all(SAVED_SINCE_QUERY, (kept.played,)))
-            self._stats_cache = (seen, stored)
-            return stored
-        rows = self._reader.all(SUMMARIES_QUERY, ())
-        if source is not None:  # the user's games, read-only while saves go elsewhere
-            own = {row[0] for row in rows}
-            try:
-                theirs = self._reader.all(SUMMARIES_QUERY, (), source)
-            except StoreError:  # an earlier schema, with no summaries: all of them wait
-                try:
-                    theirs = [
-                        (row[0], None, None)
-                        for row in self._reader.all("SELECT id FROM games", (), source)
-                    ]
-                except StoreError as exc:
-                    log.warning("the read-only saved games cannot be read: %s", exc)
-                    theirs = []
-            # Their `played` counts apart from ours: not read as saves since.
-            rows += [row[:3] for row in theirs if row[0] not in own]
-        stored = kept.read_all(rows)
-        self._stats_cache = (seen, stored)
-        return stored
+        return self._shelf.read()
 
     def summarise_waiting(self) -> Summarising:
         """Summarise, once, on a worker thread, the games saved before statistics were
-        kept (or by an older way of making them); returns how far it has got. A game that
-        cannot be read is kept as such, and counted."""
-        running = self._summarising
-        if running is not None and running.running:
-            return running
-        found = self._reader.all(WAITING_QUERY, (STATS_ENGINE,))
-        job = self._summarising = Summarising(len(found))
-        threading.Thread(
-            target=job.run,
-            args=([str(row[0]) for row in found], self._summary_text, self._keep_summary),
-            kwargs={"settle": lambda: self._writer.wait_idle(SAVE_TIMEOUT_S)},
-            name="companion-store-statistics",
-            daemon=True,
-        ).start()
-        return job
-
-    def _summary_text(self, game_id: str) -> str | None:
-        """A saved game's summary, folded from its log (None when it cannot be read whole)."""
-        row = self._reader.one(
-            "SELECT setup, revision, recorded, log_version FROM games WHERE id = ?", (game_id,)
-        )
-        if row is None:
-            return None
-        setup_text, revision, recorded, version = row
-        if not isinstance(revision, int) or not isinstance(recorded, int):
-            return None
-        conn = self._reader.conn
-        try:
-            with collector_paused():
-                bodies = self._readable_bodies(conn, game_id)
-                _digests, intact = self._reader.verified(conn, game_id, bodies, None)
-                if intact < recorded or revision > recorded:
-                    return None
-                setup = GameSetup.model_validate(
-                    upgrade_setup(readable_version(version), json.loads(str(setup_text))),
-                    context={SAVED_GAME: True},
-                )
-                actions = read_actions(version, "[" + ",".join(bodies[:revision]) + "]")
-                return summarise(setup, actions).to_json()
-        except (CompanionError, ValueError, RecursionError) as exc:
-            log.info("game %s cannot be summarised: %s", game_id, exc)
-            return None
-
-    def _keep_summary(self, game_id: str, summary: str | None) -> None:
-        self._writer.submit(Job(lambda conn: write_summary_made_late(conn, game_id, summary)))
+        kept (or by an older way of making them); returns how far it has got."""
+        return self._shelf.summarise_waiting()
 
     # -- the game to resume ------------------------------------------------------------
     @property
@@ -702,7 +543,7 @@ class GameStore:
         older state of a saved game is passed over, one that went another way is kept
         beside it under a new id."""
         report = salvage.Salvage()
-        waiting: builtins.list[tuple[salvage.Found, Job, _Merged]] = []
+        waiting: builtins.list[tuple[salvage.Found, Job, merging.Merged]] = []
         try:
             for found in salvage.read_games(path, report.lost):
                 job, merged = self._merge(
@@ -729,35 +570,16 @@ class GameStore:
         when: float | None,
         pass_older: bool,
         then: Callable[[sqlite3.Connection, str | None], None] | None = None,
-    ) -> tuple[Job, _Merged]:
+    ) -> tuple[Job, merging.Merged]:
         """Queue `game`, come from elsewhere, to be written under `game_id` unless that
         would replace a game saved further along or gone another way: it is then kept
         beside it under a new id (an older state of it is passed over with `pass_older`).
         `then(conn, written_as)` runs in the same transaction."""
-        incoming = merging.history_of(game)
-        merged = _Merged()
-        rows = self._rows
         for recorder in self._recorders:
             recorder.written_elsewhere(game_id)
-
-        def run(conn: sqlite3.Connection) -> None:
-            course = merging.compare(merging.held_history(conn, game_id), incoming)
-            target: str | None = game_id
-            if course is Course.SAME or (course is Course.BEHIND and pass_older):
-                target = None
-            elif course in (Course.BEHIND, Course.APART):
-                target = merging.copy_id(conn, game_id)
-            if target is not None:
-                change = change_of(target, Journal(game), mark=False, whole=True, when=when)
-                try:
-                    rows.write(conn, change)
-                except BaseException:
-                    rows.forget(target)
-                    raise
-            if then is not None:
-                then(conn, target)
-            merged.course, merged.written_as = course, target
-
+        run, merged = merging.merge(
+            self._rows, game_id, game, when=when, pass_older=pass_older, then=then
+        )
         return self._writer.submit(Job(run)), merged
 
     def _not_recovered(self) -> builtins.list[Path]:
@@ -831,7 +653,7 @@ class GameStore:
             self._renames[game_id] = kept_as
             for recorder in self._recorders:
                 recorder.renamed(game_id, kept_as)
-            self.moved.emit(game_id, kept_as, _kept_beside(game_id, kept_as, "played here"))
+            self.moved.emit(game_id, kept_as, merging.kept_beside(game_id, kept_as, "played here"))
 
     # -- internals: told by the writer thread ------------------------------------------
     def _committed(self, jobs: builtins.list[Job]) -> None:
@@ -924,7 +746,7 @@ class GameStore:
         taken_in, self._taken_in = self._taken_in, []
         for path, game_id, job, merged in taken_in:
             if job.error is None and merged.written_as not in (None, game_id):
-                said = _kept_beside(game_id, str(merged.written_as), f"in {path}")
+                said = merging.kept_beside(game_id, str(merged.written_as), f"in {path}")
                 log.warning("%s", said)
                 self._news.append(said)
 
@@ -946,19 +768,3 @@ class GameStore:
         job, merged = self._merge(game_id, found.game, when=mtime, pass_older=False, then=record)
         self._taken_in.append((found.path, game_id, job, merged))
         return job
-
-
-def _kept_beside(game_id: str, kept_as: str, where: str) -> str:
-    return (
-        f"game {game_id} {where} and the one saved under that id went different ways, "
-        f"so both are kept: the one {where} as {kept_as}"
-    )
-
-
-def _json_list(text: object) -> builtins.list[object]:
-    """A summary's JSON list; a damaged one shows as empty rather than stopping the list."""
-    try:
-        value = json.loads(str(text))
-    except (ValueError, RecursionError):
-        return []
-    return value if isinstance(value, builtins.list) else []

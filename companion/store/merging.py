@@ -19,12 +19,14 @@ from __future__ import annotations
 
 import secrets
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 
 from companion.core import Game
 from companion.core.game import action_text
 from companion.store.imports import ID_RE
+from companion.store.journal import Journal, RowWriter, change_of
 
 # An id made for a copy kept beside a game: the game's id, cut to leave room for this.
 _COPY_ID_ROOM = 70
@@ -96,3 +98,56 @@ def copy_id(conn: sqlite3.Connection, game_id: str) -> str:
         taken = conn.execute("SELECT 1 FROM games WHERE id = ?", (candidate,)).fetchone()
         if taken is None and ID_RE.match(candidate):
             return candidate
+
+
+@dataclass
+class Merged:
+    """How a game that came in stood to the one saved under its id, once written."""
+
+    course: Course | None = None
+    # The id it was written under (None: not written, the saved one holds it all).
+    written_as: str | None = None
+
+
+def merge(
+    rows: RowWriter,
+    game_id: str,
+    game: Game,
+    *,
+    when: float | None,
+    pass_older: bool,
+    then: Callable[[sqlite3.Connection, str | None], None] | None = None,
+) -> tuple[Callable[[sqlite3.Connection], None], Merged]:
+    """The writer-thread job that writes `game` under `game_id`, or beside it under a new
+    id, or not at all (see the module), and what it did once it ran. `then(conn,
+    written_as)` runs in the same transaction."""
+    incoming = history_of(game)
+    merged = Merged()
+
+    def run(conn: sqlite3.Connection) -> None:
+        course = compare(held_history(conn, game_id), incoming)
+        target: str | None = game_id
+        if course is Course.SAME or (course is Course.BEHIND and pass_older):
+            target = None
+        elif course in (Course.BEHIND, Course.APART):
+            target = copy_id(conn, game_id)
+        if target is not None:
+            change = change_of(target, Journal(game), mark=False, whole=True, when=when)
+            try:
+                rows.write(conn, change)
+            except BaseException:
+                rows.forget(target)
+                raise
+        if then is not None:
+            then(conn, target)
+        merged.course, merged.written_as = course, target
+
+    return run, merged
+
+
+def kept_beside(game_id: str, kept_as: str, where: str) -> str:
+    """The words for a game kept beside the one saved under its id."""
+    return (
+        f"game {game_id} {where} and the one saved under that id went different ways, "
+        f"so both are kept: the one {where} as {kept_as}"
+    )

@@ -15,6 +15,8 @@ import logging
 import sqlite3
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TypeVar
 
@@ -28,6 +30,52 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 Row = tuple[object, ...]
 Rows = list[Row]
+
+
+@dataclass(frozen=True)
+class SavedGame:
+    """What the saved-games list shows about one game, read from its summary row."""
+
+    id: str
+    updated: datetime
+    players: tuple[str, ...]
+    actions: int
+    winners: tuple[str, ...]
+    # Set when a saved file could not be read as a game; the file is left untouched.
+    problem: str | None = None
+    levels: tuple[int, ...] = ()
+
+    @property
+    def title(self) -> str:
+        """A short human title: the players' names."""
+        return ", ".join(self.players) if self.players else self.id
+
+    @classmethod
+    def of_summary(cls, row: Row) -> SavedGame:
+        """A game's summary row (`Reader.summaries`)."""
+        game_id, updated, players, revision, winners, levels = row
+        return cls(
+            id=str(game_id),
+            updated=datetime.fromtimestamp(float(str(updated)), tz=UTC),
+            players=tuple(str(name) for name in _json_list(players)),
+            actions=int(str(revision)),
+            winners=tuple(str(name) for name in _json_list(winners)),
+            levels=tuple(level for level in _json_list(levels) if isinstance(level, int)),
+        )
+
+    @classmethod
+    def not_taken_in(cls, stem: str, mtime: object, problem: str) -> SavedGame:
+        """A game log in the games folder that could not be taken in, with its problem."""
+        return cls(stem, datetime.fromtimestamp(float(str(mtime)), tz=UTC), (), 0, (), problem)
+
+
+def _json_list(text: object) -> list[object]:
+    """A summary's JSON list; a damaged one shows as empty rather than stopping the list."""
+    try:
+        value = json.loads(str(text))
+    except (ValueError, RecursionError):
+        return []
+    return value if isinstance(value, list) else []
 
 
 class Reader:
@@ -136,6 +184,25 @@ class Reader:
             return None
         cover = record.get("cover")
         return cover if isinstance(cover, str) else None
+
+    def bodies(self, conn: sqlite3.Connection, game_id: str) -> list[str]:
+        """A game's action texts from its first on, up to the first one lost or not
+        readable as text (its bytes are read raw, so one bad byte stops the log there and
+        does not stop the game from opening)."""
+        rows = self.all(
+            "SELECT number, CAST(body AS BLOB) FROM actions WHERE game_id = ? ORDER BY number",
+            (game_id,),
+            conn,
+        )
+        bodies: list[str] = []
+        for number, raw in rows:
+            if number != len(bodies) + 1 or not isinstance(raw, bytes):
+                break
+            try:
+                bodies.append(raw.decode("utf-8"))
+            except UnicodeDecodeError:
+                break
+        return bodies
 
     def verified(
         self, conn: sqlite3.Connection, game_id: str, bodies: list[str], checkpoint: Row | None
