@@ -17,6 +17,7 @@ installs all three (.ci/run).
 
 from __future__ import annotations
 
+import abc
 import asyncio
 import base64
 import contextlib
@@ -142,8 +143,9 @@ def need_browser() -> None:
     need_engine("chromium")
 
 
-class Page:
-    """One page of a given size (a phone or a TV) in one engine's browser."""
+class Page(abc.ABC):
+    """One page of a given size (a phone or a TV) in one engine's browser; each engine
+    says how it does what the page asks (the abstract methods below)."""
 
     engine = ""
 
@@ -152,26 +154,26 @@ class Page:
         self.height = height
 
     # -- what each engine does, blocking ---------------------------------------------------
-    def _open(self, url: str) -> None:
-        raise NotImplementedError
+    @abc.abstractmethod
+    def _open(self, url: str) -> None: ...
 
-    def _reload(self) -> None:
-        raise NotImplementedError
+    @abc.abstractmethod
+    def _reload(self) -> None: ...
 
-    def _run(self, script: str, args: tuple[Any, ...]) -> Any:
-        raise NotImplementedError
+    @abc.abstractmethod
+    def _run(self, script: str, args: tuple[Any, ...]) -> Any: ...
 
-    def _wait(self, script: str, timeout_s: float, args: tuple[Any, ...]) -> Any:
-        raise NotImplementedError
+    @abc.abstractmethod
+    def _wait(self, script: str, timeout_s: float, args: tuple[Any, ...]) -> Any: ...
 
-    def _click(self, css: str) -> None:
-        raise NotImplementedError
+    @abc.abstractmethod
+    def _click(self, css: str) -> None: ...
 
-    def _screenshot(self) -> bytes:
-        raise NotImplementedError
+    @abc.abstractmethod
+    def _screenshot(self) -> bytes: ...
 
-    def _close(self) -> None:
-        raise NotImplementedError
+    @abc.abstractmethod
+    def _close(self) -> None: ...
 
     # -- the tests' calls, each in a thread --------------------------------------------
     async def open(self, url: str) -> None:
