@@ -54,19 +54,14 @@ class Serve:
         return await self.line(answer, after)
 
 
-async def test_a_whole_game_hosted_by_serve_from_the_first_turn_to_a_winner(
-    tmp_path: Path,
-) -> None:
-    data = tmp_path / "data"
-    # A short wait before a kill is final (the app's own setting, read by serve).
-    SettingsStore(data).save(Settings(victory_countdown_s=0.3))
+async def start_serve(data: Path, *args: str) -> Serve:
+    """`companion serve` on `data`, on a free local port, printing no QR codes."""
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
         "companion",
         "serve",
-        "--players",
-        "Anna,Bram,Cleo",
+        *args,
         "--data-dir",
         str(data),
         "--host",
@@ -77,8 +72,19 @@ async def test_a_whole_game_hosted_by_serve_from_the_first_turn_to_a_winner(
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
+        cwd=Path(__file__).resolve().parents[2],
     )
-    serve = Serve(process)
+    return Serve(process)
+
+
+async def test_a_whole_game_hosted_by_serve_from_the_first_turn_to_a_winner(
+    tmp_path: Path,
+) -> None:
+    data = tmp_path / "data"
+    # A short wait before a kill is final (the app's own setting, read by serve).
+    SettingsStore(data).save(Settings(victory_countdown_s=0.3))
+    serve = await start_serve(data, "--players", "Anna,Bram,Cleo")
+    process = serve.process
     phones: list[TableClient] = []
     try:
         for name in ("Anna", "Bram", "Cleo"):

@@ -12,22 +12,16 @@ from pathlib import Path
 
 import pytest
 
-from companion.core import CLASSIC, Game, GameSetup, GoUpLevel, PlayerSetup, Sex
+from companion.core import Game, GoUpLevel
 from companion.store import GameStore
+from tests.store.test_games import make_game
 
 GAME = "20261129-040000-beef"
 
 
 def _game(levels: int) -> Game:
-    setup = GameSetup(
-        players=(
-            PlayerSetup(name="Ada", colour="#e53935", sex=Sex.FEMALE),
-            PlayerSetup(name="Bo", colour="#1e88e5", sex=Sex.MALE),
-            PlayerSetup(name="Cy", colour="#43a047", sex=Sex.NONE),
-        ),
-        edition=CLASSIC,
-    )
-    game = Game(setup)
+    """Ada, Bo and Cy (as the other store tests have them) go up a Level in turn."""
+    game = make_game(levels=0)
     for step in range(levels):
         game.apply(GoUpLevel(player=step % 3))
     return game

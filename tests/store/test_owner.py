@@ -206,28 +206,10 @@ async def test_the_app_beside_serve_names_it_and_keeps_its_own_play_beside(
 ) -> None:
     import asyncio
 
-    from tests.commands.test_serve_game import Serve
+    from tests.commands.test_serve_game import start_serve
 
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "companion",
-        "serve",
-        "--players",
-        "Anna,Bram,Cleo",
-        "--data-dir",
-        str(tmp_path),
-        "--host",
-        "127.0.0.1",
-        "--port",
-        "0",
-        "--no-qr",
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        cwd=ROOT,
-    )
-    serve = Serve(process)
+    serve = await start_serve(tmp_path, "--players", "Anna,Bram,Cleo")
+    process = serve.process
     try:
         await serve.line("Type help")
         await serve.say("up Anna", "Anna")
