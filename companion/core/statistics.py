@@ -22,7 +22,7 @@ from companion.core.engine import apply_action
 from companion.core.models import GameSetup
 from companion.core.state import CombatResult, GameState
 
-STATS_ENGINE = "1"
+STATS_ENGINE = "2"  # 2: monsters killed by name, and who played turn 1
 
 # How many of the monsters and items met most a table's figures name.
 TOP_NAMES = 3
@@ -43,6 +43,7 @@ class PlayerFigures:
     met: dict[str, int] = field(default_factory=dict)  # monsters fought
     killed_by: dict[str, int] = field(default_factory=dict)  # monsters that killed them
     items: dict[str, int] = field(default_factory=dict)  # items and one-shots used
+    slain: dict[str, int] = field(default_factory=dict)  # monsters killed as the fighter
 
     def add(self, other: PlayerFigures) -> None:
         """Add another game's figures to these (written out: it runs once per player
@@ -58,6 +59,7 @@ class PlayerFigures:
             (self.met, other.met),
             (self.killed_by, other.killed_by),
             (self.items, other.items),
+            (self.slain, other.slain),
         ):
             for name, count in theirs.items():
                 mine[name] = mine.get(name, 0) + count
@@ -75,6 +77,7 @@ class PlayerFigures:
             (self.met, other.met),
             (self.killed_by, other.killed_by),
             (self.items, other.items),
+            (self.slain, other.slain),
         ):
             for name, count in theirs.items():
                 left = mine.get(name, 0) - count
@@ -89,6 +92,7 @@ class PlayerFigures:
             met=dict(self.met),
             killed_by=dict(self.killed_by),
             items=dict(self.items),
+            slain=dict(self.slain),
         )
 
     def to_record(self) -> dict[str, object]:
@@ -132,7 +136,7 @@ _NUMBERS = (
     "sold_items",
     "sale_levels",
 )
-_COUNTERS = ("met", "killed_by", "items")
+_COUNTERS = ("met", "killed_by", "items", "slain")
 
 
 @dataclass
@@ -147,6 +151,7 @@ class GameSummary:
     actions: int
     figures: tuple[PlayerFigures, ...]
     minutes: float | None = None  # how long it took, when known
+    starter: int | None = None  # the seat that played turn 1, when known
 
     @property
     def finished(self) -> bool:
@@ -167,6 +172,8 @@ class GameSummary:
         if figure_texts is None:
             figure_texts = [figures_text(figures) for figures in self.figures]
         tail = "" if self.minutes is None else f',"minutes":{json.dumps(self.minutes)}'
+        if self.starter is not None:
+            tail += f',"starter":{self.starter}'
         return f'{head[:-1]},"figures":[{",".join(figure_texts)}]{tail}}}'
 
     @classmethod
@@ -187,13 +194,16 @@ class GameSummary:
                 actions=int(record["actions"]),
                 figures=figures,
                 minutes=None if record.get("minutes") is None else float(record["minutes"]),
+                starter=None if record.get("starter") is None else int(record["starter"]),
             )
         except (KeyError, TypeError, AttributeError) as exc:
             raise ValueError(f"not a game summary: {exc!r}") from None
         seats = len(players)
         if len(figures) != seats or len(summary.levels) != seats:
             raise ValueError("not a game summary: its players and figures do not match")
-        if any(not 0 <= seat < seats for seat in summary.winners):
+        if any(not 0 <= seat < seats for seat in summary.winners) or not (
+            summary.starter is None or 0 <= summary.starter < seats
+        ):
             raise ValueError("not a game summary: a winner who did not play")
         return summary
 
@@ -207,6 +217,7 @@ class StatsFold:
         self.setup = setup
         self.revision = 0  # how many actions are folded
         self.figures = [PlayerFigures() for _ in setup.players]
+        self.starter = setup.first_player  # who plays turn 1 (a roll for it may change it)
         # Seats whose figures an action changed since the caller last cleared it.
         self.touched: set[int] = set(range(len(self.figures)))
 
@@ -214,6 +225,7 @@ class StatsFold:
         twin = StatsFold.__new__(StatsFold)
         twin.setup = self.setup
         twin.revision = self.revision
+        twin.starter = self.starter
         twin.figures = [figures.copy() for figures in self.figures]
         twin.touched = set(range(len(twin.figures)))
         return twin
@@ -222,6 +234,8 @@ class StatsFold:
         """Count what `action` did, taking `before` to `after`."""
         self.revision += 1
         figures = self.figures
+        if after.turn <= 1:
+            self.starter = after.current
         kind = action.type
         if kind == "sell_items":
             seat = int(getattr(action, "player", 0))
@@ -263,6 +277,8 @@ class StatsFold:
             return
         killed = len(ended.monsters)
         self.figures[ended.fighter].kills += killed
+        for monster in ended.monsters:
+            _count(self.figures[ended.fighter].slain, monster)
         if ended.helper is not None:
             self.figures[ended.helper].helped_kills += killed
         for seat in fighters:
@@ -284,6 +300,7 @@ class StatsFold:
             actions=self.revision,
             figures=tuple(self.figures if shared else (f.copy() for f in self.figures)),
             minutes=minutes,
+            starter=self.starter,
         )
 
 
