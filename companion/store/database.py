@@ -17,7 +17,11 @@ Tables (schema version `SCHEMA_VERSION`, kept in SQLite's `user_version`):
   first start is done once and can be interrupted at any point;
 * `stats`: each game's statistics summary (`companion.core.statistics`), written with
   every save, and the engine that made it (`engine`), so a new one makes them again;
-  `summary` is NULL for a game that could not be read.
+  `summary` is NULL for a game that could not be read;
+* `people`: everyone who played here (`companion.store.people`), by name (`key`: the name
+  as typed names find it), with the colour and sex they played last;
+* `seats`: which person sat in each seat of each game (games saved before there were
+  people are linked by their names once, in the background).
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ from pathlib import Path
 from companion.plumbing.errors import StoreError
 
 DATABASE_FILE = "games.sqlite3"
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 # How long a connection waits for another one's write lock before giving up (ms);
 # writes are single-row appends, so a wait this long means something is stuck.
 BUSY_TIMEOUT_MS = 10_000
@@ -81,6 +85,20 @@ CREATE TABLE IF NOT EXISTS stats (
     engine TEXT NOT NULL,
     summary TEXT
 );
+CREATE TABLE IF NOT EXISTS people (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,
+    key TEXT NOT NULL UNIQUE,
+    colour TEXT NOT NULL,
+    sex TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS seats (
+    game_id TEXT NOT NULL,
+    seat INTEGER NOT NULL,
+    person INTEGER NOT NULL,
+    PRIMARY KEY (game_id, seat)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS seats_by_person ON seats (person);
 """
 
 # From schema 1: the order games were played in, first taken from their dates.
@@ -102,8 +120,30 @@ CREATE TABLE IF NOT EXISTS stats (
     summary TEXT
 );
 """
+# From schema 3: the people who played here and the seats they sat in (the games saved
+# before are linked by their names once, in the background: `companion.store.people`).
+_TO_SCHEMA_4 = """
+CREATE TABLE IF NOT EXISTS people (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,
+    key TEXT NOT NULL UNIQUE,
+    colour TEXT NOT NULL,
+    sex TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS seats (
+    game_id TEXT NOT NULL,
+    seat INTEGER NOT NULL,
+    person INTEGER NOT NULL,
+    PRIMARY KEY (game_id, seat)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS seats_by_person ON seats (person);
+"""
 # The steps from each earlier schema to this one.
-_UPGRADES = {1: _TO_SCHEMA_2 + _TO_SCHEMA_3, 2: _TO_SCHEMA_3}
+_UPGRADES = {
+    1: _TO_SCHEMA_2 + _TO_SCHEMA_3 + _TO_SCHEMA_4,
+    2: _TO_SCHEMA_3 + _TO_SCHEMA_4,
+    3: _TO_SCHEMA_4,
+}
 
 
 class NewerDatabaseError(StoreError):

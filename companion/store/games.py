@@ -54,6 +54,8 @@ from companion.store.imports import GAMES_DIR, LAST_GAME_FILE, check_id
 from companion.store.journal import Change, Journal, RowWriter, change_of, set_meta, write_cover
 from companion.store.opening import damaged_copies, open_games
 from companion.store.owner import Holder, Owner, claim
+from companion.store.plays import PlayedGames, played_games
+from companion.store.people import PeopleShelf
 from companion.store.reading import Reader, SavedGame, close_all
 from companion.store.recorder import SAVE_TIMEOUT_S, Later, Recorder, Schedule
 from companion.store.shelf import StatisticsShelf
@@ -151,6 +153,13 @@ class GameStore:
             self._reader,
             lambda job: self._writer.submit(job),
             lambda: self._writer.wait_idle(SAVE_TIMEOUT_S),
+        )
+        #: The people who played here: listed, renamed, merged (`companion.store.people`).
+        self.people = PeopleShelf(
+            self._reader,
+            lambda job: self._writer.submit(job),
+            lambda: self.flush(timeout=LIST_WAIT_S),
+            SAVE_TIMEOUT_S,
         )
         self._import_legacy()
         if self.database == self.home and device_full(self.home):
@@ -456,7 +465,7 @@ class GameStore:
         rows = self._rows
 
         def remove(conn: sqlite3.Connection) -> None:
-            for table in ("actions", "checkpoints", "stats"):
+            for table in ("actions", "checkpoints", "stats", "seats"):
                 conn.execute(f"DELETE FROM {table} WHERE game_id = ?", (game_id,))
             conn.execute("DELETE FROM games WHERE id = ?", (game_id,))
             conn.execute("DELETE FROM meta WHERE key = ? AND value = ?", (LAST_GAME_KEY, game_id))
@@ -479,6 +488,14 @@ class GameStore:
         """Summarise, once, on a worker thread, the games saved before statistics were
         kept (or by an older way of making them); returns how far it has got."""
         return self._shelf.summarise_waiting()
+
+    def played(self) -> PlayedGames:
+        """Every summarised game as a play, with the times it was first and last saved,
+        the one started first first (see `companion.store.plays`)."""
+        stored = self.statistics()
+        return played_games(
+            self._reader, self._shelf.by_game(), stored.waiting, stored.unreadable
+        )
 
     # -- the game to resume ------------------------------------------------------------
     @property

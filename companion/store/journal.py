@@ -19,6 +19,7 @@ from companion.core.log_versions import LOG_VERSION
 from companion.plumbing.errors import StoreError
 from companion.store import checkpoints
 from companion.store.cover import COVER_KEY, LAST_GAME_KEY, cover_record
+from companion.store.people import link_seats
 from companion.store.stats import SummaryKeeper, write_summary
 
 
@@ -212,6 +213,8 @@ class RowWriter:
             raise StoreError(f"{self.where}: game {game_id} is not in the database")
         if change.stats is not None:
             write_summary(conn, game_id, change.stats)
+        if change.setup is not None:  # a new game: its seats are linked to people
+            link_seats(conn, game_id, json.loads(change.players), json.loads(change.setup))
         if change.checkpoint is not None:
             at = change.checkpoint.revision
             checkpoints.write(conn, game_id, change.checkpoint, self.chain_at(conn, game_id, at))

@@ -15,10 +15,11 @@ from companion.core import GameSetup
 from companion.core.game import collector_paused
 from companion.core.log_versions import read_actions, readable_version, upgrade_setup
 from companion.core.models import SAVED_GAME
-from companion.core.statistics import STATS_ENGINE, summarise
+from companion.core.statistics import STATS_ENGINE, GameSummary, summarise
 from companion.plumbing.errors import CompanionError, StoreError
 from companion.store.reading import Reader
 from companion.store.stats import (
+    PEOPLE_SUMMARIES_QUERY,
     SAVED_SINCE_QUERY,
     STATS_SEEN_QUERY,
     SUMMARIES_QUERY,
@@ -69,13 +70,14 @@ class StatisticsShelf:
             and isinstance(before, tuple)
             and seen is not None
             and before[:2] == seen[:2]
+            and before[3:] == seen[3:]
         ):
-            # As many games and summaries as before: only saves since, of the games
-            # played since.
+            # As many games and summaries as before, and nobody renamed or merged: only
+            # saves since, of the games played since.
             stored = kept.read_changed(reader.all(SAVED_SINCE_QUERY, (kept.played,)))
             self._cache = (seen, stored)
             return stored
-        rows = reader.all(SUMMARIES_QUERY, ())
+        rows = reader.all(PEOPLE_SUMMARIES_QUERY, ())
         if source is not None:  # the user's games, read-only while saves go elsewhere
             own = {row[0] for row in rows}
             try:
@@ -94,6 +96,16 @@ class StatisticsShelf:
         stored = kept.read_all(rows)
         self._cache = (seen, stored)
         return stored
+
+    def by_game(self) -> dict[str, GameSummary]:
+        """Each saved game's summary by the game's id, as `read` finds them (the games
+        waiting to be summarised and those that could not be read left out)."""
+        self.read()
+        return {
+            game_id: found
+            for game_id, (_row, found) in self._kept.games.items()
+            if isinstance(found, GameSummary)
+        }
 
     def summarise_waiting(self) -> Summarising:
         """Summarise, once, on a worker thread, the games saved before statistics were

@@ -8,6 +8,8 @@ at 10,000. Opening statistics reads the `stats` rows and folds nothing.
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import logging
 import sqlite3
 import threading
@@ -25,6 +27,7 @@ from companion.core.statistics import (
     figures_text,
     table_statistics,
 )
+from companion.store.people import PEOPLE_WRITTEN_KEY
 
 log = logging.getLogger(__name__)
 
@@ -134,15 +137,26 @@ SUMMARIES_QUERY = (
     "SELECT games.id, stats.engine, stats.summary, games.played FROM games "
     "LEFT JOIN stats ON stats.game_id = games.id"
 )
+# The same, with the name each linked seat's person has now, as JSON `[[seat, name], ...]`
+# (`companion.store.people`): a renamed player's games count under the new name, and
+# two entries merged count as one.
+PEOPLE_SUMMARIES_QUERY = (
+    "SELECT games.id, stats.engine, stats.summary, games.played, "
+    "(SELECT json_group_array(json_array(seats.seat, people.name)) FROM seats "
+    "JOIN people ON people.id = seats.person WHERE seats.game_id = games.id) FROM games "
+    "LEFT JOIN stats ON stats.game_id = games.id"
+)
 # The games saved since the one played last when statistics were last read: a save
 # counts `played` up (`games_by_play` finds them).
-SAVED_SINCE_QUERY = SUMMARIES_QUERY + " WHERE games.played > ?"
+SAVED_SINCE_QUERY = PEOPLE_SUMMARIES_QUERY + " WHERE games.played > ?"
 
 # What changes whenever a game is saved, summarised or deleted: how many games, how
-# many summaries by today's engine, and how many summaries were written.
+# many summaries by today's engine, how many summaries were written, and how often
+# people were renamed, merged or linked.
 STATS_SEEN_QUERY = (
     "SELECT (SELECT count(*) FROM games), (SELECT count(*) FROM stats WHERE engine = ?), "
-    f"(SELECT value FROM meta WHERE key = '{_WRITTEN_KEY}')"
+    f"(SELECT value FROM meta WHERE key = '{_WRITTEN_KEY}'), "
+    f"(SELECT value FROM meta WHERE key = '{PEOPLE_WRITTEN_KEY}')"
 )
 
 
@@ -191,8 +205,9 @@ class KeptStatistics:
     back as it is, so opening statistics after one save reads and adds up one game."""
 
     def __init__(self) -> None:
-        # By game: the summary's engine and text as read, and what it is.
-        self.games: dict[str, tuple[tuple[object, str | None], GameSummary | str]] = {}
+        # By game: the summary's engine and text and its people's names as read, and
+        # what it is.
+        self.games: dict[str, tuple[tuple[object, str | None, str | None], GameSummary | str]] = {}
         self.tally = Tally()
         self.played = 0  # the last `played` read
 
@@ -207,10 +222,11 @@ class KeptStatistics:
 
     def read_changed(self, rows: list[tuple[object, ...]]) -> StoredStatistics:
         """Bring the games in `rows` (of `SUMMARIES_QUERY`) up to date."""
-        for game_id, engine, text, *played in rows:
-            if played and isinstance(played[0], int):
-                self.played = max(self.played, played[0])
-            self._put(str(game_id), (engine, None if text is None else str(text)))
+        for game_id, engine, text, *rest in rows:
+            if rest and isinstance(rest[0], int):
+                self.played = max(self.played, rest[0])
+            names = None if len(rest) < 2 or rest[1] is None else str(rest[1])
+            self._put(str(game_id), (engine, None if text is None else str(text), names))
         if self.tally.stale:
             self.tally = Tally()
             for _text, found in self.games.values():
@@ -230,15 +246,17 @@ class KeptStatistics:
                 unreadable += 1
         return StoredStatistics(summaries, unreadable, waiting, tally=self.tally)
 
-    def _put(self, game_id: str, row: tuple[object, str | None] | None) -> None:
+    def _put(self, game_id: str, row: tuple[object, str | None, str | None] | None) -> None:
         before = self.games.get(game_id)
         if row is None:
             found: GameSummary | str | None = None
         else:
-            engine, text = row
-            if before is not None and before[0] == (engine, text):
-                return  # the same summary
+            engine, text, names = row
+            if before is not None and before[0] == row:
+                return  # the same summary, and the same people
             found = _parsed(engine, text)
+            if names is not None and isinstance(found, GameSummary):
+                found = _as_people(found, names)
         old = before[1] if before is not None else None
         self.tally.replace(
             old if isinstance(old, GameSummary) else None,
@@ -248,6 +266,28 @@ class KeptStatistics:
             self.games.pop(game_id, None)
         else:
             self.games[game_id] = (row, found)  # type: ignore[assignment]
+
+
+def _as_people(summary: GameSummary, names: str) -> GameSummary:
+    """`summary` with each linked seat named as its person is named now (`names`: JSON
+    `[[seat, name], ...]`); a seat not linked keeps the name it was played under."""
+    try:
+        linked = json.loads(names)
+    except (ValueError, RecursionError):
+        return summary
+    players = list(summary.players)
+    for pair in linked if isinstance(linked, list) else ():
+        if (
+            isinstance(pair, list)
+            and len(pair) == 2
+            and isinstance(pair[0], int)
+            and 0 <= pair[0] < len(players)
+            and isinstance(pair[1], str)
+        ):
+            players[pair[0]] = pair[1]
+    if tuple(players) == summary.players:
+        return summary
+    return dataclasses.replace(summary, players=tuple(players))
 
 
 def _parsed(engine: object, text: str | None) -> GameSummary | str:

@@ -19,6 +19,7 @@ from companion.core.statistics import (
     table_statistics,
 )
 from companion.store import GameStore
+from companion.store.database import SCHEMA_VERSION
 from tests.core.test_statistics import first_game, second_game, unfinished_game
 
 FIRST, SECOND, THIRD = "20261129-040000-0001", "20261129-050000-0002", "20261129-060000-0003"
@@ -88,7 +89,7 @@ def test_games_saved_before_statistics_are_summarised_once_in_the_background(
     assert after.waiting == 0
     table = table_statistics(after.summaries).table
     assert (table.games, table.wins, table.totals.kills) == (2, 2, 5)  # Ann 3, Cy 1, Bo 1
-    assert _rows(tmp_path, "PRAGMA user_version") == [(3,)]
+    assert _rows(tmp_path, "PRAGMA user_version") == [(SCHEMA_VERSION,)]
     # Done once: nothing waits the next time.
     assert store.summarise_waiting().total == 0
     store.close()
