@@ -1,0 +1,78 @@
+"""The saved games as plays: each game's statistics summary with the times the store
+kept of it (when it was first and last saved), in the order the games were started.
+Read from the summaries and the games' rows only: no game is opened, no log replayed."""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from companion.core.statistics import GameSummary
+from companion.plumbing.errors import StoreError
+from companion.store.reading import Reader, Rows
+
+_TIMES_QUERY = "SELECT id, created, updated FROM games"
+
+
+@dataclass(frozen=True)
+class PlayedGame:
+    """One saved game as a play: its id, its summary, and when it was first and last
+    saved (the log holds no times: these are the store's)."""
+
+    id: str
+    started: datetime
+    saved: datetime
+    summary: GameSummary
+
+    @property
+    def minutes(self) -> float:
+        """Minutes from the first save to the last (the time played, when the game was
+        played in one sitting)."""
+        return max(0.0, (self.saved - self.started).total_seconds() / 60)
+
+
+@dataclass(frozen=True)
+class PlayedGames:
+    """Every summarised game, the one started first first, and the games left out."""
+
+    games: list[PlayedGame]
+    waiting: int  # not summarised yet (by today's way of making summaries)
+    unreadable: int
+
+    def before(self, game_id: str) -> list[GameSummary]:
+        """The summaries of the games started before that one (all the others when it is
+        not among them)."""
+        mine = next((game for game in self.games if game.id == game_id), None)
+        return [
+            game.summary
+            for game in self.games
+            if game.id != game_id and (mine is None or game.started < mine.started)
+        ]
+
+
+def played_games(
+    reader: Reader, summaries: dict[str, GameSummary], waiting: int, unreadable: int
+) -> PlayedGames:
+    """The games that have a summary (`summaries`, by id), with their times."""
+    rows: Rows = reader.all(_TIMES_QUERY, ())
+    if reader.source is not None:  # the user's games, read-only while saves go elsewhere
+        own = {row[0] for row in rows}
+        # When their times cannot be read, those games are left out.
+        with contextlib.suppress(StoreError):
+            theirs = reader.all(_TIMES_QUERY, (), reader.source)
+            rows += [row for row in theirs if row[0] not in own]
+    games = [
+        PlayedGame(str(game_id), _when(created), _when(updated), summaries[str(game_id)])
+        for game_id, created, updated in rows
+        if str(game_id) in summaries
+    ]
+    games.sort(key=lambda game: (game.started, game.id))
+    return PlayedGames(games, waiting, unreadable)
+
+
+def _when(stamp: object) -> datetime:
+    try:
+        return datetime.fromtimestamp(float(str(stamp)), tz=UTC)
+    except (ValueError, OverflowError, OSError):
+        return datetime.fromtimestamp(0, tz=UTC)
