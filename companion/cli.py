@@ -17,6 +17,7 @@ from companion import __version__
 COMMANDS: dict[str, str] = {
     "app": "app",
     "cards": "cards",
+    "people": "people",
     "replay": "replay",
     "scan": "scan",
     "sim": "sim",

@@ -36,6 +36,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"companion stats: {err}", file=sys.stderr)
         return 1
     try:
+        # Games saved before people were kept count under the people their names mean.
+        store.people.link_waiting().finished.wait(SUMMARY_WAIT_S)
         job = store.summarise_waiting()
         if job.total:
             print(f"Summarising {job.total} games saved before statistics…", file=sys.stderr)

@@ -186,7 +186,7 @@ def test_a_name_two_seats_of_an_old_save_share_links_the_first_only(tmp_path: Pa
     store.close()
     with closing(sqlite3.connect(tmp_path / "games.sqlite3")) as conn, conn:
         # An old save from before look-alike names were refused.
-        conn.execute("UPDATE games SET players = '[\"Ann\", \"ann\"]'")
+        conn.execute('UPDATE games SET players = \'["Ann", "ann"]\'')
         conn.execute("DELETE FROM seats")
     store = GameStore(tmp_path)
     assert store.people.link_waiting().finished.wait(30)
