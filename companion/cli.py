@@ -1,4 +1,5 @@
-"""Command line of the companion: run the app, simulate counters, scan, replay, validate."""
+"""Command line of the companion: run the app, simulate counters, scan, install their firmware,
+replay, validate."""
 
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ from companion import __version__
 COMMANDS: dict[str, str] = {
     "app": "app",
     "cards": "cards",
+    "install": "install",
+    "export": "export",
     "people": "people",
     "replay": "replay",
     "scan": "scan",

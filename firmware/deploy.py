@@ -50,9 +50,14 @@ from typing import Any
 
 FIRMWARE = Path(__file__).resolve().parent
 ROOT = FIRMWARE.parent
-WIRE = ROOT / "companion" / "devices" / "wire.py"
-SEAL = ROOT / "companion" / "devices" / "seal.py"
-FRAMING = ROOT / "companion" / "devices" / "framing.py"
+# The shared modules: in a checkout under companion/devices; in an installed app this file
+# is in companion/_shipped/firmware, two folders below companion/devices.
+_DEVICES = ROOT / "companion" / "devices"
+if not _DEVICES.is_dir():
+    _DEVICES = ROOT.parent / "devices"
+WIRE = _DEVICES / "wire.py"
+SEAL = _DEVICES / "seal.py"
+FRAMING = _DEVICES / "framing.py"
 PINOUTS = ROOT / "hardware" / "pinouts"
 # Escape bytes, kept equal to counter.serial_link.REPL_ESCAPE (a test checks).
 REPL_ESCAPE = b"\x03\x03\x03 counter: back to the REPL \x03\x03\x03"
