@@ -15,10 +15,12 @@ from collections.abc import Awaitable, Callable
 from typing import Protocol
 
 from companion.core import Game
+from companion.core.statistics import GameSummary
 from companion.plumbing.listeners import Listeners
 from companion.store.durability import Durability
 from companion.store.imports import check_id
 from companion.store.journal import Change, Journal, change_of
+from companion.store.stats import SummaryKeeper
 from companion.store.writer import Job
 
 # How long a blocking save waits for the writer before reporting a problem (s).
@@ -117,6 +119,16 @@ class Recorder:
         if not self._due and not self._cover_due and cover != journal.cover:
             self._cover_due = True
             self._ask()
+
+    def summary(self) -> GameSummary | None:
+        """The followed game's statistics summary as it stands (folding only the actions
+        new since the last save); None when no game is followed."""
+        game, journal = self.game, self._journal
+        if game is None or journal is None:
+            return None
+        if journal.keeper is None or journal.keeper.game is not game:
+            journal.keeper = SummaryKeeper(game)
+        return journal.keeper.summary()
 
     @property
     def needs_cover(self) -> bool:

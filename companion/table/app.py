@@ -33,11 +33,13 @@ from companion.core import (
     describe,
 )
 from companion.core.chapters.combat import resolved_treasure
+from companion.core.milestones import Milestone, milestones
 from companion.core.phrase import Phrase, phrase_template, plural_phrase
 from companion.core.presses import Press
 from companion.plumbing.errors import StoreError
 from companion.plumbing.listeners import Listeners
 from companion.store import GameStore, Recorder
+from companion.store.exports import EXPORTS_DIR, bgstats_text, csv_text, select, write_whole
 from companion.store.settings import Settings
 from companion.table.countdown import KillCountdown, Timer, loop_timer
 from companion.table.offers import (
@@ -210,6 +212,42 @@ class Table:
             self.notices.emit(words, True)
             return False
         return True
+
+    # -- the table's history -----------------------------------------------------------
+    def meaning(self) -> list[Milestone]:
+        """What the open game, won, meant at this table (`companion.core.milestones`),
+        against the games started before it: read from their summaries, so it costs one
+        small query and no replay. Nothing while older games wait to be summarised (they
+        are, then, in the background), since a record against some games only is none."""
+        game = self.game
+        if game is None or not game.state.winners:
+            return []
+        this = self.recorder.summary()
+        if this is None:
+            return []
+        try:
+            played = self.games.played()
+            if played.waiting:
+                self.games.summarise_waiting()
+                return []
+        except StoreError as exc:
+            log.warning("the saved games' statistics cannot be read: %s", exc)
+            return []
+        return milestones(played.before(self.game_id), this)
+
+    def export_game(self, game_id: str = "") -> list[Path]:
+        """Write a finished game (the open one by default) as a BG Stats play and as CSV
+        into the data folder's exports folder; returns the files written. StoreError (an
+        ExportError among them) says why it could not."""
+        game_id = game_id or self.game_id
+        if game_id == self.game_id:
+            self.save()  # its last action is in the summary exported
+        chosen = select(self.games.played().games, game_id=game_id)
+        folder = self.games.root / EXPORTS_DIR
+        return [
+            write_whole(folder / f"{game_id}-bgstats.json", bgstats_text(chosen, one=True)),
+            write_whole(folder / f"{game_id}.csv", csv_text(chosen)),
+        ]
 
     def durable(self, outcome: Outcome) -> Awaitable[None] | None:
         """What to wait for before answering an applied intent: its change on disk (None
