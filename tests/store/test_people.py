@@ -142,12 +142,12 @@ def test_what_cannot_be_renamed_or_merged_is_refused_and_nothing_changes(
     store.close()
 
 
-def test_a_deleted_game_leaves_its_people_without_it(tmp_path: Path) -> None:
+def test_a_person_goes_with_the_last_game_they_played(tmp_path: Path) -> None:
     store = GameStore(tmp_path)
     store.save(FIRST, first_game())
     store.save(SECOND, second_game())
     store.delete(FIRST)
-    assert sorted(_names(store)) == [("Ann", 1), ("Bo", 1), ("Cy", 0)]
+    assert sorted(_names(store)) == [("Ann", 1), ("Bo", 1)]
     store.close()
 
 
