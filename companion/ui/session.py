@@ -250,6 +250,28 @@ class GameSession(EventDispatcher):
         self._notify(_("Saved to {path}").format(path=written), False)
         return written
 
+    def meaning(self) -> list[Any]:
+        """What the open game, won, meant at this table (`Table.meaning`)."""
+        return self.table.meaning()
+
+    def export_plays(self) -> list[Path]:
+        """Write the open game, finished, for BG Stats and for a spreadsheet into the data
+        folder's exports folder, and say where (a problem is said instead)."""
+        from companion.store import StoreError
+
+        try:
+            written = self.table.export_game()
+        except (StoreError, OSError) as exc:
+            self._notify(tr(exc), True)
+            return []
+        self._notify(
+            _("Written for BG Stats and spreadsheets: {paths}").format(
+                paths=", ".join(str(path) for path in written)
+            ),
+            False,
+        )
+        return written
+
     def import_file(self, src: Path) -> str | None:
         """Add a game-log file to the saved games; returns its id."""
         from companion.store import StoreError

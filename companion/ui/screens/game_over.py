@@ -11,7 +11,8 @@ from kivy.properties import ListProperty, NumericProperty, StringProperty
 
 from companion.core import ResolveCombat
 from companion.core.game import CHECKPOINT_INTERVAL
-from companion.ui.i18n import _, ngettext
+from companion.core.milestones import Milestone, MilestoneKind
+from companion.ui.i18n import _, card_name, ngettext
 from companion.ui.screens.base import CompanionScreen
 from companion.ui.theme import colour
 
@@ -164,17 +165,59 @@ def follow(game: Any, after_s: float = 0.0) -> None:
         Clock.schedule_interval(step, 0)
 
 
+def milestone_text(milestone: Milestone) -> str:
+    """One fact about a won game (`companion.core.milestones`) in the language on show."""
+    kind, name, n = milestone.kind, milestone.name, milestone.count
+    if kind is MilestoneKind.FIRST_WIN:
+        return _("{name}'s first win").format(name=name)
+    if kind is MilestoneKind.WINS:
+        return ngettext("{name} has now won {n} game", "{name} has now won {n} games", n).format(
+            name=name, n=n
+        )
+    if kind is MilestoneKind.FASTEST_WIN:
+        return ngettext(
+            "{name}'s fastest win yet ({n} turn)", "{name}'s fastest win yet ({n} turns)", n
+        ).format(name=name, n=n)
+    if kind is MilestoneKind.SHORTEST_GAME:
+        return ngettext(
+            "A new record: the shortest game at this table ({n} turn)",
+            "A new record: the shortest game at this table ({n} turns)",
+            n,
+        ).format(n=n)
+    if kind is MilestoneKind.LONGEST_GAME:
+        return ngettext(
+            "A new record: the longest game at this table ({n} turn)",
+            "A new record: the longest game at this table ({n} turns)",
+            n,
+        ).format(n=n)
+    return _("The first time anyone killed the {monster}").format(monster=card_name(name))
+
+
 class GameOverScreen(CompanionScreen):
-    """Who won, and how the game went."""
+    """Who won, how the game went, and what it meant at this table."""
 
     winner_text = StringProperty("")
     detail_text = StringProperty("")
+    # What the game meant against the games before it, a fact a line ("" when none).
+    meaning_text = StringProperty("")
     series = ListProperty([])
     winning_level = NumericProperty(10)
 
     def new_game(self) -> None:
         """Set up the next game with the same table."""
         self.app.show("new_game", fresh=True)
+
+    def export(self) -> None:
+        """Write this game for BG Stats and for a spreadsheet into the exports folder."""
+        self.session.export_plays()
+
+    def tell_meaning(self, *_args: Any) -> None:
+        """Say what the game meant (read after the win's frame: it asks the store)."""
+        state = self.state
+        if state is None or not state.winners:
+            self.meaning_text = ""
+            return
+        self.meaning_text = "\n".join(milestone_text(m) for m in self.session.meaning())
 
     def keep_playing(self) -> None:
         """Back to the table (to look, or to undo the winning move)."""
@@ -216,6 +259,8 @@ class GameOverScreen(CompanionScreen):
         self.winner_text = ngettext("{names} has won!", "{names} have won!", len(names)).format(
             names=" & ".join(names)
         )
+        # The win's own frame is drawn first; the table's history is read on the next.
+        Clock.schedule_once(self.tell_meaning, 0)
         stats = game_statistics(game)
         turns = ngettext("{n} turn", "{n} turns", state.turn).format(n=state.turn)
         actions = ngettext("{n} action", "{n} actions", len(game.log)).format(n=len(game.log))
