@@ -19,6 +19,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Coroutine
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -70,6 +71,8 @@ class DeviceService(EventDispatcher):
     scanning = BooleanProperty(False)
     # A sentence for the Devices screen about what the service is doing.
     activity = StringProperty("")
+    # Counter key -> `InstallView` of a firmware install going on or just ended.
+    installs = DictProperty({})
 
     def __init__(
         self,
@@ -102,6 +105,8 @@ class DeviceService(EventDispatcher):
         self._unsubscribe: list[Callable[[], None]] = []
         # False on an Android phone whose user refused the Bluetooth permissions.
         self.ble_allowed = True
+        # Counter key -> its name, for the rows of installs (the counter is away meanwhile).
+        self._install_names: dict[str, str] = {}
         # Smart dice, beside the counters (connected only when the table asks for them).
         self.dice = DiceService(app)
 
@@ -232,6 +237,35 @@ class DeviceService(EventDispatcher):
         if counter is not None:
             counter.open_claim_window()  # the long press a person would make
 
+    def can_install(self, key: str) -> bool:
+        """True for a counter on USB whose firmware this app can install (not a virtual one)."""
+        status = next((s for s in self.statuses if s.key == key), None)
+        view = self.installs.get(key)
+        return (
+            status is not None
+            and status.transport == "serial"
+            and not self.is_virtual(key)
+            and not (view is not None and view.busy)
+        )
+
+    def install_firmware(self, key: str) -> None:
+        """Install the firmware this app ships on a counter on USB; `installs` follows it."""
+        status = next((s for s in self.statuses if s.key == key), None)
+        if status is None or not self.can_install(key):
+            return
+        name = status.name
+        self._install_names[key] = name
+        self._show_install(key, InstallView(True, 0.0, _("Stopping the link to the counter\u2026")))
+        self.spawn(self._install(key, status.address))
+
+    def dismiss_install(self, key: str) -> None:
+        """Forget an install that has ended (its row goes from the Devices screen)."""
+        view = self.installs.get(key)
+        if view is not None and not view.busy:
+            installs = dict(self.installs)
+            del installs[key]
+            self.installs = installs
+
     @property
     def tokens_problem(self) -> str:
         """Why the saved claim tokens could not be read or saved ("" when all is well)."""
@@ -247,6 +281,61 @@ class DeviceService(EventDispatcher):
         return self._tasks.spawn_while_running(coro)
 
     # -- inside ---------------------------------------------------------------------------
+    async def _install(self, key: str, port: str) -> None:
+        """The link lets go of the port, the firmware goes on, the counter comes back."""
+        from companion.devices.discovery import discover
+        from companion.devices.install import Installer, InstallError, shipped_version
+
+        manager = self.manager
+        await manager.remove(key)  # the install needs the port to itself
+        self._publish_statuses()
+        before: str | None = None
+
+        def heard(progress: Any) -> None:
+            self._show_install(key, InstallView(True, progress.fraction, install_step(progress)))
+
+        installer = Installer(port, tokens=manager.tokens, identify=False, on_progress=heard)
+        try:
+            before = await installer.ask()
+            result = await installer.run()
+        except InstallError as exc:
+            view = InstallView(False, 0.0, tr(exc), error=True)
+        except Exception as exc:
+            log.warning("the install on %s failed", port, exc_info=True)
+            view = InstallView(False, 0.0, tr(exc), error=True)
+        else:
+            if result.installed:
+                text = _("Firmware {after} installed (it ran {before}).").format(
+                    after=result.after, before=result.before or _("none")
+                )
+            else:
+                text = _("It already runs firmware {version}, the newest: nothing to do.").format(
+                    version=before or shipped_version()
+                )
+            view = InstallView(False, 1.0, text)
+        # The counter comes back on the Devices screen, and blinks to show which one it is.
+        try:
+            found = await discover(serial_ports=[port], use_ble=False, tokens=manager.tokens)
+        except Exception:
+            log.warning("the counter on %s did not come back", port, exc_info=True)
+            found = []
+        for info in found:
+            connection = manager.add_counter(info)
+            self._show_install(connection.key, view)
+            self._apply_brightness()
+            self._publish_statuses()
+            with contextlib.suppress(Exception):
+                await manager.wait_ours(timeout_s=5.0)
+                await manager.identify(connection.key, IDENTIFY_S)
+        if not found:
+            self._show_install(key, view)
+
+    def _show_install(self, key: str, view: InstallView) -> None:
+        view = replace(view, name=self._install_names.get(key, key))
+        installs = dict(self.installs)
+        installs[key] = view
+        self.installs = installs
+
     def _new_manager(self) -> Any:
         from companion.devices.sync import DeviceManager
         from companion.devices.tokens import TOKENS_FILE, TokenStore
@@ -470,6 +559,39 @@ class DeviceService(EventDispatcher):
 
     def _task_failed(self, _name: str, exc: BaseException) -> None:
         self.app.notify(tr(exc), error=True)
+
+
+@dataclass(frozen=True)
+class InstallView:
+    """What a counter's row shows of a firmware install: going on, how far, in words."""
+
+    busy: bool
+    fraction: float
+    text: str
+    error: bool = False
+    name: str = ""
+
+
+def install_step(progress: Any) -> str:
+    """One step of an install in words, with the files and bytes while copying."""
+    from companion.devices.install import Step
+
+    if progress.step is Step.COPYING:
+        return _("Copying files: {done} of {total} ({kb_done:.0f} of {kb_total:.0f} KB)").format(
+            done=progress.files_done,
+            total=progress.files_total,
+            kb_done=progress.bytes_done / 1024,
+            kb_total=progress.bytes_total / 1024,
+        )
+    texts = {
+        Step.ASKING: _("Asking the counter which firmware it runs\u2026"),
+        Step.STOPPING: _("Stopping the counter (it keeps its table)\u2026"),
+        Step.CHECKING: _("Checking the copied files\u2026"),
+        Step.SWAPPING: _("Putting the new firmware in place\u2026"),
+        Step.STARTING: _("Starting the counter with its new firmware\u2026"),
+        Step.DONE: _("Finished."),
+    }
+    return texts[progress.step]
 
 
 def spare_trackers(trackers: list[Any], count: int, manager: Any) -> list[Any]:

@@ -76,7 +76,21 @@ class CounterRow(BoxLayout):
     swatch = ColorProperty([0, 0, 0, 0])
     ours = BooleanProperty(False)
     tracker = BooleanProperty(False)
+    # A counter on USB (not a virtual one): the firmware this app ships can go on it.
+    installable = BooleanProperty(False)
     frame = ObjectProperty(None, allownone=True)
+    owner = ObjectProperty(None)
+
+
+class InstallRow(BoxLayout):
+    """A firmware install on a counter: how far it is, then how it ended."""
+
+    key = StringProperty("")
+    title = StringProperty("")
+    text = StringProperty("")
+    fraction = NumericProperty(0.0)
+    busy = BooleanProperty(False)
+    error = BooleanProperty(False)
     owner = ObjectProperty(None)
 
 
@@ -146,6 +160,7 @@ class DevicesScreen(CompanionScreen):
                 found=self._found_changed,
                 activity=self._texts_changed,
                 scanning=self._texts_changed,
+                installs=self._installs_changed,
             )
             self._bound = service
         return service
@@ -208,6 +223,16 @@ class DevicesScreen(CompanionScreen):
         if self.service is not None:
             self.service.identify(key)
 
+    def install_firmware(self, key: str) -> None:
+        """Put the firmware this app ships on a counter on USB (progress in its own row)."""
+        if self.service is not None:
+            self.service.install_firmware(key)
+
+    def dismiss_install(self, key: str) -> None:
+        """Take away the row of an install that has ended."""
+        if self.service is not None:
+            self.service.dismiss_install(key)
+
     def next_player(self, key: str) -> None:
         """Give a tracker to the next player (it blinks to show which one it is)."""
         service, state = self.service, self.session.live_state
@@ -263,6 +288,7 @@ class DevicesScreen(CompanionScreen):
 
     def refresh(self) -> None:
         self._update_texts()
+        self._update_installs()
         self._update_rows()
         self._update_found()
         self._update_dice()
@@ -294,6 +320,27 @@ class DevicesScreen(CompanionScreen):
 
     def _dice_changed(self, *_args: Any) -> None:
         self._update_dice()
+
+    def _installs_changed(self, *_args: Any) -> None:
+        self._update_installs()
+        self._update_rows()
+
+    def _update_installs(self) -> None:
+        service = self.service
+        views = dict(service.installs) if service is not None else {}
+        box = self.ids.installs
+        rows = {row.key: row for row in box.children}
+        if set(rows) != set(views):
+            box.clear_widgets()
+            rows = {}
+            for key in views:
+                rows[key] = InstallRow(key=key, owner=self)
+                box.add_widget(rows[key])
+        for key, view in views.items():
+            row = rows[key]
+            row.title = _("Firmware for {name}").format(name=view.name)
+            row.text, row.fraction = view.text, view.fraction
+            row.busy, row.error = view.busy, view.error
 
     def _update_rows(self) -> None:
         service = self.service
@@ -328,6 +375,7 @@ class DevicesScreen(CompanionScreen):
         row.problem = status.last_problem if not status.ours else ""
         row.ours = status.ours
         row.tracker = status.role is Role.TRACKER
+        row.installable = service is not None and service.can_install(status.key)
         names = []
         if state is not None:
             names = [state.players[s].name for s in status.players if s < len(state.players)]
