@@ -21,15 +21,25 @@ class PlayedGame:
     saved (the log holds no times: these are the store's)."""
 
     id: str
-    started: datetime
-    saved: datetime
+    created: float  # seconds since the epoch (kept as read: a thousand games are read at
+    updated: float  # each Game over, and only the few exported become dates)
     summary: GameSummary
+
+    @property
+    def started(self) -> datetime:
+        """When the game was first saved."""
+        return _when(self.created)
+
+    @property
+    def saved(self) -> datetime:
+        """When the game was last saved."""
+        return _when(self.updated)
 
     @property
     def minutes(self) -> float:
         """Minutes from the first save to the last (the time played, when the game was
         played in one sitting)."""
-        return max(0.0, (self.saved - self.started).total_seconds() / 60)
+        return max(0.0, (self.updated - self.created) / 60)
 
 
 @dataclass(frozen=True)
@@ -47,7 +57,7 @@ class PlayedGames:
         return [
             game.summary
             for game in self.games
-            if game.id != game_id and (mine is None or game.started < mine.started)
+            if game.id != game_id and (mine is None or game.created < mine.created)
         ]
 
 
@@ -62,17 +72,26 @@ def played_games(
         with contextlib.suppress(StoreError):
             theirs = reader.all(_TIMES_QUERY, (), reader.source)
             rows += [row for row in theirs if row[0] not in own]
-    games = [
-        PlayedGame(str(game_id), _when(created), _when(updated), summaries[str(game_id)])
-        for game_id, created, updated in rows
-        if str(game_id) in summaries
-    ]
-    games.sort(key=lambda game: (game.started, game.id))
+    games = []
+    for game_id, created, updated in rows:
+        summary = summaries.get(str(game_id))
+        if summary is not None:
+            games.append(PlayedGame(str(game_id), _seconds(created), _seconds(updated), summary))
+    games.sort(key=lambda game: (game.created, game.id))
     return PlayedGames(games, waiting, unreadable)
 
 
-def _when(stamp: object) -> datetime:
+def _seconds(stamp: object) -> float:
+    if isinstance(stamp, float | int):
+        return float(stamp)
     try:
-        return datetime.fromtimestamp(float(str(stamp)), tz=UTC)
+        return float(str(stamp))
+    except ValueError:
+        return 0.0
+
+
+def _when(seconds: float) -> datetime:
+    try:
+        return datetime.fromtimestamp(seconds, tz=UTC)
     except (ValueError, OverflowError, OSError):
         return datetime.fromtimestamp(0, tz=UTC)

@@ -30,6 +30,7 @@ from companion.core import (
     ResolveCombat,
     SecretsDice,
     Source,
+    check_player_count,
     describe,
 )
 from companion.core.chapters.combat import resolved_treasure
@@ -137,6 +138,9 @@ class Table:
         # The treasures the helper takes of a kill, and whether they pick first, as agreed.
         self._share = (0, False)
         self._unsubscribe: Callable[[], None] | None = None
+        # The last `meaning` worked out, and for which game as it stood (Game over is
+        # shown again after a look at the table: it is not read again).
+        self._meaning: tuple[tuple[object, ...], list[Milestone]] | None = None
 
     # -- games --------------------------------------------------------------------------
     def resume(self) -> list[str]:
@@ -160,7 +164,10 @@ class Table:
         self.notices.emit(said, True)
 
     def start(self, setup: GameSetup) -> Game:
-        """Open a new game from a setup and save it at once."""
+        """Open a new game from a setup and save it at once. A count of players the
+        edition's box does not name needs its house rule in the setup: RuleError
+        "player_count" otherwise, whichever way the game is started (RULES.md §11)."""
+        check_player_count(setup)
         game = Game(setup, rng=self.dice)
         self._open(self.games.new_id(), game)
         self.save()
@@ -222,6 +229,9 @@ class Table:
         game = self.game
         if game is None or not game.state.winners:
             return []
+        key = (self.game_id, id(game), game.sequence)
+        if self._meaning is not None and self._meaning[0] == key:
+            return list(self._meaning[1])
         this = self.recorder.summary()
         if this is None:
             return []
@@ -233,7 +243,9 @@ class Table:
         except StoreError as exc:
             log.warning("the saved games' statistics cannot be read: %s", exc)
             return []
-        return milestones(played.before(self.game_id), this)
+        found = milestones(played.before(self.game_id), this)
+        self._meaning = (key, found)
+        return list(found)
 
     def export_game(self, game_id: str = "") -> list[Path]:
         """Write a finished game (the open one by default) as a BG Stats play and as CSV
