@@ -125,7 +125,15 @@ class ScreenTrip:
             EventLoop.idle()
 
     async def start(self, hub: DiceHub, backend: object) -> None:
-        from companion.core import CLASSIC, GameSetup, MonsterSpec, PlayerSetup, Sex, StartCombat
+        from companion.core import (
+            CLASSIC,
+            GameSetup,
+            MonsterSpec,
+            PlayerSetup,
+            Sex,
+            StartCombat,
+            Variants,
+        )
 
         async with asyncio.timeout(30):
             while not self.app.ready:
@@ -138,7 +146,8 @@ class ScreenTrip:
             PlayerSetup(name=name, colour=colour, sex=Sex.NONE)
             for name, colour in (("Anna", "#e6194b"), ("Bram", "#3cb44b"))
         )
-        self.app.session.start(GameSetup(players=players, edition=CLASSIC))
+        two = Variants(house_player_count=True)  # two at the table: the house rule
+        self.app.session.start(GameSetup(players=players, edition=CLASSIC, variants=two))
         self.app.session.act(
             StartCombat, fighter=0, monsters=(MonsterSpec(name="Slime", level=20),)
         )

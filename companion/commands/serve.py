@@ -66,6 +66,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help='start a new game with these players, e.g. "Anna,Bram,Cleo" '
         "(default: the game the app played last, or a new one for four)",
     )
+    parser.add_argument(
+        "--house-players",
+        action="store_true",
+        help="play by the house rule for more or fewer players than the box says "
+        "(2, or 7 to 8; the box is for 3 to 6), as New game's switch does",
+    )
     parser.add_argument("--host", default="0.0.0.0", help="address to serve on (default: all)")
     parser.add_argument(
         "--port", type=_port, default=None, help="port (default: the one used last, else 8770)"
@@ -91,15 +97,21 @@ def run(args: argparse.Namespace) -> int:
         return 0
 
 
-def _setup(players: str | None) -> Any:
-    """The setup of a new game for these comma-separated names (four by default).
+# What to add when the table refuses a count of players without its house rule.
+HOUSE_RULE_HINT = "add --house-players to play by that house rule"
+
+
+def _setup(players: str | None, house_players: bool = False) -> Any:
+    """The setup of a new game for these comma-separated names (four by default), by the
+    house rule for the player count when asked and when the count needs it (the table
+    decides whether it does: `Table.start`).
 
     Raises ValueError with one line saying what is wrong: which player, which value, why."""
     from pydantic import ValidationError
 
-    from companion.core import CLASSIC, GameSetup, PlayerSetup, Sex
+    from companion.core import CLASSIC, GameSetup, PlayerSetup, Sex, Variants
     from companion.core.errors import first_validation_error
-    from companion.core.models import MAX_PLAYERS, MIN_PLAYERS
+    from companion.core.models import MAX_PLAYERS, MIN_PLAYERS, box_allows
 
     names = [n.strip() for n in (players or "Anna,Bram,Cleo,Dev").split(",")]
     while len(names) > 1 and not names[-1]:  # "Anna,Bram," ends with a comma, not a player
@@ -127,7 +139,12 @@ def _setup(players: str | None) -> Any:
         except ValidationError as exc:
             raise ValueError(f"player {seat + 1}, {_quoted(name)}: {_name_problem(exc)}") from None
     try:
-        return GameSetup(players=tuple(seats), edition=CLASSIC)
+        house = house_players and not box_allows(CLASSIC, len(seats))
+        return GameSetup(
+            players=tuple(seats),
+            edition=CLASSIC,
+            variants=Variants(house_player_count=house),
+        )
     except ValidationError as exc:
         _where, what, _count = first_validation_error(exc)
         raise ValueError(what) from None
@@ -167,6 +184,7 @@ async def _main(args: argparse.Namespace) -> int:
     import signal
     from pathlib import Path
 
+    from companion.core.errors import RuleError
     from companion.plumbing.errors import StoreError
     from companion.plumbing.places import LOCALE_DIR
     from companion.plumbing.places import data_dir as default_data_dir
@@ -200,7 +218,11 @@ async def _main(args: argparse.Namespace) -> int:
             print(f"companion serve: {problem}", file=sys.stderr)
     if table.game is None:
         try:
-            table.start(_setup(args.players))
+            table.start(_setup(args.players, args.house_players))
+        except RuleError as exc:  # the table's own words, and what to add
+            print(f"companion serve: --players: {exc}: {HOUSE_RULE_HINT}", file=sys.stderr)
+            table.shutdown()
+            return 2
         except ValueError as exc:
             print(f"companion serve: --players: {exc}", file=sys.stderr)
             table.shutdown()
@@ -353,11 +375,19 @@ class Host:
             name = table.game.state.players[seat].name
             return f"{name}'s seat has a new code; the phone that held it can no longer press."
         if verb == "new":
+            from companion.core.errors import RuleError
+
+            # The house rule for the player count holds as the server was started, or as
+            # the game played so far chose it.
+            house = getattr(self.args, "house_players", False)
+            house = house or table.game.state.setup.variants.house_player_count
             try:
-                setup = _setup(" ".join(rest).replace(" ", ",") if rest else self.same_players())
+                names = " ".join(rest).replace(" ", ",") if rest else self.same_players()
+                table.start(_setup(names, house))
+            except RuleError as exc:
+                return f"No new game: {exc}: {HOUSE_RULE_HINT}"
             except ValueError as exc:
                 return f"No new game: {exc}"
-            table.start(setup)
             self.print_codes()
             return "A new game: every seat has a new code (above)."
         return f"Unknown command {verb!r}. {HOST_HELP}"

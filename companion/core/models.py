@@ -20,7 +20,7 @@ from pydantic import (
 
 from companion.core.errors import RuleError
 from companion.core.names import NAME_MAX, log_name, normal_name, refuse_lookalikes, saved_name
-from companion.core.phrase import Phrase
+from companion.core.phrase import Phrase, phrase_template
 
 MIN_PLAYERS = 2  # the rulebooks say 3..6; 2 and 7..8 are common house rules
 MAX_PLAYERS = 8
@@ -369,6 +369,13 @@ def check_player_count(setup: GameSetup) -> None:
             count=count,
         ),
     )
+
+
+# An imported game log that seats such a count under rules 4 or later without the house
+# rule: the file's name and the rule `check_player_count` broke (`file`, `why`).
+IMPORT_WITHOUT_HOUSE_RULE = phrase_template(
+    "{file}: {why}; the log does not choose that house rule"
+)
 
 
 def _saved(info: ValidationInfo) -> bool:

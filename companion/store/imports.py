@@ -14,7 +14,10 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from companion.core import Game
+from companion.core import Game, check_player_count
+from companion.core.errors import RuleError
+from companion.core.models import IMPORT_WITHOUT_HOUSE_RULE
+from companion.core.phrase import Phrase
 from companion.plumbing.errors import NotAFileError, StoreError
 from companion.plumbing.files import read_capped
 from companion.store.cover import LAST_GAME_KEY
@@ -76,7 +79,9 @@ def read_json(path: Path, *, saved: bool = False) -> Game:
     """A game-log file; StoreError naming the file and the cause when it is not one.
 
     It enters as a new game (an import): blank or look-alike player names are refused,
-    unless it is `saved` by the app itself (`Game.from_dict`)."""
+    and so is a count of players the edition's box does not name when the log does not
+    choose the house rule for it (a log of rules before 4 never had to), unless it is
+    `saved` by the app itself (`Game.from_dict`, `check_player_count`)."""
     try:
         text = read_capped(path, MAX_LOG_BYTES).decode("utf-8")
     except FileNotFoundError as exc:
@@ -86,9 +91,17 @@ def read_json(path: Path, *, saved: bool = False) -> Game:
     except (OSError, UnicodeDecodeError) as exc:
         raise StoreError(f"{path}: cannot be read ({exc})") from exc
     try:
-        return Game.from_json(text, saved=saved)
+        game = Game.from_json(text, saved=saved)
     except ValueError as exc:
         raise StoreError(f"{path}: not a valid game log: {_one_line(exc)}") from exc
+    if not saved:
+        try:
+            check_player_count(game.setup)
+        except RuleError as exc:
+            raise StoreError(
+                Phrase(IMPORT_WITHOUT_HOUSE_RULE, file=str(path), why=exc.phrase)
+            ) from exc
+    return game
 
 
 def record_import(

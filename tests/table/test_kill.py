@@ -21,6 +21,7 @@ from companion.core import (
     Sex,
     Source,
     StartCombat,
+    Variants,
 )
 from companion.table.app import Table
 
@@ -63,7 +64,8 @@ def table(tmp_path: Path) -> Table:
     players = tuple(
         PlayerSetup(name=name, colour="#3e8ef7", sex=Sex.MALE) for name in ("Anna", "Bram")
     )
-    table.start(GameSetup(players=players, edition=CLASSIC))
+    two = Variants(house_player_count=True)  # two at the table: the house rule
+    table.start(GameSetup(players=players, edition=CLASSIC, variants=two))
     table.timer = timer  # type: ignore[attr-defined]
     return table
 

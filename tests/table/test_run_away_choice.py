@@ -17,6 +17,7 @@ from companion.core import (
     PlayerSetup,
     Sex,
     StartCombat,
+    Variants,
 )
 from companion.table.app import Table
 
@@ -28,7 +29,8 @@ def table_with(tmp_path: Path, rolls: list[int]) -> Table:
     with the biggest bonus: she would have to choose which. The game's dice give `rolls`."""
     table = Table(tmp_path, dice=FixedDice(rolls))
     players = tuple(PlayerSetup(name=n, colour="#3e8ef7", sex=Sex.MALE) for n in ("Anna", "Bo"))
-    game = table.start(GameSetup(players=players, edition=CLASSIC))
+    two = Variants(house_player_count=True)  # two at the table: the house rule
+    game = table.start(GameSetup(players=players, edition=CLASSIC, variants=two))
     for name in ("Club", "Sword"):
         item = ItemSpec(name=name, bonus=3, slot="hands", hands=1)
         game.apply(GainItem(player=0, item=item, equip=True))

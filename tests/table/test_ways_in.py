@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from companion.commands.serve import Host
-from companion.core import CLASSIC, GameSetup, PlayerSetup, SetLevel, Sex, Source
+from companion.core import CLASSIC, GameSetup, PlayerSetup, SetLevel, Sex, Source, Variants
 from companion.core.presses import Press
 from companion.devices import wire
 from companion.devices.sync import DeviceManager
@@ -46,7 +46,8 @@ def setup() -> GameSetup:
         PlayerSetup(name=name, colour=colour, sex=Sex.FEMALE)
         for name, colour in (("Anna", "#e5484d"), ("Bram", "#3e8ef7"))
     )
-    return GameSetup(players=players, edition=CLASSIC)
+    # Two at the table: by the house rule chosen openly for it (RULES.md §11).
+    return GameSetup(players=players, edition=CLASSIC, variants=Variants(house_player_count=True))
 
 
 @pytest.fixture

@@ -44,6 +44,7 @@ async def test_serve_lets_a_phone_press_and_saves_the_game(tmp_path: Path) -> No
         "0",
         "--players",
         "Ann,Bo",
+        "--house-players",  # two at the table: the house rule for it
         "--no-qr",
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,

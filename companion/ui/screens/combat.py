@@ -18,7 +18,9 @@ from kivy.uix.widget import Widget
 
 from companion.core import (
     AddEnhancer,
+    AddHelper,
     AddMonster,
+    Bribe,
     ChangeHelper,
     Charm,
     ClearOneShots,
@@ -34,16 +36,20 @@ from companion.core import (
 )
 from companion.core.chapters.combat import resolved_treasure, treasure_if_last
 from companion.ui.abilities import Choice, Offer, charm_hands, combat_offers
-from companion.ui.i18n import _, quick_monster_name, tr
+from companion.ui.i18n import _, card_name, quick_monster_name, tr
 from companion.ui.questions import QUICK_BAD_STUFF, quick_bad_stuff_of
 from companion.ui.screens.base import CompanionScreen
 from companion.ui.screens.combat_view import (
     AbilityLine,
     CombatButtons,
     CombatView,
+    HelpChoices,
     MonsterLine,
+    bribe_items,
+    bribe_takers,
     combat_buttons,
     combat_view,
+    compelled_helpers,
     helper_choices,
     run_problem,
     search_label,
@@ -70,6 +76,8 @@ class MonsterRow(BoxLayout):
     index = NumericProperty(0)
     title = StringProperty("")
     detail = StringProperty("")
+    # The monster's own power over the whole fight ("" when it has none worth a line).
+    power = StringProperty("")
 
 
 # The view's values that are properties of the screen by the same name (see `_show`).
@@ -128,6 +136,10 @@ class CombatScreen(CompanionScreen):
     rewards_text = StringProperty("")
     wins_ties_text = StringProperty("")
     level_only_text = StringProperty("")
+    # A monster whose power makes every fighter count Level only (its name, or "").
+    level_only_monster = StringProperty("")
+    # The next monster entered by its level (or the one just entered) has that power.
+    quick_level_only = BooleanProperty(False)
     effects_enabled = BooleanProperty(False)
     # What follows the countdown, the level stepper and the one-shot sign (`CombatButtons`).
     verdict_text = StringProperty("")
@@ -215,10 +227,23 @@ class CombatScreen(CompanionScreen):
         """One tap: the Bad Stuff of the monster just entered by its level (it is entered
         again with it, in its place), or, before one is, of the next one."""
         self.quick_bad = key
+        self._amend_entered({"bad_stuff": quick_bad_stuff_of(key)})
+
+    def toggle_quick_level_only(self) -> None:
+        """One tap: the monster just entered by its level has the power that makes every
+        fighter count their Level only (it is entered again with it, in its place), or,
+        before one is, the next one has it. A second tap takes it away again."""
+        self.quick_level_only = not self.quick_level_only
+        self._amend_entered({"level_only": bool(self.quick_level_only)})
+
+    def _amend_entered(self, update: dict[str, Any]) -> None:
+        """The monster entered last by its level, while nothing else has happened since,
+        is entered again in its place with `update` (its Bad Stuff, its power)."""
         entered = self._entered if self._entered_last() else None
         if entered is None:
             return
-        spec = entered[1].model_copy(update={"bad_stuff": quick_bad_stuff_of(key)})
+        kept = {"bad_stuff": quick_bad_stuff_of(self.quick_bad)}
+        spec = entered[1].model_copy(update={**kept, **update})
         self._amending = True
         try:
             if self.session.table.undo(1).applied:
@@ -266,6 +291,7 @@ class CombatScreen(CompanionScreen):
             self.quick_level = 1
             self.quick_treasure = 1
             self.quick_bad = "none"
+            self.quick_level_only = False
             self._entered = None
             self.negative = False
             self.helper_share = 0
@@ -309,6 +335,77 @@ class CombatScreen(CompanionScreen):
             return
         self.session.act(ChangeHelper, helper=seat)
 
+    def offer_item(self) -> None:
+        """ "Give an item for help": which of the fighter's items, then who takes it for
+        their help (only those the rules accept). A bribe is no trade, so it may be given
+        inside the fight (RULES.md §11); the one who takes it helps, if nobody does yet."""
+        state = self.session.live_state
+        if state is None:
+            return
+        items = bribe_items(state)
+        if not self._can_ask(items) or state.combat is None:
+            return
+        name = state.players[state.combat.fighter].name
+        self.sheet = ChoiceSheet(
+            title=_("Give an item for help"),
+            question=_("Which item does {name} give?").format(name=name),
+            options=items.options,
+            count=1,
+            answered=lambda keys: self._offer_to(keys[0]),
+        )
+        self.sheet.open()
+
+    def _offer_to(self, item_id: str) -> None:
+        state = self.session.live_state
+        if state is None or state.combat is None:
+            return
+        takers = bribe_takers(state, item_id, self._check)
+        if not self._can_ask(takers):
+            return
+        item = next(i for i in state.players[state.combat.fighter].items if i.id == item_id)
+        self.sheet = ChoiceSheet(
+            title=_("Give an item for help"),
+            question=_("Who takes {item} for their help?").format(item=card_name(item.spec.name)),
+            options=takers.options,
+            count=1,
+            answered=lambda keys: self._bribe(item_id, int(keys[0])),
+        )
+        self.sheet.open()
+
+    def _bribe(self, item_id: str, seat: int) -> None:
+        if not self.session.act(Bribe, helper=seat, item_id=item_id):
+            return
+        state = self.session.live_state
+        if state is not None and state.combat is not None and state.combat.helper is None:
+            self.session.act(ChangeHelper, helper=seat)
+
+    def make_help(self) -> None:
+        """ "A card makes someone help": whom (only those the rules accept: never in a fight
+        for the win); recorded as compelled help, not a volunteer's (RULES.md §11)."""
+        state = self.session.live_state
+        if state is None:
+            return
+        helpers = compelled_helpers(state, self._check)
+        if not self._can_ask(helpers) or state.combat is None:
+            return
+        name = state.players[state.combat.fighter].name
+        self.sheet = ChoiceSheet(
+            title=_("A card makes someone help"),
+            question=_("Whom does the card make help {name}?").format(name=name),
+            options=helpers.options,
+            count=1,
+            answered=lambda keys: self.session.act(AddHelper, helper=int(keys[0]), compelled=True),
+        )
+        self.sheet.open()
+
+    def _can_ask(self, choices: HelpChoices) -> bool:
+        """Whether there is anything to offer; if not, the rules' reason is said."""
+        if choices.options:
+            return True
+        if choices.problem is not None:
+            self.app.notify(tr(choices.problem), error=True)
+        return False
+
     # -- monsters ------------------------------------------------------------------------
     def step_quick_level(self, delta: int) -> None:
         """The level stepper of the quick monster entry."""
@@ -331,12 +428,18 @@ class CombatScreen(CompanionScreen):
         typed = self.ids.search.text.strip()
         treasure = int(self.quick_treasure)
         # A Bad Stuff chosen for the monster entered before stays that monster's.
+        # So does its power; the next monster's is chosen anew.
         bad = "none" if self._entered_last() else self.quick_bad
+        only = False if self._entered_last() else bool(self.quick_level_only)
         spec = MonsterSpec(
-            name=typed or self._quick_name(level), level=int(level), treasure=treasure
+            name=typed or self._quick_name(level),
+            level=int(level),
+            treasure=treasure,
+            level_only=only,
         )
         if self._enter(spec.model_copy(update={"bad_stuff": quick_bad_stuff_of(bad)})):
             self.quick_bad = bad
+            self.quick_level_only = only
             if typed:
                 self.app.remember_monster(typed, int(level), treasure)
 
@@ -434,10 +537,19 @@ class CombatScreen(CompanionScreen):
         self.session.act(SetWinsTies, on=on, reason=_("a card says so") if on else "")
 
     def toggle_level_only(self) -> None:
-        """A card makes the fighter count only their Level, or no longer does."""
+        """A card makes the fighter count only their Level, or no longer does. While a
+        monster's power binds the whole fight, no card on the fighter changes that: the
+        tap says so."""
         state = self.session.live_state
         if state is None or state.combat is None:
             self.app.notify(_("Add a monster first."))
+            return
+        if self.level_only_monster:
+            self.app.notify(
+                _("{monster}'s power: the fighter and any helper count their Level only").format(
+                    monster=card_name(self.level_only_monster)
+                )
+            )
             return
         fighter = state.combat.fighter
         self.session.act(
@@ -465,6 +577,7 @@ class CombatScreen(CompanionScreen):
         if not keep_bad_stuff:
             self._entered = None
             self.quick_bad = "none"
+            self.quick_level_only = False
         self.ids.search.text = ""
 
     def remove_monster(self, index: int) -> None:
@@ -664,6 +777,7 @@ class CombatScreen(CompanionScreen):
             # Something else happened since: the strip is for the next monster again.
             self._entered = None
             self.quick_bad = "none"
+            self.quick_level_only = False
         game = self.session.game
         self._view = combat_view(
             state,
@@ -703,7 +817,7 @@ class CombatScreen(CompanionScreen):
         box = self.ids.monsters
         box.clear_widgets()
         for index, line in enumerate(lines):
-            row = MonsterRow(index=index, title=line.title, detail=line.detail)
+            row = MonsterRow(index=index, title=line.title, detail=line.detail, power=line.power)
             row.owner = self
             box.add_widget(row)
 

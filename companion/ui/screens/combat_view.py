@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from companion.core import CombatState, GameState, RuleError, RunAway
+from companion.core import AddHelper, Bribe, CombatState, GameState, RuleError, RunAway
 from companion.ui.abilities import Offer
 from companion.ui.i18n import _, card_name, ngettext
 
@@ -33,6 +33,7 @@ class MonsterLine:
 
     title: str
     detail: str
+    power: str = ""
 
 
 @dataclass(frozen=True)
@@ -105,6 +106,9 @@ class CombatView:
     wins_ties_text: str
     level_only: bool
     level_only_text: str
+    # A monster in the fight whose power makes every fighter count their Level only (its
+    # name; "" when none): the card effect's switch then shows it, and cannot lift it.
+    level_only_monster: str
     effects_enabled: bool
     # Dimmed (still tappable: a tap says why) when the rules would refuse running now.
     can_run: bool
@@ -166,6 +170,7 @@ def combat_view(
             wins_ties_text=_wins_ties_text(False),
             level_only=False,
             level_only_text=_level_only_text(False),
+            level_only_monster="",
             effects_enabled=False,
             can_run=False,
             add_caption=False,
@@ -186,7 +191,8 @@ def combat_view(
         else:
             rewards = _("Run away, or play a card")
         abilities = _abilities(state, combat, offers)
-        level_only = combat.fighter in combat.level_only
+        binding = next((m.spec.name for m in combat.monsters if m.spec.level_only), "")
+        level_only = combat.fighter in combat.level_only or bool(binding)
         has_helper = combat.helper is not None
         share = min(helper_share, combat.treasure) if has_helper else 0
         view = CombatView(
@@ -219,7 +225,12 @@ def combat_view(
             wins_ties=combat.wins_ties,
             wins_ties_text=_wins_ties_text(combat.wins_ties),
             level_only=level_only,
-            level_only_text=_level_only_text(level_only),
+            level_only_text=(
+                _("Fighters count Level only: {monster}").format(monster=card_name(binding))
+                if binding
+                else _level_only_text(level_only)
+            ),
+            level_only_monster=binding,
             effects_enabled=True,
             can_run=run_problem(state, check) is None,
             add_caption=True,
@@ -287,6 +298,73 @@ def helper_choices(state: GameState) -> tuple[HelperChoice, ...]:
     return tuple(HelperChoice(seat, text, seat == helper) for seat, text in choices)
 
 
+@dataclass(frozen=True)
+class HelpChoices:
+    """What a sheet offers when the fighter asks for help: (key, text) options the rules
+    accept now, and, when there are none, the rules' reason (or a plain sentence)."""
+
+    options: tuple[tuple[str, str], ...]
+    problem: RuleError | str | None = None
+
+
+def bribe_items(state: GameState) -> HelpChoices:
+    """ "Give an item for help", first step: the fighter's items on the table, any of which
+    may go as a bribe inside the fight (RULES.md §11: a bribe is no trade)."""
+    combat = state.combat
+    if combat is None:
+        return HelpChoices((), _("Add a monster first."))
+    fighter = state.players[combat.fighter]
+    options = tuple((item.id, item_text(item)) for item in fighter.items)
+    if not options:
+        return HelpChoices(
+            (), _("{name} has no item on the table to give").format(name=fighter.name)
+        )
+    return HelpChoices(options)
+
+
+def bribe_takers(state: GameState, item_id: str, check: Check) -> HelpChoices:
+    """ "Give an item for help", second step: who may take the item for their help (alive,
+    not the fighter, room for it if it is Big), as the rules answer `Bribe`."""
+    return _seats_the_rules_take(state, lambda seat: Bribe(helper=seat, item_id=item_id), check)
+
+
+def compelled_helpers(state: GameState, check: Check) -> HelpChoices:
+    """ "A card makes someone help": whom a card may make help now (never in a fight for the
+    win, and only while nobody helps), as the rules answer `AddHelper(compelled=True)`."""
+    return _seats_the_rules_take(state, lambda seat: AddHelper(helper=seat, compelled=True), check)
+
+
+def _seats_the_rules_take(
+    state: GameState, action_for: Callable[[int], Any], check: Check
+) -> HelpChoices:
+    combat = state.combat
+    if combat is None:
+        return HelpChoices((), _("Add a monster first."))
+    options: list[tuple[str, str]] = []
+    problem: RuleError | None = None
+    for seat, player in enumerate(state.players):
+        if seat == combat.fighter or player.dead:
+            continue
+        refused = check(action_for(seat))
+        if refused is None:
+            options.append((str(seat), player.name))
+        elif problem is None:
+            problem = refused
+    if options:
+        return HelpChoices(tuple(options))
+    return HelpChoices((), problem if problem is not None else _("Nobody else can help now"))
+
+
+def item_text(item: Any) -> str:
+    """An item as a list offers it: "Boots of Running · +2 · Big"."""
+    parts = [card_name(item.spec.name)]
+    if item.spec.bonus:
+        parts.append(f"{item.spec.bonus:+d}")
+    if item.spec.big:
+        parts.append(_("Big"))
+    return " \u00b7 ".join(parts)
+
+
 def search_label(card: Any) -> str:
     """A card found by the search box: a monster with its level, an enhancer (played on
     the monster that joined last), or a one-shot item (played for the players; its row
@@ -344,6 +422,10 @@ def last_result(state: GameState) -> str:
 def _helper_text(state: GameState, combat: CombatState) -> str:
     if combat.helper is None:
         return _("Helper: nobody")
+    if combat.compelled:  # a card made them help: they did not volunteer
+        return _("Made to help: {name} ({n})").format(
+            name=state.players[combat.helper].name, n=combat.helper_strength
+        )
     return _("Helper: {name} ({n})").format(
         name=state.players[combat.helper].name, n=combat.helper_strength
     )
@@ -356,6 +438,8 @@ def _monster_line(monster: Any) -> MonsterLine:
     return MonsterLine(
         title=f"{card_name(monster.spec.name)}  \u00b7  {monster.strength}",
         detail="  \u00b7  ".join(parts),
+        # The monster's power binds the whole fight: said on its own line.
+        power=_("Its power: fighters count Level only") if monster.spec.level_only else "",
     )
 
 
