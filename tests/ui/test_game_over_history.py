@@ -96,7 +96,9 @@ def test_export_writes_the_game_into_the_data_folder_and_says_where(ui: Harness)
     assert str(exports / f"{game_id}.csv") in banner.text
 
 
-@pytest.mark.parametrize(("language", "theme"), [("en", "dark"), ("en", "light"), ("de", "light"), ("de", "dark")])
+@pytest.mark.parametrize(
+    ("language", "theme"), [("en", "dark"), ("en", "light"), ("de", "light"), ("de", "dark")]
+)
 def test_the_lines_fit_the_phone(ui: Harness, tmp_path: Path, language: str, theme: str) -> None:
     from kivy.core.window import Window
 
