@@ -12,6 +12,7 @@ merges are allowed) are `companion.core.people`.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import sqlite3
@@ -137,6 +138,10 @@ def _json(text: object) -> object:
         return None
 
 
+def _link_batch(game_ids: list[str], conn: sqlite3.Connection) -> None:
+    link_games(conn, game_ids)
+
+
 class Linking:
     """Games saved before people were kept, being linked to people on a worker thread:
     how far it has got (`done` of `total`), and when it ends."""
@@ -155,7 +160,7 @@ class Linking:
         try:
             for start in range(0, len(game_ids), LINK_BATCH):
                 batch = game_ids[start : start + LINK_BATCH]
-                submit(Job(lambda conn, batch=batch: link_games(conn, batch))).wait(LINK_WAIT_S)
+                submit(Job(functools.partial(_link_batch, batch))).wait(LINK_WAIT_S)
                 self.done += len(batch)
         except StoreError as exc:  # a store closed or failing: the rest waits for next time
             log.warning("saved games could not all be linked to people: %s", exc)
@@ -187,7 +192,7 @@ class PeopleShelf:
         if self._reader.source is not None:
             return []  # the user's games are read-only for now: their people are there
         return [
-            Person(int(pid), str(name), str(colour), str(sex), int(games))
+            Person(int(str(pid)), str(name), str(colour), str(sex), int(str(games)))
             for pid, name, colour, sex, games, _last in self._reader.all(_PEOPLE_QUERY, ())
         ]
 

@@ -51,6 +51,8 @@ SCREENS: tuple[ScreenEntry, ...] = (
     ScreenEntry("player", N_("Player"), "PlayerScreen", needs_game=True),
     ScreenEntry("run_away", N_("Run away"), "RunAwayScreen", needs_game=True),
     ScreenEntry("game_over", N_("Game over"), "GameOverScreen", needs_game=True),
+    # Reached from Statistics: who played here, to rename or merge.
+    ScreenEntry("people", N_("People"), "PeopleScreen"),
 )
 
 

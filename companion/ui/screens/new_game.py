@@ -38,6 +38,7 @@ from companion.core import (
     check_player_count,
 )
 from companion.core.errors import RuleError, first_validation_error
+from companion.core.people import person_key
 from companion.table.words import sex_name
 from companion.ui.i18n import APP_LANGUAGE, _, card_name, ngettext, tr
 from companion.ui.labels import edition_detail, edition_title
@@ -50,6 +51,8 @@ MAX_PLAYERS = 8
 EPIC_LEVEL: Final = 20
 NORMAL_LEVEL: Final = 10
 ROLL_FOR_FIRST = -1  # `first` value meaning "roll dice for the first player"
+# How often the linking of older games to people is looked at while it runs (s).
+PEOPLE_POLL_S = 0.25
 
 _SEX_CYCLE = (Sex.MALE, Sex.FEMALE, Sex.NONE)
 
@@ -91,13 +94,19 @@ class NewGameScreen(CompanionScreen):
     first = NumericProperty(ROLL_FOR_FIRST)
     first_text = StringProperty("")
     count_text = StringProperty("")
+    # Above the chips of the people who played here ("" when there is nobody to offer).
+    people_text = StringProperty("")
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.players: list[dict[str, Any]] = []
+        # Everyone who played here, the one who played last first (offered as chips).
+        self.people: list[Any] = []
+        self._linking: Any = None
         self.edition_ids = list(EDITIONS)
         self.edition_id = "classic"
         self._load_choices()
+        self._load_people()
         self._seed_players()
 
     def _load_choices(self) -> None:
@@ -129,7 +138,74 @@ class NewGameScreen(CompanionScreen):
     def _new_player(self, n: int) -> dict[str, Any]:
         used = {p["colour"] for p in self.players}
         free = [c for c in PLAYER_COLOURS if c not in used] or list(PLAYER_COLOURS)
-        return _fresh({"name": _("Player {n}").format(n=n + 1), "colour": free[0], "sex": Sex.NONE})
+        seat = _fresh({"name": _("Player {n}").format(n=n + 1), "colour": free[0], "sex": Sex.NONE})
+        seat["placeholder"] = True  # a name nobody typed: a person tapped takes its place
+        return seat
+
+    # -- the people who played here ---------------------------------------------------
+    def _load_people(self) -> None:
+        """Read who played here (and link older games to people, in the background)."""
+        from companion.plumbing.errors import StoreError
+
+        store = self.session.games
+        try:
+            linking = store.people.link_waiting()
+            self.people = store.people.list()
+        except StoreError:
+            self.people = []  # a store that cannot be read now offers nobody
+            return
+        if linking.running and self._linking is None:
+            self._linking = linking
+            Clock.schedule_interval(self._linked, PEOPLE_POLL_S)
+
+    def _linked(self, _dt: float) -> bool:
+        job = self._linking
+        if job is not None and job.running:
+            return True
+        self._linking = None
+        self._load_people()
+        self._show_people()
+        return False
+
+    def offered(self) -> list[Any]:
+        """The people to offer: everyone who played here but is not seated yet."""
+        seated = {person_key(p["name"]) for p in self.players if p["name"].strip()}
+        return [person for person in self.people if person_key(person.name) not in seated]
+
+    def add_person(self, person_id: int) -> None:
+        """Seat someone who played here, with the colour and sex they played last: in
+        place of the first seat nobody named, else at the end of the table."""
+        person = next((p for p in self.people if p.id == person_id), None)
+        if person is None:
+            return
+        at = next((i for i, p in enumerate(self.players) if p.get("placeholder")), None)
+        if at is None:
+            if len(self.players) >= MAX_PLAYERS:
+                self.add_player()  # says why not
+                return
+            self.players.append(self._new_player(len(self.players)))
+            at = len(self.players) - 1
+        taken = {p["colour"] for i, p in enumerate(self.players) if i != at}
+        shade = person.colour if person.colour not in taken else self.players[at]["colour"]
+        if shade in taken:
+            shade = next((c for c in PLAYER_COLOURS if c not in taken), shade)
+        sex = person.sex if person.sex in {s.value for s in Sex} else Sex.NONE
+        self.players[at] = _fresh({"name": person.name, "colour": shade, "sex": Sex(sex)})
+        self._rebuild()
+
+    def _show_people(self) -> None:
+        offered = self.offered()
+        self.people_text = _("Played here before: tap to seat them") if offered else ""
+        self.ids.people.data = [
+            {
+                "owner": self,
+                "person_id": person.id,
+                "text": person.name,
+                "bg": colour(person.colour),
+                "width": _chip_width(person.name, self.app.theme.body),
+            }
+            for person in offered
+        ]
 
     def add_player(self) -> None:
         """Add a seat at the end of the table."""
@@ -172,6 +248,8 @@ class NewGameScreen(CompanionScreen):
     def rename(self, index: int, name: str) -> None:
         """Typing in a name field (no rebuild, so the keyboard stays open)."""
         if 0 <= index < len(self.players):
+            if self.players[index]["name"] != name:
+                self.players[index]["placeholder"] = False
             self.players[index]["name"] = name
             self._update_first_text()
             rows = self.ids.rows.children  # last-first
@@ -376,6 +454,7 @@ class NewGameScreen(CompanionScreen):
         super().prepare(**params)
         if fresh:
             self._load_choices()
+            self._load_people()
             self._seed_players()
             self.ids.players_scroll.scroll_y = 1  # the list from its top
 
@@ -396,6 +475,7 @@ class NewGameScreen(CompanionScreen):
                 )
             )
         self._update_texts()
+        self._show_people()
 
     def _first_hint(self, index: int, name: str) -> str:
         if self.first == index:
@@ -438,6 +518,19 @@ class NewGameScreen(CompanionScreen):
             self.first_text = _("Roll dice for who goes first")
         else:
             self.first_text = _("{name} goes first").format(name=self.players[self.first]["name"])
+
+
+# A person's chip is as wide as their name, within these bounds (dp).
+CHIP_MIN_DP, CHIP_MAX_DP = 64, 200
+
+
+def _chip_width(name: str, font_size: float) -> float:
+    """How wide a chip must be to show `name` whole (up to `CHIP_MAX_DP`)."""
+    from kivy.core.text import Label as CoreLabel
+
+    label = CoreLabel(text=name, font_size=font_size)
+    label.refresh()
+    return max(dp(CHIP_MIN_DP), min(dp(CHIP_MAX_DP), label.content_width + dp(28)))
 
 
 def _fresh(player: dict[str, Any]) -> dict[str, Any]:

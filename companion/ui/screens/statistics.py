@@ -72,14 +72,22 @@ class StatisticsScreen(CompanionScreen):
         super().__init__(**kwargs)
         self._summarising: Any = None
         self._watch: Any = None
+        self._linking: Any = None
 
     def refresh(self) -> None:
         store = self.session.games
+        # Games saved before people were kept count under the people their names mean.
+        linking = store.people.link_waiting()
         stored = store.statistics()
-        if stored.waiting and self._summarising is None:
+        if (stored.waiting or linking.running) and self._summarising is None:
             self._summarising = store.summarise_waiting()
+            self._linking = linking
             self._watch = Clock.schedule_interval(self._progress, PROGRESS_EVERY_S)
         self.show(stored.figures())
+
+    def open_people(self) -> None:
+        """Everyone who played here, to rename or merge."""
+        self.app.show("people")
 
     def on_leave(self, *_args: Any) -> None:
         if self._watch is not None:
@@ -91,11 +99,12 @@ class StatisticsScreen(CompanionScreen):
         job = self._summarising
         if job is None:
             return False
-        if job.running:
+        if job.running or (self._linking is not None and self._linking.running):
             self.show_summary(self._shown, job)
             return True
         self._watch = None
         self._summarising = None
+        self._linking = None
         self.refresh()
         return False
 

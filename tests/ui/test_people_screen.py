@@ -1,0 +1,219 @@
+"""People who come back: New game offers the people who played here first, and a tap
+seats one (the game is then theirs); the People screen, from Statistics, renames a
+person or merges two entries after asking, and their statistics follow."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+import pytest
+
+from companion.ui import i18n
+from tests.core.test_statistics import first_game, second_game
+from tests.store.test_people import won_by
+from tests.ui.conftest import Harness
+from tests.ui.test_contrast import poor_contrast
+from tests.ui.test_layout_states import problems_on_show
+
+pytestmark = pytest.mark.slow
+
+EIGHT = [
+    "Maximiliane Hohenberg",
+    "Josephine-Charlotte",
+    "Konstantinos",
+    "Bartholomäus",
+    "Ann",
+    "Bo",
+    "Wilhelmina van Oranje",
+    "Cy",
+]
+
+
+@pytest.fixture
+def english(ui: Harness) -> Iterator[Harness]:
+    """The app, put back into English and the dark theme after the test."""
+    yield ui
+    i18n.set_language("en")
+    ui.app.theme.apply("dark")
+    ui.pump()
+
+
+def save(ui: Harness, *games: object) -> None:
+    store = ui.app.session.games
+    for number, game in enumerate(games):
+        store.save(f"20261129-04000{number}-000{number}", game)  # type: ignore[arg-type]
+
+
+def chips(screen: object) -> list[str]:
+    return [row["text"] for row in screen.ids.people.data]  # type: ignore[attr-defined]
+
+
+def chip(ui: Harness, screen: object, name: str) -> object:
+    """The chip on show for `name` (the recycled list builds those in view)."""
+    ui.pump()
+    for view in screen.ids.people.view_adapter.views.values():  # type: ignore[attr-defined]
+        if view.text == name:
+            return view
+    raise AssertionError(f"no chip for {name}")
+
+
+def seated(screen: object) -> list[str]:
+    return [player["name"] for player in screen.players]  # type: ignore[attr-defined]
+
+
+def test_new_game_offers_people_first_and_a_tap_links_the_game(ui: Harness) -> None:
+    save(ui, first_game(), won_by(["Dee", "Bo"], 0, ["#8e24aa", "#1e88e5"]))
+    store = ui.app.session.games
+    store.people.rename("Ann", "Annabel")
+    ui.app.show("new_game", fresh=True)
+    ui.pump()
+    screen = ui.screen("new_game")
+    # The ones who played last first; nobody is seated by a name nobody typed.
+    assert chips(screen)[:2] in (["Dee", "Bo"], ["Bo", "Dee"])
+    assert set(chips(screen)) == {"Annabel", "Bo", "Cy", "Dee"}
+    assert seated(screen) == ["Player 1", "Player 2", "Player 3"]
+    ui.tap(chip(ui, screen, "Dee"))
+    ui.tap(chip(ui, screen, "Annabel"))
+    # Each in the place of a name nobody typed, with the colour they played last.
+    assert seated(screen) == ["Dee", "Annabel", "Player 3"]
+    assert screen.players[0]["colour"] == "#8e24aa"
+    assert "Dee" not in chips(screen) and "Annabel" not in chips(screen)
+    rows = sorted(screen.ids.rows.children, key=lambda row: row.index)
+    rows[2].ids.name.text = "Eve"  # someone new, typed
+    ui.tap(rows[0].ids.first)
+    ui.tap(screen.ids.start)
+    ui.pump()
+    assert ui.app.manager.current != "new_game"
+    ui.app.session.save()
+    store.flush()
+    games = {person.name: person.games for person in store.people.list()}
+    assert games == {"Annabel": 2, "Bo": 2, "Cy": 1, "Dee": 2, "Eve": 1}
+    figures = store.statistics().figures(player="Annabel").players
+    assert [(f.name, f.games, f.wins) for f in figures] == [("Annabel", 2, 1)]
+
+
+def test_a_full_table_says_so_rather_than_seat_a_ninth(ui: Harness) -> None:
+    save(ui, won_by(["Zed", "Bo"], 0))
+    screen = ui.set_up_game(EIGHT)
+    screen.players[7]["placeholder"] = False
+    screen.ids.players_scroll.scroll_y = 1  # the chips, at the top of the list
+    ui.tap(chip(ui, screen, "Zed"))
+    assert len(screen.players) == 8 and "Zed" not in seated(screen)
+    assert ui.banner() == "A game has at most 8 players."
+
+
+def open_people(ui: Harness) -> object:
+    ui.nav("statistics")
+    ui.pump(frames=4)
+    statistics = ui.screen("statistics")
+    ui.tap(statistics.ids.people)
+    ui.pump(frames=4)
+    assert ui.app.manager.current == "people"
+    return ui.screen("people")
+
+
+def person_row(ui: Harness, screen: object, name: str) -> object:
+    ui.pump()
+    for view in screen.ids.people.view_adapter.views.values():  # type: ignore[attr-defined]
+        if view.name == name:
+            return view
+    raise AssertionError(f"no row for {name}")
+
+
+def test_rename_and_merge_on_the_people_screen(english: Harness) -> None:
+    ui = english
+    save(ui, first_game(), second_game(), won_by(["Anne", "Dee"], 0))
+    screen = open_people(ui)
+    listed = {row["name"]: row["detail"] for row in screen.ids.people.data}
+    assert listed == {
+        "Ann": "2 games",
+        "Bo": "2 games",
+        "Cy": "1 game",
+        "Anne": "1 game",
+        "Dee": "1 game",
+    }
+
+    # A look-alike name is refused, in the table's words, and nothing changes.
+    ui.tap(person_row(ui, screen, "Bo"))
+    assert screen.editing
+    screen.ids.new_name.text = "CY"
+    ui.tap(screen.ids.rename)
+    assert ui.banner() == "“CY” looks like “Cy”, who has played here: merge them instead"
+    screen.ids.new_name.text = "Bodo"
+    ui.tap(screen.ids.rename)
+    assert ui.banner() == "Bo is now called Bodo."
+    assert "Bodo" in [row["name"] for row in screen.ids.people.data]
+
+    # Anne is Ann: asked first; Cancel changes nothing.
+    ui.tap(person_row(ui, screen, "Anne"))
+    picker = screen.pick_same()
+    assert [choice.text for choice in picker.choices] == [
+        row["name"] for row in screen.ids.people.data if row["name"] != "Anne"
+    ]
+    picker.pick([choice.text for choice in picker.choices].index("Ann"))
+    ui.pump()
+    assert screen.asking and not screen.editing
+    assert screen.merge_text.startswith("Count Anne's 1 game as Ann's from now on?")
+    ui.tap(screen.ids.cancel)
+    assert not screen.asking
+    assert "Anne" in [row["name"] for row in screen.ids.people.data]
+    picker = screen.pick_same()
+    picker.pick([choice.text for choice in picker.choices].index("Ann"))
+    ui.pump()
+    ui.tap(screen.ids.merge)
+    assert ui.banner() == "Anne counts as Ann now."
+    listed = {row["name"]: row["detail"] for row in screen.ids.people.data}
+    assert listed == {"Ann": "3 games", "Bodo": "2 games", "Cy": "1 game", "Dee": "1 game"}
+
+    # Statistics count them as one, under the names kept.
+    ui.app.back()
+    ui.pump(frames=4)
+    statistics = ui.screen("statistics")
+    names = [block.name for block in reversed(statistics.ids.blocks.children)]
+    assert "Anne" not in names and "Bo" not in names
+    assert names.count("Ann") == 1 and "Bodo" in names
+
+
+def test_two_who_played_together_are_not_merged(english: Harness) -> None:
+    ui = english
+    save(ui, first_game())
+    screen = open_people(ui)
+    ui.tap(person_row(ui, screen, "Ann"))
+    picker = screen.pick_same()
+    picker.pick([choice.text for choice in picker.choices].index("Bo"))
+    ui.pump()
+    ui.tap(screen.ids.merge)
+    assert ui.banner() == "“Ann” and “Bo” played in the same game, so they are two people"
+    assert len(screen.ids.people.data) == 3
+
+
+@pytest.mark.parametrize("count", [2, 8])
+@pytest.mark.parametrize("language", ["en", "de"])
+@pytest.mark.parametrize("theme", ["dark", "light"])
+def test_it_fits_a_phone(english: Harness, count: int, language: str, theme: str) -> None:
+    from kivy.core.window import Window
+
+    ui = english
+    names = EIGHT[:count]
+    save(ui, won_by(names[:4], 0), *(won_by([name, "Bo"], 0) for name in names[4:] if name != "Bo"))
+    i18n.set_language(language)
+    ui.app.theme.apply(theme)
+    screen = open_people(ui)
+    ui.tap(person_row(ui, screen, names[0]))
+    problems = problems_on_show(ui, "people")
+    problems += [f"contrast: {found}" for found in poor_contrast(ui)]
+    shot = os.environ.get("COMPANION_LAYOUT_SHOTS")
+    if shot:
+        Window.screenshot(f"{shot}/people-{count}-{language}-{theme}.png")
+    screen.pick_same().pick(0)
+    ui.pump(frames=4)
+    problems += [f"asking: {found}" for found in problems_on_show(ui, "people")]
+    if shot:
+        Window.screenshot(f"{shot}/people-merge-{count}-{language}-{theme}.png")
+    ui.app.show("new_game", fresh=True)
+    ui.pump(frames=4)
+    problems += [f"new game: {found}" for found in problems_on_show(ui, "new_game")]
+    if shot:
+        Window.screenshot(f"{shot}/people-new-game-{count}-{language}-{theme}.png")
+    assert not problems, "\n".join(problems)
