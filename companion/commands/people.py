@@ -14,13 +14,21 @@ HELP = "the people who played here: list them, rename one, or merge two entries 
 LINK_WAIT_S = 600.0
 
 
-def configure(parser: argparse.ArgumentParser) -> None:
+def _options(parser: argparse.ArgumentParser, default: object) -> None:
     parser.add_argument(
-        "--data-dir", default=None, help="the saved games' folder (default: the app's)"
+        "--data-dir", default=default, help="the saved games' folder (default: the app's)"
     )
-    parser.add_argument("--json", action="store_true", help="print the people as JSON")
+    parser.add_argument(
+        "--json", action="store_true", default=default, help="print the people as JSON"
+    )
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    _options(parser, None)
     sub = parser.add_subparsers(dest="action", metavar="ACTION")
-    sub.add_parser("list", help="everyone who played here, the one who played last first")
+    # The options may also follow the action (`companion people list --json`); there they
+    # leave what was given before it as it was.
+    listing = sub.add_parser("list", help="everyone who played here, the one who played last first")
     rename = sub.add_parser("rename", help="give a person a new name; their games stay theirs")
     rename.add_argument("old", metavar="OLD", help="the name they have now")
     rename.add_argument("new", metavar="NEW", help="their new name")
@@ -29,6 +37,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     merge.add_argument("gone", metavar="FROM", help="the entry that goes (say, Anne)")
     merge.add_argument("kept", metavar="INTO", help="the person kept (say, Ann)")
+    for action in (listing, rename, merge):
+        _options(action, argparse.SUPPRESS)
 
 
 def run(args: argparse.Namespace) -> int:

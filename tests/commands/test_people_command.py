@@ -40,7 +40,7 @@ def test_list_rename_and_merge(folder: Path, capsys: pytest.CaptureFixture[str])
 
     [ann] = _player(folder, "Ann", capsys)
     assert (ann["games"], ann["wins"], ann["kills"]) == (2, 1, 3)
-    assert main(["people", *data, "rename", "Ann", "Annabel"]) == 0
+    assert main(["people", "rename", "Ann", "Annabel", *data]) == 0
     assert capsys.readouterr().out == "Ann is now called Annabel (2 games)\n"
     [annabel] = _player(folder, "annabel", capsys)
     # Every figure is hers still; the records name her as she is called now.
@@ -54,7 +54,7 @@ def test_list_rename_and_merge(folder: Path, capsys: pytest.CaptureFixture[str])
     assert capsys.readouterr().out == "Anne counts as Annabel now (3 games)\n"
     [merged] = _player(folder, "Annabel", capsys)
     assert (merged["games"], merged["wins"], merged["kills"]) == (3, 2, 4)
-    assert main(["people", *data, "--json"]) == 0
+    assert main(["people", "list", "--json", *data]) == 0
     listed = {p["name"]: p["games"] for p in json.loads(capsys.readouterr().out)}
     assert listed == {"Annabel": 3, "Bo": 2, "Cy": 1, "Dee": 1}
 
