@@ -5,7 +5,9 @@ person or merges two entries after asking, and their statistics follow."""
 from __future__ import annotations
 
 import os
+import sqlite3
 from collections.abc import Iterator
+from contextlib import closing
 
 import pytest
 
@@ -91,6 +93,19 @@ def test_new_game_offers_people_first_and_a_tap_links_the_game(ui: Harness) -> N
     assert games == {"Annabel": 2, "Bo": 2, "Cy": 1, "Dee": 2, "Eve": 1}
     figures = store.statistics().figures(player="Annabel").players
     assert [(f.name, f.games, f.wins) for f in figures] == [("Annabel", 2, 1)]
+
+
+def test_games_saved_before_people_are_offered_once_linked(ui: Harness) -> None:
+    save(ui, first_game(), won_by(["Dee", "Bo"], 0))
+    store = ui.app.session.games
+    with closing(sqlite3.connect(store.database)) as conn, conn:
+        # As the version before people left the games: nobody linked.
+        conn.execute("DELETE FROM seats")
+        conn.execute("DELETE FROM people")
+    ui.app.show("new_game", fresh=True)
+    screen = ui.screen("new_game")
+    ui.wait_until(lambda: len(chips(screen)) == 4)
+    assert set(chips(screen)[:2]) == {"Dee", "Bo"}
 
 
 def test_a_full_table_says_so_rather_than_seat_a_ninth(ui: Harness) -> None:
