@@ -189,6 +189,9 @@ def test_the_new_buttons_read_whole_in_long_languages_both_themes(
                 assert combat.ids[name].height >= 48 and combat.ids[name].width >= 48
             assert not list(poor_contrast(ui)), (language, theme)
             Window.screenshot(name=str(tmp_path / f"combat-help-{language}-{theme}.png"))
+            combat.ids.scroll.scroll_to(combat.ids.monsters, animate=False)
+            ui.pump(frames=4)
+            Window.screenshot(name=str(tmp_path / f"combat-monsters-{language}-{theme}.png"))
             combat.ids.scroll.scroll_to(combat.ids.quick_level_only, animate=False)
             ui.pump(frames=4)
             Window.screenshot(name=str(tmp_path / f"combat-power-{language}-{theme}.png"))
