@@ -29,11 +29,16 @@ BOX_PLAYERS = (3, 6)  # what every shipped edition's box says (`Edition.players`
 # The rules this engine plays by. A game keeps the rules it started with (`GameSetup.rules`):
 # games saved by versions that played by rules 2 (logs of version 1 and 2) are judged by
 # them still, so an old save reaches the same results; new games play by these.
-RULES_VERSION = 4
+RULES_VERSION = 5
 LEGACY_RULES = 2
 # The rules from which the second reading (RULES.md §11) holds: a game saved under rules 3
 # replays as it was played, though it sold after its Charity, say.
 SECOND_READING = 4
+# The rules from which what goes with a lost allowance goes too (RULES.md §11, a cascade
+# counts: a Super Munchkin Monk giving up the Monk class gives up a second style), and a
+# Big item given up on one's own turn is sold only if the sale buys a level (else it goes
+# to the lowest-Level player who can carry it). A game of rules 4 replays as it was played.
+LOST_ALLOWANCE = 5
 
 _COLOUR = re.compile(r"^#[0-9a-fA-F]{6}$")
 # The validation context key of a setup read from a game the app saved itself

@@ -119,21 +119,26 @@ def ask_allowances(
     title: str,
     done: Callable[[tuple[str, ...]], Any],
     picks: tuple[str, ...] = (),
+    again: Callable[[tuple[str, ...]], Sequence[Any]] | None = None,
 ) -> ChoiceSheet | None:
     """Ask, one sheet after the other, what the player gives up for each allowance that
-    goes (the engine's `allowance_questions`), then call `done` with every pick. Closing
-    a sheet without an answer changes nothing. Returns the sheet on show (None: nothing
-    to ask, and `done` was called)."""
+    goes (the engine's `allowance_questions`), then call `done` with every pick. A pick
+    may take another allowance with it (the Monk class, a second style): `again(picks)`
+    gives what is still to ask once these are answered. Closing a sheet without an answer
+    changes nothing. Returns the sheet on show (None: nothing to ask, `done` was called)."""
     if not excesses:
-        done(picks)
-        return None
+        more = tuple(again(picks)) if again is not None else ()
+        if not more:
+            done(picks)
+            return None
+        excesses = more
     first, rest = excesses[0], tuple(excesses[1:])
     sheet = ChoiceSheet(
         title=title,
         question=allowance_text(first.what, name, first.count),
         options=[(key, card_name(label)) for key, label in first.options],
         count=first.count,
-        answered=lambda chosen: ask_allowances(rest, name, title, done, picks + chosen),
+        answered=lambda chosen: ask_allowances(rest, name, title, done, picks + chosen, again),
     )
     sheet.open()
     return sheet

@@ -602,3 +602,89 @@ def test_only_what_nobody_can_carry_is_discarded() -> None:
 def test_a_game_saved_under_rules_3_discarded_the_extra_big_item() -> None:
     game = play([*DWARF, NO_DWARF], rules=3)
     assert [len(p.items) for p in game.state.players] == [0, 0, 1]
+
+
+# --- 7. what goes with a lost allowance goes too (rules 5) ------------------------------------
+
+SUPER_MONK = [
+    {"type": "gain_trait", "player": 0, "kind": "class", "name": "Monk"},
+    {"type": "set_trait_boost", "player": 0, "kind": "class"},
+    {"type": "gain_trait", "player": 0, "kind": "class", "name": "Samurai"},
+    {"type": "gain_trait", "player": 0, "kind": "style", "name": "Crane"},
+    {"type": "gain_trait", "player": 0, "kind": "style", "name": "Tiger"},
+]
+
+
+def no_super_munchkin(*drop: str) -> dict:
+    return {"type": "set_trait_boost", "player": 0, "kind": "class", "on": False, "drop": drop}
+
+
+def test_losing_super_munchkin_and_the_monk_class_takes_the_second_style_too() -> None:
+    game = play(SUPER_MONK, edition="fu")
+    err = refused(game, no_super_munchkin("Monk"))
+    assert err.rule == "allowance_gone"
+    assert str(err) == "Ann may have only one style now: choose what to give up (Crane or Tiger)"
+    allowed(game, no_super_munchkin("Monk", "Tiger"))
+    ann = game.state.players[0]
+    assert (ann.classes, ann.styles, ann.super_munchkin) == (("Samurai",), ("Crane",), False)
+
+
+def test_keeping_the_monk_keeps_both_styles() -> None:
+    game = allowed(play(SUPER_MONK, edition="fu"), no_super_munchkin("Samurai"))
+    ann = game.state.players[0]
+    assert (ann.classes, ann.styles) == (("Monk",), ("Crane", "Tiger"))
+
+
+def test_the_app_is_asked_the_second_style_once_the_class_is_picked() -> None:
+    from companion.core import allowance_questions
+
+    state = play(SUPER_MONK, edition="fu").state
+    [first] = allowance_questions(state, 0, boost_off="class")
+    assert (first.what, first.count) == ("class", 1)
+    [then] = allowance_questions(state, 0, boost_off="class", picks=("Monk",))
+    assert (then.what, then.options, then.count) == (
+        "style",
+        (("Crane", "Crane"), ("Tiger", "Tiger")),
+        1,
+    )
+    assert allowance_questions(state, 0, boost_off="class", picks=("Monk", "Crane")) == ()
+    assert allowance_questions(state, 0, boost_off="class", picks=("Samurai",)) == ()
+
+
+def test_a_game_of_rules_4_kept_the_second_style_as_it_was_played() -> None:
+    game = allowed(play(SUPER_MONK, edition="fu", rules=4), no_super_munchkin("Monk"))
+    assert game.state.players[0].styles == ("Crane", "Tiger")
+
+
+NO_DWARF_PLANK = {**NO_DWARF, "drop": ["i1"]}  # the 400-gold Door Plank goes, not the Anvil
+
+
+def test_a_big_item_worth_under_1000_gold_is_given_not_sold_for_nothing() -> None:
+    # Cy's own turn, no fight: a sale of 400 gold buys no level, so the Plank goes to the
+    # lowest-Level player who can carry it, first to Cy's left (Ann and Bo are tied).
+    game = play([*DWARF, {"type": "end_turn"}, {"type": "end_turn"}, NO_DWARF_PLANK])
+    ann, bo, cy = game.state.players
+    assert [i.spec.name for i in ann.items] == ["Door Plank"] and bo.items == ()
+    assert [i.spec.name for i in cy.items] == ["Golden Anvil"] and cy.level == 1
+
+
+def test_under_rules_4_the_plank_was_sold_for_nothing() -> None:
+    game = play([*DWARF, {"type": "end_turn"}, {"type": "end_turn"}, NO_DWARF_PLANK], rules=4)
+    assert [len(p.items) for p in game.state.players] == [0, 0, 1]
+
+
+def test_tied_lowest_players_get_one_big_item_each_from_the_owners_left() -> None:
+    # Bo's turn: Cy gives up both Big items (a card took the Dwarf and Cy's boost, say,
+    # with an override carrying none): Ann, first to Cy's left, takes the first; Bo, with
+    # no room left at Ann's, the second.
+    game = play(
+        [
+            *DWARF,
+            {"type": "end_turn"},
+            {"type": "gain_item", "player": 2, "item": PLANK},
+            {**NO_DWARF, "drop": ["i1", "i3"]},
+        ]
+    )
+    ann, bo, cy = game.state.players
+    assert [i.id for i in ann.items] == ["i1"] and [i.id for i in bo.items] == ["i3"]
+    assert [i.spec.name for i in cy.items] == ["Golden Anvil"]

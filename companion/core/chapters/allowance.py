@@ -14,7 +14,13 @@ from typing import Literal
 
 from companion.core import rules
 from companion.core.errors import RuleError
-from companion.core.models import LEGACY_RULES, SECOND_READING, Ability, TraitKind
+from companion.core.models import (
+    LEGACY_RULES,
+    LOST_ALLOWANCE,
+    SECOND_READING,
+    Ability,
+    TraitKind,
+)
 from companion.core.phrase import Phrase, joined, phrase_template
 from companion.core.state import Item, PlayerState
 
@@ -138,6 +144,55 @@ def excess(player: PlayerState, after: After) -> tuple[Excess, ...]:
         if len(have) > allowed:
             found.append(Excess(kind, tuple((t, t) for t in have), len(have) - allowed))
     return tuple(found)
+
+
+def lost_allowances(
+    player: PlayerState,
+    picks: Iterable[str] = (),
+    lost_traits: Iterable[tuple[TraitKind, str]] = (),
+    boosts_off: Iterable[TraitKind] = (),
+    lost_items: Iterable[str] = (),
+) -> tuple[Excess, ...]:
+    """Every allowance that goes when the player loses these traits, boosts and items, in
+    the order they come up, given the picks made so far: first what the change itself
+    takes, then, from rules 5 on, what a pick takes in turn (RULES.md §11: a cascade
+    counts). A Super Munchkin Monk with two styles who loses Super Munchkin gives up a
+    class; if it is the Monk, a second style must go too, asked once the class is picked.
+
+    An allowance whose picks are not all made yet ends the list: what follows depends on
+    them. Before rules 5 only the change's own allowances count (`excess`)."""
+    traits = list(lost_traits)
+    offs = tuple(boosts_off)
+    items = list(lost_items)
+    wanted = {p.casefold() for p in picks}
+    found: list[Excess] = []
+    asked: set[Excessive] = set()
+    while True:
+        now = [
+            e
+            for e in excess(player, after_change(player, traits, offs, items))
+            if e.what not in asked
+        ]
+        if not now:
+            return tuple(found)
+        found.extend(now)
+        asked.update(e.what for e in now)
+        chosen = [(e, [k for k, _ in e.options if k.casefold() in wanted]) for e in now]
+        if player.rules < LOST_ALLOWANCE or any(len(keys) != e.count for e, keys in chosen):
+            return tuple(found)
+        for e, keys in chosen:
+            if e.what == "big_item":
+                items.extend(keys)
+            else:
+                traits.extend((TRAIT_OF[e.what], key) for key in keys)
+
+
+def open_allowances(excesses: Iterable[Excess], picks: Iterable[str]) -> tuple[Excess, ...]:
+    """The allowances among `excesses` whose picks are still to be made."""
+    wanted = {p.casefold() for p in picks}
+    return tuple(
+        e for e in excesses if sum(k.casefold() in wanted for k, _ in e.options) != e.count
+    )
 
 
 def chosen_drops(

@@ -37,6 +37,7 @@ from companion.core.dice import RandomSource
 from companion.core.errors import RuleError
 from companion.core.models import (
     LEGACY_RULES,
+    LOST_ALLOWANCE,
     SECOND_READING,
     Ability,
     AllySpec,
@@ -121,15 +122,19 @@ def settle_allowances(
 
 def place_extra_big_items(state: GameState, seat: int, item_ids: list[str]) -> GameState:
     """Big items a player may no longer carry (RULES.md §11, a lost allowance): sold, if it
-    is their turn and no fight is on (a level per full 1000 gold, never the winning one);
-    otherwise each goes to the lowest-Level player who can carry it (ties: the first to the
-    owner's left), and only what nobody can carry is discarded."""
+    is their turn and no fight is on (a level per full 1000 gold, never the winning one;
+    from rules 5 only if that buys a level); otherwise each goes to the lowest-Level player
+    who can carry it (ties: the first to the owner's left, as Charity's cards go without a
+    split), and only what nobody can carry is discarded."""
     owner = state.players[seat]
     gone = [i for i in owner.items if i.id in item_ids]
     state = with_player(state, seat, items=tuple(i for i in owner.items if i.id not in item_ids))
     if seat == state.current and state.combat is None and not turn_passed(state, seat):
         levels = levels_to_sell(state, seat, sum(i.spec.gold for i in gone), None)
-        return level_up(state, seat, levels) if levels > 0 else state
+        # From rules 5, a sale that buys no level (under 1000 gold, or only the winning
+        # level left) is no sale: the items go to other players, as off one's turn.
+        if levels > 0 or owner.rules < LOST_ALLOWANCE:
+            return level_up(state, seat, levels) if levels > 0 else state
     for item in gone:
         taker = _lowest_who_can_carry(state, seat)
         if taker is not None:
@@ -377,19 +382,23 @@ def allowance_questions(
     seat: int,
     lose: tuple[TraitKind, str] | None = None,
     boost_off: TraitKind | None = None,
+    picks: tuple[str, ...] = (),
 ) -> tuple[allowance.Excess, ...]:
-    """What the player in `seat` would have to give up, and choose among, on losing a trait
-    (`lose`, as (kind, name)) or a boost (`boost_off`): the app asks before it applies the
-    `LoseTrait` or `SetTraitBoost`, and passes the choice as its `drop`."""
+    """What the player in `seat` would still have to give up, and choose among, on losing a
+    trait (`lose`, as (kind, name)) or a boost (`boost_off`), given the `picks` made so
+    far: the app asks before it applies the `LoseTrait` or `SetTraitBoost`, and passes
+    every pick as its `drop`. A pick can take another allowance with it (rules 5: the Monk
+    class and a second style): ask again with the picks until nothing is left to ask."""
     if not 0 <= seat < len(state.players):
         return ()
     player = state.players[seat]
-    after = allowance.after_change(
+    found = allowance.lost_allowances(
         player,
+        picks,
         lost_traits=(lose,) if lose is not None else (),
         boosts_off=(boost_off,) if boost_off is not None else (),
     )
-    return allowance.excess(player, after)
+    return allowance.open_allowances(found, picks)
 
 
 def _trait_loss_drops(
@@ -398,8 +407,10 @@ def _trait_loss_drops(
     player = state.players[action.player]
     if action.override is not None or player.rules <= LEGACY_RULES:
         return ()
-    after = allowance.after_change(player, lost_traits=((action.kind, action.name),))
-    return allowance.chosen_drops(player, allowance.excess(player, after), action.drop)
+    found = allowance.lost_allowances(
+        player, action.drop, lost_traits=((action.kind, action.name),)
+    )
+    return allowance.chosen_drops(player, found, action.drop)
 
 
 @rule.register
@@ -456,8 +467,8 @@ def _boost_loss_drops(
     player = state.players[action.player]
     if action.on or action.override is not None or player.rules <= LEGACY_RULES:
         return ()
-    after = allowance.after_change(player, boosts_off=(action.kind,))
-    return allowance.chosen_drops(player, allowance.excess(player, after), action.drop)
+    found = allowance.lost_allowances(player, action.drop, boosts_off=(action.kind,))
+    return allowance.chosen_drops(player, found, action.drop)
 
 
 @rule.register

@@ -252,8 +252,9 @@ def _walk(
     if not lost_traits:
         return tuple(taken)  # only a lost trait takes an allowance with it
     lost_items = [t for t in gone if any(i.id == t for i in player.items)]
-    after = allowance.after_change(player, lost_traits=lost_traits, lost_items=lost_items)
-    for excess in allowance.excess(player, after):
+    for excess in allowance.lost_allowances(
+        player, picks, lost_traits=lost_traits, lost_items=lost_items
+    ):
         question = Question(excess.what, excess.options, excess.count, "allowance")
         for key, label in _chosen(player, question, picks, name, open_questions):
             taken.append(Taken("allowance", excess.what, key, label))

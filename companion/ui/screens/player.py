@@ -218,8 +218,9 @@ class PlayerScreen(CompanionScreen):
         if player is None:
             return
         if name in player.traits(kind):
+            lost = (cast(TraitKind, kind), name)
             self._give_up(
-                allowance_questions(self.state, self.seat, lose=(cast(TraitKind, kind), name)),
+                lambda picks: allowance_questions(self.state, self.seat, lose=lost, picks=picks),
                 card_name(name),
                 lambda drop: self.session.act(
                     LoseTrait, player=self.seat, kind=kind, name=name, drop=drop
@@ -246,24 +247,28 @@ class PlayerScreen(CompanionScreen):
         if not getattr(player, attr):
             self.session.act(SetTraitBoost, player=self.seat, kind=kind, on=True)
             return
+        off = cast(TraitKind, kind)
         self._give_up(
-            allowance_questions(self.state, self.seat, boost_off=cast(TraitKind, kind)),
+            lambda picks: allowance_questions(self.state, self.seat, boost_off=off, picks=picks),
             _(card),
             lambda drop: self.session.act(
                 SetTraitBoost, player=self.seat, kind=kind, on=False, drop=drop
             ),
         )
 
-    def _give_up(self, excesses: Any, card: str, lose: Any) -> None:
+    def _give_up(self, questions: Any, card: str, lose: Any) -> None:
         """Losing a card that took an allowance with it: ask at once which things go (the
-        engine's questions), then lose it with them; nothing changes without an answer."""
+        engine's questions, `questions(picks)`, asked again after each answer since a pick
+        can take another allowance with it), then lose it with them; nothing changes
+        without an answer."""
+        excesses = questions(())
         if not excesses:
             lose(())
             return
         from companion.ui.sheets import ask_allowances
 
         title = _("Discarding {card}").format(card=card)
-        self.sheet = ask_allowances(excesses, self.name_text, title, lose)
+        self.sheet = ask_allowances(excesses, self.name_text, title, lose, again=questions)
 
     def set_ally(self) -> None:
         """Play an Ally named in the box, with the bonus in the box beside it."""
