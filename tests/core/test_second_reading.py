@@ -688,3 +688,19 @@ def test_tied_lowest_players_get_one_big_item_each_from_the_owners_left() -> Non
     ann, bo, cy = game.state.players
     assert [i.id for i in ann.items] == ["i1"] and [i.id for i in bo.items] == ["i3"]
     assert [i.spec.name for i in cy.items] == ["Golden Anvil"]
+
+
+def test_giving_up_the_dwarf_with_half_breed_gives_up_the_extra_big_item_too() -> None:
+    half_dwarf = [
+        *DWARF,
+        {"type": "set_trait_boost", "player": 2, "kind": "race"},
+        {"type": "gain_trait", "player": 2, "kind": "race", "name": "Elf"},
+    ]
+    no_half_breed = {"type": "set_trait_boost", "player": 2, "kind": "race", "on": False}
+    game = play(half_dwarf)
+    err = refused(game, {**no_half_breed, "drop": ["Dwarf"]})
+    assert err.rule == "allowance_gone" and "only one Big item" in str(err)
+    allowed(game, {**no_half_breed, "drop": ["Dwarf", "i2"]})  # not Cy's turn: Ann takes it
+    ann, _bo, cy = game.state.players
+    assert cy.races == ("Elf",) and [i.spec.name for i in cy.items] == ["Door Plank"]
+    assert [i.spec.name for i in ann.items] == ["Golden Anvil"]
