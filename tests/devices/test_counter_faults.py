@@ -131,16 +131,23 @@ async def test_a_press_numbered_as_one_before_the_wrap_is_still_taken(tmp_path):
             left = (seq - 1 - tracker.counter._seq) % 0xFFFF
             batch += 1
             millivolts = 3300 + batch % 900  # each batch ends on a reading of its own
+
             # In play the app pings every few seconds and the counter keeps its session
             # (its pings are off here: their answers would take numbers). Alone this loop
             # takes ~10 s, the very time after which a counter ends a silent app's
             # session and reports to nobody: on a busy machine it did, and the test hung.
-            now = tracker.counter.clock()
-            for session in tracker.counter.sessions:
-                session.heard_at = now
+            # So the counter counts the app as heard all along, however long a batch takes.
+            def heard(mv: int = millivolts) -> bool:
+                now = tracker.counter.clock()
+                for session in tracker.counter.sessions:
+                    session.heard_at = now
+                tracker.counter._app_seen = now
+                return manager.statuses()[0].battery_mv == mv
+
+            heard()
             for _ in range(min(left, 250)):
                 tracker.report_battery(millivolts)
-            await until(lambda mv=millivolts: manager.statuses()[0].battery_mv == mv, 30)
+            await until(heard, 90)
         # The app listened without a word (its pings are off here, for their answers would
         # take numbers): on a loaded machine that outlasts the 15 s after which a tracker
         # counts itself offline and keeps its presses. In play the app pings every few

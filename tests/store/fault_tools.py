@@ -103,22 +103,46 @@ def child_reports(
     kill_at_s: float,
     hurt: Callable[[], None] | None = None,
     hurt_at_s: float = 0.0,
+    *,
+    hurt_at_count: int | None = None,
+    kill_at_count: int | None = None,
 ) -> int:
     """Run `play(report_fd)` in a forked child (it starts in a millisecond), call `hurt()`
     `hurt_at_s` after it started, and SIGKILL it at `kill_at_s`. Returns the largest
-    number the child wrote to `report_fd` (one per line; 0 when none)."""
+    number the child wrote to `report_fd` (one per line; 0 when none).
+
+    With `hurt_at_count` the hurt waits until the child has reported that many, and with
+    `kill_at_count` the kill comes once it has reported that many (`kill_at_s` is then
+    only the deadline): on a busy machine the child is as far along at the hurt and the
+    kill as on a quiet one."""
     read_end, write_end = os.pipe()
     pid = fork(lambda: play(write_end), close=read_end)
     os.close(write_end)
     started = time.monotonic()
     data = b""
+    best = 0
+
+    def reported() -> int:
+        return max((int(line) for line in data.decode().split()), default=0)
+
     while (left := started + kill_at_s - time.monotonic()) > 0:
-        if hurt is not None and time.monotonic() - started >= hurt_at_s:
+        if kill_at_count is not None and best >= kill_at_count:
+            break
+        if (
+            hurt is not None
+            and time.monotonic() - started >= hurt_at_s
+            and (hurt_at_count is None or best >= hurt_at_count)
+        ):
             hurt()
             hurt = None
-        wait = left if hurt is None else min(left, 0.01)
+        wait = left if hurt is None and kill_at_count is None else min(left, 0.01)
         if select.select([read_end], [], [], wait)[0]:
-            data += os.read(read_end, 65536)
+            chunk = os.read(read_end, 65536)
+            if not chunk:
+                break
+            data += chunk
+            # Only whole lines count: a number cut in two is read when its end comes.
+            best = max((int(line) for line in data.decode().split("\n")[:-1] if line), default=0)
     os.kill(pid, signal.SIGKILL)
     os.waitpid(pid, 0)
     while select.select([read_end], [], [], 0)[0]:
@@ -127,7 +151,7 @@ def child_reports(
             break
         data += chunk
     os.close(read_end)
-    return max((int(line) for line in data.decode().split()), default=0)
+    return reported()
 
 
 def small_fs_or_skip() -> Iterator[Path]:

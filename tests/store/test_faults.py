@@ -224,15 +224,16 @@ def _play_and_report(folder: Path, report: int, stop: int) -> None:
     time.sleep(30)  # wait to be killed
 
 
-def _run_child(folder: Path, hurt: Callable[[Path], None], at_s: float) -> int:
-    """Play in a child, `hurt` the folder at `at_s`, kill the child a moment later;
-    returns the most actions it reported saved."""
+def _run_child(folder: Path, hurt: Callable[[Path], None], at: int) -> int:
+    """Play in a child, `hurt` the folder once `at` actions are reported saved, kill the
+    child once 60 more are; returns the most actions it reported saved."""
     _intended()  # made before the child starts, so it starts playing at once
     return child_reports(
         lambda report: _play_and_report(folder, report, stop=400),
-        kill_at_s=at_s + 1.5,
+        kill_at_s=120.0,
         hurt=lambda: hurt(folder),
-        hurt_at_s=at_s,
+        hurt_at_count=at,
+        kill_at_count=at + 60,
     )
 
 
@@ -261,11 +262,11 @@ def _empty_log(folder: Path) -> None:
 def test_a_write_ahead_log_lost_mid_game_loses_nothing_reported_saved(
     tmp_path: Path, hurt: Callable[[Path], None]
 ) -> None:
-    for trial, at_s in enumerate((0.15, 0.4, 0.7)):
+    for trial, at in enumerate((10, 80, 200)):
         folder = tmp_path / f"trial-{trial}"
         folder.mkdir()
-        best = _run_child(folder, hurt, at_s)
-        assert best > 50, "the child played on after the fault"
+        best = _run_child(folder, hurt, at)
+        assert best >= at + 60, f"the child did not play on after the fault ({best})"
         store = GameStore(folder)
         game = store.load("crash")
         assert game.recorded >= best, f"{best} actions reported saved, {game.recorded} found"

@@ -26,6 +26,7 @@ import json
 import os
 import queue
 import re
+import select
 import shutil
 import subprocess
 import tempfile
@@ -42,6 +43,9 @@ CHROMEDRIVER_NAMES = ("chromedriver", "chromium-driver")
 FIREFOX_NAMES = ("firefox-esr", "firefox")
 PAGE_LOAD_S = 30.0
 START_S = 60.0
+# No call to a driver waits longer than this: selenium's own default is to wait for ever,
+# and a thread stuck in a call keeps the test's loop (and the whole run) from ending.
+COMMAND_S = 150
 # Chromium with nothing of its own going on: no updates, no sync, no first-run pages.
 CHROMIUM_FLAGS = (
     "--headless",
@@ -319,6 +323,7 @@ class Chromium:
         options.add_experimental_option("prefs", {"intl.accept_languages": language})
         service = Service(executable_path=_which(CHROMEDRIVER_NAMES) or "chromedriver")
         self.driver = webdriver.Chrome(options=options, service=service)
+        self.driver.command_executor.client_config.timeout = COMMAND_S
         self.driver.set_page_load_timeout(PAGE_LOAD_S)
         self.home = self.driver.current_window_handle
         self.lock = threading.Lock()
@@ -361,7 +366,9 @@ class WebKitPage(_SeleniumPage):
         self.service = Service(executable_path=shutil.which("WebKitWebDriver") or "", env=env)
         try:
             self.service.start()
-            config = ClientConfig(remote_server_addr=self.service.service_url, keep_alive=True)
+            config = ClientConfig(
+                remote_server_addr=self.service.service_url, keep_alive=True, timeout=COMMAND_S
+            )
             driver = webdriver.Remote(RemoteConnection(client_config=config), options=options)
         except BaseException:
             self.service.stop()
@@ -403,8 +410,16 @@ class _Xvfb:
             stderr=subprocess.DEVNULL,
         )
         os.close(write)
-        with os.fdopen(read) as numbers:
-            number = numbers.readline().strip()
+        number = ""
+        with os.fdopen(read, "rb", buffering=0) as numbers:
+            end = time.monotonic() + START_S
+            while not number.endswith("\n") and time.monotonic() < end:
+                ready, _, _ = select.select([numbers], [], [], end - time.monotonic())
+                piece = numbers.read(16) if ready else b""
+                if not piece:
+                    break
+                number += piece.decode("ascii", "replace")
+        number = number.strip()
         if not number:
             self.process.kill()
             raise RuntimeError("Xvfb did not start")
