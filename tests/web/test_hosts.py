@@ -98,3 +98,34 @@ def test_the_address_a_connection_arrived_at_is_the_hosts_own() -> None:
     assert not served.allows("10.1.2.4:8770", ("10.1.2.3", 8770))
     assert not served.allows("10.1.2.3.evil.example", ("10.1.2.3", 8770))
     assert served.allows(None, None)  # no browser sends no Host: judged by its secret
+
+
+def test_a_name_server_that_never_answers_does_not_hold_the_links_start(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """On a network whose name server does not answer, looking up the computer's own name
+    can take half a minute: the addresses come without it, and the lookup is not made
+    again for every start while it is known not to answer."""
+    import threading
+
+    from companion.web import invites
+
+    released = threading.Event()
+    asked: list[str] = []
+
+    def stuck(host: str, *args: object, **kwargs: object) -> list[object]:
+        asked.append(host)
+        released.wait(60)
+        return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("10.99.0.7", 0))]
+
+    monkeypatch.setattr(invites, "_named", None)
+    monkeypatch.setattr(invites.socket, "getaddrinfo", stuck)
+    try:
+        first = invites.local_addresses()
+        again = invites.local_addresses()
+        names = ServedNames()
+        names.learn()
+    finally:
+        released.set()
+    assert "10.99.0.7" not in first and first == again
+    assert len(asked) == 1, "the name was looked up again while it was known not to answer"
