@@ -60,6 +60,13 @@ class PlayedGames:
             if game.id != game_id and (mine is None or game.created < mine.created)
         ]
 
+    def counted_as(self, game_id: str) -> tuple[str, ...] | None:
+        """The names that game's seats count under: each linked seat's person's name as
+        it is now (`companion.store.people`), else the name it was played under; None
+        when the game has no summary."""
+        mine = next((game for game in self.games if game.id == game_id), None)
+        return None if mine is None else mine.summary.players
+
 
 def played_games(
     reader: Reader, summaries: dict[str, GameSummary], waiting: int, unreadable: int

@@ -15,6 +15,7 @@ words are the app's, translated by whoever shows it.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -243,6 +244,11 @@ class Table:
         except StoreError as exc:
             log.warning("the saved games' statistics cannot be read: %s", exc)
             return []
+        # Its seats count as their people, as the earlier games' seats do: a seat typed
+        # with a name merged or renamed since is still that person, whose history counts.
+        people = played.counted_as(self.game_id)
+        if people is not None and len(people) == len(this.players):
+            this = dataclasses.replace(this, players=people)
         found = milestones(played.before(self.game_id), this)
         self._meaning = (key, found)
         return list(found)

@@ -59,6 +59,21 @@ def test_a_won_game_says_what_it_meant_at_the_table(table: Table) -> None:
     ]
 
 
+def test_a_winner_merged_into_someone_since_counts_as_that_person(table: Table) -> None:
+    earlier_games(table)  # Ann won once, in 9 turns
+    source = win(make_game(players=2), 0, 7, "Slime")
+    anne = source.setup.players[0].model_copy(update={"name": "Anne"})
+    game = Game(source.setup.model_copy(update={"players": (anne, *source.setup.players[1:])}))
+    table.adopt(game)  # saved: Anne is someone new
+    table.games.people.merge("Anne", "Ann")  # "Anne was Ann", said while the game goes on
+    for action in source.log:
+        game.apply(action)
+    assert table.meaning() == [
+        Milestone(MilestoneKind.WINS, "Ann", 2),
+        Milestone(MilestoneKind.FASTEST_WIN, "Ann", 7),
+    ]
+
+
 def test_the_first_game_at_a_table_and_a_game_going_on_say_nothing(table: Table) -> None:
     play_to_a_win(table, 0, 3, "Slime")
     assert table.meaning() == []
