@@ -494,9 +494,7 @@ class GameStore:
         """Every summarised game as a play, with the times it was first and last saved,
         the one started first first (see `companion.store.plays`)."""
         stored = self.statistics()
-        return played_games(
-            self._reader, self._shelf.by_game(), stored.waiting, stored.unreadable
-        )
+        return played_games(self._reader, self._shelf.by_game(), stored.waiting, stored.unreadable)
 
     # -- the game to resume ------------------------------------------------------------
     @property
