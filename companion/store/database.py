@@ -21,7 +21,9 @@ Tables (schema version `SCHEMA_VERSION`, kept in SQLite's `user_version`):
 * `people`: everyone who played here (`companion.store.people`), by name (`key`: the name
   as typed names find it), with the colour and sex they played last;
 * `seats`: which person sat in each seat of each game (games saved before there were
-  people are linked by their names once, in the background).
+  people are linked by their names once, in the background);
+* `aliases`: the names a person had before (merged into them, or renamed from), by `key`
+  as in `people`, so that a name typed later still means that person.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from pathlib import Path
 from companion.plumbing.errors import StoreError
 
 DATABASE_FILE = "games.sqlite3"
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 # How long a connection waits for another one's write lock before giving up (ms);
 # writes are single-row appends, so a wait this long means something is stuck.
 BUSY_TIMEOUT_MS = 10_000
@@ -99,6 +101,12 @@ CREATE TABLE IF NOT EXISTS seats (
     PRIMARY KEY (game_id, seat)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS seats_by_person ON seats (person);
+CREATE TABLE IF NOT EXISTS aliases (
+    key TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    person INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS aliases_by_person ON aliases (person);
 """
 
 # From schema 1: the order games were played in, first taken from their dates.
@@ -138,11 +146,21 @@ CREATE TABLE IF NOT EXISTS seats (
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS seats_by_person ON seats (person);
 """
+# From schema 4: the names people had before a merge or a rename (none were kept then).
+_TO_SCHEMA_5 = """
+CREATE TABLE IF NOT EXISTS aliases (
+    key TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    person INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS aliases_by_person ON aliases (person);
+"""
 # The steps from each earlier schema to this one.
 _UPGRADES = {
-    1: _TO_SCHEMA_2 + _TO_SCHEMA_3 + _TO_SCHEMA_4,
-    2: _TO_SCHEMA_3 + _TO_SCHEMA_4,
-    3: _TO_SCHEMA_4,
+    1: _TO_SCHEMA_2 + _TO_SCHEMA_3 + _TO_SCHEMA_4 + _TO_SCHEMA_5,
+    2: _TO_SCHEMA_3 + _TO_SCHEMA_4 + _TO_SCHEMA_5,
+    3: _TO_SCHEMA_4 + _TO_SCHEMA_5,
+    4: _TO_SCHEMA_5,
 }
 
 

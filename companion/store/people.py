@@ -5,9 +5,10 @@ A new game's seats are linked to people as its first save is written, in the sam
 transaction (a name nobody has makes a new person); games saved before people were kept
 are linked by their names once, in the background (`PeopleShelf.link_waiting`). A
 rename changes the person's name only, so every game they played stays theirs; a merge
-moves one entry's seats to the other. Statistics read each seat's person's name as it
-is now (`companion.store.stats`), so both follow at once. The rules (which names and
-merges are allowed) are `companion.core.people`.
+moves one entry's seats to the other. The name a person had before either is kept as
+their alias, so the name typed at a later New game still means them. Statistics read
+each seat's person's name as it is now (`companion.store.stats`), so both follow at
+once. The rules (which names and merges are allowed) are `companion.core.people`.
 """
 
 from __future__ import annotations
@@ -45,7 +46,8 @@ DEFAULT_SEX = "none"
 
 _PEOPLE_QUERY = (
     "SELECT people.id, people.name, people.colour, people.sex, count(games.id), "
-    "max(games.played) FROM people LEFT JOIN seats ON seats.person = people.id "
+    "max(games.played), (SELECT json_group_array(aliases.name) FROM aliases "
+    "WHERE aliases.person = people.id) FROM people LEFT JOIN seats ON seats.person = people.id "
     "LEFT JOIN games ON games.id = seats.game_id GROUP BY people.id "
     "ORDER BY max(games.played) DESC NULLS LAST, people.id DESC"
 )
@@ -58,23 +60,25 @@ _WAITING_QUERY = (
 @dataclass(frozen=True)
 class Person:
     """Someone who played here: their name now, the colour and sex they played last, and
-    how many saved games they sat in."""
+    how many saved games they sat in; `aliases` are the names they had before (merged
+    into them or renamed from), which still mean them when typed."""
 
     id: int
     name: str
     colour: str
     sex: str
     games: int
+    aliases: tuple[str, ...] = ()
 
 
 def link_seats(
     conn: sqlite3.Connection, game_id: str, names: list[str], setup: object = None
 ) -> bool:
-    """Link each seat of a game not linked yet to the person its name means (a new
-    person when nobody has that name); the colour and sex of this game become the
-    person's (its set-up `setup`, as parsed JSON). A name that two seats of one game
-    share (an old save) links the first seat only. Runs on the writer thread; returns
-    whether anything was linked."""
+    """Link each seat of a game not linked yet to the person its name means, or meant
+    before a merge or a rename (a new person when nobody has or had that name); the
+    colour and sex of this game become the person's (its set-up `setup`, as parsed
+    JSON). A name that two seats of one game share (an old save) links the first seat
+    only. Runs on the writer thread; returns whether anything was linked."""
     linked = dict(conn.execute("SELECT seat, person FROM seats WHERE game_id = ?", (game_id,)))
     taken = set(linked.values())
     seats = setup.get("players") if isinstance(setup, dict) else None
@@ -88,8 +92,12 @@ def link_seats(
         colour = colour if isinstance(colour, str) else DEFAULT_COLOUR
         sex = sex if isinstance(sex, str) else DEFAULT_SEX
         key = person_key(name)
-        row = conn.execute("SELECT id FROM people WHERE key = ?", (key,)).fetchone()
-        if row is None:
+        row = conn.execute(
+            "SELECT coalesce((SELECT id FROM people WHERE key = ?1), "
+            "(SELECT person FROM aliases WHERE key = ?1))",
+            (key,),
+        ).fetchone()
+        if row[0] is None:
             person = conn.execute(
                 "INSERT INTO people (name, key, colour, sex) VALUES (?, ?, ?, ?) RETURNING id",
                 (name, key, colour, sex),
@@ -115,6 +123,17 @@ def forget_people_without_games(conn: sqlite3.Connection) -> None:
     conn.execute(
         "DELETE FROM people WHERE NOT EXISTS (SELECT 1 FROM seats WHERE seats.person = people.id)"
     )
+    conn.execute("DELETE FROM aliases WHERE person NOT IN (SELECT id FROM people)")
+
+
+def keep_alias(conn: sqlite3.Connection, name: str, person: int) -> None:
+    """Keep `name` as a name `person` had before, so it means them when typed (writer
+    thread)."""
+    conn.execute(
+        "INSERT INTO aliases (key, name, person) VALUES (?, ?, ?) ON CONFLICT (key) "
+        "DO UPDATE SET name = excluded.name, person = excluded.person",
+        (person_key(name), name, person),
+    )
 
 
 def link_games(conn: sqlite3.Connection, game_ids: list[str]) -> None:
@@ -129,6 +148,11 @@ def link_games(conn: sqlite3.Connection, game_ids: list[str]) -> None:
             continue
         link_seats(conn, game_id, [str(name) for name in names], _json(row[1]))
     conn.execute(_COUNT_PEOPLE_WRITTEN)
+
+
+def _names(text: object) -> tuple[str, ...]:
+    found = _json(text)
+    return tuple(str(name) for name in found) if isinstance(found, list) else ()
 
 
 def _json(text: object) -> object:
@@ -192,8 +216,10 @@ class PeopleShelf:
         if self._reader.source is not None:
             return []  # the user's games are read-only for now: their people are there
         return [
-            Person(int(str(pid)), str(name), str(colour), str(sex), int(str(games)))
-            for pid, name, colour, sex, games, _last in self._reader.all(_PEOPLE_QUERY, ())
+            Person(
+                int(str(pid)), str(name), str(colour), str(sex), int(str(games)), _names(aliases)
+            )
+            for pid, name, colour, sex, games, _last, aliases in self._reader.all(_PEOPLE_QUERY, ())
         ]
 
     def find(self, name: str) -> Person:
@@ -206,7 +232,8 @@ class PeopleShelf:
 
     def rename(self, old: str, new: str) -> Person:
         """Give the person called `old` the name `new`; every game they played stays
-        theirs. RuleError: nobody is called `old`, or `new` is blank or looks like
+        theirs, and `old` stays a name that means them (until someone else takes it as
+        their name). RuleError: nobody is called `old`, or `new` is blank or looks like
         someone else's name."""
         person = self.find(old)
         others = [p.name for p in self.list() if p.id != person.id]
@@ -214,6 +241,10 @@ class PeopleShelf:
         self._writable()
 
         def write(conn: sqlite3.Connection) -> None:
+            # The new name is this person's own now, whoever had it before.
+            conn.execute("DELETE FROM aliases WHERE key = ?", (person_key(name),))
+            if person_key(person.name) != person_key(name):
+                keep_alias(conn, person.name, person.id)
             conn.execute(
                 "UPDATE people SET name = ?, key = ? WHERE id = ?",
                 (name, person_key(name), person.id),
@@ -225,7 +256,8 @@ class PeopleShelf:
 
     def merge(self, gone: str, kept: str) -> Person:
         """Count the entry `gone` as the person `kept` from now on: its games become
-        theirs and the entry goes. RuleError: either is nobody, they are one entry, or
+        theirs and the entry goes, its name (and the names it had) kept as `kept`'s.
+        RuleError: either is nobody, they are one entry, or
         they played in the same game."""
         first, second = self.find(gone), self.find(kept)
         together = self._reader.one(
@@ -239,7 +271,9 @@ class PeopleShelf:
 
         def write(conn: sqlite3.Connection) -> None:
             conn.execute("UPDATE seats SET person = ? WHERE person = ?", (second.id, first.id))
+            conn.execute("UPDATE aliases SET person = ? WHERE person = ?", (second.id, first.id))
             conn.execute("DELETE FROM people WHERE id = ?", (first.id,))
+            keep_alias(conn, first.name, second.id)
             conn.execute(_COUNT_PEOPLE_WRITTEN)
 
         self._submit(Job(write)).wait(self._wait_s)

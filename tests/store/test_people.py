@@ -193,3 +193,55 @@ def test_a_name_two_seats_of_an_old_save_share_links_the_first_only(tmp_path: Pa
     with closing(sqlite3.connect(tmp_path / "games.sqlite3")) as conn:
         assert conn.execute("SELECT seat FROM seats").fetchall() == [(0,)]
     store.close()
+
+
+def _person_of(store: GameStore, name: str) -> tuple[str, int, tuple[str, ...]]:
+    (person,) = (p for p in store.people.list() if p.name == name)
+    return person.name, person.games, person.aliases
+
+
+def test_a_name_merged_or_renamed_away_still_means_that_person(tmp_path: Path) -> None:
+    store = GameStore(tmp_path)
+    store.save(FIRST, first_game())  # Ann, Bo, Cy
+    store.save(SECOND, won_by(["Anne", "Dee"], 0))
+    store.people.merge("Anne", "Ann")
+    # "Anne" typed at a later game is Ann, not someone new.
+    store.save(THIRD, won_by(["anne", "Dee"], 0))
+    assert "anne" not in [name.lower() for name, _games in _names(store)]
+    assert _person_of(store, "Ann") == ("Ann", 3, ("Anne",))
+    assert _figures(store, "Ann") == (3, 3, 5)
+    # A rename keeps the old name too; the names had before stay.
+    store.people.rename("Ann", "Annabel")
+    store.save("20261129-070000-0004", won_by(["Ann", "Dee"], 1))
+    store.save("20261129-080000-0005", won_by(["Anne", "Dee"], 1))
+    assert _person_of(store, "Annabel")[:2] == ("Annabel", 5)
+    assert set(_person_of(store, "Annabel")[2]) == {"Anne", "Ann"}
+    store.close()
+    # Kept across a restart; a name someone else takes is theirs from then on.
+    store = GameStore(tmp_path)
+    store.people.rename("Dee", "Anne")
+    assert set(_person_of(store, "Annabel")[2]) == {"Ann"}
+    assert _person_of(store, "Anne")[2] == ("Dee",)
+    store.save("20261129-090000-0006", won_by(["Anne", "Cy"], 0))
+    assert _person_of(store, "Anne")[1] == 5
+    assert _person_of(store, "Annabel")[1] == 5
+    store.close()
+
+
+def test_a_database_of_the_version_before_aliases_is_upgraded(tmp_path: Path) -> None:
+    store = GameStore(tmp_path)
+    store.save(FIRST, first_game())
+    store.save(SECOND, won_by(["Anne", "Dee"], 0))
+    store.close()
+    # The database as the version before aliases left it.
+    with closing(sqlite3.connect(tmp_path / "games.sqlite3")) as conn, conn:
+        conn.execute("DROP TABLE aliases")
+        conn.execute("PRAGMA user_version = 4")
+    store = GameStore(tmp_path)
+    with closing(sqlite3.connect(tmp_path / "games.sqlite3")) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)
+    assert _person_of(store, "Anne") == ("Anne", 1, ())
+    store.people.merge("Anne", "Ann")
+    store.save(THIRD, won_by(["Anne", "Dee"], 0))
+    assert _person_of(store, "Ann") == ("Ann", 3, ("Anne",))
+    store.close()

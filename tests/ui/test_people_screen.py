@@ -108,6 +108,23 @@ def test_games_saved_before_people_are_offered_once_linked(ui: Harness) -> None:
     assert set(chips(screen)[:2]) == {"Dee", "Bo"}
 
 
+def test_a_name_merged_away_typed_at_new_game_is_that_person(ui: Harness) -> None:
+    save(ui, first_game(), won_by(["Anne", "Dee"], 0))
+    store = ui.app.session.games
+    store.people.merge("Anne", "Ann")
+    screen = ui.set_up_game(["Anne", "Dee", "Eve"])
+    # Ann is seated by the name she had: she is not offered again.
+    assert "Ann" not in [person.name for person in screen.offered()]
+    ui.tap(screen.ids.rows.children[-1].ids.first)  # the first row: children are last-first
+    ui.tap(screen.ids.start)
+    ui.pump()
+    assert ui.app.manager.current != "new_game"
+    ui.app.session.save()
+    store.flush()
+    games = {person.name: person.games for person in store.people.list()}
+    assert games == {"Ann": 3, "Bo": 1, "Cy": 1, "Dee": 2, "Eve": 1}
+
+
 def test_a_full_table_says_so_rather_than_seat_a_ninth(ui: Harness) -> None:
     save(ui, won_by(["Zed", "Bo"], 0))
     screen = ui.set_up_game(EIGHT)

@@ -168,9 +168,14 @@ class NewGameScreen(CompanionScreen):
         return False
 
     def offered(self) -> list[Any]:
-        """The people to offer: everyone who played here but is not seated yet."""
+        """The people to offer: everyone who played here but is not seated yet (by their
+        name, or a name they had before)."""
         seated = {person_key(p["name"]) for p in self.players if p["name"].strip()}
-        return [person for person in self.people if person_key(person.name) not in seated]
+        return [
+            person
+            for person in self.people
+            if seated.isdisjoint(person_key(name) for name in (person.name, *person.aliases))
+        ]
 
     def add_person(self, person_id: int) -> None:
         """Seat someone who played here, with the colour and sex they played last: in
