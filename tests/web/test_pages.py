@@ -214,6 +214,70 @@ async def test_the_board_fits_a_tv_with_every_token_in_view(tables: Tables, page
     assert not found, "\n".join(found)
 
 
+async def test_the_board_reads_on_a_phone(tables: Tables, pages: Pages, engine: str) -> None:
+    """The board's code opened on a phone in portrait (360x640, and 360x560 less the
+    browser's bar): 2 or 8 players, on one Level or spread, a fight on. Every player's
+    name and Level are in view and at least 16 px, each token is big enough to tell
+    apart, nothing is cut or covered and nothing scrolls."""
+    phones = [await pages.phone(height) for _, height in PHONES]
+    found: list[str] = []
+    for players in (2, 8):
+        table = await tables.open(players)
+        for phone in phones:
+            await phone.open(table.board_url())
+        layouts = [[1] * players, [1, 9] * (players // 2)]
+        for levels in layouts:
+            spread(table, levels)
+            if levels == layouts[-1]:
+                table.game.apply(
+                    StartCombat(fighter=0, monsters=(MonsterSpec(name="Potted Plant", level=1),))
+                )
+            for phone in phones:
+                await board_shows(phone, table)
+                said = f"{phone.engine} {phone.width}x{phone.height}, {players} at {levels}"
+                found += [f"{said}: {p}" for p in await problems(phone, PHONE_BOARD_LEAVES)]
+                seen = await phone.run(PHONE_BOARD_READ)
+                if seen["names"] != [p.name for p in table.game.state.players]:
+                    found.append(f"{said}: names shown {seen['names']}")
+                if seen["levels"] != [str(level) for level in levels]:
+                    found.append(f"{said}: Levels shown {seen['levels']}")
+                found += [f"{said}: {small} under 16 px" for small in seen["small"]]
+                if min(seen["tokens"]) < 32:
+                    found.append(f"{said}: tokens of {min(seen['tokens'])} px")
+                if engine == "chromium" and phone.height == 640:
+                    shot = f"board-phone-360x640-{players}{'-fight' if levels[0] != levels[1] else ''}"
+                    await phone.screenshot(SCREENSHOTS / f"{shot}.png")
+                elif levels == layouts[-1]:
+                    shot = f"board-phone-{phone.width}x{phone.height}-{players}-{engine}.png"
+                    await phone.screenshot(ENGINE_SHOTS / shot)
+    assert not found, "\n".join(found)
+
+
+# On a phone the board is a list: per player a token, the name, what they stand at, and
+# the Level, big.
+PHONE_BOARD_LEAVES = (
+    ".headline, .board-top .detail, .fight-line, .kill-line, .entry-token, .entry-name,"
+    " .entry-detail, .entry-level"
+)
+PHONE_BOARD_READ = """
+function shown(e) { var b = e.getBoundingClientRect(); return b.width > 0 && b.height > 0; }
+function each(css) { return Array.prototype.filter.call(document.querySelectorAll(css), shown); }
+var small = [];
+each('.headline, .board-top .detail, .fight-line, .entry-name, .entry-detail, .entry-level')
+  .forEach(function (e) {
+    var size = parseFloat(getComputedStyle(e).fontSize);
+    if (size < 16) small.push(e.className + ' "' + e.textContent + '" of ' + size + ' px');
+  });
+return {
+  names: each('.entry-name').map(function (e) { return e.getAttribute('data-name'); }),
+  levels: each('.entry-level').map(function (e) { return e.textContent; }),
+  tokens: each('.entry-token').map(function (e) {
+    var b = e.getBoundingClientRect(); return Math.min(b.width, b.height); }),
+  small: small
+};
+"""
+
+
 async def test_the_seat_page_fits_a_phone_in_every_state(tables: Tables, pages: Pages) -> None:
     """At 360x640 and at 360x560 (a 360x640 phone less its browser's bar): no fight, a
     fight with Kill!, the kill counting down, the run-away roll offered. Nothing scrolls,

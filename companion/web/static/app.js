@@ -362,15 +362,7 @@
     for (var p = 0; p < players.length; p++) {
       var pl = players[p];
       var at = Math.min(spaces, Math.max(1, pl.level | 0)) - 1;
-      var token = el(
-        "div",
-        "token" +
-          (pl.turn ? " turn" : "") +
-          (pl.fighting ? " fighting" : "") +
-          (pl.dead ? " dead" : "") +
-          (pl.winner ? " winner" : ""),
-        pl.dead ? "\u2620" : pl.short
-      );
+      var token = el("div", "token" + ringOf(pl), pl.dead ? "\u2620" : pl.short);
       token.style.backgroundColor = pl.dead ? "#a9a7a1" : safeColour(pl.colour);
       token.style.color = pl.ink === "#ffffff" ? "#ffffff" : "#111214";
       token.setAttribute("data-seat", String(p));
@@ -398,18 +390,42 @@
       var bar = el("span", "bar");
       bar.style.backgroundColor = safeColour(who.colour);
       entry.appendChild(bar);
+      // On a phone the track gives way to this list: each name with its token and its
+      // Level, big (app.css shows one or the other by the window's width).
+      var disc = el("span", "entry-token" + ringOf(who), who.dead ? "\u2620" : who.short);
+      disc.style.backgroundColor = who.dead ? "#a9a7a1" : safeColour(who.colour);
+      disc.style.color = who.ink === "#ffffff" ? "#ffffff" : "#111214";
+      entry.appendChild(disc);
       var texts = el("div", "entry-texts");
       var marks = [];
       if (who.turn) marks.push("\u25b6");
       if (who.winner) marks.push("\u265b");
       if (who.dead) marks.push("\u2620");
-      texts.appendChild(el("div", "entry-name", who.name + (marks.length ? "  " + marks.join(" ") : "")));
+      var name = el("div", "entry-name", who.name + (marks.length ? "  " + marks.join(" ") : ""));
+      name.setAttribute("data-name", who.name);
+      texts.appendChild(name);
       texts.appendChild(el("div", "entry-detail", who.detail));
       entry.appendChild(texts);
+      var level = el("span", "entry-level", who.level);
+      var progress = el("span", "entry-progress");
+      progress.style.backgroundColor = safeColour(who.colour);
+      progress.style.width = (100 * Math.min(spaces, Math.max(1, who.level | 0))) / spaces + "%";
+      entry.appendChild(level);
+      entry.appendChild(progress);
       legend.appendChild(entry);
     }
     screen.appendChild(legend);
     layTokens();
+  }
+
+  // A token's ring says whose turn it is, who fights and who won.
+  function ringOf(pl) {
+    return (
+      (pl.turn ? " turn" : "") +
+      (pl.fighting ? " fighting" : "") +
+      (pl.dead ? " dead" : "") +
+      (pl.winner ? " winner" : "")
+    );
   }
 
   // Tokens on one Level share its space: as big as the space allows for that many (up
@@ -426,6 +442,7 @@
       var rect = box.getBoundingClientRect();
       var width = Math.floor(rect.width);
       var height = Math.floor(rect.height);
+      if (!width || !height) continue; // the track is not shown (a phone shows the list)
       var cell = 0;
       var across = 1;
       for (var c = 1; c <= n; c++) {
