@@ -94,6 +94,9 @@ def cable_out_message() -> Phrase:
 class Step(enum.Enum):
     """Where an install is."""
 
+    ERASING = "erasing"  # a bare ESP32's flash is erased (when asked)
+    FLASHING = "flashing"  # MicroPython goes on a bare board
+    REBOOTING = "rebooting"  # the board starts MicroPython for the first time
     ASKING = "asking"  # the counter's firmware version, by a HELLO
     STOPPING = "stopping"  # the counter stops into its REPL, with no watchdog
     COPYING = "copying"  # files go to the staging folder
@@ -117,6 +120,10 @@ class Progress:
     def fraction(self) -> float:
         """How far the whole install is, 0..1 (copying takes most of it)."""
         weights = {Step.ASKING: 0.0, Step.STOPPING: 0.05, Step.COPYING: 0.1}
+        if self.step is Step.FLASHING:
+            return self.bytes_done / self.bytes_total if self.bytes_total else 0.0
+        if self.step is Step.REBOOTING:
+            return 1.0
         if self.step is Step.COPYING:
             part = self.bytes_done / self.bytes_total if self.bytes_total else 1.0
             return 0.1 + 0.7 * part
