@@ -8,6 +8,7 @@ says them in words.
 
 from __future__ import annotations
 
+import ipaddress
 import time
 from collections.abc import Callable
 
@@ -22,6 +23,9 @@ MAX_MESSAGE_BYTES = 1024  # a page's largest message is about 150 bytes
 HEADER_TIMEOUT_S = 5.0  # a request's headers arrive at once; a socket still sending them is closed
 IDLE_TIMEOUT_S = 15.0  # a socket idle between requests (not a page's WebSocket) is closed
 SOCKETS_PER_ADDRESS = 48  # a browser opens ~6 for a page; 16 boards and a few seats from one device
+# An IPv6 device may take a new address of its network's /64 for every socket, so IPv6
+# is counted by /64 (`counted_address`); the phones of a table on one Wi-Fi share it.
+SOCKETS_PER_NETWORK = 160  # 8 seats and 2 boards each loading a page (~6 sockets), thrice
 SOCKETS_MAX = 512  # sockets open at once on the host, at most...
 FILES_FOR_THE_APP = 256  # ... and this many files under the process's limit stay the app's own
 SOCKET_RESERVE = 64  # the last sockets go only to addresses holding fewer than:
@@ -42,6 +46,32 @@ PRESS_MEMORY = 64  # answers kept per page, to answer a press sent again after a
 PAGES_PER_SEAT = 8  # pages whose presses are remembered per seat (a phone reloading is a new page)
 MAX_PAGE_ID = 64
 MAX_PRESS_ID = 2**53  # what a JavaScript number counts exactly
+
+
+def counted_address(address: str) -> str:
+    """What a limit per address counts `address` as: an IPv4 address as itself (one inside
+    an IPv6 one too), an IPv6 address by its /64, which one device may fill with addresses
+    of its own choosing (a scope such as `%wlan0` is left out); anything else as it is.
+
+    >>> counted_address("192.168.1.20"), counted_address("::ffff:192.168.1.20")
+    ('192.168.1.20', '192.168.1.20')
+    >>> counted_address("2001:db8:1:2:aaaa::1"), counted_address("fe80::1%wlan0")
+    ('2001:db8:1:2::/64', 'fe80::/64')
+    """
+    try:
+        parsed = ipaddress.ip_address(address.split("%", 1)[0])
+    except ValueError:
+        return address
+    if isinstance(parsed, ipaddress.IPv4Address):
+        return str(parsed)
+    if parsed.ipv4_mapped is not None:
+        return str(parsed.ipv4_mapped)
+    return str(ipaddress.IPv6Network((parsed, 64), strict=False))
+
+
+def is_network(counted: str) -> bool:
+    """Whether a `counted_address` stands for a network (an IPv6 /64), not one address."""
+    return "/" in counted
 
 
 class Bucket:
@@ -72,20 +102,23 @@ class Bucket:
 
 
 class WrongCodes:
-    """Hellos with a secret that is not this table's, per address: past `BAD_HELLOS` of
-    them an address is paused (one more every `BAD_HELLO_REFILL_S`)."""
+    """Hellos with a secret that is not this table's, per address (`counted_address`): past
+    `BAD_HELLOS` of them an address is paused (one more every `BAD_HELLO_REFILL_S`)."""
 
     def __init__(self) -> None:
         self._buckets: dict[str, Bucket] = {}
 
     def paused(self, address: str) -> bool:
-        """Whether the address must wait before it may say hello again."""
-        bucket = self._buckets.get(address)
+        """Whether the address (an IPv6 one with its /64) must wait before it may say hello
+        again."""
+        bucket = self._buckets.get(counted_address(address))
         return bucket is not None and not bucket.available()
 
     def note(self, address: str) -> None:
         """The address sent a wrong code."""
-        bucket = self._buckets.setdefault(address, Bucket(1 / BAD_HELLO_REFILL_S, BAD_HELLOS))
+        bucket = self._buckets.setdefault(
+            counted_address(address), Bucket(1 / BAD_HELLO_REFILL_S, BAD_HELLOS)
+        )
         bucket.take()
         if len(self._buckets) > BAD_HELLO_ADDRESSES:  # addresses seen long ago are forgotten
             self._buckets.pop(next(iter(self._buckets)))

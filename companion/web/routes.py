@@ -75,6 +75,8 @@ async def socket(request: web.Request) -> web.StreamResponse:
     link = request.app[LINK]
     ws = web.WebSocketResponse(max_msg_size=MAX_MESSAGE_BYTES, heartbeat=HEARTBEAT_S, autoping=True)
     await ws.prepare(request)
+    if link.sockets is not None:  # no more requests come on this connection
+        link.sockets.websocket_opened(request.transport)
     page = await PageSession.greet(link, ws, request)
     if page is not None:
         await page.run()

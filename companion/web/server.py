@@ -155,9 +155,11 @@ class TableLink:
         )
         await runner.setup()
         guard = SocketGuard(self.socket_limits)
+        self._link.sockets = guard
         try:
             port = await self._bind(runner, guard, self.wanted_port)
         except OSError:
+            self._link.sockets = None
             await runner.cleanup()
             raise
         self._runner = runner
@@ -201,6 +203,7 @@ class TableLink:
         if runner is not None:
             await runner.cleanup()
         guard, self._guard = self._guard, None
+        self._link.sockets = None
         if guard is not None:
             guard.cancel()
         self.port = None

@@ -53,7 +53,9 @@ from companion.web.limits import (
     SEND_TIMEOUT_S,
     Bucket,
     WrongCodes,
+    counted_address,
 )
+from companion.web.sockets import SocketGuard
 from companion.web.speech import Speech, Voices, accepted_languages
 from companion.web.views import RollOffer, View, changes
 from companion.web.words import (
@@ -129,6 +131,8 @@ class LinkState:
         self.wrong_codes = WrongCodes()
         #: The names and addresses a request must be addressed to (hosts.py).
         self.served = ServedNames()
+        #: The sockets of the site the link serves through, while it serves (sockets.py).
+        self.sockets: SocketGuard | None = None
         self.tasks = TaskSet("table link")
 
     def game_changed(self, _state: GameState | None = None) -> None:
@@ -140,14 +144,14 @@ class LinkState:
     def has_room(self, role: Role, address: str) -> bool:
         """Whether one more page for `role` may open from `address`: a seat's pages are
         counted per seat (`MAX_PAGES_PER_SEAT`), boards apart from seats (`MAX_BOARDS`, and
-        `MAX_BOARDS_PER_ADDRESS` from one address), so boards never take a seat's place."""
+        `MAX_BOARDS_PER_ADDRESS` from one address, an IPv6 one with the rest of its /64), so
+        boards never take a seat's place."""
         if role.writes:
             return sum(1 for page in self.pages if page.info.role == role) < MAX_PAGES_PER_SEAT
         boards = [page for page in self.pages if not page.info.role.writes]
-        return (
-            len(boards) < MAX_BOARDS
-            and sum(1 for page in boards if page.info.address == address) < MAX_BOARDS_PER_ADDRESS
-        )
+        counted = counted_address(address)  # an IPv6 address with its /64
+        from_there = sum(1 for page in boards if counted_address(page.info.address) == counted)
+        return len(boards) < MAX_BOARDS and from_there < MAX_BOARDS_PER_ADDRESS
 
     def close_writers(self, why: str, seat: int | None = None) -> None:
         """Tell the pages that press (for `seat`, or for any seat) why they end, and close them."""

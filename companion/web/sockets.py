@@ -8,13 +8,17 @@ So the link serves through its own site (`GuardedSite`), whose connections pass 
 `SocketGuard` first:
 
 * an address holds at most `per_address` sockets; a connection over that is closed at
-  once, before anything of it is read;
+  once, before anything of it is read. An IPv6 address is counted with its /64
+  (`limits.counted_address`), as one device may take any address of it for each socket,
+  and a /64 holds at most `per_network` (the phones of a table on one Wi-Fi share one);
 * the host holds at most `capacity` sockets in all (well under its open-files limit),
   and the last `reserve` of them only go to addresses holding fewer than `newcomer`:
   a new phone still gets in while others are at their caps;
-* a connection whose request headers are not all there within `header_timeout_s` is
-  closed, and one idle between requests for `idle_timeout_s` too (aiohttp's keep-alive
-  timeout); a page's WebSocket, once open, is kept by its heartbeat instead;
+* a request whose headers are not all there within `header_timeout_s` of its first byte
+  (a connection's first request: of the connection opening) is closed, on a new
+  connection as on one kept for more requests; a connection idle between requests for
+  `idle_timeout_s` too (aiohttp's keep-alive timeout); a page's WebSocket, once open, is
+  kept by its heartbeat instead;
 * refusals are logged as one line per burst ("N connections refused from ADDR in the
   last S s"), never one per socket.
 """
@@ -40,6 +44,9 @@ from companion.web.limits import (
     SOCKETS_MAX,
     SOCKETS_OF_A_NEWCOMER,
     SOCKETS_PER_ADDRESS,
+    SOCKETS_PER_NETWORK,
+    counted_address,
+    is_network,
 )
 
 _LOGGER = logging.getLogger(__name__)
@@ -54,6 +61,7 @@ class SocketLimits:
     header_timeout_s: float = HEADER_TIMEOUT_S
     idle_timeout_s: float = IDLE_TIMEOUT_S
     per_address: int = SOCKETS_PER_ADDRESS
+    per_network: int = SOCKETS_PER_NETWORK  # an IPv6 /64
     capacity: int | None = None  # None: from the process's open-files limit
     reserve: int = SOCKET_RESERVE
     newcomer: int = SOCKETS_OF_A_NEWCOMER
@@ -74,8 +82,8 @@ def capacity_for_open_files() -> int:
 
 
 class SocketGuard:
-    """Counts the open sockets by address, admits or refuses new ones, and logs refusals
-    one line per burst."""
+    """Counts the open sockets by address (an IPv6 one by its /64: `counted_address`),
+    admits or refuses new ones, and logs refusals one line per burst."""
 
     def __init__(self, limits: SocketLimits | None = None) -> None:
         self.limits = limits or SocketLimits()
@@ -85,13 +93,16 @@ class SocketGuard:
         self.refused: Counter[str] = Counter()
         self.timed_out: Counter[str] = Counter()
         self._report: asyncio.TimerHandle | None = None
+        self._connections: dict[asyncio.BaseTransport, GuardedConnection] = {}
 
     def admit(self, address: str) -> bool:
-        """Count one more socket from `address`, or say no (it is then not counted)."""
+        """Count one more socket from `address` (as `counted_address` names it), or say
+        no (it is then not counted)."""
         limits = self.limits
         held = self.open[address]
+        cap = limits.per_network if is_network(address) else limits.per_address
         room = (
-            held < limits.per_address
+            held < cap
             and self.total < self.capacity
             and (self.total < self.capacity - limits.reserve or held < limits.newcomer)
         )
@@ -103,12 +114,25 @@ class SocketGuard:
         self.total += 1
         return True
 
-    def release(self, address: str) -> None:
+    def follow(self, transport: asyncio.BaseTransport, connection: GuardedConnection) -> None:
+        """An admitted socket's connection, to be told when it becomes a WebSocket."""
+        self._connections[transport] = connection
+
+    def release(self, address: str, transport: asyncio.BaseTransport | None = None) -> None:
         """A socket from `address` closed."""
+        if transport is not None:
+            self._connections.pop(transport, None)
         self.total -= 1
         self.open[address] -= 1
         if self.open[address] <= 0:
             del self.open[address]
+
+    def websocket_opened(self, transport: asyncio.BaseTransport | None) -> None:
+        """The connection of `transport` is a page's WebSocket from now on: what it sends
+        is no longer requests, and its heartbeat keeps it."""
+        connection = self._connections.get(transport) if transport is not None else None
+        if connection is not None:
+            connection.became_websocket()
 
     def too_slow(self, address: str) -> None:
         """A socket from `address` was closed: its request did not arrive in time."""
@@ -169,7 +193,13 @@ def address_of_peer(peer: Any) -> str:
 
 class GuardedConnection(asyncio.Protocol):
     """One accepted connection: refused at once, or handed to aiohttp's request handler
-    with a timer until its first request's headers have all arrived."""
+    with a clock on each request until its headers have all arrived.
+
+    A request's clock starts with its first byte (the first request's: when the
+    connection opens) and stops at the blank line ending its headers. No route of the
+    link takes a body, so bytes after that line start the next request's clock; once
+    the connection is a page's WebSocket (`became_websocket`) there are no more requests.
+    """
 
     def __init__(self, guard: SocketGuard, make_handler: Callable[[], Any]) -> None:
         self._guard = guard
@@ -178,32 +208,53 @@ class GuardedConnection(asyncio.Protocol):
         self._transport: asyncio.Transport | None = None
         self._address = "?"
         self._timer: asyncio.TimerHandle | None = None
-        self._tail = b""
+        self._tail = b""  # the last bytes of the request arriving, to find its end in
+        self._websocket = False
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         assert isinstance(transport, asyncio.Transport)
-        self._address = address_of_peer(transport.get_extra_info("peername"))
+        self._address = counted_address(address_of_peer(transport.get_extra_info("peername")))
         if not self._guard.admit(self._address):
             transport.abort()  # closed before anything is read
             return
         self._transport = transport
+        self._guard.follow(transport, self)
         self._inner = self._make_handler()
         self._inner.connection_made(transport)
-        loop = asyncio.get_running_loop()
-        self._timer = loop.call_later(self._guard.limits.header_timeout_s, self._too_slow)
+        self._start_clock()
 
     def data_received(self, data: bytes) -> None:
         if self._inner is None:
             return
-        if self._timer is not None:
-            seen = self._tail + data
-            if _END_OF_HEADERS in seen:
-                self._timer.cancel()
-                self._timer = None
-                self._tail = b""
-            else:
-                self._tail = seen[-(len(_END_OF_HEADERS) - 1) :]
+        if not self._websocket:
+            self._follow_requests(data)
         self._inner.data_received(data)
+
+    def _follow_requests(self, data: bytes) -> None:
+        """Stop the clock at the end of a request's headers; start it at the next one's
+        first byte."""
+        seen = self._tail + data
+        end = seen.rfind(_END_OF_HEADERS)
+        if end >= 0:
+            self._stop_clock()
+            seen = seen[end + len(_END_OF_HEADERS) :]
+        if seen and self._timer is None:
+            self._start_clock()
+        self._tail = seen[-(len(_END_OF_HEADERS) - 1) :]
+
+    def became_websocket(self) -> None:
+        """The connection was upgraded to a page's WebSocket: no more requests come."""
+        self._websocket = True
+        self._stop_clock()
+
+    def _start_clock(self) -> None:
+        loop = asyncio.get_running_loop()
+        self._timer = loop.call_later(self._guard.limits.header_timeout_s, self._too_slow)
+
+    def _stop_clock(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
 
     def eof_received(self) -> bool | None:
         return self._inner.eof_received() if self._inner is not None else None
@@ -217,12 +268,10 @@ class GuardedConnection(asyncio.Protocol):
             self._inner.resume_writing()
 
     def connection_lost(self, exc: Exception | None) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
+        self._stop_clock()
         inner, self._inner = self._inner, None
         if inner is not None:
-            self._guard.release(self._address)
+            self._guard.release(self._address, self._transport)
             inner.connection_lost(exc)
 
     def _too_slow(self) -> None:
