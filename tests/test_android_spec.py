@@ -315,6 +315,72 @@ def test_every_permission_asked_at_run_time_is_declared_for_that_android(sdk_int
     assert _declared_for("android.permission.ACCESS_COARSE_LOCATION", sdk_int)
 
 
+# The permissions Android asks the user about (the rest are granted at install), and the
+# API level each is asked from.
+RUNTIME_FROM_API = {
+    "android.permission.BLUETOOTH_SCAN": 31,
+    "android.permission.BLUETOOTH_CONNECT": 31,
+    "android.permission.ACCESS_FINE_LOCATION": 23,
+    "android.permission.ACCESS_COARSE_LOCATION": 23,
+}
+
+
+@pytest.mark.parametrize("sdk_int", range(MIN_API, PLAY_TARGET_API + 1))
+def test_one_request_asks_for_everything_a_scan_needs_before_bleak_asks(sdk_int: int) -> None:
+    """The app's one request holds every permission the manifest declares that Android asks
+    the user about (all are the scan's), so Android asks about them together, and every
+    one of those bleak's scanner asks for again itself: bleak then finds them granted and
+    asks nothing the user sees (what it asks beyond is not declared: refused unasked)."""
+    from companion.ui.device_service import bluetooth_permissions
+
+    asked = bluetooth_permissions(sdk_int)
+    asked_at_runtime = {
+        name
+        for name, since in RUNTIME_FROM_API.items()
+        if sdk_int >= since and _declared_for(name, sdk_int)
+    }
+    assert len(asked) == len(set(asked))
+    assert set(asked) == asked_at_runtime, sdk_int
+    bleak_may_show = {name for name in _bleak_scan_requests() if _declared_for(name, sdk_int)}
+    assert bleak_may_show and bleak_may_show <= set(asked), sdk_int
+
+
+async def test_the_app_asks_once_and_reads_an_approximate_location_as_enough(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """On a phone (Android's modules stood in for): one request for everything, and the
+    answer read as bleak reads it, approximate location being enough for a scan."""
+    import types
+
+    import kivy.utils
+
+    from companion.ui import device_service
+
+    calls: list[list[str]] = []
+    answers: list[list[bool]] = []
+
+    def request_permissions(names: list[str], callback: Any) -> None:
+        calls.append(list(names))
+        callback(names, answers.pop(0))
+
+    class Version:
+        SDK_INT = 34
+
+    permissions = types.ModuleType("android.permissions")
+    permissions.request_permissions = request_permissions  # type: ignore[attr-defined]
+    jnius = types.ModuleType("jnius")
+    jnius.autoclass = lambda _name: Version  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "android", types.ModuleType("android"))
+    monkeypatch.setitem(sys.modules, "android.permissions", permissions)
+    monkeypatch.setitem(sys.modules, "jnius", jnius)
+    monkeypatch.setattr(kivy.utils, "platform", "android")
+
+    answers += [[True, True, False, True], [True, True, False, False], [False, True, True, True]]
+    said = [await device_service._ask_android_permissions(timeout_s=5.0) for _ in range(3)]
+    assert said == [True, False, False]  # approximate; no location; no Nearby devices
+    assert calls == [device_service.bluetooth_permissions(34)] * 3  # one request each time
+
+
 def test_the_table_link_may_listen_and_find_its_address() -> None:
     for name in ("INTERNET", "ACCESS_NETWORK_STATE", "ACCESS_WIFI_STATE"):
         assert _declared_for(f"android.permission.{name}", PLAY_TARGET_API), name

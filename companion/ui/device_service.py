@@ -621,23 +621,49 @@ def spare_trackers(trackers: list[Any], count: int, manager: Any) -> list[Any]:
 # the fine location permission. The manifest declares each only where it applies
 # (buildozer.spec), and a permission the manifest leaves out is refused without asking.
 BLUETOOTH_PERMISSIONS_API = 31
+BLUETOOTH_RUNTIME = ("android.permission.BLUETOOTH_SCAN", "android.permission.BLUETOOTH_CONNECT")
+# bleak's Android scanner asks for location itself before every scan, on every release,
+# and gives up unless one is granted (fine or coarse: bleak takes either; Android 12 takes
+# a fine request only with the coarse one). Asked for with the app's own, in one request,
+# before bleak asks: bleak then finds them granted and no question of its own shows.
+LOCATION_RUNTIME = (
+    "android.permission.ACCESS_FINE_LOCATION",
+    "android.permission.ACCESS_COARSE_LOCATION",
+)
 
 
 def bluetooth_permissions(sdk_int: int) -> list[str]:
-    """The runtime permissions BLE needs on this Android API level.
+    """Every runtime permission a BLE scan needs on this Android API level, to be asked for
+    in one request (Android shows one question for those of one group).
 
-    >>> bluetooth_permissions(34)
-    ['android.permission.BLUETOOTH_SCAN', 'android.permission.BLUETOOTH_CONNECT']
-    >>> bluetooth_permissions(30)
-    ['android.permission.ACCESS_FINE_LOCATION']
+    >>> [name.rsplit(".", 1)[1] for name in bluetooth_permissions(34)]
+    ['BLUETOOTH_SCAN', 'BLUETOOTH_CONNECT', 'ACCESS_FINE_LOCATION', 'ACCESS_COARSE_LOCATION']
+    >>> [name.rsplit(".", 1)[1] for name in bluetooth_permissions(30)]
+    ['ACCESS_FINE_LOCATION', 'ACCESS_COARSE_LOCATION']
     """
     if sdk_int >= BLUETOOTH_PERMISSIONS_API:
-        return ["android.permission.BLUETOOTH_SCAN", "android.permission.BLUETOOTH_CONNECT"]
-    return ["android.permission.ACCESS_FINE_LOCATION"]
+        return [*BLUETOOTH_RUNTIME, *LOCATION_RUNTIME]
+    return list(LOCATION_RUNTIME)
+
+
+def bluetooth_granted(permissions: list[str], grants: list[bool]) -> bool:
+    """Whether BLE may be used after Android's answer to `bluetooth_permissions`: every
+    Bluetooth permission granted, and location, precise or approximate.
+
+    >>> names = bluetooth_permissions(34)
+    >>> bluetooth_granted(names, [True, True, False, True])  # approximate location
+    True
+    >>> bluetooth_granted(names, [True, True, False, False])  # no location: bleak gives up
+    False
+    """
+    granted = {name for name, grant in zip(permissions, grants, strict=False) if grant}
+    asked = set(permissions)
+    return asked & set(BLUETOOTH_RUNTIME) <= granted and bool(granted & set(LOCATION_RUNTIME))
 
 
 async def _ask_android_permissions(timeout_s: float = PERMISSION_WAIT_S) -> bool:
-    """On Android, ask for the Bluetooth permissions; answers whether BLE may be used."""
+    """On Android, ask for everything a BLE scan needs, at once; answers whether BLE may
+    be used."""
     from kivy.utils import platform
 
     if platform != "android":
@@ -648,11 +674,11 @@ async def _ask_android_permissions(timeout_s: float = PERMISSION_WAIT_S) -> bool
     loop = asyncio.get_running_loop()
     answer: asyncio.Future[bool] = loop.create_future()
 
-    def answered(_permissions: list[str], grants: list[bool]) -> None:
+    def answered(permissions: list[str], grants: list[bool]) -> None:
         # Called on Android's UI thread, not on the loop's.
         def settle() -> None:
             if not answer.done():
-                answer.set_result(all(grants))
+                answer.set_result(bluetooth_granted(list(permissions), list(grants)))
 
         loop.call_soon_threadsafe(settle)
 
