@@ -10,7 +10,7 @@ from typing import Any
 
 from kivy.clock import Clock
 from kivy.lang import Builder
-from kivy.properties import BooleanProperty, ObjectProperty, StringProperty
+from kivy.properties import BooleanProperty, ListProperty, ObjectProperty, StringProperty
 from kivy.uix.modalview import ModalView
 from kivy.utils import platform
 
@@ -35,6 +35,8 @@ class ChooserPopup(ModalView):
     # Said under the folder line when the folder asked for could not be shown.
     note = StringProperty("")
     on_chosen = ObjectProperty(None)
+    # The files shown (a folder chooser shows folders only).
+    filters = ListProperty(list(GAME_LOG_FILTERS))
 
     def choose(self) -> None:
         """The action button: hand over the selected file (or the folder on show)."""
@@ -56,12 +58,15 @@ def choose_path(
     start: Path,
     on_chosen: Callable[[Path], None],
     folders_only: bool = False,
+    filters: tuple[str, ...] = GAME_LOG_FILTERS,
 ) -> Any:
     """Ask for a game-log file (or a folder, with `folders_only`); `on_chosen` gets the path.
 
+    `filters` are the patterns of the files shown (a game log's by default).
+
     Returns the pop-up shown (None when the platform's own chooser was used).
     """
-    if platform in NATIVE_PLATFORMS and _native(on_chosen, folders_only):
+    if platform in NATIVE_PLATFORMS and _native(on_chosen, folders_only, filters):
         return None
     note = ""
     try:  # the app's own folder for exports may not exist yet: it is made, not skipped
@@ -77,13 +82,16 @@ def choose_path(
         folders_only=folders_only,
         start=str(start),
         note=note,
+        filters=list(filters),
     )
     popup.on_chosen = on_chosen
     popup.open()
     return popup
 
 
-def _native(on_chosen: Callable[[Path], None], folders_only: bool) -> bool:
+def _native(
+    on_chosen: Callable[[Path], None], folders_only: bool, filters: tuple[str, ...]
+) -> bool:
     try:
         from plyer import filechooser
     except ImportError:
@@ -98,7 +106,7 @@ def _native(on_chosen: Callable[[Path], None], folders_only: bool) -> bool:
         if folders_only:
             filechooser.choose_dir(on_selection=picked)
         else:
-            filechooser.open_file(on_selection=picked, filters=list(GAME_LOG_FILTERS))
+            filechooser.open_file(on_selection=picked, filters=list(filters))
     except (NotImplementedError, OSError) as exc:
         log.info("the platform's file chooser is not available: %s", exc)
         return False

@@ -73,6 +73,9 @@ class DeviceService(EventDispatcher):
     activity = StringProperty("")
     # Counter key -> `InstallView` of a firmware install going on or just ended.
     installs = DictProperty({})
+    # Boards with no MicroPython yet (`bare.BareBoard`), from the last look for them.
+    bare = ListProperty([])
+    looking_bare = BooleanProperty(False)
 
     def __init__(
         self,
@@ -107,6 +110,9 @@ class DeviceService(EventDispatcher):
         self.ble_allowed = True
         # Counter key -> its name, for the rows of installs (the counter is away meanwhile).
         self._install_names: dict[str, str] = {}
+        # Bare board key -> the counter (pin map) it becomes, and whether it is erased first.
+        self.bare_becomes: dict[str, str] = {}
+        self.bare_erase: dict[str, bool] = {}
         # Smart dice, beside the counters (connected only when the table asks for them).
         self.dice = DiceService(app)
 
@@ -258,6 +264,44 @@ class DeviceService(EventDispatcher):
         self._show_install(key, InstallView(True, 0.0, _("Stopping the link to the counter\u2026")))
         self.spawn(self._install(key, status.address))
 
+    @property
+    def can_make_counters(self) -> bool:
+        """True where boards with no MicroPython can be written: a computer, not a phone."""
+        from kivy.utils import platform
+
+        return platform not in ("android", "ios")
+
+    def look_for_bare(self) -> None:
+        """Look for boards with no MicroPython yet (on USB ports no counter of ours holds)."""
+        if self.looking_bare or not self.can_make_counters:
+            return
+        self.looking_bare = True
+        self.spawn(self._look_for_bare())
+
+    def write_bare(self, board: Any, path: Path, pinout: str, erase: bool) -> str:
+        """Write MicroPython from `path` on a bare board, then the counter firmware.
+
+        Returns "" when it started (its row in `installs` follows it), else why the image
+        was refused, in one line.
+        """
+        from companion.devices.bare import RP2040, InstallError, check_image
+
+        assert board.chip is not None
+        try:
+            image = check_image(path, board.chip)
+        except InstallError as exc:
+            return tr(exc)
+        view = self.installs.get(board.key)
+        if view is not None and view.busy:
+            return ""
+        # Its row's title: "Firmware for ESP32-S3" (a port's name does not fit a phone).
+        self._install_names[board.key] = (
+            "Raspberry Pi Pico" if board.chip == RP2040 else str(board.chip)
+        )
+        self._show_install(board.key, InstallView(True, 0.0, _("Writing MicroPython\u2026")))
+        self.spawn(self._write_bare(board, image, pinout, erase))
+        return ""
+
     def dismiss_install(self, key: str) -> None:
         """Forget an install that has ended (its row goes from the Devices screen)."""
         view = self.installs.get(key)
@@ -329,6 +373,62 @@ class DeviceService(EventDispatcher):
                 await manager.identify(connection.key, IDENTIFY_S)
         if not found:
             self._show_install(key, view)
+
+    async def _look_for_bare(self) -> None:
+        from companion.devices.bare import find_bare
+
+        held = [s.address for s in self.statuses if s.transport == "serial"]
+        try:
+            self.bare = await asyncio.to_thread(find_bare, skip=held)
+        finally:
+            self.looking_bare = False
+
+    async def _write_bare(self, board: Any, image: Any, pinout: str, erase: bool) -> None:
+        """MicroPython goes on, then the counter firmware; the new counter joins the table."""
+        from companion.devices.bare import make_counter
+        from companion.devices.discovery import discover
+        from companion.devices.install import InstallError
+
+        key = board.key
+        manager = self.manager
+
+        def heard(progress: Any) -> None:
+            self._show_install(key, InstallView(True, progress.fraction, install_step(progress)))
+
+        tokens = getattr(manager, "tokens", None)
+        try:
+            result = await make_counter(
+                board,
+                image,
+                pinout=pinout,
+                erase=erase,
+                on_progress=heard,
+                tokens=tokens,
+                identify=False,
+            )
+        except InstallError as exc:
+            self._show_install(key, InstallView(False, 0.0, tr(exc), error=True))
+            return
+        except Exception as exc:
+            log.warning("writing MicroPython on %s failed", board.where, exc_info=True)
+            self._show_install(key, InstallView(False, 0.0, tr(exc), error=True))
+            return
+        self.bare = [b for b in self.bare if b.key != key]
+        text = _("MicroPython and counter firmware {version} are on the board.").format(
+            version=result.after
+        )
+        self._show_install(key, InstallView(False, 1.0, text))
+        if manager is None:
+            return
+        try:
+            found = await discover(serial_ports=[result.port], use_ble=False, tokens=tokens)
+        except Exception:
+            log.warning("the new counter on %s did not answer", result.port, exc_info=True)
+            found = []
+        for info in found:
+            manager.add_counter(info)
+            self._apply_brightness()
+            self._publish_statuses()
 
     def _show_install(self, key: str, view: InstallView) -> None:
         view = replace(view, name=self._install_names.get(key, key))
@@ -583,7 +683,13 @@ def install_step(progress: Any) -> str:
             kb_done=progress.bytes_done / 1024,
             kb_total=progress.bytes_total / 1024,
         )
+    if progress.step is Step.FLASHING:
+        return _("Writing MicroPython: {kb_done:.0f} of {kb_total:.0f} KB").format(
+            kb_done=progress.bytes_done / 1024, kb_total=progress.bytes_total / 1024
+        )
     texts = {
+        Step.ERASING: _("Erasing the board's flash\u2026"),
+        Step.REBOOTING: _("Waiting for the board to start MicroPython\u2026"),
         Step.ASKING: _("Asking the counter which firmware it runs\u2026"),
         Step.STOPPING: _("Stopping the counter (it keeps its table)\u2026"),
         Step.CHECKING: _("Checking the copied files\u2026"),

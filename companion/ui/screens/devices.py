@@ -94,6 +94,22 @@ class InstallRow(BoxLayout):
     owner = ObjectProperty(None)
 
 
+class BareRow(BoxLayout):
+    """A board with no MicroPython yet: what it is, what to do, the image to write on it."""
+
+    index = NumericProperty(0)
+    title = StringProperty("")
+    text = StringProperty("")
+    # Which counter it becomes, when more than one fits its chip ("" otherwise).
+    becomes_text = StringProperty("")
+    erase_text = StringProperty("")
+    # An ESP32 in its bootloader (its flash can be erased first).
+    esp = BooleanProperty(False)
+    # It can take an image now (not a board that answers nothing).
+    ready = BooleanProperty(False)
+    owner = ObjectProperty(None)
+
+
 class FoundRow(BoxLayout):
     """A counter from the last scan, not connected yet."""
 
@@ -137,10 +153,15 @@ class DevicesScreen(CompanionScreen):
     scanning = BooleanProperty(False)
     count_text = StringProperty("")
     dice_scanning = BooleanProperty(False)
+    looking_bare = BooleanProperty(False)
+    # A computer (not a phone): boards with no MicroPython can be written from here.
+    can_make_counters = BooleanProperty(False)
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.rows: dict[str, CounterRow] = {}
+        self._bare: list[Any] = []
+        self.chooser: Any = None
         self._found: list[Any] = []
         self._bound: DeviceService | None = None
         self._dice_bound: DiceService | None = None
@@ -161,6 +182,8 @@ class DevicesScreen(CompanionScreen):
                 activity=self._texts_changed,
                 scanning=self._texts_changed,
                 installs=self._installs_changed,
+                bare=self._bare_changed,
+                looking_bare=self._bare_changed,
             )
             self._bound = service
         return service
@@ -233,6 +256,60 @@ class DevicesScreen(CompanionScreen):
         if self.service is not None:
             self.service.dismiss_install(key)
 
+    def look_for_bare(self) -> None:
+        """Look for boards with no MicroPython yet."""
+        if self.service is not None:
+            self.service.look_for_bare()
+
+    def next_becomes(self, index: int) -> None:
+        """The next counter a bare board can become (those of its chip, in turn)."""
+        from companion.devices.bare import fitting_pinouts
+
+        board, service = self._bare[index], self.service
+        if service is None:
+            return
+        fits = fitting_pinouts(board.chip)
+        now = service.bare_becomes.get(board.key, fits[0])
+        service.bare_becomes[board.key] = fits[(fits.index(now) + 1) % len(fits)]
+        self._update_bare()
+
+    def toggle_erase(self, index: int) -> None:
+        """Erase an ESP32's whole flash before writing, or not."""
+        board, service = self._bare[index], self.service
+        if service is None:
+            return
+        service.bare_erase[board.key] = not service.bare_erase.get(board.key, False)
+        self._update_bare()
+
+    def choose_image(self, index: int) -> None:
+        """Pick the MicroPython image for a bare board; it is checked, then written."""
+        from pathlib import Path
+
+        from companion.ui.choosers import choose_path
+
+        board = self._bare[index]
+        downloads = Path.home() / "Downloads"
+        self.chooser = choose_path(
+            _("Choose MicroPython for this board"),
+            _("Write"),
+            downloads if downloads.is_dir() else Path.home(),
+            lambda path: self.write_image(index, path),
+            filters=("*.uf2",) if board.chip == "RP2040" else ("*.bin",),
+        )
+
+    def write_image(self, index: int, path: Any) -> None:
+        """Write MicroPython from `path` on a bare board, then the counter firmware."""
+        from companion.devices.bare import fitting_pinouts
+
+        service = self.service
+        if service is None or not 0 <= index < len(self._bare):
+            return
+        board = self._bare[index]
+        pinout = service.bare_becomes.get(board.key) or fitting_pinouts(board.chip)[0]
+        refused = service.write_bare(board, path, pinout, service.bare_erase.get(board.key, False))
+        if refused:
+            self.app.notify(refused, error=True)
+
     def next_player(self, key: str) -> None:
         """Give a tracker to the next player (it blinks to show which one it is)."""
         service, state = self.service, self.session.live_state
@@ -291,6 +368,7 @@ class DevicesScreen(CompanionScreen):
         self._update_installs()
         self._update_rows()
         self._update_found()
+        self._update_bare()
         self._update_dice()
 
     def _update_texts(self) -> None:
@@ -320,6 +398,40 @@ class DevicesScreen(CompanionScreen):
 
     def _dice_changed(self, *_args: Any) -> None:
         self._update_dice()
+
+    def _bare_changed(self, *_args: Any) -> None:
+        self._update_bare()
+
+    def _update_bare(self) -> None:
+        from companion.devices.bare import Kind, fitting_pinouts, guide, pinouts
+
+        service = self.service
+        self.can_make_counters = service is not None and service.can_make_counters
+        self.looking_bare = bool(service and service.looking_bare)
+        boards = list(service.bare) if service is not None else []
+        box = self.ids.bare
+        if boards != self._bare or len(box.children) != len(boards):
+            self._bare = boards
+            box.clear_widgets()
+            for index in range(len(boards)):
+                box.add_widget(BareRow(index=index, owner=self))
+        titles = pinouts()
+        becoming = service.bare_becomes if service is not None else {}
+        erasing = service.bare_erase if service is not None else {}
+        for row in reversed(box.children):  # in the order added
+            board = boards[row.index]
+            lines = [tr(line) for line in guide(board, command_line=False)]
+            row.title, row.text = lines[0], "\n".join(lines[1:])
+            row.ready = board.kind is not Kind.SILENT
+            row.esp = board.kind is Kind.ESP_BOOTLOADER
+            fits = fitting_pinouts(board.chip) if board.chip else []
+            becomes = becoming.get(board.key, fits[0] if fits else "")
+            title = titles.get(becomes, {}).get("title", becomes)
+            row.becomes_text = (
+                _("Becomes: {counter}").format(counter=title) if len(fits) > 1 else ""
+            )
+            erase = erasing.get(board.key, False)
+            row.erase_text = _("Erase the flash first") + ": " + (_("yes") if erase else _("no"))
 
     def _installs_changed(self, *_args: Any) -> None:
         self._update_installs()
