@@ -254,13 +254,14 @@ class GameSession(EventDispatcher):
         """What the open game, won, meant at this table (`Table.meaning`)."""
         return self.table.meaning()
 
-    def export_plays(self) -> list[Path]:
-        """Write the open game, finished, for BG Stats and for a spreadsheet into the data
-        folder's exports folder, and say where (a problem is said instead)."""
+    def export_plays(self, game_id: str = "") -> list[Path]:
+        """Write a finished game (the open one by default) for BG Stats and for a
+        spreadsheet into the data folder's exports folder, and say where (a problem is
+        said instead)."""
         from companion.store import StoreError
 
         try:
-            written = self.table.export_game()
+            written = self.table.export_game(game_id)
         except (StoreError, OSError) as exc:
             self._notify(tr(exc), True)
             return []

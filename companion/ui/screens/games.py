@@ -1,4 +1,5 @@
-"""Saved games: start a new one, resume, delete, export a game log, import one."""
+"""Saved games: start a new one, resume, delete, export a game log (or a finished game
+for BG Stats and spreadsheets), import one."""
 
 from __future__ import annotations
 
@@ -38,6 +39,9 @@ class GamesScreen(PagedScreen):
         super().__init__(**kwargs)
         self._disarm = Clock.create_trigger(self._forget_armed, CONFIRM_DELETE_S)
         self.chooser: Any = None  # the file chooser on show, if any
+        self.sheet: Any = None  # the sheet asking what to export, if any
+        # The finished games listed: they can also be exported for BG Stats.
+        self._finished: set[str] = set()
 
     def new_game(self) -> None:
         """Set up a new game (the open one stays saved)."""
@@ -71,6 +75,37 @@ class GamesScreen(PagedScreen):
             self.refresh()
 
     def export(self, game_id: str) -> None:
+        """Export a game: a finished one is asked about first (its log, or its play for
+        BG Stats and spreadsheets); the log of one going on goes into a folder picked."""
+        if game_id not in self._finished:
+            self.export_log(game_id)
+            return
+        from companion.ui.sheets import ChoiceSheet
+
+        def answered(chosen: tuple[str, ...]) -> None:
+            if chosen == ("plays",):
+                self.export_plays(game_id)
+            else:
+                self.export_log(game_id)
+
+        self.sheet = ChoiceSheet(
+            title=_("Export this game"),
+            question=_(
+                "A game log opens here again; BG Stats and spreadsheets take the play, "
+                "written into the exports folder."
+            ),
+            options=[("log", _("Game log…")), ("plays", _("For BG Stats and spreadsheets"))],
+            count=1,
+            answered=answered,
+        )
+        self.sheet.open()
+
+    def export_plays(self, game_id: str) -> None:
+        """Write a finished game for BG Stats and a spreadsheet into the data folder's
+        exports folder, as Game over does (the banner says where)."""
+        self.session.export_plays(game_id)
+
+    def export_log(self, game_id: str) -> None:
         """Write a game's log into a folder the player picks."""
         from companion.ui.choosers import choose_path
 
@@ -130,6 +165,7 @@ class GamesScreen(PagedScreen):
         current = self.session.game_id
         older = saved[self.listed :]
         del saved[self.listed :]
+        self._finished = {item.id for item in saved if item.winners and item.problem is None}
         data: list[dict[str, Any]] = [
             {
                 "viewclass": "SavedGameRow",
