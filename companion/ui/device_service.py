@@ -28,6 +28,7 @@ from kivy.clock import Clock
 from kivy.event import EventDispatcher
 from kivy.properties import BooleanProperty, DictProperty, ListProperty, StringProperty
 
+from companion.core.phrase import Phrase
 from companion.plumbing.tasks import TaskSet
 from companion.ui.dice_service import DiceService
 from companion.ui.i18n import _, tr
@@ -261,7 +262,9 @@ class DeviceService(EventDispatcher):
             return
         name = status.name
         self._install_names[key] = name
-        self._show_install(key, InstallView(True, 0.0, _("Stopping the link to the counter\u2026")))
+        self._show_install(
+            key, InstallView(True, 0.0, Phrase("Stopping the link to the counter\u2026"))
+        )
         self.spawn(self._install(key, status.address))
 
     @property
@@ -298,7 +301,7 @@ class DeviceService(EventDispatcher):
         self._install_names[board.key] = (
             "Raspberry Pi Pico" if board.chip == RP2040 else str(board.chip)
         )
-        self._show_install(board.key, InstallView(True, 0.0, _("Writing MicroPython\u2026")))
+        self._show_install(board.key, InstallView(True, 0.0, Phrase("Writing MicroPython\u2026")))
         self.spawn(self._write_bare(board, image, pinout, erase))
         return ""
 
@@ -343,18 +346,21 @@ class DeviceService(EventDispatcher):
             before = await installer.ask()
             result = await installer.run()
         except InstallError as exc:
-            view = InstallView(False, 0.0, tr(exc), error=True)
+            view = InstallView(False, 0.0, said(exc), error=True)
         except Exception as exc:
             log.warning("the install on %s failed", port, exc_info=True)
-            view = InstallView(False, 0.0, tr(exc), error=True)
+            view = InstallView(False, 0.0, said(exc), error=True)
         else:
             if result.installed:
-                text = _("Firmware {after} installed (it ran {before}).").format(
-                    after=result.after, before=result.before or _("none")
+                text = Phrase(
+                    "Firmware {after} installed (it ran {before}).",
+                    after=result.after,
+                    before=result.before or Phrase("none"),
                 )
             else:
-                text = _("It already runs firmware {version}, the newest: nothing to do.").format(
-                    version=before or shipped_version()
+                text = Phrase(
+                    "It already runs firmware {version}, the newest: nothing to do.",
+                    version=before or shipped_version(),
                 )
             view = InstallView(False, 1.0, text)
         # The counter comes back on the Devices screen, and blinks to show which one it is.
@@ -407,15 +413,15 @@ class DeviceService(EventDispatcher):
                 identify=False,
             )
         except InstallError as exc:
-            self._show_install(key, InstallView(False, 0.0, tr(exc), error=True))
+            self._show_install(key, InstallView(False, 0.0, said(exc), error=True))
             return
         except Exception as exc:
             log.warning("writing MicroPython on %s failed", board.where, exc_info=True)
-            self._show_install(key, InstallView(False, 0.0, tr(exc), error=True))
+            self._show_install(key, InstallView(False, 0.0, said(exc), error=True))
             return
         self.bare = [b for b in self.bare if b.key != key]
-        text = _("MicroPython and counter firmware {version} are on the board.").format(
-            version=result.after
+        text = Phrase(
+            "MicroPython and counter firmware {version} are on the board.", version=result.after
         )
         self._show_install(key, InstallView(False, 1.0, text))
         if manager is None:
@@ -663,7 +669,9 @@ class DeviceService(EventDispatcher):
 
 @dataclass(frozen=True)
 class InstallView:
-    """What a counter's row shows of a firmware install: going on, how far, in words."""
+    """What a counter's row shows of a firmware install: going on, how far, and what it
+    says: kept as said (a `Phrase`: its template and values), so the screen words it in
+    the language on show when it shows it (`words`)."""
 
     busy: bool
     fraction: float
@@ -671,31 +679,44 @@ class InstallView:
     error: bool = False
     name: str = ""
 
+    def words(self) -> str:
+        """What it says, in the language on show."""
+        return tr(self.text)
 
-def install_step(progress: Any) -> str:
-    """One step of an install in words, with the files and bytes while copying."""
+
+def said(exc: BaseException) -> str:
+    """What an error says, kept as said: its Phrase when it has one (worded when shown)."""
+    first = exc.args[0] if len(exc.args) == 1 else None
+    return first if isinstance(first, Phrase) else str(exc)
+
+
+def install_step(progress: Any) -> Phrase:
+    """One step of an install, with the files and bytes while copying (worded when shown)."""
     from companion.devices.install import Step
 
     if progress.step is Step.COPYING:
-        return _("Copying files: {done} of {total} ({kb_done:.0f} of {kb_total:.0f} KB)").format(
+        return Phrase(
+            "Copying files: {done} of {total} ({kb_done:.0f} of {kb_total:.0f} KB)",
             done=progress.files_done,
             total=progress.files_total,
             kb_done=progress.bytes_done / 1024,
             kb_total=progress.bytes_total / 1024,
         )
     if progress.step is Step.FLASHING:
-        return _("Writing MicroPython: {kb_done:.0f} of {kb_total:.0f} KB").format(
-            kb_done=progress.bytes_done / 1024, kb_total=progress.bytes_total / 1024
+        return Phrase(
+            "Writing MicroPython: {kb_done:.0f} of {kb_total:.0f} KB",
+            kb_done=progress.bytes_done / 1024,
+            kb_total=progress.bytes_total / 1024,
         )
     texts = {
-        Step.ERASING: _("Erasing the board's flash\u2026"),
-        Step.REBOOTING: _("Waiting for the board to start MicroPython\u2026"),
-        Step.ASKING: _("Asking the counter which firmware it runs\u2026"),
-        Step.STOPPING: _("Stopping the counter (it keeps its table)\u2026"),
-        Step.CHECKING: _("Checking the copied files\u2026"),
-        Step.SWAPPING: _("Putting the new firmware in place\u2026"),
-        Step.STARTING: _("Starting the counter with its new firmware\u2026"),
-        Step.DONE: _("Finished."),
+        Step.ERASING: Phrase("Erasing the board's flash\u2026"),
+        Step.REBOOTING: Phrase("Waiting for the board to start MicroPython\u2026"),
+        Step.ASKING: Phrase("Asking the counter which firmware it runs\u2026"),
+        Step.STOPPING: Phrase("Stopping the counter (it keeps its table)\u2026"),
+        Step.CHECKING: Phrase("Checking the copied files\u2026"),
+        Step.SWAPPING: Phrase("Putting the new firmware in place\u2026"),
+        Step.STARTING: Phrase("Starting the counter with its new firmware\u2026"),
+        Step.DONE: Phrase("Finished."),
     }
     return texts[progress.step]
 
