@@ -6,7 +6,7 @@ keyboard interrupt would take for Ctrl-C and stop the start-up. MicroPython swit
 Ctrl-C on again for each script it starts, so one that arrives at the very moment
 this file begins is caught here, as boot.py catches its own. The way back to the
 REPL is the escape sequence of docs/firmware.md (firmware/deploy.py --repl sends it),
-or safe mode: press reset three times, each within ten seconds of the last.
+or safe mode: press reset three times, each within three seconds of the start before.
 """
 
 while True:

@@ -60,6 +60,7 @@ PINGS_MISSED_MAX = 3  # unanswered pings in a row before a silent counter is tak
 # Only a claimed counter sends a CHALLENGE after its HELLO: one that came after a HELLO saying
 # "unclaimed" means that HELLO was damaged on the way; a fresh session asks again.
 HELLO_CONTRADICTED = "it said it was unclaimed, then challenged the app: asking again"
+SAFE_MODE_PROBLEM = "it started in safe mode after failed starts: install the firmware again"
 VERSION_CHECKS = 2  # HELLOs in a row that must tell of another version before the app believes
 # them: one damaged on the way (BLE carries no CRC of ours) would otherwise disable the counter
 MAX_BAD_TAGS = 16  # wrong tags in one session before the app opens a new one (as the counter does)
@@ -167,6 +168,7 @@ class CounterConnection:
         self._changed = asyncio.Event()
         self._timer: asyncio.TimerHandle | None = None
         self._pings: dict[int, tuple[float, int]] = {}  # token -> (when sent, its seq)
+        self._failed_starts = 0  # what a STATUS said since the last HELLO went out
         self._remembered = _Remembered()
         self._opens = 0
         self._early_ends = 0  # sessions in a row that ended out of step soon after opening
@@ -342,6 +344,7 @@ class CounterConnection:
         self._acked.clear()
         self._in_flight.clear()
         self._pings.clear()
+        self._failed_starts = 0
         if self.session is not None:
             self.session.end(LinkClosedError(f"{link.name}: a new session began"))
         if self._penalty_s:
@@ -361,7 +364,13 @@ class CounterConnection:
                 name=wire.counter_name(hello.counter_id),
                 firmware=".".join(str(part) for part in hello.firmware),
                 counter_id=hello.counter_id,
+                safe_mode=bool(hello.caps & wire.CAP_SAFE_MODE),
             )
+            if hello.caps & wire.CAP_SAFE_MODE:
+                # Its firmware kept failing to start: it opens no session and takes no claim,
+                # and only an install helps (its STATUS says how many starts failed).
+                self._update(last_problem=SAFE_MODE_PROBLEM, failed_starts=self._failed_starts)
+                return
             if firmware_outdated(hello):
                 # Not a protocol error: it answered, but the app will not drive it.
                 self._version_mismatch(update_advice(hello))
@@ -524,6 +533,13 @@ class CounterConnection:
             if session is None or not session.take(message):
                 self._update(errors=self.status.errors + 1)
                 self._disturbed()
+            return
+        if isinstance(message, wire.Status):
+            # Unsealed, right after the HELLO of a counter in safe mode (perhaps read before
+            # that HELLO is looked at): how many starts failed. Believed only with that HELLO.
+            self._failed_starts = message.failed_starts
+            if self.status.safe_mode:
+                self._update(failed_starts=message.failed_starts)
             return
         if session is not None and session.take(message):
             return

@@ -127,13 +127,16 @@ def new_token(random_bytes):
             return token
 
 
+_HEX = "0123456789abcdefABCDEF"
+
+
 def link_id(address):
     """The 6 bytes that stand for a link's address in a transcript.
 
-    A Bluetooth address given as six hex pairs ("C0:98:E5:49:00:01", any case,
-    ``:`` or ``-`` between pairs) is its six bytes in the order written; bytes
-    are taken as they are; anything else (a serial port, a platform's random
-    identifier) is NO_LINK_ID.
+    A Bluetooth address given as six pairs of hex digits ("C0:98:E5:49:00:01", any
+    case, each separator ``:`` or ``-``, mixed too) is its six bytes in the order
+    written; bytes are taken as they are; anything else (a serial port, a platform's
+    random identifier, a pair with a sign or a space in it) is NO_LINK_ID.
     """
     if address is None:
         return NO_LINK_ID
@@ -146,12 +149,9 @@ def link_id(address):
     out = bytearray(LINK_ID_SIZE)
     for i in range(LINK_ID_SIZE):
         part = parts[i]
-        if len(part) != 2:
-            return NO_LINK_ID
-        try:
-            out[i] = int(part, 16)
-        except ValueError:
-            return NO_LINK_ID
+        if len(part) != 2 or part[0] not in _HEX or part[1] not in _HEX:
+            return NO_LINK_ID  # int() alone would take "+1" or " 1"
+        out[i] = int(part, 16)
     return bytes(out)
 
 

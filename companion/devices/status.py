@@ -85,6 +85,11 @@ class CounterStatus:
     players: tuple[int, ...] = ()
     last_problem: str = ""
     disturbed: bool = False
+    # The counter started in safe mode (protocol 2.1): after `failed_starts` starts in a row
+    # that never reached a working state it serves only its serial line and the installer,
+    # and wants its firmware installed again (0: its STATUS has not said how many yet).
+    safe_mode: bool = False
+    failed_starts: int = 0
 
     @property
     def claimed(self) -> bool:

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 # --- versions, sizes ----------------------------------------------------------
 
 PROTOCOL_MAJOR = 2  # bumped when an existing layout changes; peers must match
-PROTOCOL_MINOR = 0  # bumped when messages or fields are only added
+PROTOCOL_MINOR = 1  # bumped when messages or fields are only added (1: safe mode, STATUS)
 MAX_MESSAGE = 20  # bytes: one default BLE ATT payload (MTU 23 - 3)
 HEADER_SIZE = 3  # type u8 + seq u16
 MAX_BODY = MAX_MESSAGE - HEADER_SIZE
@@ -65,6 +65,7 @@ MSG_CLAIM_OPEN = 0x0C
 MSG_CHALLENGE = 0x0D
 MSG_AUTH = 0x0E
 MSG_PROOF = 0x0F
+MSG_STATUS = 0x10  # 2.1
 
 ROLE_APP = 0
 ROLE_BOARD = 1
@@ -80,6 +81,9 @@ CAP_SERIAL = 0x0040
 CAP_LEVEL_BUTTONS = 0x0080  # + and - buttons
 CAP_NEXT_BUTTON = 0x0100
 CAP_CLAIMED = 0x8000  # not a capability but state: a CHALLENGE follows this HELLO
+# 2.1, state too: the counter started in safe mode (serial line and installer only).
+CAP_SAFE_MODE = 0x4000
+MODE_SAFE = 1  # STATUS mode: started in safe mode after failed starts
 
 FLAG_TURN = 0x1
 FLAG_FIGHTING = 0x2
@@ -678,6 +682,17 @@ class Proof(Message):
     FIELDS = (("proof", Blob(PROOF_SIZE)), ("app_link_id", Blob(LINK_ID_SIZE)))
 
 
+class Status(Message):
+    """Counter -> app (2.1), after its HELLO to an app of 2.1 or later: how this start went.
+
+    ``mode`` 1 is safe mode, after ``failed_starts`` starts in a row that never reached a
+    working state; such a counter opens no session and wants its firmware installed again.
+    """
+
+    TYPE = MSG_STATUS
+    FIELDS = (("mode", Int("B", MODE_SAFE, MODE_SAFE)), ("failed_starts", Int("B", 1, 0xFF)))
+
+
 _ALL = (
     Hello,
     Snapshot,
@@ -694,6 +709,7 @@ _ALL = (
     Challenge,
     Auth,
     Proof,
+    Status,
 )
 MESSAGE_TYPES = {cls.TYPE: cls for cls in _ALL}
 CONFIG_TYPES = {

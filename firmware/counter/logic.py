@@ -30,6 +30,8 @@ _LOW_BATTERY_PERCENT = const(10)
 # No app has spoken to a tracker for this long: its buttons count levels on their own.
 OFFLINE_AFTER_MS = const(15000)
 _OFFLINE_SHOW_MS = const(600)  # how long a press with no app blinks "not connected"
+# What an app seals on a session: without one, a malformed one of these is NOT_AUTHENTICATED.
+_SEALED_FROM_APP = (wire.MSG_SNAPSHOT, wire.MSG_CONFIG, wire.MSG_SHOW, wire.MSG_ACK, wire.MSG_PING)
 # The LED budget never goes above the supply's fuse share minus the MCU's own draw ...
 _FUSE_SHARE_PERCENT = const(85)
 # ... nor below the dark LEDs' idle draw plus this, so the level always stays visible.
@@ -303,10 +305,11 @@ class Counter:
                 code == wire.ERR_MALFORMED
                 and len(payload) >= wire.HEADER_SIZE
                 and not session.authenticated
-                and payload[0] in wire.STATE_CHANGING
+                and payload[0] in _SEALED_FROM_APP
             ):
-                # With no session a state change is refused whatever its body: it may be
-                # sealed for a session that has ended, and its app should learn why.
+                # With no session, what an app seals is refused whatever its body: it may be
+                # sealed for a session that has ended (its keep-alive PING included), and its
+                # app should learn why.
                 return [
                     self._error(wire.ERR_NOT_AUTHENTICATED, wire.peek_seq(payload), "auth first")
                 ]

@@ -17,9 +17,11 @@ REPL_ESCAPE = b"\x03\x03\x03 counter: back to the REPL \x03\x03\x03"
 # app drops, instead of spoiling this one.
 DELIMITER = b"\x00"
 _IDLE_MS = const(5)
-# A serial line cannot tell that the app closed the port, so a session that has heard
-# nothing for this long ends (the app pings every 2 s): a program that opens the port
-# later must say HELLO and prove the token again.
+# A serial line cannot tell that the app closed the port, so a line that has carried no
+# message (a frame whose CRC holds) for this long has gone quiet: its session ends and
+# its HELLO is forgotten (no more claim prompts). An app keeps it from going quiet with
+# a PING every 2 s, sealed in a session and unsealed while it waits for a long press;
+# a program that opens the port later must say HELLO and prove the token again.
 SESSION_IDLE_MS = const(10000)
 # Frames the counter had to drop (junk from another program on the port) are told to
 # the app as an unsealed ERROR BAD_FRAME, at most this often: the app cannot see what
@@ -61,6 +63,7 @@ class SerialProtocol:
         self._matched = 0
         self._reported = 0  # dropped frames already told to the app
         self._reported_at = None
+        self.heard_at = timebase.ticks_ms()  # when the last message came (junk does not count)
 
     def close(self):
         """The carrier stops: its session goes (a restarted carrier opens a new one)."""
@@ -80,6 +83,7 @@ class SerialProtocol:
                     raise ReplRequested()
         self._matched = matched
         for payload in self.deframer.feed(data):
+            self.heard_at = timebase.ticks_ms()
             for reply in self.answer(payload):
                 out.append(DELIMITER + framing.frame(reply))
         noise = self.noise(timebase.ticks_ms())
@@ -110,10 +114,20 @@ class SerialProtocol:
         error = wire.Error(wire.ERR_BAD_FRAME, 0, detail, seq=self.counter.next_seq())
         return DELIMITER + framing.frame(wire.encode(error))
 
-    def expire(self, now, last_heard):
-        """End the session when the line has been quiet for SESSION_IDLE_MS."""
+    def expire(self, now, last_heard=None):
+        """End the session, and forget the HELLO, once the line has been quiet for
+        SESSION_IDLE_MS (by default since the last message)."""
+        last_heard = self.heard_at if last_heard is None else last_heard
         if self.session.greeted and ticks_diff(now, last_heard) >= SESSION_IDLE_MS:
             self.counter.disconnect(self.session)
+
+    def tick(self, now):
+        """What the carrier checks on every turn, bytes or none: the line gone quiet, and
+        dropped frames not yet told (junk followed by silence is told too). Returns the
+        frames to write."""
+        self.expire(now)
+        noise = self.noise(now)
+        return [noise] if noise is not None else []
 
     def deliver(self, kind, payload):
         """An outbox entry as a frame, or None when nobody on this line may hear it.
@@ -142,7 +156,6 @@ async def run(counter, outbox, stdin=None, stdout=None):
     from counter.timebase import sleep_ms, ticks_ms
 
     proto = SerialProtocol(counter)
-    heard = ticks_ms()
     stdin = stdin if stdin is not None else sys.stdin.buffer
     stdout = stdout if stdout is not None else sys.stdout.buffer
     poller = select.poll()
@@ -167,10 +180,10 @@ async def run(counter, outbox, stdin=None, stdout=None):
                         one[0] = data[0]
                 if n:
                     got = True
-                    heard = ticks_ms()
                     for frame in proto.feed(one):
                         stdout.write(frame)
-            proto.expire(ticks_ms(), heard)
+            for frame in proto.tick(ticks_ms()):
+                stdout.write(frame)
             while outbox.has("serial"):
                 frame = proto.deliver(*outbox.pop("serial"))
                 if frame is not None:

@@ -15,7 +15,16 @@ both ports report a brown-out as a power-on reset, which is also what the reset
 button gives, so a power-on reset with the cell within BROWNOUT_MARGIN_MV of its
 cut-off is taken for a brown-out. Brown-outs never lead to safe mode; BROWNOUT_LIMIT
 of them in a row cut the counter off as a flat cell does. Crashes (watchdog,
-panic, an error) and quick presses of the reset button count towards safe mode.
+panic, an error) and quick presses of the reset button count towards safe mode:
+FAILED_LIMIT starts in a row that never reached a working state (supervisor.STABLE_MS
+of running), or BOOT_LIMIT in a row that ended within supervisor.QUICK_MS. Safe mode
+serves only the serial line and the installer (counter/safemode.py).
+
+The counts live in one small file, written at a start and again when the start has
+lasted (at most three writes of a few bytes a start, none when nothing changed).
+RTC memory would spare the flash, but the rp2 releases have none (``mem_backup`` is
+1.29 only) and an esp32 loses it at a power-on reset, which is what its reset button
+and a brown-out report.
 """
 
 import machine
@@ -25,7 +34,8 @@ from counter import board as boardmod
 from counter import hw
 from counter.store import FileStore
 
-BOOT_LIMIT = const(3)  # starts in a row shorter than supervisor.STABLE_MS before safe mode
+BOOT_LIMIT = const(3)  # quick starts in a row (each ended within supervisor.QUICK_MS)
+FAILED_LIMIT = const(5)  # starts in a row that never reached a working state
 BROWNOUT_LIMIT = const(2)  # brown-outs in a row before the counter cuts itself off
 BROWNOUT_MARGIN_MV = const(200)  # a power-on reset this close to the cut-off is a brown-out
 MAINTENANCE_FILE = "maintenance"
@@ -42,10 +52,11 @@ MODE = None  # how this start went: "run", "safe", "maintenance", "cut-off" (dep
 
 
 class BootGuard:
-    """Counts short starts and brown-outs in a row, in flash files."""
+    """Counts failed and quick starts and brown-outs in a row, in flash files."""
 
     def __init__(self, store):
         self.store = store
+        self.failed = 0  # the failed starts in a row that led to safe mode
 
     def _count(self, name):
         data = self.store.read(name)
@@ -54,8 +65,29 @@ class BootGuard:
         except ValueError:
             return 0
 
+    def _counts(self):
+        """(failed, quick): the boots file holds "failed quick"; one number n (the old
+        format, and "0") is n of each."""
+        data = self.store.read(_BOOTS_FILE)
+        try:
+            parts = bytes(data).split() if data else []
+            failed = int(parts[0]) if parts else 0
+            return failed, int(parts[1]) if len(parts) > 1 else failed
+        except ValueError:
+            return 0, 0
+
+    def _write(self, failed, quick):
+        data = ("%d %d" % (failed, quick) if failed != quick else "%d" % failed).encode()
+        if self.store.read(_BOOTS_FILE) != data:  # the same bytes again would only wear it
+            self.store.write(_BOOTS_FILE, data)
+
     def boots(self):
-        return self._count(_BOOTS_FILE)
+        """Starts in a row that have not reached a working state (this one included)."""
+        return self._counts()[0]
+
+    def quick(self):
+        """Starts in a row that ended (or have run so far) within supervisor.QUICK_MS."""
+        return self._counts()[1]
 
     def brownouts(self):
         return self._count(_BROWNOUTS_FILE)
@@ -77,16 +109,25 @@ class BootGuard:
             self.store.write(_BROWNOUTS_FILE, b"0")
         if cause is not None and cause in _NOT_A_CRASH:
             return "run"
-        boots = self.boots() + 1
-        if boots >= BOOT_LIMIT:
-            self.store.write(_BOOTS_FILE, b"0")
+        failed, quick = self._counts()
+        failed += 1
+        quick += 1
+        if quick >= BOOT_LIMIT or failed >= FAILED_LIMIT:
+            self.failed = failed
+            self._write(0, 0)  # the start after safe mode tries a normal one
             return "safe"
-        self.store.write(_BOOTS_FILE, str(boots).encode())
+        self._write(failed, quick)
         return "run"
 
+    def lasted(self):
+        """This start has run past supervisor.QUICK_MS: it is no quick reset."""
+        failed, quick = self._counts()
+        if quick:
+            self._write(failed, 0)
+
     def stable(self):
-        """This start has lasted: the next reset starts the counts from zero."""
-        self.store.write(_BOOTS_FILE, b"0")
+        """This start reached a working state: the next reset starts the counts from zero."""
+        self._write(0, 0)
         if self.brownouts():
             self.store.write(_BROWNOUTS_FILE, b"0")
 
@@ -114,8 +155,26 @@ def start_radio():
     return True
 
 
-def boot(board_path="board.json", data_dir="/data"):
-    """Entry point from main.py; returns how this start went (also kept in MODE)."""
+def safe_mode(board, failed, stdin=None, stdout=None):
+    """Serve the serial line in safe mode (an app sees it, deploy reaches the REPL through
+    the escape); the REPL is what is left if even that will not run."""
+    global MODE
+    try:
+        from counter import safemode
+
+        ended = safemode.run(board, failed, hw.counter_id(), stdin, stdout)
+    except Exception as exc:  # a broken install may break this too: the REPL still works
+        print("counter: safe mode without its serial line (%s); the REPL is yours" % exc)
+        return
+    if ended == "repl":
+        MODE = "maintenance"  # no watchdog runs in safe mode: the REPL is free at once
+        print(MAINTENANCE_BANNER)
+
+
+def boot(board_path="board.json", data_dir="/data", stdin=None, stdout=None):
+    """Entry point from main.py; returns how this start went (also kept in MODE, which
+    becomes "maintenance" when safe mode hands the REPL over). ``stdin``/``stdout``
+    default to USB serial."""
     global MODE
     store = FileStore(data_dir)
     if store.read(MAINTENANCE_FILE) is not None:
@@ -160,11 +219,12 @@ def boot(board_path="board.json", data_dir="/data"):
     if how == "safe":
         try:
             hw.show_safe_mode(board)
-        except Exception as exc:  # the lights are a courtesy; the REPL is what matters
+        except Exception as exc:  # the lights are a courtesy; the serial line is what matters
             print("counter: cannot show safe mode on the LEDs:", exc)
-        print("counter: safe mode after %d short boots; the REPL is yours" % BOOT_LIMIT)
+        print("counter: safe mode after %d failed starts; serial line only" % guard.failed)
         MODE = "safe"
-        return MODE
+        safe_mode(board, guard.failed, stdin, stdout)
+        return "safe"
     radio = start_radio()
     MODE = "run"
     from counter import app  # the bulk of the firmware, now that Bluetooth has its memory

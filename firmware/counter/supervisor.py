@@ -2,8 +2,9 @@
 
 The USB serial line carries the protocol, so nothing is printed while the counter
 runs; faults go to a small log file in flash (``log.txt``, newest last), which
-a person reads at the REPL. A start that lasted STABLE_MS tells the boot-loop
-guard (counter/start.py) so; BOOT_LIMIT shorter ones in a row start in safe mode.
+a person reads at the REPL. A start that lasted QUICK_MS, and then STABLE_MS (its
+working state), tells the boot-loop guard (counter/start.py) so; starts in a row
+that end sooner lead to safe mode.
 """
 
 import asyncio
@@ -14,7 +15,8 @@ from micropython import const
 
 from counter import timebase
 
-STABLE_MS = const(10000)  # a start that ran this long was a good one
+STABLE_MS = const(10000)  # a start that ran this long reached its working state
+QUICK_MS = const(3000)  # a start that ended sooner was a quick reset (a person's, or a crash)
 _RESTART_MS = const(500)  # a failed task waits this long before it runs again ...
 _RESTART_MAX_MS = const(30000)  # ... doubling on each failure in a row up to this
 _LOG_FILE = "log.txt"
@@ -87,8 +89,15 @@ async def supervise(name, make, log, fatal=()):
 
 
 async def mark_stable(guard, log):
-    """After STABLE_MS of running, tell the guard this boot was a good one."""
-    await timebase.sleep_ms(STABLE_MS)
+    """After QUICK_MS, tell the guard this start was no quick reset; after STABLE_MS, that
+    it reached its working state."""
+    quick = QUICK_MS if QUICK_MS < STABLE_MS else STABLE_MS
+    await timebase.sleep_ms(quick)
+    try:
+        guard.lasted()
+    except OSError as exc:
+        log.add("boot guard: " + describe(exc))
+    await timebase.sleep_ms(STABLE_MS - quick)
     try:
         guard.stable()
     except OSError as exc:

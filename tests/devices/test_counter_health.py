@@ -62,3 +62,22 @@ async def test_a_low_battery_reaches_the_status(tmp_path) -> None:
     finally:
         await manager.stop()
         await counter.stop()
+
+
+async def test_a_counter_in_safe_mode_is_shown_as_such_and_never_claimed(tmp_path) -> None:
+    counter = SerialVirtualCounter(Role.TRACKER, link_path=tmp_path / "safe", claim_on_hello=True)
+    await counter.start()
+    counter.start_in_safe_mode(5)
+    manager = fast_manager(tmp_path)
+    try:
+        manager.set_game(new_game())
+        manager.add_link(SerialLink(counter.address))
+        await until(lambda: manager.statuses()[0].failed_starts == 5)
+        status = manager.statuses()[0]
+        assert status.safe_mode and status.access is not Access.OURS
+        assert "safe mode" in status.last_problem
+        assert status.role is Role.TRACKER and status.firmware == "1.0.0"
+        assert not counter.counter.claimed  # no claim, no session: only an install helps
+    finally:
+        await manager.stop()
+        await counter.stop()

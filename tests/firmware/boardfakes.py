@@ -9,6 +9,7 @@ sleep is an exception the test catches, as the chip would stop there.
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 import types
@@ -308,4 +309,24 @@ def install(
         monkeypatch.delattr(counter, name, raising=False)
     from counter import app, start
 
+    # Safe mode serves the serial line until the REPL escape: on a line that holds just
+    # the escape, so that a start in safe mode returns to the test at once.
+    boot = start.boot
+
+    def boot_on_a_line(board_path="board.json", data_dir="/data", stdin=None, stdout=None):
+        if stdin is not None:
+            return boot(board_path, data_dir, stdin, stdout)
+        from counter.serial_link import REPL_ESCAPE
+
+        r_in, w_in = os.pipe()
+        r_out, w_out = os.pipe()
+        os.write(w_in, REPL_ESCAPE)
+        with open(r_in, "rb", buffering=0) as line_in, open(w_out, "wb", buffering=0) as out:
+            try:
+                return boot(board_path, data_dir, line_in, out)
+            finally:
+                os.close(w_in)
+                os.close(r_out)
+
+    monkeypatch.setattr(start, "boot", boot_on_a_line)
     return types.SimpleNamespace(app=app, start=start, wires=wires, strips=strips, kbd=kbd)

@@ -79,12 +79,17 @@ def test_what_the_page_says_about_ending_sessions_is_what_a_counter_does() -> No
     (ended,) = replies[15]
     err = wire.decode(ended)
     assert (err.code, err.detail, err.ref_seq) == (wire.ERR_NOT_AUTHENTICATED, "ended", 10)
-    # After it, a sealed state change is ERROR 5 and a sealed PING ERROR 1.
+    # After it, a sealed state change, PING or ACK is ERROR 5: the app's keep-alive PING
+    # learns of the end within its 2 s.
     stale = seal.session_sealer(counterchecks.TOKEN, b"\x00" * 34, seal.TO_COUNTER)
-    (late,) = app.counter.handle(stale.seal(wire.encode(wire.Snapshot(1, [1], seq=20))))
-    assert wire.decode(late).code == wire.ERR_NOT_AUTHENTICATED
-    (ping,) = app.counter.handle(stale.seal(wire.encode(wire.Ping(1, seq=21))))
-    assert wire.decode(ping).code == wire.ERR_MALFORMED
+    for late_message in (
+        wire.Snapshot(1, [1], seq=20),
+        wire.Ping(1, seq=21),
+        wire.Ack(5, wire.MSG_BUTTON, seq=22),
+    ):
+        (late,) = app.counter.handle(stale.seal(wire.encode(late_message)))
+        assert wire.decode(late).code == wire.ERR_NOT_AUTHENTICATED, late_message
+    assert "announces" in PROTOCOL and "A counter never announces it" not in PROTOCOL
     # Only MALFORMED turns into NOT_AUTHENTICATED without a session.
     (unknown,) = app.counter.handle(bytes([wire.MSG_CONFIG, 30, 0, 99, 1]))
     assert wire.decode(unknown).code == wire.ERR_UNKNOWN_TYPE
@@ -108,3 +113,103 @@ def test_an_auth_must_come_after_its_hello() -> None:
 def test_section_1_points_to_where_the_sequence_rules_are() -> None:
     assert "(see §4)" not in PROTOCOL
     assert "rules in §3" in PROTOCOL
+
+
+def test_a_state_change_without_its_key_is_not_authenticated_without_a_session() -> None:
+    import counterchecks
+
+    from companion.devices import wire
+
+    counter, _ = counterchecks.make(TRACKER)
+    for kind in (wire.MSG_CONFIG, wire.MSG_SHOW):
+        (reply,) = counter.handle(bytes([kind, 4, 0]))
+        assert wire.decode(reply).code == wire.ERR_NOT_AUTHENTICATED
+    app, _ = counterchecks.claimed(TRACKER)  # on a session the same bytes are malformed
+    (reply,) = app.handle(bytes([wire.MSG_CONFIG, 9, 0]))
+    assert wire.decode(reply).code == wire.ERR_MALFORMED
+    assert "One exception to (4)\nand (6)" in PROTOCOL
+
+
+def test_an_auth_refused_for_its_seq_uses_the_challenge_up() -> None:
+    import counterchecks
+
+    from companion.devices import seal, wire
+
+    app, _ = counterchecks.claimed(TRACKER)
+    counter = app.counter
+    _, challenge = counter.handle(wire.encode(wire.Hello(wire.ROLE_APP, seq=7)))
+    script = counterchecks.script_of(counter, wire.decode(challenge).nonce)
+    proof = seal.app_proof(counterchecks.TOKEN, script)
+    (early,) = counter.handle(wire.encode(wire.Auth(counterchecks.APP_NONCE, proof, seq=7)))
+    (again,) = counter.handle(wire.encode(wire.Auth(counterchecks.APP_NONCE, proof, seq=8)))
+    assert wire.decode(early).code == wire.ERR_AUTH_FAILED
+    assert (wire.decode(again).code, wire.decode(again).detail) == (
+        wire.ERR_AUTH_FAILED,
+        "no challenge",
+    )
+    assert "every AUTH, right or refused for any reason, uses up the challenge" in PROTOCOL
+
+
+def test_a_refused_claim_inside_a_session_ends_nothing() -> None:
+    import counterchecks
+
+    from companion.devices import wire
+
+    app, _ = counterchecks.claimed(TRACKER)
+    stranger = bytes.fromhex("9a03f1c4580e27bd6c91e04a3d7fb258")
+    (outside,) = app.counter.handle(wire.encode(wire.Claim(stranger, seq=5)))
+    assert wire.decode(outside).code == wire.ERR_NOT_CLAIMING
+    app.counter.press("claim", True)
+    (weak,) = app.counter.handle(wire.encode(wire.Claim(bytes(16), seq=6)))
+    assert wire.decode(weak).code == wire.ERR_WEAK_TOKEN
+    assert app.counter.authenticated
+    (ack,) = app.handle(wire.encode(wire.Snapshot(2, [6], seq=7)))
+    assert wire.decode(ack).TYPE == wire.MSG_ACK and app.counter.state.levels[0] == 6
+    assert "A **refused** CLAIM" in PROTOCOL
+
+
+def test_a_serial_line_goes_quiet_after_10_s_without_a_message_whatever_bytes_came() -> None:
+    import counterchecks
+    from counter import timebase
+    from counter.serial_link import SerialProtocol
+    from steppedclock import SteppedClock
+
+    from companion.devices import framing, wire
+
+    clock = SteppedClock()
+    timebase.use(clock.ticks_ms, clock.sleep_ms)
+    try:
+        counter, _ = counterchecks.make(TRACKER)
+        proto = SerialProtocol(counter)
+        proto.feed(framing.frame(wire.encode(wire.Hello(wire.ROLE_APP, seq=1))))
+        # An app waiting for a long press pings (unsealed) every 2 s: its line stays greeted.
+        for seq in range(2, 12):
+            clock.now += 2000
+            proto.tick(clock.now)
+            proto.feed(framing.frame(wire.encode(wire.Ping(seq, seq=seq))))
+        (prompt,) = counter.press("claim", True)
+        assert proto.deliver("all", prompt) is not None
+        # Junk alone does not keep it: 10 s of it and the line is quiet.
+        for _ in range(10):
+            clock.now += 1000
+            proto.feed(b"noise\x00")
+            proto.tick(clock.now)
+        assert not proto.session.greeted
+        (prompt,) = counter.press("claim", True)
+        assert proto.deliver("all", prompt) is None
+    finally:
+        timebase.use()
+    assert "10 s with no\nmessage received on it" in PROTOCOL
+
+
+def test_link_ids_with_mixed_separators_bind_and_signs_do_not() -> None:
+    import json
+
+    from companion.devices import seal
+
+    sessions = json.loads((ROOT / "tests" / "vectors" / "sessions.json").read_text())
+    addresses = {case["address"]: case["id"] for case in sessions["link_ids"]}
+    assert addresses["C0:98-E5:49-00:01"] == "c098e5490001"
+    assert addresses["C0:98:E5:49:00:+1"] == "000000000000"
+    assert seal.link_id("C0:98:E5:49:00: 1") == seal.NO_LINK_ID
+    assert "`C0:98-E5:49-00:01`" in PROTOCOL

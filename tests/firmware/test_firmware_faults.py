@@ -294,6 +294,48 @@ def test_main_switches_ctrl_c_off_before_it_imports_anything(
     assert calls == [("kbd_intr", -1), ("boot", "board.json"), ("kbd_intr", 3)]
 
 
+async def test_junk_then_silence_on_the_serial_line_is_told_all_the_same(board_env) -> None:
+    import os
+
+    from counter import serial_link
+
+    c, _ = counterchecks.make(BOARD)
+    clock = SteppedClock()
+    timebase.use(clock.ticks_ms, clock.sleep_ms)
+    r_in, w_in = os.pipe()
+    r_out, w_out = os.pipe()
+    os.set_blocking(r_out, False)
+    stdin = open(r_in, "rb", buffering=0)  # noqa: SIM115  (closed below)
+    stdout = open(w_out, "wb", buffering=0)  # noqa: SIM115
+    carrier = asyncio.create_task(serial_link.run(c, Outbox(["serial"]), stdin, stdout))
+
+    def reports() -> list[str]:
+        try:
+            data = os.read(r_out, 4096)
+        except BlockingIOError:
+            return []
+        messages = [wire.decode(p) for p in framing.Deframer().feed(data)]
+        return [m.detail for m in messages if isinstance(m, wire.Error)]
+
+    try:
+        os.write(w_in, framing.frame(wire.encode(wire.Hello(wire.ROLE_APP, seq=1))) + b"junk\x00")
+        await clock.advance(100)
+        assert reports() == ["dropped 1"]
+        os.write(w_in, b"more junk\x00")  # within the second, and then nothing more comes
+        await clock.advance(100)
+        assert reports() == []
+        await clock.advance(1000)
+        assert reports() == ["dropped 1"]
+    finally:
+        carrier.cancel()
+        await asyncio.gather(carrier, return_exceptions=True)
+        timebase.use()
+        for fd in (w_in, r_out):
+            os.close(fd)
+        stdin.close()
+        stdout.close()
+
+
 def test_junk_on_the_serial_line_is_told_to_the_app_at_most_once_a_second() -> None:
     c, _ = counterchecks.make(BOARD)
     clock = SteppedClock()
@@ -312,3 +354,78 @@ def test_junk_on_the_serial_line_is_told_to_the_app_at_most_once_a_second() -> N
         assert proto.noise(clock.ticks_ms() + 5000) is None  # nothing new was dropped
     finally:
         timebase.use()
+
+
+# -- safe mode: starts that never reach a working state ---------------------------------
+
+
+def test_starts_that_fail_after_the_quick_window_lead_to_safe_mode_at_the_fifth() -> None:
+    from counter import start
+
+    guard = start.BootGuard(MemoryStore())
+    how = []
+    for _ in range(start.FAILED_LIMIT):
+        how.append(guard.starting())
+        guard.lasted()  # past QUICK_MS, then a crash before STABLE_MS
+    assert how == ["run"] * (start.FAILED_LIMIT - 1) + ["safe"]
+    assert guard.failed == start.FAILED_LIMIT and guard.boots() == 0
+
+
+def test_a_start_that_reaches_its_working_state_clears_the_count_and_spares_the_flash() -> None:
+    from counter import start
+
+    store = MemoryStore()
+    guard = start.BootGuard(store)
+    for _ in range(start.FAILED_LIMIT - 1):
+        guard.starting()
+        guard.lasted()
+    assert guard.boots() == start.FAILED_LIMIT - 1
+    guard.stable()
+    assert (guard.boots(), guard.quick()) == (0, 0)
+    writes = store.writes
+    guard.stable()
+    guard.lasted()
+    assert store.writes == writes  # nothing changed: nothing written
+    assert [guard.starting() for _ in range(start.BOOT_LIMIT - 1)] == ["run", "run"]
+
+
+def test_a_firmware_that_crashes_at_start_ends_in_safe_mode_and_tells_the_app(
+    board_env, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+
+    from counter.serial_link import REPL_ESCAPE
+
+    def broken(*args: object, **kwargs: object) -> str:
+        raise RuntimeError("a broken install")
+
+    monkeypatch.setattr(board_env.app, "run", broken)
+    data = tmp_path / "data"
+    data.mkdir()
+    for _ in range(board_env.start.BOOT_LIMIT - 1):
+        with pytest.raises(RuntimeError):
+            board_env.start.boot(TRACKER, str(data))  # the crash resets the board
+    r_in, w_in = os.pipe()
+    r_out, w_out = os.pipe()
+    os.write(w_in, framing.frame(wire.encode(wire.Hello(wire.ROLE_APP, seq=1))))
+    os.write(w_in, framing.frame(wire.encode(wire.Ping(7, seq=2))))
+    os.write(w_in, framing.frame(wire.encode(wire.ConfigBrightness(9, seq=3))))
+    os.write(w_in, REPL_ESCAPE)  # what deploy sends first
+    with open(r_in, "rb", buffering=0) as line_in, open(w_out, "wb", buffering=0) as line_out:
+        assert board_env.start.boot(TRACKER, str(data), line_in, line_out) == "safe"
+    os.close(w_in)
+    with open(r_out, "rb") as written:
+        replies = [wire.decode(p) for p in framing.Deframer().feed(written.read())]
+    hello, status, pong, refused = replies
+    assert hello.caps & wire.CAP_SAFE_MODE and not hello.caps & wire.CAP_CLAIMED
+    assert (status.mode, status.failed_starts) == (wire.MODE_SAFE, board_env.start.BOOT_LIMIT)
+    assert pong.token == 7
+    assert (refused.code, refused.detail) == (wire.ERR_NOT_AUTHENTICATED, "safe mode")
+    assert board_env.start.MODE == "maintenance"  # deploy finds the REPL with no watchdog
+    assert (data / "boots").read_text() == "0"  # the next reset tries a normal start
+
+
+def test_safe_mode_reports_the_firmware_version_of_the_logic() -> None:
+    from counter import logic, safemode
+
+    assert safemode.FIRMWARE_VERSION == logic.FIRMWARE_VERSION

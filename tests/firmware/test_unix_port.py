@@ -117,3 +117,19 @@ except AttributeError:
 """
     done = unixport.run(flash, code)
     assert done.stdout.split() == [b"no", b"hmac", b"refused"]
+
+
+def test_safe_mode_serves_its_line_under_micropythons_asyncio(flash: Path) -> None:
+    code = f"""
+from counter import board, safemode
+print(safemode.run(board.load({TRACKER!r}), 5, 0x1234))
+"""
+    hello = framing.frame(wire.encode(wire.Hello(wire.ROLE_APP, seq=1)))
+    done = unixport.run(flash, code, stdin=hello + REPL_ESCAPE)
+    assert done.returncode == 0, done.stderr.decode() + done.stdout.decode()
+    *frames, ended = done.stdout.split(b"\x00")
+    replies = [wire.decode(p) for p in framing.Deframer().feed(b"\x00".join(frames) + b"\x00")]
+    hello_back, status = replies
+    assert hello_back.caps & wire.CAP_SAFE_MODE and hello_back.counter_id == 0x1234
+    assert status.failed_starts == 5
+    assert ended.strip() == b"repl"

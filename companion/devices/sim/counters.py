@@ -272,7 +272,6 @@ class SerialVirtualCounter(VirtualCounter):
         outbox = importlib.import_module(f"{firmware_host.PACKAGE}.outbox")
         self._outbox = outbox.Outbox(("serial",))
         self._protocol = self._new_protocol()
-        self._heard = self._serial.timebase.ticks_ms()
         self.port.on_data(self._on_data)
 
     @property
@@ -297,6 +296,17 @@ class SerialVirtualCounter(VirtualCounter):
         self._protocol = self._new_protocol()
         self.plug()
 
+    def start_in_safe_mode(self, failed_starts: int) -> None:
+        """Reset into safe mode, as a board whose last `failed_starts` starts failed: its
+        line is then served by the firmware's safe mode (HELLO with the safe-mode bit, a
+        STATUS, PONGs; no session, no claim) until the next `reset`."""
+        self.unplug()
+        safemode = importlib.import_module(f"{firmware_host.PACKAGE}.safemode")
+        safe = safemode.SafeCounter(self.counter.board, failed_starts, self.counter_id)
+        self._outbox.clear("serial")
+        self._protocol = self._serial.SerialProtocol(safe)
+        self.plug()
+
     def plug(self) -> None:
         """Plug the cable back in, behind the same path."""
         self.port.plug()
@@ -310,7 +320,6 @@ class SerialVirtualCounter(VirtualCounter):
         return protocol
 
     def _on_data(self, data: bytes) -> None:
-        self._heard = self._serial.timebase.ticks_ms()
         try:
             out = self._protocol.feed(data)
         except self._serial.ReplRequested:
@@ -320,8 +329,11 @@ class SerialVirtualCounter(VirtualCounter):
             self.port.write(b"".join(out))  # one write for all the replies to this chunk
 
     def _idle(self) -> None:
-        # A line that has been quiet too long loses its session, as on a board.
-        self._protocol.expire(self._serial.timebase.ticks_ms(), self._heard)
+        # A line that carried no message for too long loses its session, and frames it
+        # dropped are told even when nothing follows them, as on a board.
+        out = self._protocol.tick(self._serial.timebase.ticks_ms())
+        if out:
+            self.port.write(b"".join(out))
 
     def _send(self, payloads: list[bytes], *, to_all: bool) -> None:
         # Queued and delivered as a board's serial task does: a claim prompt (`to_all`)

@@ -65,6 +65,19 @@ def status_line(status: CounterStatus) -> str:
     return " \u00b7 ".join(parts)
 
 
+def safe_mode_text(status: CounterStatus) -> str:
+    """What a counter in safe mode needs, in words; "" for any other counter."""
+    if not status.safe_mode:
+        return ""
+    if not status.failed_starts:
+        return _("This counter started in safe mode; install the firmware again.")
+    return ngettext(
+        "This counter started in safe mode after {n} failed start; install the firmware again.",
+        "This counter started in safe mode after {n} failed starts; install the firmware again.",
+        status.failed_starts,
+    ).format(n=status.failed_starts)
+
+
 class CounterRow(BoxLayout):
     """One connected counter: what it is, its state, its LEDs and what can be done with it."""
 
@@ -451,7 +464,7 @@ class DevicesScreen(CompanionScreen):
         for key, view in views.items():
             row = rows[key]
             row.title = _("Firmware for {name}").format(name=view.name)
-            row.text, row.fraction = view.text, view.fraction
+            row.text, row.fraction = view.words(), view.fraction
             row.busy, row.error = view.busy, view.error
 
     def _update_rows(self) -> None:
@@ -484,7 +497,7 @@ class DevicesScreen(CompanionScreen):
             where = _("virtual") + ", " + where
         row.title = f"{status.name}  \u00b7  {kind}" if kind else status.name
         row.detail = f"{where}  \u00b7  {status_line(status)}"
-        row.problem = status.last_problem if not status.ours else ""
+        row.problem = safe_mode_text(status) or (status.last_problem if not status.ours else "")
         row.ours = status.ours
         row.tracker = status.role is Role.TRACKER
         row.installable = service is not None and service.can_install(status.key)
