@@ -245,8 +245,10 @@ async def test_the_board_reads_on_a_phone(tables: Tables, pages: Pages, engine: 
                 if min(seen["tokens"]) < 32:
                     found.append(f"{said}: tokens of {min(seen['tokens'])} px")
                 if engine == "chromium" and phone.height == 640:
-                    shot = f"board-phone-360x640-{players}{'-fight' if levels[0] != levels[1] else ''}"
-                    await phone.screenshot(SCREENSHOTS / f"{shot}.png")
+                    fight = "-fight" if levels == layouts[-1] else ""
+                    await phone.screenshot(
+                        SCREENSHOTS / f"board-phone-360x640-{players}{fight}.png"
+                    )
                 elif levels == layouts[-1]:
                     shot = f"board-phone-{phone.width}x{phone.height}-{players}-{engine}.png"
                     await phone.screenshot(ENGINE_SHOTS / shot)
@@ -319,11 +321,14 @@ def SHOWN(what: str) -> str:
 
 async def test_the_seat_page_fits_in_a_long_language(tables: Tables) -> None:
     """German and Russian, the roll offered at 360x560 (Chromium, which is told the
-    language when it starts)."""
+    language when it starts); the board of 8 players in a fight on the same phone."""
     need_browser()
     table = await tables.open()
     game = table.game
     game.apply(StartCombat(fighter=0, monsters=(MonsterSpec(name="Orc", level=30),)))
+    eight = await tables.open(8)
+    spread(eight, [1, 9] * 4)
+    eight.game.apply(StartCombat(fighter=0, monsters=(MonsterSpec(name="Orc", level=30),)))
     found: list[str] = []
     for language in ("de", "ru"):
         phone = Browser(360, 560, mobile=True, language=language)
@@ -337,6 +342,10 @@ async def test_the_seat_page_fits_in_a_long_language(tables: Tables) -> None:
                 f"{language}: {p}" for p in await problems(phone, SEAT_LEAVES, "button", SEAT_KEPT)
             ]
             await phone.screenshot(ENGINE_SHOTS / f"table_link_seat-360x560-roll-{language}.png")
+            await phone.open(eight.board_url())
+            await board_shows(phone, eight)
+            found += [f"{language}: {p}" for p in await problems(phone, PHONE_BOARD_LEAVES)]
+            await phone.screenshot(ENGINE_SHOTS / f"board-phone-360x560-8-{language}.png")
         finally:
             await phone.close()
     assert not found, "\n".join(found)
