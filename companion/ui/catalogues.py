@@ -66,7 +66,8 @@ def extract_messages(root: Path = UI_DIR) -> dict[Message, list[str]]:
     engine's and device layer's Phrases.
     """
     found: dict[Message, list[str]] = {}
-    _extract(root, METHOD_MAP, KEYWORDS, found)
+    # The UI keeps some words as Phrases too (worded when shown, in the language then).
+    _extract(root, METHOD_MAP, {**KEYWORDS, **PHRASE_KEYWORDS}, found)
     if root.resolve() == UI_DIR.resolve():
         for name in PHRASE_DIRS:
             _extract(PACKAGE_DIR / name, [("**.py", "python")], PHRASE_KEYWORDS, found)

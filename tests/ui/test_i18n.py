@@ -418,3 +418,17 @@ def test_a_damaged_claim_token_file_is_reported_in_the_chosen_language(tmp_path:
     assert said.startswith("counters.json był uszkodzony (niepoprawny JSON (")
     assert "zachowano go jako counters.json.damaged-" in said
     assert said.endswith("wcześniej przejęte liczniki trzeba przejąć ponownie")
+
+
+def test_the_devices_screens_install_words_are_in_the_catalogue() -> None:
+    """The install rows keep their words as Phrases (worded when shown): the app's own
+    Phrases are read for the catalogue too, or every language shows them in English."""
+    from companion.devices.install import Progress, Step
+    from companion.ui.device_service import install_step
+
+    ids = _ids(i18n.LOCALE_DIR / "companion.pot")
+    steps = [Progress(step) for step in Step if step is not Step.COPYING]
+    templates = {install_step(p).template for p in steps}
+    templates.add(install_step(Progress(Step.FLASHING, 0, 1, 1024, 4096)).template)
+    assert "Writing MicroPython: {kb_done:.0f} of {kb_total:.0f} KB" in templates
+    assert not templates - ids, f"not in the catalogue: {sorted(templates - ids)}"
