@@ -18,10 +18,7 @@ from kivy.uix.widget import Widget
 
 from companion.core import (
     AddEnhancer,
-    AddHelper,
     AddMonster,
-    Bribe,
-    ChangeHelper,
     Charm,
     ClearOneShots,
     EnhancerSpec,
@@ -30,7 +27,6 @@ from companion.core import (
     PlayOneShot,
     RemoveMonster,
     ResolveCombat,
-    RuleError,
     SetWinsTies,
     StartCombat,
 )
@@ -38,19 +34,14 @@ from companion.core.chapters.combat import resolved_treasure, treasure_if_last
 from companion.ui.abilities import Choice, Offer, charm_hands, combat_offers
 from companion.ui.i18n import _, card_name, quick_monster_name, tr
 from companion.ui.questions import QUICK_BAD_STUFF, quick_bad_stuff_of
-from companion.ui.screens.base import CompanionScreen
+from companion.ui.screens.combat_help import CombatHelp
 from companion.ui.screens.combat_view import (
     AbilityLine,
     CombatButtons,
     CombatView,
-    HelpChoices,
     MonsterLine,
-    bribe_items,
-    bribe_takers,
     combat_buttons,
     combat_view,
-    compelled_helpers,
-    helper_choices,
     run_problem,
     search_label,
 )
@@ -89,7 +80,7 @@ _SHOWN = tuple(
 _BUTTONS = tuple(f.name for f in fields(CombatButtons))
 
 
-class CombatScreen(CompanionScreen):
+class CombatScreen(CombatHelp):
     """Build the fight, watch the verdict, then resolve it.
 
     What it shows is decided by `combat_view` (companion/ui/screens/combat_view.py):
@@ -122,11 +113,8 @@ class CombatScreen(CompanionScreen):
     result_text = StringProperty("")
     # The Bad Stuff the next monster entered by its level gets (a `QUICK_BAD_STUFF` key).
     quick_bad = StringProperty("none")
-    # The helper's share of the treasure, as the fighter and helper agreed, and who picks
-    # first: given with the kill and recorded with it.
+    # Someone helps the fighter (what they share is CombatHelp's).
     has_helper = BooleanProperty(False)
-    helper_share = NumericProperty(0)
-    helper_first = BooleanProperty(False)
     share_text = StringProperty("")
     # Someone in this fight has an ability (or the edition's Magic) to use.
     has_abilities = BooleanProperty(False)
@@ -309,102 +297,6 @@ class CombatScreen(CompanionScreen):
                 self.fighter = seat
                 break
         self.refresh()
-
-    def open_helpers(self) -> None:
-        """The helper button: a list of the other living players (and "Nobody") to pick from."""
-        state = self.session.live_state
-        if state is None or state.combat is None:
-            self.app.notify(_("Add a monster first."))
-            return
-        menu = self.helper_menu
-        menu.clear_widgets()
-        for choice in helper_choices(state):
-            button = FlatButton(text=choice.text, size_hint_y=None, height=dp(52))
-            button.selected = choice.selected
-            button.seat = choice.seat
-            button.bind(on_release=weakly(self.pick_helper, choice.seat))
-            menu.add_widget(button)
-        menu.width = max(dp(200), self.ids.helper.width)
-        menu.open(self.ids.helper)
-
-    def pick_helper(self, seat: int | None) -> None:
-        """One pick from the helper list: that player helps (or nobody does)."""
-        self.helper_menu.dismiss()
-        state = self.session.live_state
-        if state is None or state.combat is None or state.combat.helper == seat:
-            return
-        self.session.act(ChangeHelper, helper=seat)
-
-    def offer_item(self) -> None:
-        """ "Give an item for help": which of the fighter's items, then who takes it for
-        their help (only those the rules accept). A bribe is no trade, so it may be given
-        inside the fight (RULES.md §11); the one who takes it helps, if nobody does yet."""
-        state = self.session.live_state
-        if state is None:
-            return
-        items = bribe_items(state)
-        if not self._can_ask(items) or state.combat is None:
-            return
-        name = state.players[state.combat.fighter].name
-        self.sheet = ChoiceSheet(
-            title=_("Give an item for help"),
-            question=_("Which item does {name} give?").format(name=name),
-            options=items.options,
-            count=1,
-            answered=lambda keys: self._offer_to(keys[0]),
-        )
-        self.sheet.open()
-
-    def _offer_to(self, item_id: str) -> None:
-        state = self.session.live_state
-        if state is None or state.combat is None:
-            return
-        takers = bribe_takers(state, item_id, self._check)
-        if not self._can_ask(takers):
-            return
-        item = next(i for i in state.players[state.combat.fighter].items if i.id == item_id)
-        self.sheet = ChoiceSheet(
-            title=_("Give an item for help"),
-            question=_("Who takes {item} for their help?").format(item=card_name(item.spec.name)),
-            options=takers.options,
-            count=1,
-            answered=lambda keys: self._bribe(item_id, int(keys[0])),
-        )
-        self.sheet.open()
-
-    def _bribe(self, item_id: str, seat: int) -> None:
-        if not self.session.act(Bribe, helper=seat, item_id=item_id):
-            return
-        state = self.session.live_state
-        if state is not None and state.combat is not None and state.combat.helper is None:
-            self.session.act(ChangeHelper, helper=seat)
-
-    def make_help(self) -> None:
-        """ "A card makes someone help": whom (only those the rules accept: never in a fight
-        for the win); recorded as compelled help, not a volunteer's (RULES.md §11)."""
-        state = self.session.live_state
-        if state is None:
-            return
-        helpers = compelled_helpers(state, self._check)
-        if not self._can_ask(helpers) or state.combat is None:
-            return
-        name = state.players[state.combat.fighter].name
-        self.sheet = ChoiceSheet(
-            title=_("A card makes someone help"),
-            question=_("Whom does the card make help {name}?").format(name=name),
-            options=helpers.options,
-            count=1,
-            answered=lambda keys: self.session.act(AddHelper, helper=int(keys[0]), compelled=True),
-        )
-        self.sheet.open()
-
-    def _can_ask(self, choices: HelpChoices) -> bool:
-        """Whether there is anything to offer; if not, the rules' reason is said."""
-        if choices.options:
-            return True
-        if choices.problem is not None:
-            self.app.notify(tr(choices.problem), error=True)
-        return False
 
     # -- monsters ------------------------------------------------------------------------
     def step_quick_level(self, delta: int) -> None:
@@ -649,11 +541,6 @@ class CombatScreen(CompanionScreen):
         self.app.clear_notice()
         self.app.show("run_away")
 
-    def _check(self, action: Any) -> RuleError | None:
-        """The rules' objection to `action` now (None: they would take it)."""
-        game = self.session.game
-        return None if game is None else game.check(action)
-
     def _resolve(self, outcome: str) -> None:
         """End the combat: a kill, or a defeat without a kill."""
         state = self.session.live_state
@@ -672,22 +559,6 @@ class CombatScreen(CompanionScreen):
         if self.session.act(action) and total is not None:  # the share went with the treasure
             self.helper_share = 0
             self.helper_first = False
-
-    # -- the helper's share -------------------------------------------------------------
-    def step_helper_share(self, delta: int) -> None:
-        """How many of the treasures the helper takes (never more than the combat shows)."""
-        state = self.session.live_state
-        if state is None or state.combat is None:
-            return
-        self.helper_share = max(0, min(int(self.helper_share) + delta, state.combat.treasure))
-        self.session.table.agree_share(int(self.helper_share), bool(self.helper_first))
-        self.refresh()
-
-    def toggle_helper_first(self) -> None:
-        """Whether the helper picks first from the treasures drawn."""
-        self.helper_first = not self.helper_first
-        self.session.table.agree_share(int(self.helper_share), bool(self.helper_first))
-        self.refresh()
 
     # -- abilities -------------------------------------------------------------------
     def _offer(self, seat: int, ability: str) -> Offer | None:
