@@ -4,6 +4,7 @@ install itself is stood in for (the real one, on a board, is tests/ui/test_devic
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import pytest
@@ -98,6 +99,11 @@ async def test_the_outcome_of_an_install_follows_a_language_switch(
         german = i18n._(template).format(**values)
         assert german != english
         assert row.text == german
+        shot = os.environ.get("COMPANION_LAYOUT_SHOTS")
+        if shot:
+            from kivy.core.window import Window
+
+            Window.screenshot(f"{shot}/install-outcome-de-{'failed' if fails else 'done'}.png")
     finally:
         i18n.set_language("en")
         ui.pump()

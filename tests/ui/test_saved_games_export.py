@@ -97,13 +97,15 @@ def test_the_question_fits_a_phone(ui: Harness, language: str, theme: str) -> No
         ui.app.theme.apply(theme)
         games, won = saved_games_with_a_won_game(ui)
         problems = problems_on_show(ui, f"saved games ({language}, {theme})")
+        shot = os.environ.get("COMPANION_LAYOUT_SHOTS")
+        if shot:
+            Window.screenshot(f"{shot}/saved-games-{language}-{theme}.png")
         ui.tap(export_button(row_of(games, won)))
         ui.pump(frames=8)
         sheet = games.sheet
         problems += problems_on_show(ui, f"export question ({language}, {theme})")
         problems += [f"small {target}" for target in small_targets(sheet)]
         problems += [f"contrast: {found}" for found in poor_contrast(ui)]
-        shot = os.environ.get("COMPANION_LAYOUT_SHOTS")
         if shot:
             Window.screenshot(f"{shot}/saved-games-export-{language}-{theme}.png")
         sheet.dismiss()
