@@ -6,8 +6,11 @@ events come back on TX. Events start with ASCII letters: "R" a roll started;
 same vector after a fake roll, a tilt or a move, which are not rolls; "Bat"
 then the battery percent; "Col" then the colour of the pips. The die reports
 where gravity points, not a number: the face up is derived from the vector and
-the shell the die wears, which only its owner knows (the bare die is a d6).
-Bytes that break a layout raise `DecodeError`, never anything else.
+the shell the die wears, which only its owner knows (the bare die is a d6), as
+the maker's libraries do: the nearest of the shell's face vectors, d10 and d00
+read through the d20's vectors, d4, d8 and d12 through a set of 24.
+Bytes that break a layout raise `DecodeError`, never anything else; a colour
+code this app does not know is read as no known colour, as the maker's app does.
 """
 
 from __future__ import annotations
@@ -41,7 +44,7 @@ class Stability(enum.Enum):
 
 
 class Colour(enum.IntEnum):
-    """The colour of a die's pips, as it reports it."""
+    """The colour of a die's pips, as it reports it (the makers' names)."""
 
     BLACK = 0
     RED = 1
@@ -73,9 +76,10 @@ class Battery:
 
 @dataclass(frozen=True)
 class ColourReport:
-    """The answer to a colour request."""
+    """The answer to a colour request; `colour` is None for a code this app does not know."""
 
-    colour: Colour
+    colour: Colour | None
+    code: int
 
 
 @dataclass(frozen=True)
@@ -88,6 +92,7 @@ class OtherMessage:
 Message = RollStarted | Resting | Battery | ColourReport | OtherMessage
 
 _TWO_LETTER = {b"FS": Stability.FAKE, b"TS": Stability.TILT, b"MS": Stability.MOVE}
+_COLOUR_CODES = frozenset(Colour)
 
 
 def decode(data: bytes) -> Message:
@@ -106,10 +111,8 @@ def decode(data: bytes) -> Message:
         return Battery(min(data[3], 100))  # a gauge may overshoot while charging
     if head3 == b"Col":
         _need(data, 4, "colour")
-        try:
-            return ColourReport(Colour(data[3]))
-        except ValueError:
-            raise DecodeError(f"GoDice: colour {data[3]} is not one the die reports") from None
+        code = data[3]
+        return ColourReport(Colour(code) if code in _COLOUR_CODES else None, code)
     if head2 in _TWO_LETTER:
         _need(data, 5, head2.decode())
         return Resting(_TWO_LETTER[head2], _vector(data[2:5]))
@@ -133,38 +136,94 @@ def _vector(raw: bytes) -> tuple[int, int, int]:
     return x, y, z
 
 
-# The d6: which face is up when gravity points along each axis of the die.
-# (axis index, sign of the component) -> face.
-_D6_FACES = {(0, -1): 1, (2, 1): 2, (1, 1): 3, (1, -1): 4, (2, -1): 5, (0, 1): 6}
-D6_VECTORS = {
-    face: tuple(sign * 64 if axis == index else 0 for index in range(3))
-    for (axis, sign), face in _D6_FACES.items()
-}  # the vector each face reports when it lies flat, for virtual dice and tests
+Vector = tuple[int, int, int]
+
+# Where gravity points, in the die's own axes, when each position lies up: the
+# maker's published tables, in their order (a tie goes to the first). The bare die
+# (a d6) has six, one per face on the axes; a d20 shell twenty, one per face; the
+# d4, d8 and d12 shells share a set of twenty-four positions.
+D6_VECTORS: dict[int, Vector] = {
+    1: (-64, 0, 0), 2: (0, 0, 64), 3: (0, 64, 0), 4: (0, -64, 0), 5: (0, 0, -64), 6: (64, 0, 0),
+}  # fmt: skip
+_D20_VECTORS: tuple[Vector, ...] = (
+    (-64, 0, -22), (42, -42, 40), (0, 22, -64), (0, 22, 64), (-42, -42, 42),
+    (22, 64, 0), (-42, -42, -42), (64, 0, -22), (-22, 64, 0), (42, -42, -42),
+    (-42, 42, 42), (22, -64, 0), (-64, 0, 22), (42, 42, 42), (-22, -64, 0),
+    (42, 42, -42), (0, -22, -64), (0, -22, 64), (-42, 42, -42), (64, 0, 22),
+)  # fmt: skip
+_D24_VECTORS: tuple[Vector, ...] = (
+    (20, -60, -20), (20, 0, 60), (-40, -40, 40), (-60, 0, 20), (40, 20, 40),
+    (-20, -60, -20), (20, 60, 20), (-40, 20, -40), (-40, 40, 40), (-20, 0, 60),
+    (-20, -60, 20), (60, 0, 20), (-60, 0, -20), (20, 60, -20), (20, 0, -60),
+    (40, -20, -40), (-20, 60, -20), (-40, -40, -40), (40, -20, 40), (20, -60, 20),
+    (60, 0, -20), (40, 20, -40), (-20, 0, -60), (-20, 60, 20),
+)  # fmt: skip
+# The number each position of the d20 (for d10 and d00) or the 24 (for d4, d8, d12)
+# shows in that shell, position 1 first.
+_D10_NUMBERS = (8, 2, 6, 1, 4, 3, 9, 0, 7, 5, 5, 7, 0, 9, 3, 4, 1, 6, 2, 8)
+_D4_NUMBERS = (3, 1, 4, 1, 4, 4, 1, 4, 2, 3, 1, 1, 1, 4, 2, 3, 3, 2, 2, 2, 4, 1, 3, 2)
+_D8_NUMBERS = (3, 3, 6, 1, 2, 8, 1, 1, 4, 7, 5, 5, 4, 4, 2, 5, 7, 7, 8, 2, 8, 3, 6, 6)
+_D12_NUMBERS = tuple(range(1, 13)) * 2
+
+# Per shell: (position, number shown) in the maker's order.
+_SHELL_POSITIONS: dict[DieType, tuple[tuple[Vector, int], ...]] = {
+    DieType.D6: tuple((vector, face) for face, vector in D6_VECTORS.items()),
+    DieType.D20: tuple(zip(_D20_VECTORS, range(1, 21), strict=True)),
+    DieType.D10: tuple(zip(_D20_VECTORS, _D10_NUMBERS, strict=True)),
+    DieType.D00: tuple(zip(_D20_VECTORS, (n * 10 for n in _D10_NUMBERS), strict=True)),
+    DieType.D4: tuple(zip(_D24_VECTORS, _D4_NUMBERS, strict=True)),
+    DieType.D8: tuple(zip(_D24_VECTORS, _D8_NUMBERS, strict=True)),
+    DieType.D12: tuple(zip(_D24_VECTORS, _D12_NUMBERS, strict=True)),
+}
+_SHELL_POSITIONS[DieType.D6_PIPPED] = _SHELL_POSITIONS[DieType.D6]
+
+# The shells a GoDice can wear, bare first (the makers number them d6 0, d20 1, d10 2,
+# d10x (our d00) 3, d4 4, d8 5, d12 6).
+SHELLS = (DieType.D6, DieType.D4, DieType.D8, DieType.D10, DieType.D00, DieType.D12, DieType.D20)
 
 
-def d6_face(vector: tuple[int, int, int]) -> int:
-    """The face up on a bare GoDice (a d6): gravity runs along the strongest axis.
+def _nearest(positions: tuple[tuple[Vector, int], ...], vector: Vector) -> int:
+    """The number of the position nearest `vector`; the first of equals wins."""
+    best, best_distance = positions[0][1], None
+    for position, number in positions:
+        distance = sum((a - b) ** 2 for a, b in zip(position, vector, strict=True))
+        if best_distance is None or distance < best_distance:
+            best, best_distance = number, distance
+    return best
 
-    Picking the strongest component is the same as picking the nearest of the
-    six face vectors, since those all have the same length.
+
+def d6_face(vector: Vector) -> int:
+    """The face up on a bare GoDice (a d6): the nearest of its six face vectors.
 
     >>> d6_face((-60, 5, 9)), d6_face((3, -2, 61)), d6_face((58, 20, -20))
     (1, 2, 6)
     """
-    axis = max(range(3), key=lambda index: abs(vector[index]))
-    sign = 1 if vector[axis] > 0 else -1
-    return _D6_FACES[(axis, sign)]
+    return _nearest(_SHELL_POSITIONS[DieType.D6], vector)
 
 
-# The shells a GoDice can wear, bare first.
-SHELLS = (DieType.D6, DieType.D4, DieType.D8, DieType.D10, DieType.D00, DieType.D12, DieType.D20)
+def face_for(shell: DieType, vector: Vector) -> int | None:
+    """The number up on a die wearing `shell` (d10: 0-9, d00: 0-90); None for a shell
+    the maker does not make (a fudge die, say).
+
+    >>> face_for(DieType.D20, (60, 2, 20)), face_for(DieType.D00, (-40, -40, 44))
+    (20, 40)
+    """
+    positions = _SHELL_POSITIONS.get(shell)
+    return None if positions is None else _nearest(positions, vector)
 
 
-def face_for(shell: DieType, vector: tuple[int, int, int]) -> int | None:
-    """The face up for a die wearing `shell`; None for shells this app does not read."""
-    if shell.is_d6:
-        return d6_face(vector)
-    return None
+def vector_for(shell: DieType, face: int) -> Vector:
+    """Where gravity points with `face` up in `shell` (its first position): for virtual
+    dice and tests; `ValueError` for a face the shell does not have."""
+    for position, number in _SHELL_POSITIONS.get(shell, ()):
+        if number == face:
+            return position
+    raise ValueError(f"a GoDice in a {shell.value} shell has no face {face}")
+
+
+def shell_faces(shell: DieType) -> tuple[int, ...]:
+    """The numbers a shell shows, lowest first (empty for a shell the maker does not make)."""
+    return tuple(sorted({number for _, number in _SHELL_POSITIONS.get(shell, ())}))
 
 
 # -- what the app sends ----------------------------------------------------------------
@@ -209,7 +268,7 @@ def decode_pulse(data: bytes) -> tuple[int, tuple[int, int, int]]:
 # -- what a die sends (for virtual dice and tests) ---------------------------------------
 
 
-def stable(vector: tuple[int, int, int], stability: Stability = Stability.STABLE) -> bytes:
+def stable(vector: Vector, stability: Stability = Stability.STABLE) -> bytes:
     """A resting event as the die sends it."""
     return stability.value.encode() + bytes(value & 0xFF for value in vector)
 
@@ -224,6 +283,6 @@ def battery(percent: int) -> bytes:
     return b"Bat" + bytes([percent])
 
 
-def colour(value: Colour) -> bytes:
-    """A colour answer as the die sends it."""
+def colour(value: int) -> bytes:
+    """A colour answer as the die sends it (a `Colour`, or any code)."""
     return b"Col" + bytes([value])

@@ -5,8 +5,8 @@ library (pixels-js): every message is one GATT write or notification, little
 endian, its first byte the message id. Only what a roll needs is decoded (who
 the die is, its roll state, its battery); any other message id decodes to
 `OtherMessage`. Bytes that break a layout raise `DecodeError`, never anything
-else; values merely out of range (a battery over 100 %, a die type this app
-does not know) are read as the maker's library reads them.
+else; values merely out of range (a battery over 100 %, a die type or a roll
+state this app does not know) are read as the maker's library reads them.
 
 Firmware built up to 2023-11-17 computed its faces from wrong normals (a d6
 reports 2 and 5, 3 and 4 swapped), and firmware built before 2024-05-22 13:00 UTC
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import enum
 import struct
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from companion.devices.dice.model import DecodeError, DieType, Motion
@@ -38,10 +38,13 @@ CHARACTERISTICS = (
     (WRITE_CHAR_UUID, NOTIFY_CHAR_UUID),
     (LEGACY_WRITE_CHAR_UUID, LEGACY_NOTIFY_CHAR_UUID),
 )
-# Advertising: the die's id and build time are service data under Device Information's
-# 16-bit UUID; its state is manufacturer data under one of these company ids.
+# Advertising, as the firmware splits it: the advertisement lists Device Information's
+# 16-bit UUID and carries the die's state as manufacturer data under one of these company
+# ids; the scan response lists the die's service and carries its id and build time as
+# service data under that same 16-bit UUID.
 INFO_SERVICE_DATA_UUID = "0000180a-0000-1000-8000-00805f9b34fb"
-COMPANY_IDS = (0xFFFF, 0x0D39)  # unassigned (the firmware's), Systemic Games
+# Unassigned (firmware up to the 2024-11-07 release), Systemic Games (since).
+COMPANY_IDS = (0xFFFF, 0x0D39)
 
 BAD_NORMALS_BUILT_BY = 1_704_150_000  # s: firmware built up to this (2023-11-17 builds)
 CROOKED_FIX_BUILT_AT = 1_716_382_800  # s: 2024-05-22 13:00 UTC, the maker's library's cut-off
@@ -63,7 +66,7 @@ CHARGING_BIT = 0x80  # in the advertised battery byte; the low seven bits are th
 
 
 class RollState(enum.IntEnum):
-    """The roll states a Pixels die reports."""
+    """The roll states a Pixels die reports; a value this app does not know reads UNKNOWN."""
 
     UNKNOWN = 0
     ROLLED = 1  # came to rest after a proper roll (older firmware: "on a face")
@@ -102,8 +105,8 @@ DIE_TYPES = {
 }
 DIE_TYPE_CODES = {die_type: code for code, die_type in DIE_TYPES.items()}
 
-# A die type code this app does not know, or "unknown": the maker's library estimates
-# the shape from the LED count.
+# In an identity, a die type code of 0 or one this app does not know; in an advertisement,
+# a code of 0 only: the maker's library estimates the shape from the LED count.
 _TYPE_BY_LED_COUNT = {
     4: DieType.D4,
     6: DieType.D6,
@@ -227,10 +230,11 @@ def _need(data: bytes, size: int, what: str) -> None:
 
 
 def _roll_state(value: int) -> RollState:
+    """A roll state; one newer than this app is unknown, as the maker's library reads it."""
     try:
         return RollState(value)
     except ValueError:
-        raise DecodeError(f"Pixels: roll state {value} is not one the protocol defines") from None
+        return RollState.UNKNOWN
 
 
 def _percent(value: int) -> int:
@@ -239,11 +243,20 @@ def _percent(value: int) -> int:
 
 
 def _die_type(code: int, led_count: int) -> DieType:
-    """The die type of a code; unknown (or one newer than this app): from the LED count."""
+    """An identity's die type: unknown (or one newer than this app) is estimated from the
+    LED count, as the maker's library does on connecting."""
     die_type = DIE_TYPES.get(code, DieType.UNKNOWN)
     if die_type is DieType.UNKNOWN:
         return _TYPE_BY_LED_COUNT.get(led_count, DieType.UNKNOWN)
     return die_type
+
+
+def _advertised_die_type(code: int, led_count: int) -> DieType:
+    """An advertisement's die type: only code 0 is estimated from the LED count; a code
+    this app does not know stays unknown, as the maker's scanner reads it."""
+    if code == 0:
+        return _TYPE_BY_LED_COUNT.get(led_count, DieType.UNKNOWN)
+    return DIE_TYPES.get(code, DieType.UNKNOWN)
 
 
 # id, LED count, colour, die type, data-set hash, Pixel id, free flash, build time,
@@ -336,24 +349,43 @@ def blink(
     duration_ms: int = 1000,
     face_mask: int = ALL_FACES,
     fade: int = 128,
-    loop: bool = False,
+    loop_count: int = 1,
 ) -> bytes:
-    """Flash the die's LEDs `count` times in `duration_ms` (fade 0 sharp .. 255 soft).
+    """Flash the die's LEDs `count` times in `duration_ms` (fade 0 sharp .. 255 soft), the
+    whole animation played `loop_count` times (the firmware plays 0 as 1).
 
-    >>> len(blink((0, 128, 255)))
-    14
+    >>> len(blink((0, 128, 255))), blink((0, 128, 255))[-1]
+    (14, 1)
     """
     red, green, blue = rgb
     colour = (red << 16) | (green << 8) | blue  # ARGB; the die ignores alpha
-    return struct.pack("<BBHIIBB", BLINK, count, duration_ms, colour, face_mask, fade, int(loop))
+    return _BLINK.pack(BLINK, count, duration_ms, colour, face_mask, fade, loop_count)
 
 
-def decode_blink(data: bytes) -> tuple[int, int, tuple[int, int, int]]:
-    """A Blink message's count, duration and colour (what a virtual die shows)."""
-    if len(data) != 14 or data[0] != BLINK:
+# id, flash count (u8), duration ms (u16), colour (u32), face mask (u32), fade (u8),
+# loop count (u8): the maker's library's field order and sizes.
+_BLINK = struct.Struct("<BBHIIBB")
+
+
+@dataclass(frozen=True)
+class Blink:
+    """A Blink message as the die reads it (what a virtual die shows)."""
+
+    count: int
+    duration_ms: int
+    rgb: tuple[int, int, int]
+    face_mask: int
+    fade: int
+    loop_count: int
+
+
+def decode_blink(data: bytes) -> Blink:
+    """A Blink message's fields; `DecodeError` if it is not one."""
+    if len(data) != _BLINK.size or data[0] != BLINK:
         raise DecodeError("Pixels: Blink is 14 bytes starting with 29")
-    _, count, duration_ms, colour, _mask, _fade, _loop = struct.unpack("<BBHIIBB", data)
-    return count, duration_ms, ((colour >> 16) & 0xFF, (colour >> 8) & 0xFF, colour & 0xFF)
+    _, count, duration_ms, colour, face_mask, fade, loop_count = _BLINK.unpack(data)
+    rgb = ((colour >> 16) & 0xFF, (colour >> 8) & 0xFF, colour & 0xFF)
+    return Blink(count, duration_ms, rgb, face_mask, fade, loop_count)
 
 
 # -- what a die advertises ---------------------------------------------------------------
@@ -411,34 +443,49 @@ def parse_advert(
 ) -> Advert | None:
     """A die's advertisement (bleak's ``service_data`` and ``manufacturer_data``), or None.
 
-    None when the advertisement does not carry both parts (the service data often
-    comes in the scan response, a moment after the first packet).
+    None until both parts are heard (the service data comes only in the scan
+    response, a moment after the first packet), and for a Pixel id of 0, which the
+    maker's scanner refuses as invalid.
     """
     info = service_data_by_uuid.get(INFO_SERVICE_DATA_UUID)
-    state = next(
-        (manufacturer_data_by_company[c] for c in COMPANY_IDS if c in manufacturer_data_by_company),
-        None,
-    )
-    if info is None or len(info) < SERVICE_DATA_SIZE:
-        return None
-    if state is None or len(state) < MANUFACTURER_DATA_SIZE:
+    state = advertised_state(manufacturer_data_by_company)
+    if info is None or len(info) < SERVICE_DATA_SIZE or state is None:
         return None
     pixel_id, built = struct.unpack_from("<II", info)
+    if pixel_id == 0:
+        return None
     leds, design, roll, face, battery = state[:MANUFACTURER_DATA_SIZE]
-    try:
-        roll_state = RollState(roll)
-    except ValueError:
-        roll_state = RollState.UNKNOWN
     return Advert(
         pixel_id=pixel_id,
         build_timestamp=built,
         led_count=leds,
-        die_type=_die_type(design >> 4, leds),
-        roll_state=roll_state,
+        die_type=_advertised_die_type(design >> 4, leds),
+        roll_state=_roll_state(roll),
         face_index=face,
         battery_percent=_percent(battery & 0x7F),
         charging=bool(battery & CHARGING_BIT),
     )
+
+
+def advertised_state(manufacturer_data_by_company: Mapping[int, bytes]) -> bytes | None:
+    """The die's 5 bytes of state, under either of the firmware's company ids."""
+    for company in COMPANY_IDS:
+        state = manufacturer_data_by_company.get(company)
+        if state is not None and len(state) >= MANUFACTURER_DATA_SIZE:
+            return state
+    return None
+
+
+def is_die_advertisement(
+    service_uuids: Sequence[str], manufacturer_data_by_company: Mapping[int, bytes]
+) -> bool:
+    """True for the advertisement a die sends before its scan response is heard.
+
+    It lists Device Information (180a) and carries the die's state as
+    manufacturer data; neither the die's service nor its id are in it yet.
+    """
+    listed = INFO_SERVICE_DATA_UUID in service_uuids
+    return listed and advertised_state(manufacturer_data_by_company) is not None
 
 
 def identity(

@@ -1,10 +1,14 @@
 """Finding dice in range: listen to advertisements, tell the makers apart, open a source.
 
-A Pixels die advertises its service (`a6b90001-…` on firmware built since late
-2024, `6e400001-…` before), its Pixel id and firmware build time as service data
-under Device Information's 16-bit UUID (`180a`), and its state (LED count, die
-type, roll state, face, battery) as 5 bytes of manufacturer data under company id
-0xFFFF or 0x0D39 (`pixels_protocol.parse_advert`). A GoDice is known by its
+A Pixels die splits what it says in two, as its firmware does: the
+advertisement lists Device Information's 16-bit UUID (`180a`) and carries the
+die's state (LED count, die type, roll state, face, battery) as 5 bytes of
+manufacturer data under company id 0xFFFF or 0x0D39; only the scan response
+lists its service (`a6b90001-…` on firmware built since late 2024, `6e400001-…`
+before) and carries its Pixel id and firmware build time as service data under
+`180a` (`pixels_protocol.parse_advert` reads the two together). A die is known
+by either half: a scan that misses the response (passive, or lost in a crowded
+room) still finds it by its advertisement. A GoDice is known by its
 advertised name ("GoDice_…"), as its maker's own tools find it; its service is
 the Nordic UART one, which older Pixels dice and many other gadgets share, so
 the service alone says nothing. Gadgets that are neither are left out.
@@ -46,21 +50,23 @@ def classify(device: BLEDevice, adv: AdvertisementData) -> str | None:
     name = adv.local_name or device.name or ""
     if name.startswith(godice_protocol.NAME_PREFIX):
         return GODICE
+    # The advertisement alone (the scan response not heard yet, or never): Device
+    # Information listed and the die's state as manufacturer data.
+    if pixels_protocol.is_die_advertisement(adv.service_uuids, adv.manufacturer_data):
+        return PIXELS
+    # The scan response: the die's service with its id and build time as service data.
     if not set(pixels_protocol.SERVICE_UUIDS) & set(adv.service_uuids):
         return None
     info = adv.service_data.get(pixels_protocol.INFO_SERVICE_DATA_UUID)
-    if info is not None:
-        try:
-            pixels_protocol.pixel_id_from_service_data(info)
-        except DecodeError:
-            return None
-        return PIXELS
-    # No service data heard yet (it comes in the scan response): the die's state in its
-    # manufacturer data tells it too.
-    state = [adv.manufacturer_data.get(c) for c in pixels_protocol.COMPANY_IDS]
-    if any(v is not None and len(v) >= pixels_protocol.MANUFACTURER_DATA_SIZE for v in state):
-        return PIXELS
-    return None
+    if info is None:
+        # A stack that dropped the 16-bit list: the die's state tells it too.
+        state = pixels_protocol.advertised_state(adv.manufacturer_data)
+        return PIXELS if state is not None else None
+    try:
+        pixels_protocol.pixel_id_from_service_data(info)
+    except DecodeError:
+        return None
+    return PIXELS
 
 
 async def scan(
@@ -79,7 +85,7 @@ async def scan(
                 advert = pixels_protocol.parse_advert(adv.service_data, adv.manufacturer_data)
                 earlier = found.get(device.address)
                 if advert is None and earlier is not None:
-                    advert = earlier.advert  # the scan response came first: keep what it said
+                    advert = earlier.advert  # a later packet said less: keep what was heard
             found[device.address] = FoundDie(maker, device, name, adv.rssi, advert)
 
     # No service filter: a GoDice is found by its name, whatever it advertises.

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import inspect
 import itertools
 import logging
@@ -61,6 +62,7 @@ if TYPE_CHECKING:
 _LOGGER = logging.getLogger(__name__)
 
 MAX_NAME_BYTES = 29  # bytes: the longest name a real counter's scan response can carry
+LEGACY_ADVERTISING_BYTES = 31  # bytes: an advertisement or scan response in legacy PDUs
 ATT_HEADER = 3  # bytes of every ATT write/notification that are not payload
 ADVERTISING_INTERVAL_MS = 20.0  # ms: the fastest legal interval, so virtual scans finish at once
 VIRTUAL_CONNECT_TIMEOUT_S = 2.0  # s: an advertising virtual peer connects in about 1 ms
@@ -97,11 +99,59 @@ class VirtualDeviceDetails:
     address: hci.Address
 
 
+_SCAN_RESPONSE_REPORT = hci.HCI_LE_Extended_Advertising_Report_Event.EventType.SCAN_RESPONSE
+_LEGACY_SCAN_RESPONSE = hci.HCI_LE_Advertising_Report_Event.EventType.SCAN_RSP
+_SCANNABLE = hci.HCI_LE_Set_Extended_Advertising_Parameters_Command.AdvertisingProperties
+_REPORT_EVENTS = (hci.HCI_LE_Extended_Advertising_Report_Event, hci.HCI_LE_Advertising_Report_Event)
+
+
+class _RadioController(Controller):
+    """Bumble's virtual controller, answered by a scannable advertiser as on a real radio.
+
+    Bumble's controller reports every advertisement twice, the second time as the
+    scan response but with the advertising data again. Here that second report
+    carries what the advertiser's scannable advertising set holds as its scan
+    response (a Pixels die puts its service and id there), and it is lost
+    altogether while `VirtualRadio.scan_responses_heard` is False. Advertisers that
+    are not scannable (the counters) are reported as Bumble reports them.
+    """
+
+    def __init__(self, radio: VirtualRadio, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._radio = radio
+
+    def send_hci_packet(self, packet: hci.HCI_Packet) -> None:
+        if isinstance(packet, _REPORT_EVENTS):
+            reports = [answered for r in packet.reports if (answered := self._answer(r))]
+            if not reports:
+                return
+            packet = dataclasses.replace(packet, reports=reports)  # type: ignore[arg-type]
+        super().send_hci_packet(packet)
+
+    def _answer(self, report: Any) -> Any:
+        """The report as the air carries it: a scannable advertiser's own scan response."""
+        if isinstance(report, hci.HCI_LE_Advertising_Report_Event.Report):
+            is_response = report.event_type == _LEGACY_SCAN_RESPONSE
+        else:
+            is_response = bool(report.event_type & _SCAN_RESPONSE_REPORT)
+        response = self._radio.scan_response_of(report.address) if is_response else None
+        if response is None:
+            return report
+        if not self._radio.scan_responses_heard:
+            return None
+        return dataclasses.replace(report, data=response)
+
+
 class VirtualRadio:
-    """The shared air of in-process BLE: one Bumble `LocalLink` plus the app's adapter on it."""
+    """The shared air of in-process BLE: one Bumble `LocalLink` plus the app's adapter on it.
+
+    `scan_responses_heard = False` makes the air lose every scan response (a passive
+    scan, a crowded room): scanners hear advertisements only.
+    """
 
     def __init__(self) -> None:
         self.link = LocalLink()
+        self.scan_responses_heard = True
         self._addresses = itertools.count(1)
         self._central: Device | None = None
         self._central_lock = asyncio.Lock()
@@ -118,7 +168,7 @@ class VirtualRadio:
             # Random static addresses: the two top bits must be set.
             number = next(self._addresses)
             address = f"C0:00:00:00:{number >> 8:02X}:{number & 0xFF:02X}"
-        controller = Controller(name, link=self.link, public_address=address)
+        controller = _RadioController(self, name, link=self.link, public_address=address)
         host = Host(controller, AsyncPipeSink(controller))
         device = Device(name=name, address=hci.Address(address), host=host)
         self._controllers[device] = controller
@@ -164,6 +214,20 @@ class VirtualRadio:
             await central.stop_scanning()
         await central.power_off()
         self.remove_device(central)
+
+    def scan_response_of(self, address: hci.Address) -> bytes | None:
+        """What the advertiser at `address` answers a scan with; None if it is not scannable."""
+        controller = self.link.find_le_controller(address)
+        for advertising in getattr(controller, "advertising_sets", {}).values():
+            parameters = advertising.parameters
+            if (
+                advertising.enabled
+                and advertising.address == address
+                and parameters is not None
+                and parameters.advertising_event_properties & _SCANNABLE.SCANNABLE_ADVERTISING
+            ):
+                return bytes(advertising.scan_response_data)
+        return None
 
     def has_device(self, address: hci.Address) -> bool:
         """True if some controller on this radio answers to `address`."""
@@ -284,6 +348,7 @@ class VirtualPeripheral:
         address: str | None = None,
         battery: Callable[[], int] | None = None,
         advertising_extra: tuple[tuple[int, bytes], ...] = (),
+        scan_response: tuple[tuple[int, bytes], ...] = (),
         att_mtu: int = DEFAULT_ATT_MTU,
         write_without_response: bool = True,
     ) -> None:
@@ -291,6 +356,10 @@ class VirtualPeripheral:
         # More advertising structures after the name (service data, manufacturer data),
         # for peripherals that say more about themselves than a counter does.
         self._advertising_extra = advertising_extra
+        # Given, the peripheral advertises as a Pixels die does: legacy PDUs, scannable,
+        # the advertisement holding flags, name and `advertising_extra`, the scan response
+        # these structures (its service UUID among them, if it lists it at all).
+        self._scan_response = scan_response
         self.name = name
         self.service_uuid = service_uuid
         self._on_write = on_write
@@ -337,6 +406,10 @@ class VirtualPeripheral:
         if self._started:
             return
         await self.device.power_on()
+        if self._scan_response:
+            await self._advertise_with_scan_response()
+            self._started = True
+            return
         # Extended advertising (BLE 5): Bumble's virtual controller answers an active
         # scan with the advertising data again instead of the scan response, and the
         # legacy 31 bytes cannot hold the 128-bit service UUID beside a name like
@@ -365,6 +438,35 @@ class VirtualPeripheral:
             auto_restart=True,
         )
         self._started = True
+
+    async def _advertise_with_scan_response(self) -> None:
+        """Legacy scannable advertising: 31 bytes of advertisement, 31 of scan response."""
+        name = self.name.encode()
+        advertising = self._legacy_advertisement(name, AdvertisingData.COMPLETE_LOCAL_NAME)
+        while len(bytes(advertising)) > LEGACY_ADVERTISING_BYTES and name:
+            name = name[:-1]  # the name that does not fit is shortened, as stacks do
+            advertising = self._legacy_advertisement(name, AdvertisingData.SHORTENED_LOCAL_NAME)
+        self._advertising_set = await self.device.create_advertising_set(
+            advertising_parameters=AdvertisingParameters(
+                advertising_event_properties=AdvertisingEventProperties(
+                    is_connectable=True, is_scannable=True, is_legacy=True
+                ),
+                primary_advertising_interval_min=ADVERTISING_INTERVAL_MS,
+                primary_advertising_interval_max=ADVERTISING_INTERVAL_MS,
+            ),
+            advertising_data=bytes(advertising),
+            scan_response_data=bytes(AdvertisingData(list(self._scan_response))),
+            auto_restart=True,
+        )
+
+    def _legacy_advertisement(self, name: bytes, name_type: int) -> AdvertisingData:
+        return AdvertisingData(
+            [
+                (AdvertisingData.FLAGS, bytes([0x06])),  # LE general discoverable, no BR/EDR
+                (name_type, name),
+                *self._advertising_extra,
+            ]
+        )
 
     async def notify(self, payload: bytes) -> None:
         """Send one message to the app if it is connected and subscribed; else it is lost."""

@@ -63,6 +63,7 @@ class VirtualDie(abc.ABC):
             on_write=self._on_write,
             address=address,
             advertising_extra=self._advertising_extra(),
+            scan_response=self._scan_response(),
             att_mtu=DIE_ATT_MTU,
             write_without_response=self.write_without_response,
         )
@@ -124,13 +125,19 @@ class VirtualDie(abc.ABC):
     def _advertising_extra(self) -> tuple[tuple[int, bytes], ...]:
         return ()
 
+    def _scan_response(self) -> tuple[tuple[int, bytes], ...]:
+        """Given, the die advertises as a Pixels die: these in its scan response."""
+        return ()
+
 
 class VirtualPixelsDie(VirtualDie):
     """A Pixels die: answers WhoAreYou, reports its roll states, blinks.
 
     As the real dice: firmware built since late 2024 offers the current service,
-    older firmware (``legacy_service``) the 6e400001 one; the advertisement carries
-    the id and build time under 180a and the state as manufacturer data. Firmware
+    older firmware (``legacy_service``) the 6e400001 one. It advertises as the
+    firmware does: the advertisement lists 180a and carries the state as
+    manufacturer data; the scan response lists the service and carries the id and
+    build time as service data under 180a. Firmware
     built by `pixels_protocol.BAD_NORMALS_BUILT_BY` reports d6 and d4 faces through
     its wrong normals, and before 2024-05-22 a 6-LED die calls a tilted settle crooked.
     """
@@ -157,6 +164,7 @@ class VirtualPixelsDie(VirtualDie):
         self.pixel_id = pixel_id if pixel_id is not None else random.Random(name).getrandbits(32)
         self.legacy_identity = legacy_identity
         self.state = pixels_protocol.RollState.ON_FACE
+        self.blink_messages: list[pixels_protocol.Blink] = []  # every Blink, as the die read it
         if legacy_service:
             self.service_uuid = pixels_protocol.LEGACY_SERVICE_UUID
             self.write_uuid = pixels_protocol.LEGACY_WRITE_CHAR_UUID
@@ -186,7 +194,6 @@ class VirtualPixelsDie(VirtualDie):
         return face - 1
 
     def _advertising_extra(self) -> tuple[tuple[int, bytes], ...]:
-        info = pixels_protocol.service_data(self.pixel_id, self.build_timestamp)
         state = pixels_protocol.manufacturer_data(
             led_count=self.led_count,
             die_type=self.die_type,
@@ -194,10 +201,23 @@ class VirtualPixelsDie(VirtualDie):
             face_index=self._index(self.face),
             battery_percent=self.battery_percent,
         )
-        company = pixels_protocol.COMPANY_IDS[0].to_bytes(2, "little")
+        # The firmware's company id: unassigned until the release that moved to the
+        # current service, Systemic Games' since.
+        legacy = self.service_uuid == pixels_protocol.LEGACY_SERVICE_UUID
+        company = pixels_protocol.COMPANY_IDS[0 if legacy else 1].to_bytes(2, "little")
         return (
-            (AdvertisingData.SERVICE_DATA_16_BIT_UUID, UUID("180A").to_bytes() + info),
+            (AdvertisingData.COMPLETE_LIST_OF_16_BIT_SERVICE_CLASS_UUIDS, UUID("180A").to_bytes()),
             (AdvertisingData.MANUFACTURER_SPECIFIC_DATA, company + state),
+        )
+
+    def _scan_response(self) -> tuple[tuple[int, bytes], ...]:
+        info = pixels_protocol.service_data(self.pixel_id, self.build_timestamp)
+        return (
+            (
+                AdvertisingData.COMPLETE_LIST_OF_128_BIT_SERVICE_CLASS_UUIDS,
+                UUID(self.service_uuid).to_bytes(),
+            ),
+            (AdvertisingData.SERVICE_DATA_16_BIT_UUID, UUID("180A").to_bytes() + info),
         )
 
     async def tumble(self, tumbles: int = TUMBLES) -> None:
@@ -248,15 +268,20 @@ class VirtualPixelsDie(VirtualDie):
             await self.set_battery(self.battery_percent)
         elif payload[0] == pixels_protocol.BLINK:
             try:
-                count, _duration, colour = pixels_protocol.decode_blink(payload)
+                blink = pixels_protocol.decode_blink(payload)
             except DecodeError:
                 return
-            self.blinks.append((count, colour))
+            self.blinks.append((blink.count, blink.rgb))
+            self.blink_messages.append(blink)
             await self.peripheral.notify(bytes([self.BLINK_ACK]))
 
 
 class VirtualGoDice(VirtualDie):
     """A GoDice: "R" when thrown, "S" and a gravity vector when it settles.
+
+    ``shell`` is the shell it wears (the bare die is a d6): its faces and the vectors
+    it reports for them are the maker's for that shell. ``colour`` may be any code,
+    as a newer die might report one this app does not know.
 
     Its RX characteristic takes writes with response only, as the maker's clients
     write: on Linux a write without response to it is refused before it is sent.
@@ -267,22 +292,36 @@ class VirtualGoDice(VirtualDie):
     write_uuid = godice_protocol.WRITE_CHAR_UUID
     notify_uuid = godice_protocol.NOTIFY_CHAR_UUID
     write_without_response = False
-    JITTER = 6  # accelerometer noise on a die lying flat, in the die's units
+    # Accelerometer noise on a die lying flat, in the die's units: well inside half the
+    # distance between two positions showing different numbers (the closest lie 35 apart).
+    JITTER = 6
 
     def __init__(
         self,
         radio: VirtualRadio,
         name: str = "GoDice_000001_R_v04",
         *,
-        colour: godice_protocol.Colour = godice_protocol.Colour.RED,
+        colour: int = godice_protocol.Colour.RED,
+        shell: DieType = DieType.D6,
         **kwargs: object,
     ) -> None:
         self.colour = colour
+        self.shell = shell
         super().__init__(radio, name, **kwargs)  # type: ignore[arg-type]
 
+    @property
+    def faces(self) -> int:
+        return len(godice_protocol.shell_faces(self.shell))
+
+    async def roll(self, face: int | None = None, *, tumbles: int = TUMBLES) -> int:
+        """Tumble, then settle on `face` (random among the shell's faces if None)."""
+        if face is None:
+            face = self.rng.choice(godice_protocol.shell_faces(self.shell))
+        return await super().roll(face, tumbles=tumbles)
+
     def vector(self, face: int) -> tuple[int, int, int]:
-        """A slightly noisy gravity vector with `face` up."""
-        ideal = godice_protocol.D6_VECTORS[face]
+        """A slightly noisy gravity vector with `face` up in the die's shell."""
+        ideal = godice_protocol.vector_for(self.shell, face)
         return tuple(v + self.rng.randint(-self.JITTER, self.JITTER) for v in ideal)  # type: ignore[return-value]
 
     async def tumble(self, tumbles: int = TUMBLES) -> None:

@@ -235,7 +235,7 @@ async def test_malformed_notifications_are_counted_not_fatal(
 ) -> None:
     die = VirtualPixelsDie(radio, "Ruby")
     source = await connect(die, seat=0)
-    for junk in (b"\x03", b"\x03\x09\x00", b"\x02\xff", b"\x22\x05"):
+    for junk in (b"\x03", b"\x03\x01", b"\x02\xff", b"\x22\x05"):
         await die.peripheral.notify(junk)
     await until(lambda: source.malformed == 4)
     await die.peripheral.notify(b"\x22\xff\x00")  # a gauge over 100 %: held to 100, not refused

@@ -83,6 +83,12 @@ NEW, OLD = pixels_protocol.SERVICE_UUID, pixels_protocol.LEGACY_SERVICE_UUID
         ("Ruby", [OLD], {}, {0x004C: bytes(5)}, None),  # someone else's maker data
         ("UART-thing", [OLD], {}, {}, None),  # the shared UART service alone
         ("Ruby", [], {}, {0xFFFF: bytes(5)}, None),  # no Pixels service
+        # The advertisement alone, as the firmware sends it before its scan response:
+        # Device Information listed, the die's state as manufacturer data.
+        ("Ruby", [INFO], {}, {0x0D39: bytes([6, 0x21, 1, 0, 87])}, "Pixels"),
+        ("Ruby", [INFO], {}, {0xFFFF: bytes([6, 0x21, 1, 0, 87])}, "Pixels"),
+        ("Ruby", [INFO], {}, {0x0D39: bytes(4)}, None),  # too short for a die's state
+        ("Thing", [INFO], {}, {0x004C: bytes(5)}, None),  # someone else's maker data
     ],
 )
 def test_scan_tells_the_makers_apart(

@@ -98,10 +98,18 @@ def test_face_values(die_type: DieType, index: int, value: int) -> None:
     assert px.face_value(die_type, index) == value
 
 
-def test_blink_layout_matches_the_document() -> None:
-    data = px.blink((0x11, 0x22, 0x33), count=3, duration_ms=0x0456, fade=7, loop=True)
-    assert data == bytes([29, 3, 0x56, 0x04, 0x33, 0x22, 0x11, 0x00]) + b"\xff" * 4 + bytes([7, 1])
-    assert px.decode_blink(data) == (3, 0x0456, (0x11, 0x22, 0x33))
+def test_blink_layout_matches_the_makers_library() -> None:
+    # id, count u8, duration u16, colour u32, face mask u32, fade u8, loop count u8.
+    data = px.blink((0x11, 0x22, 0x33), count=3, duration_ms=0x0456, fade=7, loop_count=4)
+    assert data == bytes([29, 3, 0x56, 0x04, 0x33, 0x22, 0x11, 0x00]) + b"\xff" * 4 + bytes([7, 4])
+    assert px.decode_blink(data) == px.Blink(3, 0x0456, (0x11, 0x22, 0x33), px.ALL_FACES, 7, 4)
+
+
+def test_a_blink_plays_once_unless_asked_to_loop() -> None:
+    # The last byte is how many times the animation plays, 1 by default as in the maker's
+    # library; it is no on/off flag.
+    assert px.blink((1, 2, 3))[-1] == 1
+    assert px.decode_blink(px.blink((1, 2, 3), loop_count=255)).loop_count == 255
 
 
 def test_requests_are_single_bytes() -> None:
@@ -119,7 +127,6 @@ def test_other_message_ids_are_not_errors() -> None:
         b"",
         bytes([3]),
         bytes([3, 1]),
-        bytes([3, 9, 0]),  # no such roll state
         bytes([34, 5]),
         bytes([2]),
         bytes([2, 0]),  # a chunk of size 0
@@ -129,6 +136,53 @@ def test_other_message_ids_are_not_errors() -> None:
 def test_malformed_raise_decode_error(data: bytes) -> None:
     with pytest.raises(DecodeError):
         px.decode(data)
+
+
+@pytest.mark.parametrize("value", [6, 9, 255])
+def test_a_roll_state_this_app_does_not_know_is_unknown_not_an_error(value: int) -> None:
+    assert px.decode(bytes([3, value, 2])) == px.RollStateMessage(px.RollState.UNKNOWN, 2)
+    legacy = struct.pack("<BBBBIIHIBBBB", 2, 6, 0, 2, 0, 7, 0, 0, value, 0, 50, 0)
+    chunked = px.identity(
+        name="Ruby",
+        pixel_id=7,
+        die_type=DieType.D6,
+        led_count=6,
+        roll_state=px.RollState.ROLLED,
+        face_index=0,
+        battery_percent=50,
+    )
+    chunked = chunked[:-2] + bytes([value, 0])  # the status chunk's roll state
+    for data in (legacy, chunked):
+        message = px.decode(data)
+        assert isinstance(message, px.IAmADie)
+        assert message.roll_state is px.RollState.UNKNOWN and message.pixel_id == 7
+    state = bytes([6, 0x20, value, 0, 50])
+    advert = px.parse_advert({px.INFO_SERVICE_DATA_UUID: px.service_data(7, 0)}, {0x0D39: state})
+    assert advert is not None and advert.roll_state is px.RollState.UNKNOWN
+
+
+@pytest.mark.parametrize(
+    ("code", "leds", "die_type"),
+    [
+        (0, 20, DieType.D20),  # unknown: estimated from the LED count
+        (0, 21, DieType.D6_PIPPED),
+        (0, 7, DieType.UNKNOWN),
+        (2, 20, DieType.D6),  # a known code is the die type, whatever the LED count
+        (7, 6, DieType.D20),
+        (12, 6, DieType.UNKNOWN),  # a code newer than this app: unknown, not estimated
+    ],
+)
+def test_an_advertised_die_type_is_estimated_only_when_its_code_is_0(
+    code: int, leds: int, die_type: DieType
+) -> None:
+    state = bytes([leds, code << 4, 5, 0, 50])
+    advert = px.parse_advert({px.INFO_SERVICE_DATA_UUID: px.service_data(7, 0)}, {0x0D39: state})
+    assert advert is not None and advert.die_type is die_type
+
+
+def test_an_advertised_pixel_id_of_0_is_no_die() -> None:
+    info, state = px.service_data(0, 0), bytes([6, 0x20, 5, 0, 50])
+    assert px.parse_advert({px.INFO_SERVICE_DATA_UUID: info}, {0x0D39: state}) is None
 
 
 def test_advertised_service_data_carries_the_pixel_id() -> None:
