@@ -40,6 +40,7 @@ from serial.tools import list_ports
 from serial.tools.list_ports_common import ListPortInfo
 
 from companion.core.phrase import Phrase
+from companion.devices.images import FlashError, Image, WrongImageError, first_line
 from companion.devices.install import (
     BAUD,
     Installer,
@@ -50,6 +51,8 @@ from companion.devices.install import (
     Step,
     pinouts,
 )
+
+__all__ = ["FlashError", "Image", "WrongImageError", "first_line"]
 
 ESP32_S3 = "ESP32-S3"
 ESP32_C3 = "ESP32-C3"
@@ -110,14 +113,6 @@ COPY_CHUNK = 64 * 1024  # bytes of a .uf2 written between two progress reports
 PROMPT_WAIT_S = 1.0  # s: MicroPython's prompt comes at once after a Ctrl-C
 
 
-class WrongImageError(InstallError):
-    """The chosen image is not MicroPython for this board's chip."""
-
-
-class FlashError(InstallError):
-    """Writing MicroPython did not work; the message says what esptool or the drive said."""
-
-
 class Kind(enum.Enum):
     """What a bare board is doing."""
 
@@ -146,17 +141,6 @@ class BareBoard:
     @property
     def where(self) -> str:
         return str(self.port or self.drive or "")
-
-
-@dataclass(frozen=True)
-class Image:
-    """A MicroPython image checked for a chip: where it goes and what it holds."""
-
-    path: Path
-    chip: str
-    kind: str  # "esp" (a .bin for write_flash) or "uf2" (copied to the BOOTSEL drive)
-    data: bytes
-    offset: int = 0  # flash offset (esp)
 
 
 # -- the words ---------------------------------------------------------------------------------
@@ -641,8 +625,3 @@ async def make_counter(
         port, pinout=pinout, tokens=tokens, identify=identify, on_progress=on_progress
     )
     return await installer.run()
-
-
-def first_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return text[0] if text else type(exc).__name__

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from companion.core.phrase import Phrase
-from companion.devices.bare import FlashError, Image, WrongImageError, first_line
+from companion.devices.images import FlashError, Image, WrongImageError, first_line
 from companion.devices.install import InstallError, Listener, Progress, Step
 
 
