@@ -368,8 +368,13 @@ class CounterConnection:
             )
             if hello.caps & wire.CAP_SAFE_MODE:
                 # Its firmware kept failing to start: it opens no session and takes no claim,
-                # and only an install helps (its STATUS says how many starts failed).
-                self._update(last_problem=SAFE_MODE_PROBLEM, failed_starts=self._failed_starts)
+                # and only an install helps (its STATUS says how many starts failed). Nor is it
+                # ours any more, though it was before it restarted so.
+                self._update(
+                    access=Access.UNKNOWN,
+                    last_problem=SAFE_MODE_PROBLEM,
+                    failed_starts=self._failed_starts,
+                )
                 return
             if firmware_outdated(hello):
                 # Not a protocol error: it answered, but the app will not drive it.

@@ -405,3 +405,70 @@ def test_find_dice_without_bluetooth_says_so(ui: Harness, monkeypatch: pytest.Mo
     screen.find_dice()
     ui.pump()
     assert "Bluetooth is not available" in ui.banner()
+
+
+async def test_a_counter_started_in_safe_mode_says_so_and_its_row_fits_a_phone(
+    ui: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The sentence asking for the firmware again, in long languages, light and dark."""
+    import os
+
+    from kivy.core.window import Window
+    from kivy.uix.scrollview import ScrollView
+
+    from companion.devices.sim import process
+    from companion.ui import i18n
+    from tests.ui.test_contrast import poor_contrast
+    from tests.ui.test_layout_states import problems_on_show
+
+    # The virtual counters in this process, where a board can be started in safe mode.
+    monkeypatch.setattr(process, "can_spawn", lambda: False)
+    ui.start_game(["Anna", "Bram"])
+    service = ui.app.devices
+    assert service is not None
+    running = asyncio.ensure_future(service.run())
+    problems: list[str] = []
+    shot = os.environ.get("COMPANION_LAYOUT_SHOTS")
+    try:
+        await ui.until(
+            lambda: len(service.statuses) == 3 and all(s.ours for s in service.statuses),
+            "a board and a tracker per player are ours",
+        )
+        board = next(s for s in service.statuses if s.role is Role.BOARD)
+        service.fleet.counter(board.key).start_in_safe_mode(5)
+        await ui.until(
+            lambda: any(s.safe_mode for s in service.statuses if s.key == board.key),
+            "the board reports its safe mode",
+        )
+        status = next(s for s in service.statuses if s.key == board.key)
+        assert not status.ours  # it was, before it restarted in safe mode
+        ui.nav("devices")
+        for language, theme in (("de", "light"), ("de", "dark"), ("ru", "light"), ("ru", "dark")):
+            i18n.set_language(language)
+            ui.app.theme.apply(theme)
+            ui.pump(frames=4)
+            screen = ui.screen("devices")
+            row = screen.rows[board.key]
+            english = "This counter started in safe mode after {n} failed starts; install the "
+            english += "firmware again."
+            said = i18n.ngettext(english.replace("starts;", "start;"), english, 5).format(n=5)
+            assert row.problem == said != english.format(n=5)  # in the language on show
+            parts = [part.strip() for part in row.detail.split("\u00b7")]
+            assert not row.ours and i18n._("ours") not in parts
+            scroller = row.parent
+            while not isinstance(scroller, ScrollView):
+                scroller = scroller.parent
+            scroller.scroll_to(row, animate=False)
+            ui.pump(frames=4)
+            where = f"safe mode ({language}, {theme})"
+            problems += problems_on_show(ui, where)
+            problems += [f"{where}: contrast {found}" for found in poor_contrast(ui)]
+            if shot:  # pictures to look at: COMPANION_LAYOUT_SHOTS=/some/folder
+                Window.screenshot(f"{shot}/devices-safe-mode-{language}-{theme}.png")
+    finally:
+        i18n.set_language("en")
+        ui.app.theme.apply("dark")
+        running.cancel()
+        await asyncio.gather(running, return_exceptions=True)
+        ui.pump()
+    assert not problems, "\n".join(problems)
