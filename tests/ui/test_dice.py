@@ -228,3 +228,23 @@ async def test_a_godice_shell_is_set_on_the_devices_screen(
     await die.roll(2)
     await ui.until(lambda: "is a d4, not a d6" in ui.banner(), "a d4 is refused for a d6 roll")
     assert run_away_rolls(ui) == []
+
+
+async def test_a_godice_in_a_d20_shell_shows_the_face_it_rolled(
+    ui: Harness, table: dict[str, Any]
+) -> None:
+    """Its owner steps the shell button to the d20; the die's face is read through it."""
+    from companion.devices.dice import DieType
+    from companion.devices.sim.dice import VirtualGoDice
+
+    die = VirtualGoDice(table["radio"], shell=DieType.D20, seed=3)
+    await connect(ui, table, die, seat=0)
+    ui.app.show("devices")
+    screen = ui.screen("devices")
+    await ui.until(lambda: _card(screen).shell_text == "d6 shell", "a GoDice starts bare")
+    for _step in range(6):  # d4, d8, d10, d00, d12, d20
+        ui.tap(_card(screen).ids.shell)
+        ui.pump()
+    await ui.until(lambda: "(d20)" in _card(screen).title, "the die now wears a d20 shell")
+    await die.roll(17)
+    await ui.until(lambda: "shows 17" in _card(screen).detail, "the d20's face is shown")
