@@ -43,6 +43,7 @@ from companion.core.phrase import Phrase
 from companion.devices.images import FlashError, Image, WrongImageError, first_line
 from companion.devices.install import (
     BAUD,
+    PORT_ERRORS,
     Installer,
     InstallError,
     InstallResult,
@@ -338,7 +339,7 @@ def answers_micropython(port: str, timeout_s: float = PROMPT_WAIT_S) -> bool:
     """True when MicroPython's REPL (or raw REPL) answers a Ctrl-C on `port`."""
     try:
         link = serial.Serial(port, BAUD, timeout=0.05, exclusive=True)
-    except (OSError, serial.SerialException):
+    except PORT_ERRORS:
         return False
     try:
         link.write(b"\r\x03\x03")
@@ -350,10 +351,10 @@ def answers_micropython(port: str, timeout_s: float = PROMPT_WAIT_S) -> bool:
             if b">>> " in seen or b"raw REPL" in seen or b"\r\n>" in seen:
                 return True
         return False
-    except (OSError, serial.SerialException):
+    except PORT_ERRORS:
         return False
     finally:
-        with contextlib.suppress(OSError, serial.SerialException):
+        with contextlib.suppress(*PORT_ERRORS):
             link.close()
 
 

@@ -44,6 +44,16 @@ from companion.devices.status import Role
 from companion.plumbing.errors import CompanionError
 from companion.plumbing.places import shipped
 
+# What a port that went away raises: pyserial's errors, the system's, and on a pty or a
+# USB serial line the terminal calls' own (a flush after the cable came out).
+PORT_ERRORS: tuple[type[BaseException], ...] = (OSError, serial.SerialException)
+try:
+    import termios
+
+    PORT_ERRORS = (*PORT_ERRORS, termios.error)
+except ImportError:  # pragma: no cover (Windows)
+    pass
+
 BAUD = 115200  # USB CDC ignores it; a USB-UART bridge (the C3 trackers) runs at it
 HELLO_WAIT_S = 1.5  # s: a running counter answers HELLO within milliseconds
 RESET_WAIT_S = 20.0  # s: a board that resets (and a native USB port that comes back) takes less
@@ -222,27 +232,27 @@ class RawRepl:
         self.buffer = b""
 
     def close(self) -> None:
-        with contextlib.suppress(OSError, serial.SerialException):
+        with contextlib.suppress(*PORT_ERRORS):
             self.port.close()
 
     def _read(self) -> bytes:
         """What has come in, or the next byte within the port's timeout (no waiting for more)."""
         try:
             return bytes(self.port.read(max(1, self.port.in_waiting)))
-        except (OSError, serial.SerialException) as exc:
+        except PORT_ERRORS as exc:
             raise _Gone() from exc
 
     def _waiting(self) -> int:
         try:
             return int(self.port.in_waiting)
-        except (OSError, serial.SerialException) as exc:
+        except PORT_ERRORS as exc:
             raise _Gone() from exc
 
     def _write(self, data: bytes) -> None:
         try:
             self.port.write(data)
             self.port.flush()
-        except (OSError, serial.SerialException) as exc:
+        except PORT_ERRORS as exc:
             raise _Gone() from exc
 
     def until(self, *endings: bytes, timeout_s: float) -> bytes:
@@ -264,7 +274,7 @@ class RawRepl:
         time.sleep(0.1)
         try:
             self.port.reset_input_buffer()
-        except (OSError, serial.SerialException) as exc:
+        except PORT_ERRORS as exc:
             raise _Gone() from exc
         self.buffer = b""
         self._write(b"\r\x01")
@@ -326,7 +336,7 @@ def open_port(port: str) -> serial.Serial:
     """The port, opened for this program alone; the user's mistakes as InstallErrors."""
     try:
         return serial.Serial(port, BAUD, timeout=0.05, exclusive=True)
-    except (OSError, serial.SerialException) as exc:
+    except PORT_ERRORS as exc:
         code = getattr(exc, "errno", None)
         if code == errno.ENOENT or (not Path(port).exists() and not _is_windows_port(port)):
             raise NoSuchPortError(

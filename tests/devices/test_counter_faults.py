@@ -142,6 +142,8 @@ async def test_a_press_numbered_as_one_before_the_wrap_is_still_taken(tmp_path):
                 for session in tracker.counter.sessions:
                     session.heard_at = now
                 tracker.counter._app_seen = now
+                # Nor does its serial line go quiet (it would forget the app's HELLO).
+                tracker._protocol.heard_at = tracker._serial.timebase.ticks_ms()
                 return manager.statuses()[0].battery_mv == mv
 
             heard()

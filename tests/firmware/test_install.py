@@ -215,3 +215,28 @@ async def test_twenty_installs_each_cut_by_the_cable_end_in_the_old_or_the_new_f
         f"[install] {CUTS} installs through companion install cut by the cable (seed {seed}), "
         f"{time.monotonic() - started:.0f} s: {', '.join(cuts)}"
     )
+
+
+def test_a_line_whose_far_end_went_away_mid_flush_is_the_cable_coming_out(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Pulling the cable can make the system's wait for the bytes to leave fail (a
+    terminal call's own error, not an OSError): the install says the cable came out, as
+    for any other way the line went away, instead of ending in a traceback."""
+    import pty
+    import termios
+
+    master, slave = pty.openpty()
+    try:
+        repl = install.RawRepl(os.ttyname(slave))
+
+        def gone() -> None:
+            raise termios.error(5, "Input/output error")
+
+        monkeypatch.setattr(repl.port, "flush", gone)
+        with pytest.raises(install._Gone):
+            repl._write(b"\x03")
+        repl.close()
+    finally:
+        os.close(master)
+        os.close(slave)
