@@ -455,6 +455,9 @@ async def test_a_counter_started_in_safe_mode_says_so_and_its_row_fits_a_phone(
             assert row.problem == said != english.format(n=5)  # in the language on show
             parts = [part.strip() for part in row.detail.split("\u00b7")]
             assert not row.ours and i18n._("ours") not in parts
+            # It takes no claim, so no Claim button is offered (an install is what helps).
+            claim = row.ids.claim
+            assert claim.disabled and claim.width == 0 and claim.opacity == 0
             scroller = row.parent
             while not isinstance(scroller, ScrollView):
                 scroller = scroller.parent

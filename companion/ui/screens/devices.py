@@ -88,6 +88,8 @@ class CounterRow(BoxLayout):
     players_text = StringProperty("")
     swatch = ColorProperty([0, 0, 0, 0])
     ours = BooleanProperty(False)
+    # Not ours, and able to take a claim (a counter in safe mode takes none).
+    claimable = BooleanProperty(True)
     tracker = BooleanProperty(False)
     # A counter on USB (not a virtual one): the firmware this app ships can go on it.
     installable = BooleanProperty(False)
@@ -499,6 +501,7 @@ class DevicesScreen(CompanionScreen):
         row.detail = f"{where}  \u00b7  {status_line(status)}"
         row.problem = safe_mode_text(status) or (status.last_problem if not status.ours else "")
         row.ours = status.ours
+        row.claimable = not status.ours and not status.safe_mode
         row.tracker = status.role is Role.TRACKER
         row.installable = service is not None and service.can_install(status.key)
         names = []
