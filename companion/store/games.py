@@ -59,7 +59,7 @@ from companion.store.plays import PlayedGames, played_games
 from companion.store.reading import Reader, SavedGame, close_all
 from companion.store.recorder import SAVE_TIMEOUT_S, Later, Recorder, Schedule
 from companion.store.shelf import StatisticsShelf
-from companion.store.stats import StoredStatistics, Summarising
+from companion.store.stats import COUNT_DELETED, StoredStatistics, Summarising
 from companion.store.writer import Job, Writer
 
 log = logging.getLogger(__name__)
@@ -470,6 +470,7 @@ class GameStore:
             conn.execute("DELETE FROM games WHERE id = ?", (game_id,))
             conn.execute("DELETE FROM meta WHERE key = ? AND value = ?", (LAST_GAME_KEY, game_id))
             forget_people_without_games(conn)
+            conn.execute(COUNT_DELETED)
             rows.forget(game_id)
 
         self._writer.submit(Job(remove)).wait(SAVE_TIMEOUT_S)

@@ -72,8 +72,8 @@ class StatisticsShelf:
             and before[:2] == seen[:2]
             and before[3:] == seen[3:]
         ):
-            # As many games and summaries as before, and nobody renamed or merged: only
-            # saves since, of the games played since.
+            # As many games and summaries as before, none deleted, nobody renamed or
+            # merged: only saves since, of the games played since.
             stored = kept.read_changed(reader.all(SAVED_SINCE_QUERY, (kept.played,)))
             self._cache = (seen, stored)
             return stored

@@ -116,6 +116,14 @@ _COUNT_WRITTEN = (
 )
 
 
+# Counts the games deleted, so a reader knows one went even when as many were saved since.
+_DELETED_KEY = "games_deleted"
+COUNT_DELETED = (
+    f"INSERT INTO meta (key, value) VALUES ('{_DELETED_KEY}', '1') ON CONFLICT (key) "
+    "DO UPDATE SET value = CAST(value AS INTEGER) + 1"
+)
+
+
 def write_summary_made_late(conn: sqlite3.Connection, game_id: str, summary: str | None) -> None:
     """Keep a summary made in the background, unless a save wrote a newer one meanwhile or
     the game has gone."""
@@ -156,7 +164,8 @@ SAVED_SINCE_QUERY = PEOPLE_SUMMARIES_QUERY + " WHERE games.played > ?"
 STATS_SEEN_QUERY = (
     "SELECT (SELECT count(*) FROM games), (SELECT count(*) FROM stats WHERE engine = ?), "
     f"(SELECT value FROM meta WHERE key = '{_WRITTEN_KEY}'), "
-    f"(SELECT value FROM meta WHERE key = '{PEOPLE_WRITTEN_KEY}')"
+    f"(SELECT value FROM meta WHERE key = '{PEOPLE_WRITTEN_KEY}'), "
+    f"(SELECT value FROM meta WHERE key = '{_DELETED_KEY}')"
 )
 
 

@@ -31,6 +31,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from companion.plumbing.places import LOCALE_DIR
+from companion.ui.weak import collector_held
 
 if TYPE_CHECKING:
     from companion.plumbing.listeners import Listeners
@@ -135,7 +136,8 @@ def set_language(language: str) -> str:
     changed = code != _language
     _language = code
     if changed and _listeners is not None:
-        _listeners.emit(code)
+        with collector_held():
+            _listeners.emit(code)
     return code
 
 

@@ -11,6 +11,8 @@ from kivy.metrics import sp
 from kivy.properties import ColorProperty, NumericProperty, StringProperty
 from kivy.utils import get_color_from_hex
 
+from companion.ui.weak import collector_held
+
 # name -> (background, surface, raised surface, text, dimmed text, accent, good, bad, warn).
 # Every pair of these that the widgets draw text with reaches WCAG AA (tests/ui/test_contrast.py).
 _PALETTES: dict[str, tuple[str, ...]] = {
@@ -127,18 +129,19 @@ class Theme(EventDispatcher):
         if name not in _PALETTES:
             name = "dark"
         values = [get_color_from_hex(code) for code in _PALETTES[name]]
-        (
-            self.bg,
-            self.surface,
-            self.raised,
-            self.text,
-            self.dim,
-            self.accent,
-            self.good,
-            self.bad,
-            self.warn,
-        ) = values
-        self.name = name
+        with collector_held():
+            (
+                self.bg,
+                self.surface,
+                self.raised,
+                self.text,
+                self.dim,
+                self.accent,
+                self.good,
+                self.bad,
+                self.warn,
+            ) = values
+            self.name = name
 
 
 def colour(code: str, alpha: float = 1.0) -> list[float]:

@@ -9,8 +9,10 @@ arguments fixed at bind time.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 
@@ -26,3 +28,22 @@ def weakly(method: Callable[..., Any], *args: Any) -> Callable[..., None]:
             func(target, *args, *values)
 
     return call
+
+
+@contextlib.contextmanager
+def collector_held() -> Iterator[None]:
+    """For a change that reaches many bindings at once (the theme, the language): what was
+    let go of is collected first, and the collector waits until the change is done.
+
+    A collection in the middle of it would free widgets whose kv bindings are still on
+    the list being called, and Kivy would call one of them after its widget was gone
+    (ReferenceError, half the screen in the old colours)."""
+    if not gc.isenabled():  # held already (the app's start holds it)
+        yield
+        return
+    gc.collect()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()

@@ -142,6 +142,20 @@ def test_a_deleted_game_takes_its_summary_with_it(tmp_path: Path) -> None:
     store.close()
 
 
+def test_a_game_deleted_and_another_saved_is_no_longer_counted(tmp_path: Path) -> None:
+    """Read between the delete and the save or not, the statistics hold the new game and
+    not the deleted one, though as many games are saved as before."""
+    store = GameStore(tmp_path)
+    first, second = first_game(), second_game()
+    store.save(FIRST, first)
+    assert store.statistics().summaries == [summarise(first.setup, first.log)]
+    store.delete(FIRST)
+    store.save("20261129-050000-0001", second)
+    assert store.statistics().summaries == [summarise(second.setup, second.log)]
+    _same_figures(store)
+    store.close()
+
+
 def _same_figures(store: GameStore) -> None:
     """The figures the store hands out are those of its summaries added up afresh (of
     games tied for a record, either may be named)."""
