@@ -32,16 +32,16 @@ def weakly(method: Callable[..., Any], *args: Any) -> Callable[..., None]:
 
 @contextlib.contextmanager
 def collector_held() -> Iterator[None]:
-    """For a change that reaches many bindings at once (the theme, the language): what was
-    let go of is collected first, and the collector waits until the change is done.
+    """For a change that reaches many bindings at once (the theme, the language): the
+    collector waits until the change is done.
 
     A collection in the middle of it would free widgets whose kv bindings are still on
     the list being called, and Kivy would call one of them after its widget was gone
-    (ReferenceError, half the screen in the old colours)."""
+    (ReferenceError, half the screen in the old colours). Held, such a widget only hears
+    the change once more; it is freed, and its bindings with it, at the next collection."""
     if not gc.isenabled():  # held already (the app's start holds it)
         yield
         return
-    gc.collect()
     gc.disable()
     try:
         yield
