@@ -28,7 +28,11 @@ QUIT_PROBE = probe_script(
         def emit(self, record):
             text = record.getMessage()
             if record.exc_info:
-                text += " " + repr(record.exc_info[1])
+                import traceback
+
+                # Where it came from, so that a failure seen once can be found again.
+                where = traceback.format_tb(record.exc_info[2])[-3:]
+                text += " " + repr(record.exc_info[1]) + " at " + "".join(where)
             report["problems"].append(f"{record.levelname} {record.name}: {text}")
 
     logging.root.addHandler(Problems(logging.ERROR))
