@@ -56,7 +56,7 @@ from companion.devices import framing, wire
 from companion.devices.ble_link import BleLink
 from companion.devices.link import Link
 from companion.devices.serial_link import SerialLink
-from companion.devices.sim.bumble_backend import VirtualPeripheral, VirtualRadio
+from companion.devices.sim.bumble_backend import VirtualRadio
 from companion.devices.sim.counters import (
     BleVirtualCounter,
     LedFrame,
@@ -67,6 +67,7 @@ from companion.devices.sim.fleet import VirtualFleet, VirtualSetup
 from companion.devices.sim.host import echo_peripheral
 from companion.devices.sim.pty_port import PtyPort
 from companion.devices.sim.remote import RemoteBleakClient, RemoteDeviceDetails, RemoteFleet
+from companion.devices.sim.virtual_peripheral import VirtualPeripheral
 from companion.devices.status import Role
 from companion.devices.sync import DeviceManager
 from companion.devices.tokens import TokenStore

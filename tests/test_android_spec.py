@@ -306,7 +306,7 @@ def test_every_permission_asked_at_run_time_is_declared_for_that_android(sdk_int
     """A runtime request for a permission the manifest leaves out is refused without a
     dialog: for the app's own requests that switches Bluetooth off, and bleak's scanner
     fails unless at least one of the location permissions it asks for is granted."""
-    from companion.ui.device_service import bluetooth_permissions
+    from companion.ui.android_permissions import bluetooth_permissions
 
     for name in bluetooth_permissions(sdk_int):
         assert _declared_for(name, sdk_int), (sdk_int, name)
@@ -331,7 +331,7 @@ def test_one_request_asks_for_everything_a_scan_needs_before_bleak_asks(sdk_int:
     the user about (all are the scan's), so Android asks about them together, and every
     one of those bleak's scanner asks for again itself: bleak then finds them granted and
     asks nothing the user sees (what it asks beyond is not declared: refused unasked)."""
-    from companion.ui.device_service import bluetooth_permissions
+    from companion.ui.android_permissions import bluetooth_permissions
 
     asked = bluetooth_permissions(sdk_int)
     asked_at_runtime = {
@@ -354,7 +354,7 @@ async def test_the_app_asks_once_and_reads_an_approximate_location_as_enough(
 
     import kivy.utils
 
-    from companion.ui import device_service
+    from companion.ui import android_permissions
 
     calls: list[list[str]] = []
     answers: list[list[bool]] = []
@@ -376,9 +376,9 @@ async def test_the_app_asks_once_and_reads_an_approximate_location_as_enough(
     monkeypatch.setattr(kivy.utils, "platform", "android")
 
     answers += [[True, True, False, True], [True, True, False, False], [False, True, True, True]]
-    said = [await device_service._ask_android_permissions(timeout_s=5.0) for _ in range(3)]
+    said = [await android_permissions.ask_android_permissions(timeout_s=5.0) for _ in range(3)]
     assert said == [True, False, False]  # approximate; no location; no Nearby devices
-    assert calls == [device_service.bluetooth_permissions(34)] * 3  # one request each time
+    assert calls == [android_permissions.bluetooth_permissions(34)] * 3  # one request each time
 
 
 def test_the_table_link_may_listen_and_find_its_address() -> None:

@@ -45,7 +45,14 @@ from companion.devices.session import (
     firmware_outdated,
     update_advice,
 )
-from companion.devices.status import DISTURBANCES_MIN, Access, CounterStatus, Disturbances, Role
+from companion.devices.status import (
+    DISTURBANCES_MIN,
+    Access,
+    CounterStatus,
+    Disturbances,
+    Role,
+    disturbance_signs,
+)
 from companion.devices.tokens import TokenStore
 from companion.plumbing.tasks import TaskSet
 
@@ -57,8 +64,7 @@ REFRESH_INTERVAL_S = 10.0  # s: everything is sent again this often, acknowledge
 AUTH_ATTEMPTS = 3  # refused AUTHs in a row before the counter is taken as another table's
 PING_INTERVAL_S = 2.0  # s: often enough for a live link-quality figure, cheap on the radio
 PINGS_MISSED_MAX = 3  # unanswered pings in a row before a silent counter is taken for gone
-# Only a claimed counter sends a CHALLENGE after its HELLO: one that came after a HELLO saying
-# "unclaimed" means that HELLO was damaged on the way; a fresh session asks again.
+# A CHALLENGE after a HELLO saying "unclaimed": that HELLO was damaged; a new session asks again.
 HELLO_CONTRADICTED = "it said it was unclaimed, then challenged the app: asking again"
 SAFE_MODE_PROBLEM = "it started in safe mode after failed starts: install the firmware again"
 VERSION_CHECKS = 2  # HELLOs in a row that must tell of another version before the app believes
@@ -604,7 +610,7 @@ class CounterConnection:
             # About no message of ours (errors are not sealed): the counter answering another
             # program on its line, or a copy from someone in the path. Not our session's end.
             # A counter's report of junk it dropped counts each dropped frame as a sign.
-            for _ in range(min(DISTURBANCES_MIN, _dropped_frames(message))):
+            for _ in range(min(DISTURBANCES_MIN, disturbance_signs(message))):
                 self._disturbed()
             return
         out_of_step = (wire.ERR_NOT_AUTHENTICATED, wire.ERR_REPLAY, wire.ERR_MALFORMED)
@@ -792,13 +798,3 @@ class CounterConnection:
         self.status = replace(self.status, **changes)
         self._changed.set()
         self.table.status_changed(self)
-
-
-def _dropped_frames(error: wire.Error) -> int:
-    """How many signs of a disturbed line one ERROR is: a counter's BAD_FRAME report says
-    how many frames it dropped ("dropped N"); any other error is one sign."""
-    if error.code == wire.ERR_BAD_FRAME and error.detail.startswith("dropped "):
-        count = error.detail.removeprefix("dropped ")
-        if count.isdigit():
-            return max(1, int(count))
-    return 1

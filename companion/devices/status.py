@@ -127,3 +127,13 @@ class Disturbances:
         """When, with no new sign, the line counts as calm again (loop time)."""
         index = len(self._at) - DISTURBANCES_MIN
         return self._at[index] + DISTURBANCE_WINDOW_S if index >= 0 else 0.0
+
+
+def disturbance_signs(error: wire.Error) -> int:
+    """How many signs of a disturbed line one ERROR is: a counter's BAD_FRAME report says
+    how many frames it dropped ("dropped N"); any other error is one sign."""
+    if error.code == wire.ERR_BAD_FRAME and error.detail.startswith("dropped "):
+        count = error.detail.removeprefix("dropped ")
+        if count.isdigit():
+            return max(1, int(count))
+    return 1

@@ -7,7 +7,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 import pytest
 
 from companion.devices import wire
-from companion.devices.sim.bumble_backend import VirtualPeripheral, VirtualRadio
+from companion.devices.sim.bumble_backend import VirtualRadio
+from companion.devices.sim.virtual_peripheral import VirtualPeripheral
 
 
 class EchoCounter:

@@ -13,8 +13,8 @@ from companion.devices import wire
 from companion.devices.sim.bumble_backend import (
     BumbleBleakClient,
     BumbleBleakScanner,
-    VirtualPeripheral,
 )
+from companion.devices.sim.virtual_peripheral import VirtualPeripheral
 
 from .helpers import until
 

@@ -14,8 +14,8 @@ from companion.devices.discovery import (
 )
 from companion.devices.serial_link import SerialLink
 from companion.devices.session import CounterVersionError, NotACounterError
-from companion.devices.sim.bumble_backend import VirtualPeripheral
 from companion.devices.sim.pty_port import PtyPort
+from companion.devices.sim.virtual_peripheral import VirtualPeripheral
 
 TRACKER_HELLO = wire.Hello(
     role=wire.ROLE_TRACKER,

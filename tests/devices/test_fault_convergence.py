@@ -18,9 +18,9 @@ from companion.devices.ble_link import BleLink
 from companion.devices.link import Link, LinkClosedError
 from companion.devices.reconnect import Backoff, Reconnector
 from companion.devices.serial_link import SerialLink
-from companion.devices.sim.bumble_backend import VirtualPeripheral
 from companion.devices.sim.faults import ChaosLink, FaultPlan, NoisyLine
 from companion.devices.sim.pty_port import PtyPort
+from companion.devices.sim.virtual_peripheral import VirtualPeripheral
 
 SNAPSHOTS = 300
 FAST = Backoff(initial_s=0.005, max_s=0.02)

@@ -24,9 +24,10 @@ from companion.devices.connection import CounterConnection
 from companion.devices.link import Link, LinkState
 from companion.devices.serial_link import SerialLink
 from companion.devices.session import SEQ_RESTART
-from companion.devices.sim.bumble_backend import VirtualPeripheral, VirtualRadio
+from companion.devices.sim.bumble_backend import VirtualRadio
 from companion.devices.sim.counters import BleVirtualCounter, SerialVirtualCounter, VirtualCounter
 from companion.devices.sim.faults import ChaosLink, FaultPlan
+from companion.devices.sim.virtual_peripheral import VirtualPeripheral
 from companion.devices.status import Access, CounterStatus, Role
 from companion.devices.sync import DeviceManager
 from companion.devices.tokens import TokenStore

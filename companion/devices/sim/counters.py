@@ -21,9 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from companion.devices import firmware_host, seal, wire
-from companion.devices.sim.bumble_backend import VirtualPeripheral, VirtualRadio
+from companion.devices.sim.bumble_backend import VirtualRadio
 from companion.devices.sim.frames import FrameListener, LedFrame
 from companion.devices.sim.pty_port import PtyPort
+from companion.devices.sim.virtual_peripheral import VirtualPeripheral
 from companion.devices.status import Role, counter_key
 from companion.plumbing.listeners import Listeners
 from companion.plumbing.places import shipped

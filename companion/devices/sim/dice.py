@@ -18,7 +18,8 @@ from bumble.core import UUID, AdvertisingData
 
 from companion.devices.dice import godice_protocol, pixels_protocol
 from companion.devices.dice.model import DecodeError, DieType
-from companion.devices.sim.bumble_backend import VirtualPeripheral, VirtualRadio
+from companion.devices.sim.bumble_backend import VirtualRadio
+from companion.devices.sim.virtual_peripheral import VirtualPeripheral
 
 _LEDS = {DieType.D6_PIPPED: 21, DieType.D8: 8, DieType.D10: 10, DieType.D00: 10}
 _LEDS |= {DieType.D12: 12, DieType.D20: 20}  # d6, fudge d6 and d4: 6 LEDs

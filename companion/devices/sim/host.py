@@ -58,12 +58,12 @@ from companion.devices import wire
 from companion.devices.sim.bumble_backend import (
     ADVERTISING_INTERVAL_MS,
     BumbleBleakClient,
-    VirtualPeripheral,
     VirtualRadio,
 )
 from companion.devices.sim.counters import VirtualCounter
 from companion.devices.sim.fleet import MAX_VIRTUAL_TRACKERS, VirtualFleet, VirtualSetup
 from companion.devices.sim.frames import LedFrame
+from companion.devices.sim.virtual_peripheral import VirtualPeripheral
 from companion.devices.status import Role
 
 log = logging.getLogger(__name__)

@@ -29,8 +29,9 @@ from companion.devices.dice import (
     pixels_protocol,
 )
 from companion.devices.dice.scan import GODICE, PIXELS, scan
-from companion.devices.sim.bumble_backend import VirtualPeripheral, VirtualRadio
+from companion.devices.sim.bumble_backend import VirtualRadio
 from companion.devices.sim.dice import VirtualGoDice, VirtualPixelsDie
+from companion.devices.sim.virtual_peripheral import VirtualPeripheral
 
 from ..helpers import until
 from .conftest import Connect
