@@ -26,6 +26,7 @@ import asyncio
 import contextlib
 import enum
 import importlib.util
+import logging
 import os
 import struct
 import sys
@@ -54,6 +55,10 @@ from companion.devices.install import (
 )
 
 __all__ = ["FlashError", "Image", "WrongImageError", "first_line"]
+
+log = logging.getLogger(__name__)
+# What a port that answers no counter's HELLO can raise beside LinkError.
+NO_HELLO: tuple[type[BaseException], ...] = (TimeoutError, RuntimeError, *PORT_ERRORS)
 
 ESP32_S3 = "ESP32-S3"
 ESP32_C3 = "ESP32-C3"
@@ -430,8 +435,8 @@ def _answers_counter_or_micropython(port: str) -> bool:
     try:
         if asyncio.run(hello()):
             return True
-    except Exception:
-        pass
+    except NO_HELLO as exc:  # no counter there: ask MicroPython next
+        log.debug("%s: no counter's HELLO (%s)", port, exc)
     return answers_micropython(port)
 
 

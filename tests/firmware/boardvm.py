@@ -184,3 +184,22 @@ class BoardVM:
             with contextlib.suppress(OSError):
                 os.close(fd)
         self.port.close()
+
+
+@contextlib.asynccontextmanager
+async def board_on_older_firmware(folder: Path, pinout: str) -> Any:
+    """A board on USB, started, whose firmware says it is "0.9.0" (older than the app's):
+    what an install finds on a counter bought last year."""
+    vm = BoardVM(folder, pinout, mpy=False, heap_bytes=4 * 1024 * 1024)
+    logic = vm.flash / "counter" / "logic.py"
+    text = logic.read_text()
+    start = text.index("FIRMWARE_VERSION = (")
+    logic.write_text(
+        text[:start] + "FIRMWARE_VERSION = (0, 9, 0)" + text[text.index(")", start) + 1 :]
+    )
+    vm.start()
+    try:
+        await vm.expect("boot")
+        yield vm
+    finally:
+        vm.close()

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from boardvm import BoardVM
+from boardvm import BoardVM, board_on_older_firmware
 
 from companion import cli
 from companion.devices import install
@@ -119,22 +119,10 @@ def builds(monkeypatch: pytest.MonkeyPatch):
 
 @pytest.fixture
 async def board(tmp_path: Path):
-    vm = BoardVM(tmp_path, PINOUT, mpy=False, heap_bytes=4 * 1024 * 1024)
-    logic = vm.flash / "counter" / "logic.py"
-    text = logic.read_text()
-    start = text.index("FIRMWARE_VERSION = (")
-    logic.write_text(
-        text[:start] + "FIRMWARE_VERSION = (0, 9, 0)" + text[text.index(")", start) + 1 :]
-    )
-    vm.start()
-    try:
-        await vm.expect("boot")
+    async with board_on_older_firmware(tmp_path, PINOUT) as vm:
         yield vm
-    finally:
-        vm.close()
 
 
-@pytest.mark.slow
 async def test_an_install_then_the_counter_already_runs_it(board: BoardVM, builds) -> None:
     old, new, _ship = builds
     assert await on_board(board) == tree(old)

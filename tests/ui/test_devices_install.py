@@ -31,21 +31,10 @@ SHOTS = os.environ.get("INSTALL_SHOTS")  # a folder: the screenshots are saved t
 @pytest.fixture
 async def usb_counter(tmp_path: Path) -> AsyncIterator[Any]:
     """A level board on USB running an older firmware ("0.9.0")."""
-    from boardvm import BoardVM
+    from boardvm import board_on_older_firmware
 
-    vm = BoardVM(tmp_path, PINOUT, mpy=False, heap_bytes=4 * 1024 * 1024)
-    logic = vm.flash / "counter" / "logic.py"
-    text = logic.read_text()
-    start = text.index("FIRMWARE_VERSION = (")
-    logic.write_text(
-        text[:start] + "FIRMWARE_VERSION = (0, 9, 0)" + text[text.index(")", start) + 1 :]
-    )
-    vm.start()
-    try:
-        await vm.expect("boot")
+    async with board_on_older_firmware(tmp_path, PINOUT) as vm:
         yield vm
-    finally:
-        vm.close()
 
 
 async def test_install_firmware_from_the_devices_screen(
