@@ -1,12 +1,13 @@
-"""People: everyone who played here, with how many games each; tap one to rename them or
-to count another entry as the same person (after asking). Their games and statistics go
-with them (`companion.store.people`)."""
+"""People: everyone who played here, with how many games each and the names they had
+before; tap one to rename them or to count another entry as the same person (after
+asking). Their games, statistics and old names go with them (`companion.store.people`)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kivy.clock import Clock
+from kivy.metrics import dp
 from kivy.properties import BooleanProperty, StringProperty
 
 from companion.core.errors import RuleError
@@ -16,13 +17,30 @@ from companion.ui.picker import Choice, ListPicker, pick_one
 from companion.ui.screens.base import CompanionScreen
 from companion.ui.theme import colour
 
+if TYPE_CHECKING:
+    from companion.store.people import Person
+
 # How often the linking of older games to people is looked at while it runs (s).
 PROGRESS_EVERY_S = 0.25
+# A row with the names a person had before is taller, for that second line (both
+# >= 48 dp: a thumb's tap; every row's height is fixed, so the list never jumps).
+ROW_HEIGHTS = {False: dp(56), True: dp(68)}
 
 
 def games_text(count: int) -> str:
     """ "3 games" in the language on show."""
     return ngettext("{n} game", "{n} games", count).format(n=count)
+
+
+def old_names(person: Person) -> str:
+    """The names a person had before, in alphabetical order: "Ann B., Annie"."""
+    return ", ".join(sorted(person.aliases, key=str.casefold))
+
+
+def also_played_as(person: Person) -> str:
+    """ "also played as Ann B., Annie", under a person's name ("" when they had no other)."""
+    names = old_names(person)
+    return _("also played as {names}").format(names=names) if names else ""
 
 
 class PeopleScreen(CompanionScreen):
@@ -31,6 +49,8 @@ class PeopleScreen(CompanionScreen):
     summary_text = StringProperty("")
     # The person tapped ("" while nobody is), and the question before a merge.
     chosen_name = StringProperty("")
+    # The names the person tapped had before, which a rename keeps ("" when none).
+    chosen_aliases = StringProperty("")
     merge_text = StringProperty("")
     editing = BooleanProperty(False)
     asking = BooleanProperty(False)
@@ -106,12 +126,18 @@ class PeopleScreen(CompanionScreen):
                 "person_id": person.id,
                 "name": person.name,
                 "detail": games_text(person.games),
+                "aliases": also_played_as(person),
+                "height": ROW_HEIGHTS[bool(person.aliases)],
                 "swatch": colour(person.colour),
                 "selected": chosen is not None and person.id == chosen.id,
             }
             for person in self.people
         ]
         self.chosen_name = chosen.name if chosen is not None else ""
+        kept = old_names(chosen) if chosen is not None else ""
+        self.chosen_aliases = (
+            _("Old names, kept after a rename: {names}").format(names=kept) if kept else ""
+        )
         self.editing = chosen is not None and not self.asking
 
     # -- what a tap does --------------------------------------------------------------
