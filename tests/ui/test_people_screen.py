@@ -16,7 +16,7 @@ from tests.core.test_statistics import first_game, second_game
 from tests.store.test_people import won_by
 from tests.ui.conftest import Harness
 from tests.ui.test_contrast import poor_contrast
-from tests.ui.test_layout_states import problems_on_show
+from tests.ui.test_layout_states import problems_on_show, words_box
 
 pytestmark = pytest.mark.slow
 
@@ -248,4 +248,106 @@ def test_it_fits_a_phone(english: Harness, count: int, language: str, theme: str
     problems += [f"new game: {found}" for found in problems_on_show(ui, "new_game")]
     if shot:
         Window.screenshot(f"{shot}/people-new-game-{count}-{language}-{theme}.png")
+    assert not problems, "\n".join(problems)
+
+
+def also_played(ui: Harness, screen: object, name: str) -> object:
+    """The line of old names under `name`'s row."""
+    return person_row(ui, screen, name).ids.aliases  # type: ignore[attr-defined]
+
+
+def test_old_names_show_after_a_rename_and_a_merge(english: Harness) -> None:
+    from kivy.metrics import dp
+
+    ui = english
+    save(ui, first_game(), second_game(), won_by(["Anne", "Dee"], 0))
+    i18n.set_language("de")
+    ui.app.theme.apply("light")
+    screen = open_people(ui)
+    # Nobody had another name yet: one line a row, as before.
+    assert [row["aliases"] for row in screen.ids.people.data] == [""] * 5
+    ui.tap(person_row(ui, screen, "Ann"))
+    assert screen.ids.kept.height == 0
+    screen.ids.new_name.text = "Annabel"
+    ui.tap(screen.ids.rename)
+    assert ui.banner() == "Ann heißt jetzt Annabel."
+    ui.pump()
+    # Still tapped: the panel says which names a rename keeps.
+    assert screen.editing and screen.ids.kept.text.endswith(": Ann")
+    ui.tap(person_row(ui, screen, "Anne"))
+    picker = screen.pick_same()
+    picker.pick([choice.text for choice in picker.choices].index("Annabel"))
+    ui.pump()
+    ui.tap(screen.ids.merge)
+    assert ui.banner() == "Anne zählt jetzt als Annabel."
+
+    line = also_played(ui, screen, "Annabel")
+    assert line.text == "spielte auch als Ann, Anne"
+    row = person_row(ui, screen, "Annabel")
+    assert row.height >= dp(48)
+    # The two lines inside the row, one under the other.
+    name = row.ids.name
+    bottom, top = row.to_window(row.x, row.y)[1], row.to_window(row.x, row.top)[1]
+    for label in (name, line):
+        words = words_box(label)
+        assert bottom <= words[1] and words[3] <= top, f"{label.text!r} leaves its row"
+    assert words_box(line)[3] <= words_box(name)[1] + 1
+    # A row without old names keeps its one line, in the middle.
+    plain = person_row(ui, screen, "Bo")
+    assert plain.ids.aliases.height == 0
+    assert abs(plain.ids.name.center_y - plain.center_y) <= 1
+
+    ui.tap(row)
+    ui.pump()
+    assert screen.ids.kept.text.endswith(": Ann, Anne") and screen.ids.kept.height > 0
+    problems = problems_on_show(ui, "people")
+    problems += [f"contrast: {found}" for found in poor_contrast(ui)]
+    assert not problems, "\n".join(problems)
+
+
+def eight_with_old_names(ui: Harness) -> None:
+    """Eight people, some of whom played under other names, one under very many."""
+    save(
+        ui,
+        won_by(["Maxi", "Josie", "Kostas", "Barti"], 0),
+        won_by(["Annie", "Bo", "Willi", "Cy"], 0),
+        *(won_by([name, "Bo"], 0) for name in ("Max H.", "Mäxchen", "Frau Hohenberg")),
+        *(won_by([name, "Cy"], 0) for name in ("Maximiliane H.", "Ann B.", "Ann")),
+    )
+    people = ui.app.session.games.people
+    people.rename("Maxi", "Maximiliane Hohenberg")
+    for name in ("Max H.", "Mäxchen", "Frau Hohenberg", "Maximiliane H."):
+        people.merge(name, "Maximiliane Hohenberg")
+    people.rename("Josie", "Josephine-Charlotte")
+    people.rename("Kostas", "Konstantinos")
+    people.rename("Barti", "Bartholomäus")
+    people.rename("Willi", "Wilhelmina van Oranje")
+    for name in ("Annie", "Ann B."):
+        people.merge(name, "Ann")
+
+
+@pytest.mark.parametrize("theme", ["dark", "light"])
+def test_long_lists_of_old_names_fit_a_phone(english: Harness, theme: str) -> None:
+    from kivy.core.window import Window
+
+    ui = english
+    eight_with_old_names(ui)
+    i18n.set_language("de")
+    ui.app.theme.apply(theme)
+    screen = open_people(ui)
+    assert len(screen.ids.people.data) == 8
+    long = also_played(ui, screen, "Maximiliane Hohenberg")
+    # Cut short with an ellipsis, inside its row, clear of the count of games.
+    said = long.text
+    assert long.is_shortened and said.startswith("spielte auch als ")
+    shot = os.environ.get("COMPANION_LAYOUT_SHOTS")
+    if shot:
+        Window.screenshot(f"{shot}/people-old-names-list-de-{theme}.png")
+    ui.tap(person_row(ui, screen, "Maximiliane Hohenberg"))
+    problems = [
+        found for found in problems_on_show(ui, "people") if found != f"people: shortened {said!r}"
+    ]
+    problems += [f"contrast: {found}" for found in poor_contrast(ui)]
+    if shot:
+        Window.screenshot(f"{shot}/people-old-names-de-{theme}.png")
     assert not problems, "\n".join(problems)
