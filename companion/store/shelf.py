@@ -92,7 +92,7 @@ class StatisticsShelf:
                     log.warning("the read-only saved games cannot be read: %s", exc)
                     theirs = []
             # Their `played` counts apart from ours: not read as saves since.
-            rows += [row[:3] for row in theirs if row[0] not in own]
+            rows += [(*row[:3], None, None, *row[5:]) for row in theirs if row[0] not in own]
         stored = kept.read_all(rows)
         self._cache = (seen, stored)
         return stored

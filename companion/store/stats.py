@@ -27,6 +27,7 @@ from companion.core.statistics import (
     figures_text,
     table_statistics,
 )
+from companion.core.trends import Month, PlayedGame, Trends, trends
 from companion.store.people import PEOPLE_WRITTEN_KEY
 
 log = logging.getLogger(__name__)
@@ -142,17 +143,17 @@ WAITING_QUERY = (
     "WHERE stats.engine IS NULL OR stats.engine != ? ORDER BY games.played DESC"
 )
 SUMMARIES_QUERY = (
-    "SELECT games.id, stats.engine, stats.summary, games.played FROM games "
-    "LEFT JOIN stats ON stats.game_id = games.id"
+    "SELECT games.id, stats.engine, stats.summary, games.played, NULL, games.created "
+    "FROM games LEFT JOIN stats ON stats.game_id = games.id"
 )
 # The same, with the name each linked seat's person has now, as JSON `[[seat, name], ...]`
 # (`companion.store.people`): a renamed player's games count under the new name, and
-# two entries merged count as one.
+# two entries merged count as one. Both end with when the game was first saved.
 PEOPLE_SUMMARIES_QUERY = (
     "SELECT games.id, stats.engine, stats.summary, games.played, "
     "(SELECT json_group_array(json_array(seats.seat, people.name)) FROM seats "
-    "JOIN people ON people.id = seats.person WHERE seats.game_id = games.id) FROM games "
-    "LEFT JOIN stats ON stats.game_id = games.id"
+    "JOIN people ON people.id = seats.person WHERE seats.game_id = games.id), games.created "
+    "FROM games LEFT JOIN stats ON stats.game_id = games.id"
 )
 # The games saved since the one played last when statistics were last read: a save
 # counts `played` up (`games_by_play` finds them).
@@ -176,11 +177,16 @@ class StoredStatistics:
     summaries: list[GameSummary]
     unreadable: int  # games that could not be read
     waiting: int  # games not summarised (yet) by today's engine
+    # The same summaries with when each game was played (for `trends`).
+    dated: list[PlayedGame] = field(default_factory=list, repr=False, compare=False)
     # The running totals of every summary, when they are kept (see `KeptStatistics`).
     tally: Tally | None = field(default=None, repr=False, compare=False)
     # The figures worked out so far, by (player, edition): the store hands out the same
     # statistics until a game changes, so opening them again costs one small query.
     _figures: dict[tuple[str | None, str | None], TableStatistics] = field(
+        default_factory=dict, repr=False, compare=False
+    )
+    _trends: dict[tuple[str | None, str | None, Month], Trends] = field(
         default_factory=dict, repr=False, compare=False
     )
 
@@ -202,6 +208,28 @@ class StoredStatistics:
             self._figures[key] = found
         return found
 
+    def trends(
+        self,
+        *,
+        month_of: Callable[[float], Month],
+        this_month: Month,
+        player: str | None = None,
+        edition: str | None = None,
+    ) -> Trends:
+        """Each player's Level over their last games and the games per month, over these
+        games (see `companion.core.trends.trends`)."""
+        key = (player, edition, this_month)
+        found = self._trends.get(key)
+        if found is None:
+            found = self._trends[key] = trends(
+                self.dated,
+                month_of=month_of,
+                this_month=this_month,
+                player=player,
+                edition=edition,
+            )
+        return found
+
 
 # How a game stands in the `stats` table: waiting, could not be read, or its summary.
 _WAITING = "waiting"
@@ -217,6 +245,8 @@ class KeptStatistics:
         # By game: the summary's engine and text and its people's names as read, and
         # what it is.
         self.games: dict[str, tuple[tuple[object, str | None, str | None], GameSummary | str]] = {}
+        # By game, its summary with when it was played (the games summarised only).
+        self.dated: dict[str, PlayedGame] = {}
         self.tally = Tally()
         self.played = 0  # the last `played` read
 
@@ -232,10 +262,13 @@ class KeptStatistics:
     def read_changed(self, rows: list[tuple[object, ...]]) -> StoredStatistics:
         """Bring the games in `rows` (of `SUMMARIES_QUERY`) up to date."""
         for game_id, engine, text, *rest in rows:
-            if rest and isinstance(rest[0], int):
-                self.played = max(self.played, rest[0])
+            played = rest[0] if rest and isinstance(rest[0], int) else None
+            if played is not None:
+                self.played = max(self.played, played)
             names = None if len(rest) < 2 or rest[1] is None else str(rest[1])
+            created = rest[2] if len(rest) > 2 and isinstance(rest[2], int | float) else None
             self._put(str(game_id), (engine, None if text is None else str(text), names))
+            self._date(str(game_id), played or 0, None if created is None else float(created))
         if self.tally.stale:
             self.tally = Tally()
             for _text, found in self.games.values():
@@ -253,7 +286,24 @@ class KeptStatistics:
                 waiting += 1
             else:
                 unreadable += 1
-        return StoredStatistics(summaries, unreadable, waiting, tally=self.tally)
+        return StoredStatistics(
+            summaries, unreadable, waiting, dated=list(self.dated.values()), tally=self.tally
+        )
+
+    def _date(self, game_id: str, played: int, started: float | None) -> None:
+        found = self.games.get(game_id)
+        summary = found[1] if found is not None else None
+        if not isinstance(summary, GameSummary):
+            self.dated.pop(game_id, None)
+            return
+        before = self.dated.get(game_id)
+        if (
+            before is None
+            or before.summary is not summary
+            or before.played != played
+            or before.started != started
+        ):
+            self.dated[game_id] = PlayedGame(summary, played, started)
 
     def _put(self, game_id: str, row: tuple[object, str | None, str | None] | None) -> None:
         before = self.games.get(game_id)
@@ -273,6 +323,7 @@ class KeptStatistics:
         )
         if found is None:
             self.games.pop(game_id, None)
+            self.dated.pop(game_id, None)
         else:
             self.games[game_id] = (row, found)  # type: ignore[assignment]
 

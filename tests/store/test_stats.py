@@ -18,6 +18,7 @@ from companion.core.statistics import (
     summarise,
     table_statistics,
 )
+from companion.core.trends import Trends
 from companion.store import GameStore
 from companion.store.database import SCHEMA_VERSION
 from tests.core.test_statistics import first_game, second_game, unfinished_game
@@ -225,4 +226,43 @@ def test_running_totals_follow_undo_delete_and_records(tmp_path: Path) -> None:
     _same_figures(store)
     store.delete(FIRST)
     _same_figures(store)
+    store.close()
+
+
+def test_the_pictures_follow_saves_and_deletes_in_the_order_played(tmp_path: Path) -> None:
+    """Each player's last games come in the order they were played (a game played on is
+    the latest), and the months from when each game was first saved; a save after the
+    first reading, and a delete, are seen."""
+
+    def month_of(at: float) -> tuple[int, int]:
+        return (2026, int(at))  # the test's times are months of 2026
+
+    def pictures() -> Trends:
+        return store.statistics().trends(month_of=month_of, this_month=(2026, 12))
+
+    store = GameStore(tmp_path)
+    store.save(FIRST, first_game())
+    store.save(SECOND, second_game())
+    recorder = store.recorder()
+    third = unfinished_game()
+    recorder.follow(THIRD, third)  # played in the app: saved as it goes
+    recorder.save()
+    store.flush()
+    _change(
+        tmp_path,
+        f"UPDATE games SET created = 3 WHERE id = '{FIRST}'",
+        f"UPDATE games SET created = 5 WHERE id IN ('{SECOND}', '{THIRD}')",
+    )
+    found = pictures()
+    assert dict(found.months)[(2026, 3)] == 1 and dict(found.months)[(2026, 5)] == 2
+    # Bo: lost the first game at Level 1, won the second, is at Level 1 in the third.
+    assert [(f.level, f.won) for f in found.finishes("Bo")] == [(1, False), (10, True), (1, False)]
+    store.save(SECOND.replace("2", "4"), second_game())  # a fourth game, played last
+    third.apply(GoUpLevel(player=0))
+    recorder.save()  # the third played on: now the latest
+    assert [f.level for f in pictures().finishes("Bo")] == [1, 10, 10, 1]
+    store.delete(FIRST)
+    assert [f.level for f in pictures().finishes("Bo")] == [10, 10, 1]
+    # The second and third games; the fourth was saved today, long after this picture.
+    assert sum(count for _month, count in pictures().months) == 2
     store.close()
