@@ -62,3 +62,29 @@ def test_a_finger_resting_on_the_flag_names_it_and_changes_nothing(ui: Harness) 
     assert screen.first == ROLL_FOR_FIRST, "holding the flag picked who starts"
     ui.tap(rows(screen)[1].ids.first)  # a tap picks
     assert screen.first == 1
+
+
+def test_adding_a_seat_or_choosing_who_starts_keeps_the_seats_drawn(ui: Harness) -> None:
+    """A seat added is drawn on its own, and a flag tapped marks who starts on the seats
+    as they are: nothing typed or shown on the others is drawn again (a moment's wait on
+    a phone with a full table); every flag and what it says follows all the same."""
+    from companion.ui.screens.new_game import ROLL_FOR_FIRST
+
+    screen = ui.screen("new_game")
+    before = rows(screen)
+    ui.tap(screen.ids.add)
+    after = rows(screen)
+    assert after[:-1] == before and len(after) == len(before) + 1
+    assert after[-1].name == screen.players[-1]["name"] and after[-1].index == len(before)
+    ui.tap(after[2].ids.first)
+    assert rows(screen) == after and screen.first == 2
+    assert [row.first for row in after] == [False, False, True, False]
+    name = screen.players[2]["name"]
+    assert name in after[2].first_hint and "goes first" in after[2].first_hint
+    assert all("let" in row.first_hint for i, row in enumerate(after) if i != 2)
+    assert screen.first_text == f"{name} goes first"
+    ui.tap(screen.ids.first)  # the switch under the seats: the next seat starts
+    assert screen.first == 3 and [row.first for row in after] == [False, False, False, True]
+    ui.tap(after[3].ids.first)  # the same flag again: dice decide
+    assert screen.first == ROLL_FOR_FIRST and not any(row.first for row in after)
+    assert rows(screen) == after

@@ -223,7 +223,15 @@ class NewGameScreen(CompanionScreen):
             )
             return
         self.players.append(self._new_player(len(self.players)))
-        self._rebuild()
+        rows = self.ids.rows
+        if len(rows.children) == len(self.players) - 1:
+            # Only the new seat is drawn: the others are as they were (drawing a whole
+            # table of seats again takes a moment on a phone).
+            rows.add_widget(self._row(len(self.players) - 1))
+            self._update_texts()
+            self._show_people()
+        else:
+            self._rebuild()
         # The new player's row in view, under the Add button (which never scrolls), and once
         # more when the screen is laid out again: the house rule's switch may just have come
         # and taken room from the list.
@@ -299,13 +307,25 @@ class NewGameScreen(CompanionScreen):
     def choose_first(self, index: int) -> None:
         """Tap a seat's flag to make it start; tap again to go back to rolling for it."""
         self.first = ROLL_FOR_FIRST if self.first == index else index
-        self._rebuild()
+        self._mark_first()
 
     def cycle_first(self) -> None:
         """Roll for it -> first seat -> second seat -> ... -> roll for it."""
         nxt = self.first + 1
         self.first = ROLL_FOR_FIRST if nxt >= len(self.players) else nxt
-        self._rebuild()
+        self._mark_first()
+
+    def _mark_first(self) -> None:
+        """Show who starts on the seats as they are, without drawing them again."""
+        rows = self.ids.rows.children
+        if len(rows) != len(self.players):
+            self._rebuild()
+            return
+        for row in rows:
+            index = int(row.index)
+            row.first = self.first == index
+            row.first_hint = self._first_hint(index, self.players[index]["name"])
+        self._update_texts()
 
     # -- class, race and role card ---------------------------------------------------
     def choose_class(self, index: int) -> ListPicker:
@@ -466,21 +486,24 @@ class NewGameScreen(CompanionScreen):
     def _rebuild(self) -> None:
         box = self.ids.rows
         box.clear_widgets()
-        for index, player in enumerate(self.players):
-            box.add_widget(
-                PlayerRow(
-                    owner=self,
-                    index=index,
-                    name=player["name"],
-                    colour=colour(player["colour"]),
-                    sex=sex_name(player["sex"], APP_LANGUAGE),
-                    first=self.first == index,
-                    first_hint=self._first_hint(index, player["name"]),
-                    **self._character_texts(player),
-                )
-            )
+        for index in range(len(self.players)):
+            box.add_widget(self._row(index))
         self._update_texts()
         self._show_people()
+
+    def _row(self, index: int) -> PlayerRow:
+        """The row of seat `index`, as the players list has it."""
+        player = self.players[index]
+        return PlayerRow(
+            owner=self,
+            index=index,
+            name=player["name"],
+            colour=colour(player["colour"]),
+            sex=sex_name(player["sex"], APP_LANGUAGE),
+            first=self.first == index,
+            first_hint=self._first_hint(index, player["name"]),
+            **self._character_texts(player),
+        )
 
     def _first_hint(self, index: int, name: str) -> str:
         if self.first == index:
