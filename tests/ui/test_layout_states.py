@@ -185,6 +185,18 @@ def problems_on_show(ui: Harness, where: str) -> list[str]:
 
 
 # -- the tests ---------------------------------------------------------------------------
+@pytest.fixture(scope="module", autouse=True)
+def english_afterwards(_session_app: Harness) -> Iterator[None]:
+    """Each test speaks its language from its start and keeps it: the cases of one
+    language run one after another, so its screens are built once, as a player who chose
+    it meets them, rather than again for every case. English is back after the module."""
+    yield
+    from companion.ui import i18n
+
+    i18n.set_language("en")
+    _session_app.pump()
+
+
 CASES = [
     *(
         (state, count, language)
@@ -222,7 +234,6 @@ def test_every_screen_in_every_state_fits(
                 Window.screenshot(f"{shot}/{entry.name}-{state}-{count}-{language}.png")
     finally:
         ui.app.root.ids.banner.shown = False
-        i18n.set_language("en")
         ui.pump()
     assert not problems, "\n".join(problems)
 
@@ -237,15 +248,11 @@ def test_the_new_game_screen_fits(ui: Harness, count: int, language: str) -> Non
     from companion.ui import i18n
     from tests.ui.test_phone import fully_on_screen
 
-    try:
-        i18n.set_language(language)
-        screen = ui.set_up_game(["Maximiliane Hohenberg", *PLAYERS[8]][:count])
-        ui.pump(frames=4)
-        problems = problems_on_show(ui, "new_game")
-        for rule in ("edition", "epic", "shared", "faster", "start"):
-            if not fully_on_screen(screen.ids[rule]):
-                problems.append(f"{rule} needs a scroll")
-    finally:
-        i18n.set_language("en")
-        ui.pump()
+    i18n.set_language(language)
+    screen = ui.set_up_game(["Maximiliane Hohenberg", *PLAYERS[8]][:count])
+    ui.pump(frames=4)
+    problems = problems_on_show(ui, "new_game")
+    for rule in ("edition", "epic", "shared", "faster", "start"):
+        if not fully_on_screen(screen.ids[rule]):
+            problems.append(f"{rule} needs a scroll")
     assert not problems, "\n".join(problems)
