@@ -8,8 +8,8 @@ Both are worked out from the games' summaries and the order the store keeps them
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
 
 from companion.core.statistics import GameSummary, player_key
 
@@ -28,6 +28,12 @@ class PlayedGame:
     summary: GameSummary
     played: int  # the order games were last played in: higher is later
     started: float | None = None  # when it was first saved (s since the epoch), if known
+    # Each seat's `player_key`, worked out once (pictures are made again after a save).
+    keys: tuple[str, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        keys = tuple(player_key(name) for name in self.summary.players)
+        object.__setattr__(self, "keys", keys)
 
 
 @dataclass(frozen=True)
@@ -67,6 +73,7 @@ def trends(
     player: str | None = None,
     last_games: int = LAST_GAMES,
     months: int = MONTHS,
+    games_of: Mapping[str, int] | None = None,
 ) -> Trends:
     """The pictures of `games`: those of `edition` only when it is given, and those
     `player` sat in when it is given (then only their Levels are kept).
@@ -74,25 +81,37 @@ def trends(
     The months end at `this_month`, unless no game falls in the `months` up to it: then
     they end at the month of the latest game (long ago, or ahead of a clock set back), so
     the picture always shows when the table played.
+
+    `games_of`: how many of these games each player (by `player_key`) played, when the
+    caller knows: the latest games are then looked at only until everyone's last games
+    are found.
     """
     wanted = None if player is None else player_key(player)
     kept = [
         game
         for game in games
         if (edition is None or game.summary.edition == edition)
-        and (wanted is None or wanted in (player_key(name) for name in game.summary.players))
+        and (wanted is None or wanted in game.keys)
     ]
     kept.sort(key=lambda game: game.played, reverse=True)
     levels: dict[str, list[Finish]] = {}
+    unfound = -1  # players whose last games are not all found yet (-1: not known)
+    if games_of is not None:
+        unfound = sum(1 for key, count in games_of.items() if count > 0)
     for game in kept:  # the latest first
+        if unfound == 0:
+            break
         summary = game.summary
-        for seat, name in enumerate(summary.players):
-            key = player_key(name)
+        for seat, key in enumerate(game.keys):
             if wanted is not None and key != wanted:
                 continue
-            found = levels.setdefault(key, [])
+            found = levels.get(key)
+            if found is None:
+                found = levels[key] = []
             if len(found) < last_games:
                 found.append(Finish(summary.levels[seat], seat in summary.winners))
+                if games_of is not None and len(found) == min(last_games, games_of.get(key, 0)):
+                    unfound -= 1
     counted: dict[Month, int] = {}
     for game in kept:
         if game.started is not None:

@@ -209,6 +209,10 @@ class PeopleShelf:
         self._flush = flush
         self._wait_s = wait_s
         self._linking: Linking | None = None
+        # How many games there were when none was found waiting: every game saved since
+        # in this program is linked as it is saved, so until a game comes or goes from
+        # elsewhere there is nothing to look for (a look reads every game's row).
+        self._none_waiting_among: object = None
 
     def list(self) -> list[Person]:
         """Everyone who played here, the one who played last first."""
@@ -221,6 +225,14 @@ class PeopleShelf:
             )
             for pid, name, colour, sex, games, _last, aliases in self._reader.all(_PEOPLE_QUERY, ())
         ]
+
+    def colours(self) -> dict[str, str]:
+        """Each person's name and the colour they played last (one small query: their
+        games are not counted)."""
+        if self._reader.source is not None:
+            return {}
+        rows = self._reader.all("SELECT name, colour FROM people", ())
+        return {str(name): str(colour) for name, colour in rows}
 
     def find(self, name: str) -> Person:
         """The person `name` means (case and spacing aside); RuleError when nobody."""
@@ -285,7 +297,12 @@ class PeopleShelf:
         running = self._linking
         if running is not None and running.running:
             return running
-        found = [] if self._reader.source is not None else self._reader.all(_WAITING_QUERY, ())
+        found: list[tuple[object, ...]] = []
+        if self._reader.source is None:
+            games = self._reader.one("SELECT count(*) FROM games", ())
+            if games is None or games != self._none_waiting_among:
+                found = self._reader.all(_WAITING_QUERY, ())
+                self._none_waiting_among = None if found else games
         job = self._linking = Linking(len(found))
         if not found:
             job.finished.set()

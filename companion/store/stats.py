@@ -14,7 +14,6 @@ import logging
 import sqlite3
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from itertools import pairwise
 
 from companion.core import Game, GameState
@@ -25,6 +24,7 @@ from companion.core.statistics import (
     TableStatistics,
     Tally,
     figures_text,
+    player_key,
     table_statistics,
 )
 from companion.core.trends import Month, PlayedGame, Trends, trends
@@ -170,25 +170,45 @@ STATS_SEEN_QUERY = (
 )
 
 
-@dataclass
 class StoredStatistics:
-    """What the `stats` table holds: the summaries, and the games left out."""
+    """What the `stats` table holds: the summaries, and the games left out.
 
-    summaries: list[GameSummary]
-    unreadable: int  # games that could not be read
-    waiting: int  # games not summarised (yet) by today's engine
-    # The same summaries with when each game was played (for `trends`).
-    dated: list[PlayedGame] = field(default_factory=list, repr=False, compare=False)
-    # The running totals of every summary, when they are kept (see `KeptStatistics`).
-    tally: Tally | None = field(default=None, repr=False, compare=False)
-    # The figures worked out so far, by (player, edition): the store hands out the same
-    # statistics until a game changes, so opening them again costs one small query.
-    _figures: dict[tuple[str | None, str | None], TableStatistics] = field(
-        default_factory=dict, repr=False, compare=False
-    )
-    _trends: dict[tuple[str | None, str | None, Month], Trends] = field(
-        default_factory=dict, repr=False, compare=False
-    )
+    Made after every save, so what only some readers need (every summary, for figures of
+    one player or edition; every game with its date, for the pictures) is gathered on
+    first use, from the games as they stood when these statistics were read."""
+
+    def __init__(
+        self,
+        summaries: list[GameSummary] | None,
+        unreadable: int,  # games that could not be read
+        waiting: int,  # games not summarised (yet) by today's engine
+        *,
+        dated: list[PlayedGame] | None = None,
+        tally: Tally | None = None,
+        found: list[GameSummary | str] | None = None,
+    ) -> None:
+        self.unreadable = unreadable
+        self.waiting = waiting
+        # The running totals of every summary, when they are kept (see `KeptStatistics`).
+        self.tally = tally
+        self._summaries = summaries
+        self._found = found or []
+        self._dated = dated
+        # The figures and pictures worked out so far: the store hands out the same
+        # statistics until a game changes, so opening them again costs one small query.
+        self._figures: dict[tuple[str | None, str | None], TableStatistics] = {}
+        self._trends: dict[tuple[str | None, str | None, Month], Trends] = {}
+
+    @property
+    def summaries(self) -> list[GameSummary]:
+        if self._summaries is None:
+            self._summaries = [found for found in self._found if isinstance(found, GameSummary)]
+        return self._summaries
+
+    @property
+    def dated(self) -> list[PlayedGame]:
+        """The same summaries with when each game was played (for `trends`)."""
+        return self._dated if self._dated is not None else []
 
     def figures(self, player: str | None = None, edition: str | None = None) -> TableStatistics:
         """The table's and each player's figures over these games (see `table_statistics`)."""
@@ -221,12 +241,14 @@ class StoredStatistics:
         key = (player, edition, this_month)
         found = self._trends.get(key)
         if found is None:
+            figures = self.figures(player=player, edition=edition)
             found = self._trends[key] = trends(
                 self.dated,
                 month_of=month_of,
                 this_month=this_month,
                 player=player,
                 edition=edition,
+                games_of={player_key(f.name): f.games for f in figures.players},
             )
         return found
 
@@ -249,6 +271,8 @@ class KeptStatistics:
         self.dated: dict[str, PlayedGame] = {}
         self.tally = Tally()
         self.played = 0  # the last `played` read
+        # How many games could not be read, and how many wait to be summarised.
+        self._left_out = {_UNREADABLE: 0, _WAITING: 0}
 
     def read_all(self, rows: list[tuple[object, ...]]) -> StoredStatistics:
         """Bring every game up to date from all the rows of `SUMMARIES_QUERY` (games gone
@@ -277,17 +301,13 @@ class KeptStatistics:
         return self.stored()
 
     def stored(self) -> StoredStatistics:
-        summaries: list[GameSummary] = []
-        unreadable = waiting = 0
-        for _text, found in self.games.values():
-            if isinstance(found, GameSummary):
-                summaries.append(found)
-            elif found == _WAITING:
-                waiting += 1
-            else:
-                unreadable += 1
         return StoredStatistics(
-            summaries, unreadable, waiting, dated=list(self.dated.values()), tally=self.tally
+            None,
+            self._left_out[_UNREADABLE],
+            self._left_out[_WAITING],
+            dated=list(self.dated.values()),
+            tally=self.tally,
+            found=[found for _row, found in self.games.values()],
         )
 
     def _date(self, game_id: str, played: int, started: float | None) -> None:
@@ -317,6 +337,9 @@ class KeptStatistics:
             if names is not None and isinstance(found, GameSummary):
                 found = _as_people(found, names)
         old = before[1] if before is not None else None
+        for kind, step in ((old, -1), (found, 1)):
+            if isinstance(kind, str):
+                self._left_out[kind] += step
         self.tally.replace(
             old if isinstance(old, GameSummary) else None,
             found if isinstance(found, GameSummary) else None,

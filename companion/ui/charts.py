@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from kivy.clock import Clock
 from kivy.core.text import Label as CoreLabel
+from kivy.factory import Factory
 from kivy.graphics import Color, Rectangle, RoundedRectangle
 from kivy.graphics.texture import Texture
 from kivy.metrics import dp, sp
@@ -39,7 +40,8 @@ class _BarChart(Widget):
         super().__init__(**kwargs)
         # Every text drawn last time, with where: (text, x, y, width, height).
         self.placed: list[tuple[str, float, float, float, float]] = []
-        self._redraw = Clock.create_trigger(self._draw)
+        # Drawn before the frame that shows it, once however often it moves in that frame.
+        self._redraw = Clock.create_trigger(self._draw, -1)
         self.bind(pos=self._redraw, size=self._redraw, label_colour=self._redraw)
 
     def _text(self, text: str, texture: Texture, x: float, y: float) -> None:
@@ -161,3 +163,7 @@ class MonthChart(_BarChart):
             )
             for label, count in self.months
         ]
+
+
+Factory.register("LevelStrip", cls=LevelStrip)
+Factory.register("MonthChart", cls=MonthChart)

@@ -83,3 +83,22 @@ def test_a_table_that_last_played_long_ago_still_sees_when() -> None:
 def test_month_before() -> None:
     assert month_before((2026, 1)) == (2025, 12)
     assert month_before((2026, 3), 14) == (2025, 1)
+
+
+def test_knowing_how_many_games_each_played_changes_nothing() -> None:
+    """The look stops once everyone's last games are found: the same pictures."""
+    games = [
+        PlayedGame(
+            summary(("Ann", "Bo", "Cy")[: 2 + n % 2], (n % 9 + 1, 2, 3)[: 2 + n % 2]), n, 202601
+        )
+        for n in range(40)
+    ]
+    games.append(PlayedGame(summary(("Dee", "Ann"), (7, 1)), -5, 202512))  # Dee: long ago
+    played: dict[str, int] = {}
+    for one in games:
+        for key in one.keys:
+            played[key] = played.get(key, 0) + 1
+    plain = trends(games, month_of=month_of, this_month=(2026, 1))
+    told = trends(games, month_of=month_of, this_month=(2026, 1), games_of=played)
+    assert told == plain
+    assert told.finishes("Dee") == (Finish(7, False),)

@@ -1,17 +1,24 @@
 """Statistics: wins per player as bars, games per month, each player's Level at the end of
 their last games, and the table's and each player's figures over the saved games, for
 every edition or one, for everyone or one player. Read from the summaries the store keeps
-(no game is opened)."""
+(no game is opened).
+
+The page is one list that builds only the rows on screen (as Saved games does), so
+opening it costs the same with 8 players or 80, and after a save only the rows in view
+are drawn again. Each row's height is worked out from its words before it is built (the
+words' layout, without drawing them), so nothing moves once it shows.
+"""
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable
 from typing import Any
 
 from kivy.clock import Clock
-from kivy.factory import Factory
-from kivy.properties import BooleanProperty, StringProperty
+from kivy.core.text import Label as CoreLabel
+from kivy.metrics import dp
 
 from companion.core.models import EDITIONS
 from companion.core.statistics import player_key
@@ -46,6 +53,7 @@ MONTH_NAMES = (
 )
 
 
+@functools.lru_cache(maxsize=8192)
 def local_month(at: float) -> Month:
     """The month a moment falls in, here (a time no clock can show counts as 1970's)."""
     try:
@@ -123,14 +131,6 @@ class StatisticsScreen(CompanionScreen):
     """Wins per player, games per month, each player's last games and everyone's
     figures, over every saved game or those of one edition, for everyone or one player."""
 
-    summary_text = StringProperty("")
-    has_wins = BooleanProperty(False)
-    # What the two choices show: the edition ("" for all) and the player ("" for everyone).
-    edition_text = StringProperty("")
-    player_text = StringProperty("")
-    has_months = BooleanProperty(False)
-    months_text = StringProperty("")
-
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         # The wall clock, for the month "now" is in (a test sets its own).
@@ -139,11 +139,28 @@ class StatisticsScreen(CompanionScreen):
         self._watch: Any = None
         self._linking: Any = None
         self._stored: Any = None
+        self._shown: Any = None
         # The edition id and the player's name chosen (None: all of them).
         self.edition: str | None = None
         self.player: str | None = None
         # The pop-up list of editions or players on show, if any.
         self.picker: ListPicker | None = None
+        # What the page shows, row by row (the list's data), and its summary line.
+        self.summary_text = ""
+        self.edition_text = ""
+        self.player_text = ""
+        self.months_text = ""
+        self.has_wins = False
+        self.has_months = False
+
+    @property
+    def rows(self) -> list[dict[str, Any]]:
+        """The page's rows, top to bottom, as the list shows them."""
+        return list(self.ids.page.data)
+
+    def rows_of(self, kind: str) -> list[dict[str, Any]]:
+        """The rows of one kind ("WinBar", "FiguresBlock", "StatsMonths", ...)."""
+        return [row for row in self.ids.page.data if row["viewclass"] == kind]
 
     def refresh(self) -> None:
         store = self.session.games
@@ -197,6 +214,7 @@ class StatisticsScreen(CompanionScreen):
 
     def use_player(self, name: str) -> None:
         self.player = name or None
+        self.ids.page.scroll_y = 1.0
         self.refresh()
 
     def on_leave(self, *_args: Any) -> None:
@@ -211,6 +229,7 @@ class StatisticsScreen(CompanionScreen):
             return False
         if job.running or (self._linking is not None and self._linking.running):
             self.show_summary(self._shown, job)
+            self._lay_out()
             return True
         self._watch = None
         self._summarising = None
@@ -218,80 +237,107 @@ class StatisticsScreen(CompanionScreen):
         self.refresh()
         return False
 
+    # -- what the page shows ------------------------------------------------------------
     def show(self, stats: Any) -> None:
-        """Draw the figures given (a `TableStatistics`) and the pictures of the same games."""
+        """Show the figures given (a `TableStatistics`) and the pictures of the same games."""
         self._shown = stats
         self.edition_text = (
             _edition_name(self.edition) if self.edition is not None else _("All editions")
         )
         self.player_text = self.player if self.player is not None else _("Everyone")
         self.show_summary(stats, self._summarising)
-        swatches = self._swatches()
         players = stats.players
         one = self.player is not None
         most = max((figures.wins for figures in players), default=0)
         self.has_wins = most > 0 and not one
-        bars = self.ids.bars
-        bars.clear_widgets()
-        if self.has_wins:
-            for number, figures in enumerate(players):
-                bar = Factory.WinBar()
-                bar.name = figures.name
-                bar.count = str(figures.wins)
-                bar.share = figures.wins / most
-                bar.swatch = swatches(figures.name, number)
-                bars.add_widget(bar)
         trends = None
         if self._stored is not None and stats.table.games:
-            this_month = local_month(self.wall_clock())
             trends = self._stored.trends(
                 month_of=local_month,
-                this_month=this_month,
+                this_month=local_month(self.wall_clock()),
                 player=self.player,
                 edition=self.edition,
             )
         months: tuple[tuple[Month, int], ...] = trends.months if trends is not None else ()
         self.has_months = any(count for _month, count in months)
-        self.ids.months.months = (
-            [(month_name(month), count) for month, count in months] if self.has_months else []
-        )
         self.months_text = months_span(months[0][0], months[-1][0]) if self.has_months else ""
-        blocks = self.ids.blocks
-        blocks.clear_widgets()
-        if not stats.table.games:
-            return
-        shown = [(f.name, f, swatches(f.name, n)) for n, f in enumerate(players)]
-        if not one:
-            shown.insert(0, (_("The table"), stats.table, None))
-        for name, figures, swatch in shown:
-            block = Factory.FiguresBlock()
-            block.name = name
-            block.detail = figures_text(figures)
-            finishes = trends.finishes(figures.name) if trends is not None and swatch else ()
-            if finishes:
-                block.finishes = [(finish.level, finish.won) for finish in finishes]
-                block.swatch = swatch
-                block.strip_text = ngettext(
-                    "Level at the end of the last game ({won} won)",
-                    "Level at the end of the last {n} games, oldest first ({won} won)",
-                    len(finishes),
-                ).format(n=len(finishes), won=WON_SIGN)
-            blocks.add_widget(block)
+        self._parts = (stats, trends, months, most)
+        self._lay_out()
 
-    def _swatches(self) -> Any:
+    def _lay_out(self) -> None:
+        """The rows of the page, each with its height, into the list."""
+        stats, trends, months, most = self._parts
+        width = self._text_width()
+        theme = self.app.theme
+        rows: list[dict[str, Any]] = [
+            _words(self.summary_text, theme.small, width, dim=True),
+            {
+                "viewclass": "StatsChoices",
+                "owner": self,
+                "edition_text": self.edition_text,
+                "player_text": self.player_text,
+                "height": dp(56),
+            },
+            {"viewclass": "StatsPeople", "owner": self, "height": dp(52)},
+        ]
+        swatch = self._swatches()
+        if self.has_wins:
+            rows.append(_heading(_("Wins"), theme.heading, width))
+            rows += [
+                {
+                    "viewclass": "WinBar",
+                    "name": figures.name,
+                    "count": str(figures.wins),
+                    "share": figures.wins / most,
+                    "swatch": swatch(figures.name, number),
+                    "height": _line_height(theme.small) + dp(30),
+                }
+                for number, figures in enumerate(stats.players)
+            ]
+        if self.has_months:
+            rows.append(_heading(_("Games per month"), theme.heading, width))
+            rows.append(
+                {
+                    "viewclass": "StatsMonths",
+                    "months": [(month_name(month), count) for month, count in months],
+                    "height": dp(120),
+                }
+            )
+            rows.append(_words(self.months_text, theme.small, width, dim=True))
+        if stats.table.games:
+            shown: list[tuple[str, Any, list[float] | None]] = [
+                (f.name, f, swatch(f.name, n)) for n, f in enumerate(stats.players)
+            ]
+            if self.player is None:
+                shown.insert(0, (_("The table"), stats.table, None))
+            for name, figures, colour_of in shown:
+                finishes = trends.finishes(figures.name) if trends is not None and colour_of else ()
+                rows.append(_block(name, figures, finishes, colour_of, theme, width))
+        self.ids.page.data = rows
+
+    def _text_width(self) -> float:
+        """How wide a row's words may be: the page less its margins (and a block's)."""
+        return max(dp(100), (self.width or 360) - dp(20))
+
+    def _swatches(self) -> Callable[[str, int], list[float]]:
         """Each player's colour: the one they played last, else one of the bar colours."""
         try:
             known = {
-                player_key(person.name): person.colour
-                for person in self.session.games.people.list()
+                player_key(name): value
+                for name, value in self.session.games.people.colours().items()
             }
         except StoreError:
             known = {}
 
         def swatch(name: str, number: int) -> list[float]:
-            return list(colour(known.get(player_key(name), BAR_COLOURS[number % len(BAR_COLOURS)])))
+            fallback = BAR_COLOURS[number % len(BAR_COLOURS)]
+            return list(colour(known.get(player_key(name), fallback)))
 
         return swatch
+
+    def on_size(self, *_args: Any) -> None:
+        if self._shown is not None:  # the words wrap at another width
+            self._lay_out()
 
     def show_summary(self, stats: Any, job: Any) -> None:
         games = stats.table.games
@@ -313,3 +359,87 @@ class StatisticsScreen(CompanionScreen):
                 )
             )
         self.summary_text = " · ".join(said)
+
+
+# A block's padding, and the room around its name and its picture.
+_BLOCK_PAD = dp(10)
+_STRIP_HEIGHT = dp(96)
+
+
+def _block(
+    name: str,
+    figures: Any,
+    finishes: tuple[Any, ...],
+    swatch: list[float] | None,
+    theme: Any,
+    width: float,
+) -> dict[str, Any]:
+    """One player's (or the table's) figures, with their last games under them."""
+    inner = width - 2 * _BLOCK_PAD
+    detail = figures_text(figures)
+    row: dict[str, Any] = {
+        "viewclass": "FiguresBlock",
+        "name": name,
+        "detail": detail,
+        "finishes": [],
+        "strip_text": "",
+        "swatch": swatch or [1, 1, 1, 1],
+    }
+    height = 2 * dp(6) + _measure(name, theme.button, inner, True) + dp(6)
+    height += _measure(detail, theme.small, inner, False, 1.15) + dp(4)
+    if finishes:
+        strip_text = ngettext(
+            "Level at the end of the last game ({won} won)",
+            "Level at the end of the last {n} games, oldest first ({won} won)",
+            len(finishes),
+        ).format(n=len(finishes), won=WON_SIGN)
+        row["finishes"] = [(finish.level, finish.won) for finish in finishes]
+        row["strip_text"] = strip_text
+        height += _measure(strip_text, theme.small, inner, False, font="DejaVuSans") + dp(4)
+        height += _STRIP_HEIGHT
+    row["height"] = height
+    return row
+
+
+def _words(text: str, size: float, width: float, dim: bool = False) -> dict[str, Any]:
+    return {
+        "viewclass": "StatsWords",
+        "text": text,
+        "dim": dim,
+        "font_size": size,
+        "height": _measure(text, size, width, False) + dp(4),
+    }
+
+
+def _heading(text: str, size: float, width: float) -> dict[str, Any]:
+    return {
+        "viewclass": "StatsHeading",
+        "text": text,
+        "height": _measure(text, size, width, True) + dp(8),
+    }
+
+
+def _line_height(size: float) -> float:
+    return _measure("Ag", size, dp(1000), False)
+
+
+@functools.lru_cache(maxsize=1024)
+def _measure(
+    text: str,
+    size: float,
+    width: float,
+    bold: bool,
+    line_height: float = 1.0,
+    font: str = "Roboto",
+) -> float:
+    """How tall `text` is when wrapped at `width`: its layout worked out, not drawn."""
+    label = CoreLabel(
+        text=text or " ",
+        font_size=size,
+        font_name=font,
+        bold=bold,
+        text_size=(width, None),
+        line_height=line_height,
+        halign="left",
+    )
+    return float(label.render()[1])
