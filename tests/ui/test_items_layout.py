@@ -3,12 +3,12 @@ items (a long name, one that does not count, one in the sale, the Halfling's dou
 the sheets that add an item, act on one and ask what goes with an allowance, the Run away
 screen asking what the Bad Stuff takes, and the one-tap Bad Stuff in Combat. No words cut,
 overflowing or leaving the window; buttons at least 48 dp; and a picture of each, for a
-person to look at (`--basetemp` keeps them)."""
+person to look at, with COMPANION_LAYOUT_SHOTS=/some/folder."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -90,10 +90,14 @@ def small_buttons(widget: Any, where: str) -> list[str]:
     return found
 
 
-def shoot(tmp_path: Path, name: str) -> None:
+def shoot(name: str) -> None:
+    """A picture of the window, when asked for (painting one takes a twentieth of a second,
+    and nobody looks at them in an ordinary run)."""
     from kivy.core.window import Window
 
-    Window.screenshot(name=str(tmp_path / f"{name}.png"))
+    folder = os.environ.get("COMPANION_LAYOUT_SHOTS")
+    if folder:
+        Window.screenshot(name=os.path.join(folder, f"items-{name}.png"))
 
 
 def sheet_on_show() -> Any:
@@ -117,7 +121,7 @@ def close_sheets(ui: Harness) -> None:
 
 
 @pytest.mark.parametrize("language", sorted(i18n.LANGUAGES))
-def test_the_item_screens_fit_a_phone(english: Harness, language: str, tmp_path: Path) -> None:
+def test_the_item_screens_fit_a_phone(english: Harness, language: str) -> None:
     from kivy.core.window import Window
 
     ui = english
@@ -134,10 +138,10 @@ def test_the_item_screens_fit_a_phone(english: Harness, language: str, tmp_path:
     )
     assert screen.can_double and screen.sale_refused  # 600 gold: no level yet
     found = problems_of(ui.app.root, "player") + small_buttons(screen, "player")
-    shoot(tmp_path, f"player-{language}")
+    shoot(f"player-{language}")
     screen.ids.scroll.scroll_y = 0.55
     ui.pump(frames=4)
-    shoot(tmp_path, f"player-sale-{language}")
+    shoot(f"player-sale-{language}")
 
     add = screen.add_item()
     add.ids.name.text = "helm"
@@ -146,19 +150,19 @@ def test_the_item_screens_fit_a_phone(english: Harness, language: str, tmp_path:
     press(ui, add.ids.carry)  # no class chosen yet: the sheet says so
     assert add.problem
     found += problems_of(add, "add item") + small_buttons(add, "add item")
-    shoot(tmp_path, f"add-item-{language}")
+    shoot(f"add-item-{language}")
     close_sheets(ui)
 
     item = screen.open_item(session.live_state.players[0].items[0].id)
     found += problems_of(item, "item sheet") + small_buttons(item, "item sheet")
-    shoot(tmp_path, f"item-sheet-{language}")
+    shoot(f"item-sheet-{language}")
     close_sheets(ui)
 
     screen.toggle_trait("race", "Dwarf")
     ui.pump(frames=4)
     choice = sheet_on_show()
     found += problems_of(choice, "allowance") + small_buttons(choice, "allowance")
-    shoot(tmp_path, f"allowance-{language}")
+    shoot(f"allowance-{language}")
     close_sheets(ui)
 
     monster = MonsterSpec(
@@ -175,10 +179,9 @@ def test_the_item_screens_fit_a_phone(english: Harness, language: str, tmp_path:
         if getattr(b, "text", "") == i18n.card_name("Dwarf") and hasattr(b, "selected")
     )
     press(ui, dwarf)  # the Dwarf goes: which Big item goes with it is asked too
-    shoot(tmp_path, f"run-away-{language}")
     assert len([w for w in run.ids.picks.children if hasattr(w, "cols")]) == 4
     found += problems_of(ui.app.root, "run away") + small_buttons(run.ids.picks, "run away")
-    shoot(tmp_path, f"run-away-{language}")
+    shoot(f"run-away-{language}")
 
     combat = ui.app.show("combat")
     ui.pump(frames=4)
@@ -188,9 +191,7 @@ def test_the_item_screens_fit_a_phone(english: Harness, language: str, tmp_path:
 
 
 @pytest.mark.parametrize("players", [2, 8])
-def test_the_item_screens_fit_a_phone_with_few_or_many_players(
-    ui: Harness, players: int, tmp_path: Path
-) -> None:
+def test_the_item_screens_fit_a_phone_with_few_or_many_players(ui: Harness, players: int) -> None:
     """With two players and with eight, a player's items, the sheet that gives one
     away (a button per other player), the Run away questions and the one-tap Bad Stuff.
     The player whose turn it is has the items, so that the same player can fight."""
@@ -209,7 +210,7 @@ def test_the_item_screens_fit_a_phone_with_few_or_many_players(
     screen = ui.app.show("player", seat=seat)
     ui.pump(frames=6)
     found = problems_of(ui.app.root, "player") + small_buttons(screen, "player")
-    shoot(tmp_path, f"player-{players}")
+    shoot(f"player-{players}")
 
     item = screen.open_item(session.live_state.players[seat].items[0].id)
     ui.pump(frames=6)
@@ -218,7 +219,7 @@ def test_the_item_screens_fit_a_phone_with_few_or_many_players(
     for button in item.receivers.values():
         _left, bottom = button.to_window(button.x, button.y)
         assert bottom >= 0 and bottom + button.height <= PHONE[1], button.text
-    shoot(tmp_path, f"item-sheet-{players}")
+    shoot(f"item-sheet-{players}")
     close_sheets(ui)
 
     monster = MonsterSpec(
@@ -228,11 +229,11 @@ def test_the_item_screens_fit_a_phone_with_few_or_many_players(
     run = ui.app.show("run_away")
     ui.pump(frames=6)
     found += problems_of(ui.app.root, "run away") + small_buttons(run.ids.picks, "run away")
-    shoot(tmp_path, f"run-away-{players}")
+    shoot(f"run-away-{players}")
 
     combat = ui.app.show("combat")
     ui.pump(frames=4)
     found += problems_of(combat.ids.bad_stuff_strip, "combat")
     found += small_buttons(combat.ids.bad_stuff_strip, "combat")
-    shoot(tmp_path, f"combat-{players}")
+    shoot(f"combat-{players}")
     assert not found, "\n".join(found)
