@@ -214,11 +214,14 @@ def in_the_app(games: int, actions: int, runs: int, rounds: int) -> tuple[float,
                     found[name].append(open_one())
             samples.append(found)
         players = len(statistics_screen.rows_of("WinBar"))
+        from kivy.core.window import Window
+
+        window = "x".join(str(int(side)) for side in Window.size)
         app.stop()
 
     lines = [
         f"In the app: {total} saved games ({games} of {actions}+ actions, filled in "
-        f"{filled_s:.0f} s), {players} players with wins, window 360x640; "
+        f"{filled_s:.0f} s), {players} players with wins, window {window}; "
         f"{rounds} rounds of {runs} openings of each, interleaved, each after a saved action"
     ]
     lines.append(
