@@ -5,10 +5,15 @@ on every counter, beside the same press through a bare WebSocket measured in the
 
 The table is 8 seat pages and 2 board pages on the link, and 1 level board (serial) + 8
 trackers (BLE), virtual counters running the firmware's logic. Each sample is:
-  * bare   - the baseline: a press sent over a bare aiohttp WebSocket (no table link)
-             whose handler applies it to the same table and wakes a task that sends one
-             message back; the game, its save and every counter do the same work as for
-             a press from a page, on the same loop at the same time;
+  * bare   - the baseline: the messages the link carries for a press, over bare aiohttp
+             WebSockets with none of its work (no views, no changes worked out, no page
+             sessions): a press from the pressing socket, applied to the same table and
+             answered, and a task woken by the game's change that sends a change of the
+             same size as the link's to the pressing socket and to a socket for each
+             board page; timed until all of them arrived, each read as JSON. The game, its
+             save and every counter do the same work as for a press from a page, on the
+             same loop at the same time (before, the baseline sent one message back, so
+             the fan-out to three pages counted as the link's own work);
   * pages  - a seat page sends a press, until its own page and both board pages hold
              the change (the other seats' pages show their own munchkins: nothing of
              theirs changed, so nothing is sent to them);
@@ -34,6 +39,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import json
 import multiprocessing
 import statistics
 import sys
@@ -72,13 +78,34 @@ def percentiles(samples_s: list[float]) -> tuple[float, float]:
     return p50 * 1000, p99 * 1000
 
 
+# What the bare sockets send for a press: an answer, and a change of the size the link
+# sends to the pressing page (with its answer) and to each board page, in bytes.
+OWN_BYTES = 89
+BOARD_BYTES = 133
+
+
+def _sized(message: dict[str, Any], size: int) -> str:
+    """`message` as compact JSON, padded to `size` bytes."""
+    text = json.dumps({**message, "x": ""}, separators=(",", ":"))
+    return json.dumps({**message, "x": "-" * (size - len(text))}, separators=(",", ":"))
+
+
+BARE_ANSWER = json.dumps({"t": "ack", "id": 1, "ok": True}, separators=(",", ":"))
+BARE_OWN = _sized(
+    {"t": "patch", "v": 1, "set": [[["me", "level"], 5]]}, OWN_BYTES - len(BARE_ANSWER)
+)
+BARE_BOARD = _sized({"t": "patch", "v": 1, "set": [[["players", 0, "level"], 5]]}, BOARD_BYTES)
+
+
 async def bare_server(table: Table, game: Game) -> tuple[web.AppRunner, str]:
-    """A bare WebSocket in front of the same table: a message "SEAT PRESS" is applied as the
-    host's own press, and a task woken by the game's change sends "done" back, as a page's
-    sender is woken. Called before the link starts, its wake comes first among the game's
-    listeners: the baseline does none of the link's work and waits for none of it."""
+    """Bare WebSockets in front of the same table, carrying what the link carries for a
+    press and nothing of its own work: the pressing socket's "SEAT PRESS" is applied as
+    the host's own press and answered; a task woken by the game's change (as a page's
+    sender is woken) sends a change to the pressing socket and to each board socket.
+    Called before the link starts, its wake comes first among the game's listeners."""
     wake = asyncio.Event()
     asked = [False]  # a bare press is being applied: only its change wakes the sender
+    sockets: dict[str, list[web.WebSocketResponse]] = {"own": [], "board": []}
 
     def changed(_state: object) -> None:
         if asked[0]:
@@ -87,36 +114,48 @@ async def bare_server(table: Table, game: Game) -> tuple[web.AppRunner, str]:
 
     game.subscribe(changed)
 
+    async def send_changes() -> None:
+        while True:
+            await wake.wait()
+            wake.clear()
+            for ws in sockets["own"]:
+                await ws.send_str(BARE_OWN)
+            for ws in sockets["board"]:
+                await ws.send_str(BARE_BOARD)
+
+    sender = asyncio.ensure_future(send_changes())
+
     async def bare(request: web.Request) -> web.WebSocketResponse:
         ws = web.WebSocketResponse()
         await ws.prepare(request)
-        wake.clear()
-
-        async def send_back() -> None:
-            while True:
-                await wake.wait()
-                wake.clear()
-                await ws.send_str("done")
-
-        sender = asyncio.ensure_future(send_back())
+        kind = "own" if request.query.get("as") == "own" else "board"
+        sockets[kind].append(ws)
         try:
             async for message in ws:
                 seat, what = message.data.split()
                 asked[0] = True
                 outcome = table.press(Press(what), int(seat), "tap")
                 assert not outcome.refused, outcome.why
+                await ws.send_str(BARE_ANSWER)
         finally:
-            sender.cancel()
+            sockets[kind].remove(ws)
         return ws
 
     app = web.Application()
     app.router.add_get("/bare", bare)
+    app.on_cleanup.append(lambda _app: _cancelled(sender))
     runner = web.AppRunner(app, access_log=None)
     await runner.setup()
     site = web.TCPSite(runner, LOOPBACK, 0)
     await site.start()
     port = runner.addresses[0][1]
     return runner, f"http://{LOOPBACK}:{port}/bare"
+
+
+async def _cancelled(task: asyncio.Future[None]) -> None:
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
 
 
 async def main(samples: int) -> int:
@@ -298,15 +337,26 @@ async def _phones(end: Connection) -> None:
         for index, page in enumerate(seats + boards):
             page.on_message = lambda message, _at, index=index: arrive(index, message)
             await page.connect()
-        held["http"] = aiohttp.ClientSession()
-        held["bare"] = await held["http"].ws_connect(bare_url)
+        held["http"] = http = aiohttp.ClientSession()
+        # The bare sockets: the pressing one, and one for each board page.
+        held["bare"] = [await http.ws_connect(f"{bare_url}?as=own")]
+        held["bare"] += [await http.ws_connect(f"{bare_url}?as=board") for _ in board_urls]
 
     async def bare_press(seat: int, what: str) -> float:
-        socket = held["bare"]
+        """A press on the bare pressing socket, until its answer and every bare socket's
+        change arrived (each read as JSON, as a page reads what it is sent)."""
+        own, *others = held["bare"]
         started = time.perf_counter()
-        await socket.send_str(f"{seat} {what}")
-        await socket.receive()
-        return time.perf_counter() - started
+        await own.send_str(f"{seat} {what}")
+
+        async def changed(socket: Any, messages: int) -> float:
+            for _ in range(messages):
+                json.loads((await socket.receive()).data)
+            return time.perf_counter()
+
+        async with asyncio.timeout(WAIT_S):
+            arrived_at = await asyncio.gather(changed(own, 2), *(changed(b, 1) for b in others))
+        return max(arrived_at) - started
 
     async def press(seat: int, what: str) -> tuple[float, float, list[int]]:
         pages = seats + boards
@@ -326,8 +376,9 @@ async def _phones(end: Connection) -> None:
     async def close_pages() -> None:
         for page in seats + boards:
             await page.close()
-        if "bare" in held:
-            await held["bare"].close()
+        for socket in held.get("bare", []):
+            await socket.close()
+        if "http" in held:
             await held["http"].close()
 
     while True:

@@ -204,7 +204,8 @@ class TableClient:
                         if message.type != aiohttp.WSMsgType.TEXT:
                             break
                         failures = 0
-                        await self._take(json.loads(message.data))
+                        # The bytes as they came (not the message written out again).
+                        await self._take(json.loads(message.data), len(message.data.encode()))
             except (aiohttp.ClientError, ConnectionError, OSError) as exc:
                 _LOGGER.debug("page %s: %s", self.page_id, exc)
             finally:
@@ -216,10 +217,10 @@ class TableClient:
             await asyncio.sleep(RETRY_S[min(failures, len(RETRY_S) - 1)])
             failures += 1
 
-    async def _take(self, message: dict[str, Any]) -> None:
+    async def _take(self, message: dict[str, Any], size: int) -> None:
         now = asyncio.get_running_loop().time()
         self.messages += 1
-        self.bytes += len(json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode())
+        self.bytes += size
         kind = message.get("t")
         if kind == "welcome":
             self.role, self.seat = message["role"], message["seat"]
