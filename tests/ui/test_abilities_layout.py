@@ -2,12 +2,12 @@
 eight, in English and German: the Combat screen's ability buttons, the sheets asking for
 cards, a victim or the charmer's hand, the Thief's list of items to steal, the quote sheet
 and the one-tap Bad Stuff in rows. No words cut, nothing leaving the window, buttons at
-least 48 dp; and a picture of each for a person to look at (`--basetemp` keeps them)."""
+least 48 dp; and a picture of each for a person to look at, with
+COMPANION_LAYOUT_SHOTS=/some/folder."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -78,9 +78,7 @@ def check(widget: Any, where: str) -> list[str]:
 
 @pytest.mark.parametrize("language", ["en", "de"])
 @pytest.mark.parametrize("players", [2, 8])
-def test_the_ability_controls_fit_a_phone(
-    english: Harness, players: int, language: str, tmp_path: Path
-) -> None:
+def test_the_ability_controls_fit_a_phone(english: Harness, players: int, language: str) -> None:
     from kivy.core.window import Window
 
     ui = english
@@ -103,7 +101,7 @@ def test_the_ability_controls_fit_a_phone(
     combat.ids.scroll.scroll_to(strip, padding=10, animate=False)
     ui.pump(frames=4)
     found = check(strip, "bad stuff")
-    shoot(tmp_path, f"bad-stuff-{players}-{language}")
+    shoot(f"bad-stuff-{players}-{language}")
     monsters = (
         MonsterSpec(name="Gnasher", level=8, treasure=2, tags=("undead",)),
         MonsterSpec(name="Slime", level=4, treasure=1),
@@ -117,11 +115,11 @@ def test_the_ability_controls_fit_a_phone(
     combat.ids.scroll.scroll_to(grid, padding=10, animate=False)
     ui.pump(frames=4)
     found += check(grid, "abilities") + problems_of(combat.ids.abilities_caption, "caption")
-    shoot(tmp_path, f"abilities-{players}-{language}")
+    shoot(f"abilities-{players}-{language}")
 
     press(ui, combat.ability_buttons[(0, "berserking")])
     found += check(sheet_on_show(ui), "cards")
-    shoot(tmp_path, f"berserk-sheet-{players}-{language}")
+    shoot(f"berserk-sheet-{players}-{language}")
     close_sheets(ui)
     press(ui, combat.ability_buttons[(1, "charm")])
     found += check(sheet_on_show(ui), "monster")
@@ -130,7 +128,7 @@ def test_the_ability_controls_fit_a_phone(
     sheet = sheet_on_show(ui)
     press(ui, next(iter(sheet.buttons.values())))
     found += check(sheet_on_show(ui), "hand")
-    shoot(tmp_path, f"charm-hand-{players}-{language}")
+    shoot(f"charm-hand-{players}-{language}")
     close_sheets(ui)
 
     thief = 2 if players == 8 else 0
@@ -140,12 +138,12 @@ def test_the_ability_controls_fit_a_phone(
     screen.ids.scroll.scroll_to(screen.ids.steal, padding=10, animate=False)
     ui.pump(frames=4)
     found += check(screen.ids.steal.parent, "player")
-    shoot(tmp_path, f"steal-button-{players}-{language}")
+    shoot(f"steal-button-{players}-{language}")
     press(ui, screen.ids.steal)
     picker = screen.sheet
     ui.pump(frames=6)
     found += problems_of(picker, "steal list")
-    shoot(tmp_path, f"steal-list-{players}-{language}")
+    shoot(f"steal-list-{players}-{language}")
     picker.dismiss()
     ui.wait_until(lambda: picker.parent is None)
     assert not found, "\n".join(found)
@@ -153,9 +151,7 @@ def test_the_ability_controls_fit_a_phone(
 
 @pytest.mark.parametrize("language", ["en", "de"])
 @pytest.mark.parametrize("players", [2, 8])
-def test_the_quote_controls_fit_a_phone(
-    english: Harness, players: int, language: str, tmp_path: Path
-) -> None:
+def test_the_quote_controls_fit_a_phone(english: Harness, players: int, language: str) -> None:
     ui = english
     start_in(ui, NAMES[:players], "disney")
     session = ui.app.session
@@ -170,7 +166,7 @@ def test_the_quote_controls_fit_a_phone(
     combat.ids.scroll.scroll_to(grid, padding=10, animate=False)
     ui.pump(frames=4)
     found = check(grid, "quotes")
-    shoot(tmp_path, f"quote-buttons-{players}-{language}")
+    shoot(f"quote-buttons-{players}-{language}")
     press(ui, combat.ability_buttons[(0, "quote")])
     sheet = sheet_on_show(ui)
     sheet.ids.quote.text = "Hakuna matata"
@@ -182,6 +178,6 @@ def test_the_quote_controls_fit_a_phone(
     press(ui, sheet.ids.say)
     assert sheet.problem  # said before: the reason shows in the sheet
     found += check(sheet, "quote sheet")
-    shoot(tmp_path, f"quote-sheet-{players}-{language}")
+    shoot(f"quote-sheet-{players}-{language}")
     close_sheets(ui)
     assert not found, "\n".join(found)
