@@ -88,3 +88,39 @@ def test_adding_a_seat_or_choosing_who_starts_keeps_the_seats_drawn(ui: Harness)
     ui.tap(after[3].ids.first)  # the same flag again: dice decide
     assert screen.first == ROLL_FOR_FIRST and not any(row.first for row in after)
     assert rows(screen) == after
+
+
+def test_seats_moved_recoloured_or_dropped_show_what_was_typed(ui: Harness) -> None:
+    """The seats on screen are filled in again rather than drawn anew at each tap: a name
+    typed over a seat follows it up the table, and the seat that takes its place shows
+    its own name, not what was typed there before."""
+    screen = ui.screen("new_game")
+    before = rows(screen)
+    before[0].ids.name.text = "Bob"  # typed over "Player 1"
+    before[1].ids.name.text = "Player 1"  # the name the first seat had before
+    ui.pump()
+    ui.tap(before[1].ids.up)
+    assert [p["name"] for p in screen.players] == ["Player 1", "Bob", "Player 3"]
+    assert [row.ids.name.text for row in rows(screen)] == ["Player 1", "Bob", "Player 3"]
+    assert rows(screen) == before and [row.index for row in before] == [0, 1, 2]
+    colour = before[2].colour
+    ui.tap(before[2].ids.colour)
+    assert rows(screen) == before and before[2].colour != colour
+    ui.tap(before[0].ids.drop)
+    assert rows(screen) == before[:2]
+    assert [row.ids.name.text for row in rows(screen)] == ["Bob", "Player 3"]
+    assert [p["name"] for p in screen.players] == ["Bob", "Player 3"]
+
+
+def test_a_new_game_after_a_theme_switch_shows_each_seats_colour(ui: Harness) -> None:
+    """The seats of a new game set up after the theme changed wear their players' colours,
+    not the theme's button face."""
+    try:
+        ui.app.theme.apply("light")
+        ui.pump()
+        screen = ui.set_up_game(["Anna", "Bram", "Cleo"])
+        for row in rows(screen):
+            assert list(row.ids.colour.bg) == list(row.colour), row.name
+    finally:
+        ui.app.theme.apply("dark")
+        ui.pump()

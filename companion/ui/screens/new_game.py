@@ -223,15 +223,7 @@ class NewGameScreen(CompanionScreen):
             )
             return
         self.players.append(self._new_player(len(self.players)))
-        rows = self.ids.rows
-        if len(rows.children) == len(self.players) - 1:
-            # Only the new seat is drawn: the others are as they were (drawing a whole
-            # table of seats again takes a moment on a phone).
-            rows.add_widget(self._row(len(self.players) - 1))
-            self._update_texts()
-            self._show_people()
-        else:
-            self._rebuild()
+        self._rebuild()
         # The new player's row in view, under the Add button (which never scrolls), and once
         # more when the screen is laid out again: the house rule's switch may just have come
         # and taken room from the list.
@@ -307,25 +299,13 @@ class NewGameScreen(CompanionScreen):
     def choose_first(self, index: int) -> None:
         """Tap a seat's flag to make it start; tap again to go back to rolling for it."""
         self.first = ROLL_FOR_FIRST if self.first == index else index
-        self._mark_first()
+        self._rebuild()
 
     def cycle_first(self) -> None:
         """Roll for it -> first seat -> second seat -> ... -> roll for it."""
         nxt = self.first + 1
         self.first = ROLL_FOR_FIRST if nxt >= len(self.players) else nxt
-        self._mark_first()
-
-    def _mark_first(self) -> None:
-        """Show who starts on the seats as they are, without drawing them again."""
-        rows = self.ids.rows.children
-        if len(rows) != len(self.players):
-            self._rebuild()
-            return
-        for row in rows:
-            index = int(row.index)
-            row.first = self.first == index
-            row.first_hint = self._first_hint(index, self.players[index]["name"])
-        self._update_texts()
+        self._rebuild()
 
     # -- class, race and role card ---------------------------------------------------
     def choose_class(self, index: int) -> ListPicker:
@@ -484,26 +464,42 @@ class NewGameScreen(CompanionScreen):
             self.ids.players_scroll.scroll_y = 1  # the list from its top
 
     def _rebuild(self) -> None:
+        """Show the players list on the seats: the rows on screen are filled in again, and
+        only a seat more or fewer is drawn or taken away (drawing a whole table of seats
+        anew takes a moment on a phone, at every tap on a colour, a flag or an arrow)."""
         box = self.ids.rows
-        box.clear_widgets()
+        rows = list(reversed(box.children))  # BoxLayout keeps them last-first
         for index in range(len(self.players)):
-            box.add_widget(self._row(index))
+            if index < len(rows):
+                row = rows[index]
+                for key, value in self._row_values(index).items():
+                    setattr(row, key, value)
+                # What the field and the swatch show, even where a name was typed over or the
+                # theme switched since the row was drawn (the buttons' own rule follows it).
+                if row.ids.name.text != row.name:
+                    row.ids.name.text = row.name
+                    row.ids.name.reset_undo()  # Undo in the field is for the name shown now
+                row.ids.colour.bg = row.colour
+            else:
+                box.add_widget(PlayerRow(owner=self, **self._row_values(index)))
+        for row in rows[len(self.players) :]:
+            box.remove_widget(row)
         self._update_texts()
         self._show_people()
 
-    def _row(self, index: int) -> PlayerRow:
-        """The row of seat `index`, as the players list has it."""
+    def _row_values(self, index: int) -> dict[str, Any]:
+        """What the row of seat `index` shows, as the players list has it (its index first:
+        a name shown anew is typed in for that seat)."""
         player = self.players[index]
-        return PlayerRow(
-            owner=self,
-            index=index,
-            name=player["name"],
-            colour=colour(player["colour"]),
-            sex=sex_name(player["sex"], APP_LANGUAGE),
-            first=self.first == index,
-            first_hint=self._first_hint(index, player["name"]),
+        return {
+            "index": index,
+            "name": player["name"],
+            "colour": colour(player["colour"]),
+            "sex": sex_name(player["sex"], APP_LANGUAGE),
+            "first": self.first == index,
+            "first_hint": self._first_hint(index, player["name"]),
             **self._character_texts(player),
-        )
+        }
 
     def _first_hint(self, index: int, name: str) -> str:
         if self.first == index:
