@@ -23,6 +23,7 @@ import socket
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
@@ -89,7 +90,13 @@ class Owner:
         return self._held
 
     def release(self) -> None:
-        with _GUARD:
+        if _guard_thread[0] == threading.get_ident():
+            # Called while this very thread holds the guard: a store collected by the
+            # garbage collector in the middle of a claim runs its finalizer here. Waiting
+            # for the guard would wait for ever; the hold goes once the guard is let go.
+            _later.append(self)
+            return
+        with _guarded():
             if not self._held:
                 return
             self._held = False
@@ -106,6 +113,23 @@ class Owner:
 # The folders this program holds: lock file -> (its open file, how many holds).
 _HELD: dict[Path, tuple[IO[str], int]] = {}
 _GUARD = threading.Lock()
+# The thread holding the guard (None: nobody), and the holds let go meanwhile by it.
+_guard_thread: list[int | None] = [None]
+_later: list[Owner] = []
+
+
+@contextlib.contextmanager
+def _guarded() -> Iterator[None]:
+    """The guard of `_HELD`, held by this thread; the holds let go while it was held are
+    let go after it."""
+    with _GUARD:
+        _guard_thread[0] = threading.get_ident()
+        try:
+            yield
+        finally:
+            _guard_thread[0] = None
+    while _later:
+        _later.pop().release()
 
 
 def claim(folder: Path, program: str | None = None) -> Owner | Holder | None:
@@ -115,7 +139,7 @@ def claim(folder: Path, program: str | None = None) -> Owner | Holder | None:
     path = folder / OWNER_FILE
     with contextlib.suppress(OSError):
         path = path.resolve()
-    with _GUARD:
+    with _guarded():
         if path in _HELD:
             handle, count = _HELD[path]
             _HELD[path] = (handle, count + 1)

@@ -241,3 +241,41 @@ async def test_the_app_beside_serve_names_it_and_keeps_its_own_play_beside(
     assert again.load(game_id).revision == start + 1  # serve's up Bram is there
     assert again.load(kept_as).revision == start + 3  # and the app's three beside it
     again.close()
+
+
+def test_a_store_collected_while_another_folder_is_claimed_does_not_hang(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A store dropped without closing lets its folder go when the garbage collector
+    takes it; when that happens in the middle of a claim on the same thread (a claim
+    writes its record, and writing makes objects), the claim went on waiting for itself
+    for ever. The folder it let go is free once the claim is done."""
+    import gc
+    import json as json_module
+    import threading
+
+    from companion.store import owner as owner_module
+
+    gone = GameStore(tmp_path / "gone")
+    gone.cycle = gone  # type: ignore[attr-defined]  # only the collector can take it now
+    del gone
+    writes = json_module.dumps
+
+    def dumps_after_a_collection(*args: object, **kwargs: object) -> str:
+        gc.collect()  # as an allocation in the middle of the claim may run it
+        return writes(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(owner_module.json, "dumps", dumps_after_a_collection)
+    claimed: list[object] = []
+    (tmp_path / "taken").mkdir()
+    worker = threading.Thread(target=lambda: claimed.append(claim(tmp_path / "taken")), daemon=True)
+    gc.disable()  # no collection before the claim's own
+    try:
+        worker.start()
+        worker.join(10)
+    finally:
+        gc.enable()
+    assert not worker.is_alive(), "the claim is waiting for itself"
+    assert isinstance(claimed[0], owner_module.Owner)
+    monkeypatch.setattr(owner_module.json, "dumps", writes)
+    assert isinstance(claim(tmp_path / "gone"), owner_module.Owner)  # let go: free again
