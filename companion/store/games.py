@@ -486,6 +486,11 @@ class GameStore:
         self.flush(timeout=LIST_WAIT_S)
         return self._shelf.read()
 
+    def read_statistics_ahead(self) -> None:
+        """Read every game's statistics summary on a worker thread now, so that opening
+        the statistics later reads only what changed since."""
+        self._shelf.read_ahead()
+
     def summarise_waiting(self) -> Summarising:
         """Summarise, once, on a worker thread, the games saved before statistics were
         kept (or by an older way of making them); returns how far it has got."""

@@ -106,6 +106,10 @@ GAME_OVER_AHEAD_S = 5.0
 # ms a frame; a 10,000-action game is folded about a second later, well before Game over
 # is built.
 STATISTICS_AHEAD_S = 2.0
+# s after the first screen is drawn: the saved games' statistics summaries are read on a
+# thread then (a few tenths of a second for a thousand games), so that opening Statistics
+# or a Game over reads only what changed since.
+SUMMARIES_AHEAD_S = 6.0
 
 
 class CompanionApp(App):
@@ -269,6 +273,9 @@ class CompanionApp(App):
         a role picked before then waits for them)."""
         Window.unbind(on_flip=self._settled)
         self._release_collector()
+        if self.ready:
+            games = self.session.games
+            Clock.schedule_once(lambda _dt: games.read_statistics_ahead(), SUMMARIES_AHEAD_S)
         if self.ready and self.session.game is None:
             # Not at once: the first taps on New game would wait for the cards' thread.
             Clock.schedule_once(lambda _dt: self.load_cards_soon(), CARDS_AHEAD_S)

@@ -266,3 +266,24 @@ def test_the_pictures_follow_saves_and_deletes_in_the_order_played(tmp_path: Pat
     # The second and third games; the fourth was saved today, long after this picture.
     assert sum(count for _month, count in pictures().months) == 2
     store.close()
+
+
+def test_summaries_read_ahead_give_the_same_statistics_as_read_when_asked(
+    tmp_path: Path,
+) -> None:
+    """The app reads the summaries ahead on a worker thread; statistics asked for while
+    it reads, and after, are the same as a store that never read ahead finds."""
+    store = GameStore(tmp_path)
+    for number, game in enumerate((first_game(), second_game(), unfinished_game()) * 20):
+        store.save(f"20261129-0400{number:02d}-00{number:02d}", game, wait=False)
+    store.flush()
+    store.read_statistics_ahead()
+    during = store.statistics()  # waits for the reading ahead when it is still going
+    after = store.statistics()
+    store.close()
+    fresh = GameStore(tmp_path)
+    expected = fresh.statistics()
+    for found in (during, after):
+        assert found.figures() == expected.figures()
+        assert (found.unreadable, found.waiting) == (expected.unreadable, expected.waiting)
+    fresh.close()
