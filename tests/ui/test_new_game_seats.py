@@ -124,3 +124,21 @@ def test_a_new_game_after_a_theme_switch_shows_each_seats_colour(ui: Harness) ->
     finally:
         ui.app.theme.apply("dark")
         ui.pump()
+
+
+def test_seats_already_set_up_keep_their_colours_through_a_theme_switch(ui: Harness) -> None:
+    """A theme switched while New game is set up (Settings, then back) leaves each seat in
+    its player's colour: the theme's button face no longer covers it."""
+    screen = ui.set_up_game(["Anna", "Bram", "Cleo"])
+    try:
+        ui.app.theme.apply("light")
+        ui.pump()
+        for row in rows(screen):
+            assert list(row.ids.colour.bg) == list(row.colour), row.name
+        ui.app.theme.apply("dark")
+        ui.pump()
+        for row in rows(screen):
+            assert list(row.ids.colour.bg) == list(row.colour), row.name
+    finally:
+        ui.app.theme.apply("dark")
+        ui.pump()
