@@ -654,6 +654,11 @@ class DeviceService(EventDispatcher):
         self._frames_trigger()
 
     def _publish_frames(self, *_args: Any) -> None:
+        if App.get_running_app() is None:
+            # After a quit the counters still animate while they stop, but the app is
+            # gone, and with it every screen a frame would be drawn on.
+            self._pending_frames = {}
+            return
         if self._pending_frames:
             merged = dict(self.frames)
             merged.update(self._pending_frames)
@@ -661,6 +666,8 @@ class DeviceService(EventDispatcher):
             self.frames = merged
 
     def _publish_statuses(self, *_args: Any) -> None:
+        if App.get_running_app() is None:
+            return  # after a quit: no screen left to tell
         self.statuses = list(self.manager.statuses()) if self.manager is not None else []
 
     def _task_failed(self, _name: str, exc: BaseException) -> None:

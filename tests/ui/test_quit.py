@@ -31,7 +31,7 @@ QUIT_PROBE = probe_script(
                 import traceback
 
                 # Where it came from, so that a failure seen once can be found again.
-                where = traceback.format_tb(record.exc_info[2])[-3:]
+                where = traceback.format_tb(record.exc_info[2])[-12:]
                 text += " " + repr(record.exc_info[1]) + " at " + "".join(where)
             report["problems"].append(f"{record.levelname} {record.name}: {text}")
 
