@@ -44,7 +44,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--duration",
         type=float,
         default=None,
-        help="stop after this many seconds (default: Ctrl-C)",
+        help="stop after this many seconds, counted once everything runs (default: Ctrl-C)",
     )
     parser.add_argument(
         "--plain", action="store_true", help="print changed frames as lines instead of redrawing"
@@ -107,9 +107,6 @@ async def _main(args: argparse.Namespace) -> int:
     with contextlib.suppress(NotImplementedError, RuntimeError):  # no signals on this platform
         loop.add_signal_handler(signal.SIGINT, stop.set)
         loop.add_signal_handler(signal.SIGTERM, stop.set)
-    if args.duration is not None:
-        loop.call_later(args.duration, stop.set)
-
     folder: Path | None = None
     if args.transport == "serial" and args.dir:
         folder = Path(args.dir)
@@ -160,6 +157,11 @@ async def _main(args: argparse.Namespace) -> int:
         def extra() -> list[str]:
             lines = dice_demo.lines() if dice_demo is not None else []
             return lines + (phones.lines() if phones is not None else [])
+
+        if args.duration is not None:
+            # Counted from now, when everything asked for runs: on a busy machine starting
+            # them may take seconds of their own.
+            loop.call_later(args.duration, stop.set)
 
         await _render(counters, stop, plain=args.plain or not sys.stdout.isatty(), extra=extra)
     finally:
