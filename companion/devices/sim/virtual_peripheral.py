@@ -136,17 +136,7 @@ class VirtualPeripheral:
                 *self._advertising_extra,
             ]
         )
-        self._advertising_set = await self.device.create_advertising_set(
-            advertising_parameters=AdvertisingParameters(
-                advertising_event_properties=AdvertisingEventProperties(
-                    is_connectable=True, is_scannable=False, is_legacy=False
-                ),
-                primary_advertising_interval_min=ADVERTISING_INTERVAL_MS,
-                primary_advertising_interval_max=ADVERTISING_INTERVAL_MS,
-            ),
-            advertising_data=bytes(advertising),
-            auto_restart=True,
-        )
+        await self._advertising_set_of(bytes(advertising), legacy=False)
         self._started = True
 
     async def _advertise_with_scan_response(self) -> None:
@@ -156,16 +146,27 @@ class VirtualPeripheral:
         while len(bytes(advertising)) > LEGACY_ADVERTISING_BYTES and name:
             name = name[:-1]  # the name that does not fit is shortened, as stacks do
             advertising = self._legacy_advertisement(name, AdvertisingData.SHORTENED_LOCAL_NAME)
+        await self._advertising_set_of(
+            bytes(advertising),
+            legacy=True,
+            scan_response=bytes(AdvertisingData(list(self._scan_response))),
+        )
+
+    async def _advertising_set_of(
+        self, advertising: bytes, *, legacy: bool, scan_response: bytes | None = None
+    ) -> None:
+        """Advertise, connectable, every ADVERTISING_INTERVAL_MS: extended advertising, or
+        legacy with a scan response when one is given."""
         self._advertising_set = await self.device.create_advertising_set(
             advertising_parameters=AdvertisingParameters(
                 advertising_event_properties=AdvertisingEventProperties(
-                    is_connectable=True, is_scannable=True, is_legacy=True
+                    is_connectable=True, is_scannable=scan_response is not None, is_legacy=legacy
                 ),
                 primary_advertising_interval_min=ADVERTISING_INTERVAL_MS,
                 primary_advertising_interval_max=ADVERTISING_INTERVAL_MS,
             ),
-            advertising_data=bytes(advertising),
-            scan_response_data=bytes(AdvertisingData(list(self._scan_response))),
+            advertising_data=advertising,
+            scan_response_data=scan_response or b"",
             auto_restart=True,
         )
 
